@@ -1,0 +1,78 @@
+# ovta: top-level build.
+#   make run    install what is missing, build, run the main job (see README.md)
+#   make test   install what is missing, build, run the tests
+# Each layer adds itself through its own fragment (isa/isa.mk, driver/driver.mk, ...).
+# Outputs go to build/ (SAN=1: build-san/ with AddressSanitizer and UBSan).
+
+SRC := $(abspath .)
+SAN ?= 0
+ifeq ($(SAN),1)
+B ?= build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+B ?= build
+SANFLAGS :=
+endif
+
+CC := gcc
+CXX := g++
+OPT ?= -O2
+CPPFLAGS := -I$(B)/gen -Iisa -Idriver -Ihw/sim -Ijit-runtime -Icompiler -DOVTA_SRC_DIR=\"$(SRC)\" -D_GNU_SOURCE
+CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
+  -Werror=incompatible-pointer-types -Werror=int-conversion -fPIC $(SANFLAGS)
+LDFLAGS := $(SANFLAGS)
+LDLIBS := -lcjson -lm -lpthread
+
+.DEFAULT_GOAL := all
+.PHONY: all deps run test clean help
+
+help:
+	@echo "make run    install dependencies, build, run the main job"
+	@echo "make test   install dependencies, build, run every test"
+	@echo "make all    build only"
+	@echo "make clean  remove build outputs"
+
+deps:
+	@bash tools/install-deps.sh
+
+# Fragments append to these.
+LIB_SRCS :=
+TOOLS :=
+TESTS :=
+GEN :=
+
+include isa/isa.mk
+include driver/driver.mk
+include hw/sim/sim.mk
+include jit-runtime/runtime.mk
+include tools/tools.mk
+include tests/tests.mk
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
+LIB := $(B)/libovta.a
+
+$(B)/obj/%.o: %.c $(GEN) | $(B)/gen
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/gen:
+	@mkdir -p $@
+
+all: $(LIB) $(TOOLS) $(TESTS)
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@bash tests/run.sh $(B) $(TESTS)
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@bash tools/run-main.sh $(B)
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)

@@ -1,0 +1,1 @@
+# driver: (filled in by its layer)

@@ -1,0 +1,112 @@
+/* ovta_driver.h: one C API for every backend.
+ *
+ * Backends: "fsim" (functional simulator, hw/sim/fsim.c), "tsim" (Verilator model of hw/rtl),
+ * and the board backends ("zynq", "xrt", "vboard"). A program is a stream of 16-byte
+ * instructions in a DMA buffer; the device runs it against DRAM and reports done or an error.
+ *
+ * Sections:
+ *   1. Devices   - open, close, run, counters.
+ *   2. Buffers   - physically contiguous DMA buffers with physical addresses.
+ *   3. Backends  - what a backend implements (driver/driver.c keeps the table).
+ *
+ * Every function that can fail returns an ovta_rc and fills the ovta_error (may be NULL).
+ * Nothing here aborts or exits on bad input.
+ */
+#ifndef OVTA_DRIVER_H
+#define OVTA_DRIVER_H
+
+#include "ovta_isa.h"
+
+typedef struct ovta_dev ovta_dev;
+typedef struct ovta_buf ovta_buf;
+
+/* ---------------------------------------------------------------- 1. Devices */
+
+/* Options for ovta_dev_open; a zeroed struct gives the defaults. */
+typedef struct ovta_dev_opts {
+  size_t dram_bytes;       /* simulators: size of simulated DRAM (0: 256 MiB) */
+  uint64_t seed;           /* fsim: 0 runs the modules in a fixed order; otherwise interleaves
+                              them in a random order (from this seed) that the tokens allow */
+  const char *trace_path;  /* tsim: write an FST waveform here (NULL: none) */
+  const char *chrome_trace_path; /* tsim: write a Chrome trace JSON timeline (NULL: none) */
+  uint64_t watchdog_cycles;/* tsim: stop a run with no progress for this long (0: default) */
+  unsigned dram_latency;   /* tsim: DRAM read latency in cycles (0: default) */
+  unsigned verbose;        /* 0 quiet, 1 progress, 2 per-instruction trace on stderr */
+  const char *device_path; /* boards: UIO device or register window file (NULL: default) */
+} ovta_dev_opts;
+
+/* Counters of the last run (isa/ISA.md, "Counters"). Cycle fields are 0 on fsim. */
+typedef struct ovta_counters {
+  uint64_t insns_load;          /* instructions retired by the load module */
+  uint64_t insns_compute;       /* ... by the compute module */
+  uint64_t insns_store;         /* ... by the store module */
+  uint64_t bytes_read[OVTA_MEM_COUNT]; /* bytes read from DRAM, by memory type (OUT unused) */
+  uint64_t bytes_written;       /* bytes written to DRAM by STORE */
+  uint64_t gemm_uops;           /* GEMM micro-op executions (one per innermost iteration) */
+  uint64_t alu_uops;            /* ALU micro-op executions */
+  uint64_t cycles;              /* total cycles of the run */
+  uint64_t busy_load, busy_compute, busy_store;    /* cycles a module executed an instruction */
+  uint64_t stall_load, stall_compute, stall_store; /* cycles a module waited on a token or room */
+} ovta_counters;
+
+/* Open a device. `backend` is a name from ovta_backend_names(); cfg must stay valid. */
+int ovta_dev_open(const char *backend, const ovta_config *cfg, const ovta_dev_opts *opts,
+                  ovta_dev **out, ovta_error *err);
+void ovta_dev_close(ovta_dev *dev);
+const ovta_config *ovta_dev_config(const ovta_dev *dev);
+const ovta_isa *ovta_dev_isa(const ovta_dev *dev);
+const char *ovta_dev_backend(const ovta_dev *dev);
+
+/* Run insn_count instructions at physical address insn_phys; returns when done, on an error
+ * (OVTA_EINSN, OVTA_EDEADLOCK, ...: the message names the instruction index and module state),
+ * or after timeout_ms of wall time (OVTA_ETIMEOUT; 0: no limit). The device can run again after
+ * any error. */
+int ovta_dev_run(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms,
+                 ovta_error *err);
+/* Counters of the last run. */
+void ovta_dev_counters(const ovta_dev *dev, ovta_counters *out);
+/* Counters as a JSON object (caller frees); NULL on out of memory. */
+char *ovta_counters_to_json(const ovta_counters *c);
+
+/* Names of the backends compiled in, NULL-terminated. */
+const char *const *ovta_backend_names(void);
+
+/* ---------------------------------------------------------------- 2. Buffers */
+
+/* A DMA buffer: physically contiguous memory the device reads and writes. */
+struct ovta_buf {
+  ovta_dev *dev;     /* owner */
+  uint64_t phys;     /* physical address, what instructions point at */
+  void *host;        /* host mapping: after writing it call ovta_buf_flush, before reading
+                        device results ovta_buf_invalidate (no-ops on simulators) */
+  size_t size;       /* bytes */
+};
+
+/* Allocate `size` bytes aligned to at least 64 bytes (zero-filled on simulators). */
+int ovta_buf_alloc(ovta_dev *dev, size_t size, ovta_buf **out, ovta_error *err);
+void ovta_buf_free(ovta_buf *buf);
+/* Copy into / out of a buffer, with bounds checks; write flushes, read invalidates. */
+int ovta_buf_write(ovta_buf *buf, size_t off, const void *src, size_t n, ovta_error *err);
+int ovta_buf_read(ovta_buf *buf, size_t off, void *dst, size_t n, ovta_error *err);
+int ovta_buf_flush(ovta_buf *buf, size_t off, size_t n, ovta_error *err);
+int ovta_buf_invalidate(ovta_buf *buf, size_t off, size_t n, ovta_error *err);
+/* The buffer holding physical address `phys`, or NULL. */
+ovta_buf *ovta_buf_find(ovta_dev *dev, uint64_t phys);
+
+/* ---------------------------------------------------------------- 3. Backends */
+
+/* What a backend implements. Simulator backends get DRAM from driver/simdram.c. */
+typedef struct ovta_backend {
+  const char *name;                /* "fsim", "tsim", ... */
+  int (*open)(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err); /* sets dev->impl */
+  void (*close)(ovta_dev *dev);
+  int (*run)(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms,
+             ovta_error *err);
+  /* buffers: NULL to use the simulated DRAM of driver/simdram.c */
+  int (*buf_alloc)(ovta_dev *dev, size_t size, ovta_buf *buf, ovta_error *err);
+  void (*buf_free)(ovta_dev *dev, ovta_buf *buf);
+  int (*buf_flush)(ovta_dev *dev, ovta_buf *buf, size_t off, size_t n, ovta_error *err);
+  int (*buf_invalidate)(ovta_dev *dev, ovta_buf *buf, size_t off, size_t n, ovta_error *err);
+} ovta_backend;
+
+#endif

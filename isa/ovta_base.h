@@ -1,0 +1,154 @@
+/* ovta_base.h: the base layer every other layer includes.
+ *
+ * Sections:
+ *   1. Errors      - one error type for all library code: a code, the place, a message.
+ *   2. Config      - the JSON hardware config and the values derived from it (isa/config.c).
+ *   3. Field specs - how an instruction format is laid out, independent of a config (isa/layout.c).
+ *
+ * This header does not depend on generated code, so the generator (isa/gen/isagen.c) can use it.
+ */
+#ifndef OVTA_BASE_H
+#define OVTA_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- 1. Errors */
+
+/* Return codes. 0 is success; every failure is negative. */
+typedef enum ovta_rc {
+  OVTA_OK = 0,
+  OVTA_EINVAL = -1,      /* a bad argument from the caller */
+  OVTA_ENOMEM = -2,      /* out of memory (host or simulated DRAM) */
+  OVTA_EIO = -3,         /* a file could not be read or written */
+  OVTA_EPARSE = -4,      /* malformed input text or binary */
+  OVTA_ECONFIG = -5,     /* a bad hardware config */
+  OVTA_EINSN = -6,       /* an invalid instruction */
+  OVTA_EDEADLOCK = -7,   /* dependency tokens can never be satisfied */
+  OVTA_ETIMEOUT = -8,    /* the device did not finish in time */
+  OVTA_EUNSUPPORTED = -9,/* valid but not supported (operator, backend, option) */
+  OVTA_EINTERNAL = -10,  /* a bug in ovta */
+} ovta_rc;
+
+/* An error: what went wrong and where. The message already names the user-visible place
+ * (file:line:col, node name, instruction index, register); file/line name the ovta source
+ * line that detected it, for bug reports. */
+typedef struct ovta_error {
+  int code;          /* an ovta_rc, 0 when no error */
+  const char *file;  /* ovta source file that raised it */
+  int line;          /* ovta source line that raised it */
+  char msg[768];     /* one line, no trailing newline */
+} ovta_error;
+
+/* Fill *e (if not NULL) and return code. Use through OVTA_FAIL. */
+int ovta_error_set(ovta_error *e, int code, const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Prefix the message of an error already set with more context ("while loading x: ..."). */
+int ovta_error_wrap(ovta_error *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ovta_error_clear(ovta_error *e);
+const char *ovta_rc_name(int code);
+/* Print "ovta: error: MSG [CODE at FILE:LINE]" as one line. */
+void ovta_error_print(FILE *f, const ovta_error *e);
+
+#define OVTA_FAIL(e, code, ...) ovta_error_set((e), (code), __FILE__, __LINE__, __VA_ARGS__)
+
+/* Internal invariants only (never user input): prints the place and aborts. */
+_Noreturn void ovta_unreachable_at(const char *file, int line, const char *what);
+#define unreachable() ovta_unreachable_at(__FILE__, __LINE__, __func__)
+
+/* ---------------------------------------------------------------- 2. Config */
+
+/* A hardware config: the JSON keys (see isa/configs/default.json) and what follows from them.
+ * All derived values are computed in one place, ovta_config_derive(). */
+typedef struct ovta_config {
+  char name[64];            /* "name" key, or the file's base name */
+  char path[512];           /* where it was loaded from ("" when built in code) */
+  /* -- JSON keys -- */
+  int log_inp_width;        /* LOG_INP_WIDTH: log2 bits of an input element (3: int8) */
+  int log_wgt_width;        /* LOG_WGT_WIDTH: log2 bits of a weight element (3: int8) */
+  int log_acc_width;        /* LOG_ACC_WIDTH: log2 bits of an accumulator element (5: int32) */
+  int log_batch;            /* LOG_BATCH: log2 rows of the GEMM core */
+  int log_block;            /* LOG_BLOCK: log2 of BLOCK_IN = BLOCK_OUT */
+  int log_uop_buff_size;    /* LOG_UOP_BUFF_SIZE: log2 bytes of the micro-op SRAM */
+  int log_inp_buff_size;    /* LOG_INP_BUFF_SIZE: log2 bytes of the input SRAM */
+  int log_wgt_buff_size;    /* LOG_WGT_BUFF_SIZE: log2 bytes of the weight SRAM */
+  int log_acc_buff_size;    /* LOG_ACC_BUFF_SIZE: log2 bytes of the accumulator SRAM */
+  int dep_queue_depth;      /* DEP_QUEUE_DEPTH: tokens each dependency queue holds */
+  int cmd_queue_depth;      /* CMD_QUEUE_DEPTH: instructions each module's command queue holds */
+  int axi_data_bits;        /* AXI_DATA_BITS: memory bus width (64..512) */
+  int axi_addr_bits;        /* AXI_ADDR_BITS: memory address width (32 or 64) */
+  int axi_max_outstanding;  /* AXI_MAX_OUTSTANDING: read bursts in flight */
+  int clock_mhz;            /* CLOCK_MHZ: target clock */
+  /* -- derived (ovta_config_derive) -- */
+  int batch;                /* rows of an INP/ACC/OUT element */
+  int block_in;             /* columns of an INP element, inner dim of GEMM */
+  int block_out;            /* columns of an ACC/OUT element, outer dim of GEMM */
+  int uop_bytes;            /* bytes of a micro-op (4) */
+  int inp_bytes;            /* bytes of an INP element: batch*block_in */
+  int wgt_bytes;            /* bytes of a WGT element: block_out*block_in */
+  int acc_bytes;            /* bytes of an ACC element: batch*block_out*4 */
+  int out_bytes;            /* bytes of an OUT element: batch*block_out */
+  int uop_depth;            /* micro-ops in uop SRAM */
+  int inp_depth;            /* elements in INP SRAM */
+  int wgt_depth;            /* elements in WGT SRAM */
+  int acc_depth;            /* elements in ACC SRAM */
+  int out_depth;            /* elements in OUT SRAM (= acc_depth) */
+  int uop_idx_bits;         /* log2 uop_depth */
+  int inp_idx_bits;         /* log2 inp_depth */
+  int wgt_idx_bits;         /* log2 wgt_depth */
+  int acc_idx_bits;         /* log2 acc_depth */
+  int src_idx_bits;         /* max(inp_idx_bits, acc_idx_bits): the uop's src_idx */
+} ovta_config;
+
+/* Read a config by name or path: parse and derive, without checking that the instruction
+ * formats fit (ovta_config_load in ovta_isa.h does that too; use it). */
+int ovta_config_read(const char *name_or_path, ovta_config *cfg, ovta_error *err);
+/* Load a config by name ("default", "small", "batch2", a board name) or by path (anything
+ * with a '/' or ending in .json). Names are looked up in $OVTA_CONFIG_PATH (':'-separated
+ * folders), then in the source tree's isa/configs and boards/NAME/. */
+/* Parse a config from JSON text; `origin` names it in errors. */
+int ovta_config_parse(const char *json, const char *origin, ovta_config *cfg, ovta_error *err);
+/* Check the keys and compute every derived value. Called by the two above. */
+int ovta_config_derive(ovta_config *cfg, ovta_error *err);
+/* The config as JSON text (keys and derived values); caller frees. NULL on out of memory. */
+char *ovta_config_to_json(const ovta_config *cfg, bool with_derived);
+
+/* Read a whole file (NUL-terminated, *len without the NUL); caller frees. Caps at max_bytes. */
+int ovta_read_file(const char *path, size_t max_bytes, char **data, size_t *len, ovta_error *err);
+
+/* ---------------------------------------------------------------- 3. Field specs */
+
+/* How a field's width is given in isa/encoding.json. */
+typedef enum ovta_width_kind {
+  OVTA_W_FIXED = 0,   /* a number */
+  OVTA_W_UOP_IDX,     /* uop_idx_bits */
+  OVTA_W_INP_IDX,     /* inp_idx_bits */
+  OVTA_W_WGT_IDX,     /* wgt_idx_bits */
+  OVTA_W_ACC_IDX,     /* acc_idx_bits */
+  OVTA_W_SRC_IDX,     /* src_idx_bits */
+} ovta_width_kind;
+
+/* One entry of a format: a field, or an alignment marker (name == NULL). */
+typedef struct ovta_field_spec {
+  const char *name;       /* field name; NULL for {"align": N} */
+  int member;             /* which ovta_insn/ovta_uop member (index into the generated table) */
+  ovta_width_kind kind;   /* how the width is given */
+  int add;                /* FIXED: the width; otherwise added to the derived width (the "+1") */
+  bool is_signed;         /* decode sign-extends */
+} ovta_field_spec;
+
+/* A field placed for one config. */
+typedef struct ovta_field_pos {
+  int lo;      /* lowest bit */
+  int width;   /* bits */
+} ovta_field_pos;
+
+/* Place the n specs of one format for cfg (alignment markers get width 0). Fails when the
+ * format does not fit in total_bits, or a field would straddle a 64-bit word boundary. */
+int ovta_layout_place(const ovta_field_spec *specs, int n, int total_bits, const ovta_config *cfg,
+                      ovta_field_pos *out, ovta_error *err);
+
+#endif

@@ -1,0 +1,1 @@
+# jit-runtime: (filled in by its layer)
