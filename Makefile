@@ -44,7 +44,11 @@ GEN :=
 include isa/isa.mk
 include driver/driver.mk
 include hw/sim/sim.mk
+include hw/sim/tsim.mk
+include hw/rtl/rtl.mk
 include jit-runtime/runtime.mk
+include compiler/compiler.mk
+include compiler/codegen.mk
 include tools/tools.mk
 include tests/tests.mk
 

@@ -1,0 +1,1 @@
+# compiler: (filled in by its layer)

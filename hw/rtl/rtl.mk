@@ -1,0 +1,1 @@
+# hw/rtl: (filled in by its layer)

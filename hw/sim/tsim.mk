@@ -1,0 +1,1 @@
+# hw/sim: (filled in by its layer)
