@@ -2,11 +2,18 @@
 #   make run    install what is missing, build, run the main job (see README.md)
 #   make test   install what is missing, build, run the tests
 # Each layer adds itself through its own fragment (isa/isa.mk, driver/driver.mk, ...).
-# Outputs go to build/ (SAN=1: build-san/ with AddressSanitizer and UBSan).
+# Outputs go to build/ (SAN=1: build-san/ with AddressSanitizer and UBSan; FUZZ=1: build-fuzz/,
+# clang with libFuzzer instrumentation, used by `make fuzz`).
 
 SRC := $(abspath .)
 SAN ?= 0
-ifeq ($(SAN),1)
+FUZZ ?= 0
+CC := gcc
+ifeq ($(FUZZ),1)
+B ?= build-fuzz
+CC := clang
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(SAN),1)
 B ?= build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 else
@@ -14,7 +21,6 @@ B ?= build
 SANFLAGS :=
 endif
 
-CC := gcc
 CXX := g++
 OPT ?= -O2
 CPPFLAGS := -I$(B)/gen -Iisa -Idriver -Ihw/sim -Ijit-runtime -Icompiler -DOVTA_SRC_DIR=\"$(SRC)\" -D_GNU_SOURCE
@@ -51,6 +57,7 @@ include compiler/compiler.mk
 include compiler/codegen.mk
 include tools/tools.mk
 include tests/tests.mk
+include tests/fuzz/fuzz.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 LIB := $(B)/libovta.a
@@ -77,6 +84,6 @@ run: deps
 	@bash tools/run-main.sh $(B)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)

@@ -52,12 +52,13 @@ typedef struct ovta_counters {
 /* Open a device. `backend` is a name from ovta_backend_names(); cfg must stay valid. */
 int ovta_dev_open(const char *backend, const ovta_config *cfg, const ovta_dev_opts *opts,
                   ovta_dev **out, ovta_error *err);
+/* Close a device; buffers still allocated on it are freed too. NULL is a no-op. */
 void ovta_dev_close(ovta_dev *dev);
 const ovta_config *ovta_dev_config(const ovta_dev *dev);
 const ovta_isa *ovta_dev_isa(const ovta_dev *dev);
 const char *ovta_dev_backend(const ovta_dev *dev);
 
-/* Run insn_count instructions at physical address insn_phys; returns when done, on an error
+/* Run insn_count (> 0) instructions at physical address insn_phys; returns when done, on an error
  * (OVTA_EINSN, OVTA_EDEADLOCK, ...: the message names the instruction index and module state),
  * or after timeout_ms of wall time (OVTA_ETIMEOUT; 0: no limit). The device can run again after
  * any error. */
@@ -82,7 +83,9 @@ struct ovta_buf {
   size_t size;       /* bytes */
 };
 
-/* Allocate `size` bytes aligned to at least 64 bytes (zero-filled on simulators). */
+/* Allocate `size` bytes aligned to at least 64 bytes and to the largest element size of the
+ * config, so phys / ovta_elem_bytes(cfg, type) is an exact element index for every memory type
+ * (zero-filled on simulators). */
 int ovta_buf_alloc(ovta_dev *dev, size_t size, ovta_buf **out, ovta_error *err);
 void ovta_buf_free(ovta_buf *buf);
 /* Copy into / out of a buffer, with bounds checks; write flushes, read invalidates. */

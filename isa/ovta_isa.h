@@ -80,37 +80,119 @@ int ovta_insn_check(const ovta_isa *isa, const ovta_insn *in, long index, ovta_e
 
 /* ---------------------------------------------------------------- 4. Text form */
 
-/* A program in the assembler's text form: instructions, micro-ops and DRAM data. */
-typedef struct ovta_dram_seg {
-  uint64_t addr;      /* physical byte address */
-  uint8_t *bytes;     /* contents */
-  size_t len;         /* bytes */
-} ovta_dram_seg;
+/* The assembler's text form is specified in isa/ASM.md. A program is a config, named DRAM
+ * buffers with initial data (bytes, int8, int32, micro-op tables), instructions whose dram_base
+ * may name a buffer ("dram_base=@inp+2": in elements of the instruction's memory type), where the
+ * stream goes, and ranges to dump after a run. Buffer addresses are only known when a program is
+ * placed (by the driver, or by ovta_program_layout for a raw binary), so symbols are resolved by
+ * ovta_program_encode, not by the parser. */
 
+#define OVTA_ASM_NAME_MAX 64
+
+/* How data was written in the text, so the writer prints it back the same way; also the format
+ * of a dump. */
+typedef enum ovta_data_kind {
+  OVTA_DATA_HEX = 0,  /* ".hex": bytes as hex digit pairs */
+  OVTA_DATA_INT8,     /* ".int8": signed (or unsigned up to 255) bytes, decimal */
+  OVTA_DATA_INT32,    /* ".int32": little-endian 32-bit words, decimal */
+  OVTA_DATA_UOP,      /* ".uops" + "uop" lines: encoded micro-ops, 4 bytes each */
+} ovta_data_kind;
+
+/* A named DRAM buffer (".buffer NAME SIZE"). */
+typedef struct ovta_asm_buffer {
+  char name[OVTA_ASM_NAME_MAX]; /* symbol: [A-Za-z_][A-Za-z0-9_]* */
+  uint64_t size;                /* bytes */
+  uint8_t *init;                /* initial contents, size bytes; zero where no data is given */
+  int line;                     /* source line of the declaration (0: made in code) */
+} ovta_asm_buffer;
+
+/* One piece of initial data, in text order (later pieces overwrite earlier ones in init). */
+typedef struct ovta_asm_data {
+  int buffer;          /* index into ovta_program.bufs */
+  uint64_t off;        /* byte offset in the buffer */
+  uint64_t len;        /* bytes */
+  ovta_data_kind kind; /* how it was written */
+} ovta_asm_data;
+
+/* One instruction of a program. */
+typedef struct ovta_asm_insn {
+  ovta_insn insn;  /* the fields; when dram_buf >= 0, insn.dram_base is the element offset */
+  int dram_buf;    /* -1: dram_base is a plain element address; else the buffer it is relative to */
+  int line;        /* source line (0: none, e.g. from a binary) */
+} ovta_asm_insn;
+
+/* A range to print after a run (".dump NAME[+OFF] LEN [hex|int8|int32]"). */
+typedef struct ovta_asm_dump {
+  int buffer;          /* index into ovta_program.bufs */
+  uint64_t off;        /* byte offset */
+  uint64_t len;        /* bytes */
+  ovta_data_kind kind; /* print format (not OVTA_DATA_UOP) */
+} ovta_asm_dump;
+
+/* A parsed program. Arrays are owned (ovta_program_free). */
 typedef struct ovta_program {
-  char config[64];         /* ".config NAME" (empty: not given) */
-  ovta_insn *insns;        /* instructions in stream order */
+  ovta_isa isa;             /* the config it is written for and its field positions */
+  char config[512];         /* ".config NAME" as written ("" when none was given) */
+  char origin[256];         /* file name for messages */
+  ovta_asm_insn *insns;     /* instructions in stream order */
   size_t n_insns;
-  uint64_t insn_addr;      /* ".insn_addr": where the stream is placed in DRAM (0: backend picks) */
-  ovta_dram_seg *segs;     /* ".data"/".uops" segments: initial DRAM contents */
-  size_t n_segs;
-  struct {
-    uint64_t addr;         /* ".dump ADDR LEN": ranges to print after a run */
-    size_t len;
-  } *dumps;
+  ovta_asm_buffer *bufs;    /* named buffers in declaration order */
+  size_t n_bufs;
+  ovta_asm_data *data;      /* initial data pieces in text order */
+  size_t n_data;
+  ovta_asm_dump *dumps;     /* ranges to print after a run */
   size_t n_dumps;
+  int insn_buf;             /* ".insns NAME[+OFF]": buffer for the stream; -1: a buffer of its own */
+  uint64_t insn_off;        /* byte offset of the stream in insn_buf */
 } ovta_program;
 
+/* Where a parse error is, with the source line and a caret line under the offending token,
+ * ready to print after the one-line message ("    3 | LOAD x_sise=1\n      |      ^~~~~~\n"). */
+typedef struct ovta_asm_diag {
+  int line;          /* 1-based; 0 when the error has no place in the text */
+  int col;           /* 1-based byte column */
+  char context[600]; /* two lines, each ending in a newline; "" when line is 0 */
+} ovta_asm_diag;
+
+/* An empty program for isa (no instructions, no buffers). */
+void ovta_program_init(ovta_program *p, const ovta_isa *isa);
 void ovta_program_free(ovta_program *p);
-/* Parse assembler text; errors name origin:line:col with the offending text. */
-int ovta_asm_parse(const ovta_isa *isa, const char *text, const char *origin, ovta_program *out,
-                   ovta_error *err);
-/* Print one instruction as one line: "GEMM reset=0 uop_bgn=0 ..." (no newline). */
-int ovta_insn_format(const ovta_insn *in, char *buf, size_t cap);
-/* Print a whole program in the text form (parses back to the same program). */
-int ovta_program_write(FILE *f, const ovta_isa *isa, const ovta_program *p);
-/* Decode a raw stream of 16-byte instructions into a program (no data segments). */
+/* The index of a buffer by name, or -1. */
+int ovta_program_find_buffer(const ovta_program *p, const char *name);
+
+/* Parse assembler text into *out. The config is the text's ".config" directive, else cfg (NULL:
+ * "default"). Errors (OVTA_EPARSE, or the config's error) read "origin:line:col: message"; diag
+ * (may be NULL) gets the place and the caret lines. On failure *out is left empty. */
+int ovta_asm_parse(const char *text, const char *origin, const ovta_config *cfg, ovta_program *out,
+                   ovta_asm_diag *diag, ovta_error *err);
+
+/* One instruction as one line without a newline: the opcode name, then name=value for every
+ * field of its format in isa/encoding.json order ("LOAD pop_prev=0 ... x_pad_1=0"); dram_sym
+ * (may be NULL) prints dram_base as "@dram_sym+N". Returns the length snprintf would give. */
+int ovta_insn_format(const ovta_insn *in, const char *dram_sym, char *buf, size_t cap);
+/* One micro-op as "uop dst_idx=.. src_idx=.. wgt_idx=..". */
+int ovta_uop_format(const ovta_uop *u, char *buf, size_t cap);
+/* A whole program in the text form; parsing the output gives the same program. */
+int ovta_program_write(FILE *f, const ovta_program *p, ovta_error *err);
+/* Decode a raw stream of 16-byte instructions into a program without buffers. Errors name the
+ * instruction index and byte offset. */
 int ovta_disasm_binary(const ovta_isa *isa, const uint8_t *bytes, size_t len, const char *origin,
                        ovta_program *out, ovta_error *err);
+
+/* The alignment every buffer base must have so that any memory type's element index is exact:
+ * the largest element size of the config, at least 64. */
+uint64_t ovta_program_align(const ovta_program *p);
+/* A fixed placement for a raw binary (ovta asm): buffers in declaration order from `base`,
+ * each at the next multiple of max(4096, ovta_program_align). addr gets n_bufs addresses. */
+void ovta_program_layout(const ovta_program *p, uint64_t base, uint64_t *addr);
+/* Encode the stream with buffer i at byte address addr[i] (symbols resolved): n_insns * 16
+ * bytes into out. Errors name origin:line of the instruction. */
+int ovta_program_encode(const ovta_program *p, const uint64_t *addr, uint8_t *out, ovta_error *err);
+/* Print bytes of a dump as lines "NAME+OFF: v v v ..." (16 bytes per line) in kind's format. */
+void ovta_dump_print(FILE *f, const char *name, uint64_t off, const uint8_t *bytes, size_t len,
+                     ovta_data_kind kind);
+/* "hex", "int8", "int32", "uop"; and back (-1 when unknown). */
+const char *ovta_data_kind_name(ovta_data_kind k);
+int ovta_data_kind_from_name(const char *s);
 
 #endif

@@ -4,6 +4,6 @@ TEST_SRCS := $(wildcard tests/*/test_*.c)
 TESTS += $(TEST_SRCS:tests/%.c=$(B)/tests/%)
 TEST_LDLIBS += -lcmocka
 
-$(B)/tests/%: tests/%.c $(LIB) $(GEN)
+$(B)/tests/%: tests/%.c $(B)/libovta.a $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(TEST_LDLIBS) $(LDLIBS)

@@ -1,1 +1,27 @@
-# tools: (filled in by its layer)
+# tools/: the `ovta` command (tools/ovta/*.c -> build/ovta) and its CLI tests (tests/cli/).
+# `ovta sim` needs the driver and the fsim backend: load.c is compiled in and cmd_sim.c gets
+# -DOVTA_HAVE_DRIVER once both are part of libovta (driver/driver.mk, hw/sim/sim.mk); until then
+# `ovta sim` says it is not built yet.
+OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c tools/ovta/cmd_disasm.c \
+  tools/ovta/cmd_sim.c tools/ovta/cmd_config.c
+OVTA_TOOL_DEFS :=
+ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
+OVTA_TOOL_SRCS += tools/ovta/load.c
+OVTA_TOOL_DEFS += -DOVTA_HAVE_DRIVER
+endif
+# Extra link libraries a backend needs (e.g. the Verilator model's C++ runtime): set by its fragment.
+OVTA_TOOL_LDLIBS ?=
+
+TOOLS += $(B)/ovta
+
+$(B)/ovta: $(OVTA_TOOL_SRCS) tools/ovta/ovta_tool.h tools/tools.mk $(LIB) $(GEN)
+	$(CC) $(CPPFLAGS) -Itools/ovta $(OVTA_TOOL_DEFS) $(CFLAGS) -o $@ $(OVTA_TOOL_SRCS) $(LIB) $(LDFLAGS) \
+	  $(OVTA_TOOL_LDLIBS) $(LDLIBS)
+
+# CLI tests: tests/cli/test_cli.sh, run by tests/run.sh through a wrapper that names the build.
+TESTS += $(B)/tests/cli/test_cli
+
+$(B)/tests/cli/test_cli: tests/cli/test_cli.sh $(B)/ovta
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_cli.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@

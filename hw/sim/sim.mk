@@ -1,1 +1,12 @@
-# hw/sim: (filled in by its layer)
+# hw/sim: the functional simulator fsim (backend "fsim"; see hw/sim/README.md).
+#   make bench-fsim   simulated GEMM micro-ops per second of wall time, as JSON
+LIB_SRCS += hw/sim/fsim.c
+
+FSIM_BENCH := $(B)/bench/fsim_bench
+.PHONY: bench-fsim
+bench-fsim: $(FSIM_BENCH)
+	$(FSIM_BENCH)
+
+$(FSIM_BENCH): bench/fsim_bench.c $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)

@@ -1,1 +1,52 @@
-# hw/sim: (filled in by its layer)
+# hw/sim/tsim.mk: the Verilator model of hw/rtl ("tsim"), one shared library per config:
+#   build/tsim/CONFIG/libovta_tsim.so         (make tsim-CONFIG, e.g. make tsim-default)
+#   build/tsim/CONFIG-trace/libovta_tsim.so   (with FST waveforms: make tsim-CONFIG-trace)
+# loaded with dlopen by driver/backend_tsim.c. Rebuilt only when the RTL, the config's package
+# or the harness change; Verilator's own make rebuilds incrementally inside obj/.
+# Not part of `make all` (expensive); the tsim tests build what they need through `make tsim`.
+
+TSIM_CONFIGS := default small batch2
+TSIM_RTL := $(sort $(wildcard hw/rtl/*.sv))
+TSIM_RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(TSIM_RTL))
+TSIM_VFLAGS := --cc -O3 --x-assign fast --x-initial 0 --top-module ovta_top -Wno-fatal \
+  -Wno-lint -Wno-style --prefix Vovta_top
+TSIM_CXXFLAGS := -std=c++17 -O2 -fPIC -g0 -Wall -Wno-unused-parameter
+VERILATOR_INC := /usr/share/verilator/include
+TSIM_JOBS ?= 2
+
+.PHONY: tsim $(TSIM_CONFIGS:%=tsim-%) $(TSIM_CONFIGS:%=tsim-%-trace)
+tsim: tsim-default tsim-small
+$(TSIM_CONFIGS:%=tsim-%): tsim-%: $(B)/tsim/%/libovta_tsim.so
+$(TSIM_CONFIGS:%=tsim-%-trace): tsim-%-trace: $(B)/tsim/%-trace/libovta_tsim.so
+
+# tsim_cfg.h: the config's values as TSIM_* macros, from the generated package
+$(B)/tsim/%/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
+	@mkdir -p $(dir $@)
+	{ echo '#define TSIM_CONFIG_NAME "$*"'; \
+	  sed -n 's/^  localparam int unsigned \([A-Z_0-9]*\) = \([0-9]*\);$$/#define TSIM_\1 \2/p' $<; } > $@
+$(B)/tsim/%-trace/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
+	@mkdir -p $(dir $@)
+	{ echo '#define TSIM_CONFIG_NAME "$*"'; echo '#define TSIM_TRACE 1'; \
+	  sed -n 's/^  localparam int unsigned \([A-Z_0-9]*\) = \([0-9]*\);$$/#define TSIM_\1 \2/p' $<; } > $@
+
+# $(1): output dir, $(2): config, $(3): extra verilator flags
+define TSIM_BUILD
+	@mkdir -p $(1)/obj
+	verilator $(TSIM_VFLAGS) $(3) -Mdir $(1)/obj -CFLAGS "-fPIC -O2 -g0" \
+	  $(B)/gen/$(2)/ovta_pkg.sv $(TSIM_RTL_SRCS)
+	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
+	  OPT_FAST=-O2 OPT_SLOW=-O1 CXX="$(CXX) -fPIC" >/dev/null
+	$(CXX) $(TSIM_CXXFLAGS) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
+	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(1)/libovta_tsim.so hw/sim/tsim/tsim.cpp \
+	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(4) \
+	  $(1)/obj/Vovta_top__ALL.a -lpthread
+endef
+
+$(B)/tsim/%/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv $(B)/tsim/%/tsim_cfg.h \
+    hw/sim/tsim/tsim.cpp hw/sim/tsim.h
+	$(call TSIM_BUILD,$(B)/tsim/$*,$*,)
+
+$(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
+    $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h
+	$(call TSIM_BUILD,$(B)/tsim/$*-trace,$*,--trace-fst,$(VERILATOR_INC)/verilated_fst_c.cpp -lz)
+.PRECIOUS: $(B)/tsim/%/tsim_cfg.h $(B)/tsim/%-trace/tsim_cfg.h $(B)/gen/%/ovta_pkg.sv

@@ -1,0 +1,560 @@
+/* eval.c: the built-in reference evaluator (plain C, double math through ovta_tensor_get_f /
+ * ovta_tensor_put_f) and the node-by-node graph runner (graph.h section 8). It is the
+ * evaluation hook passes use when the caller gives none (constant folding, calibration).
+ * Slow but simple: meant for folding constants, calibration on small samples and tests. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+
+typedef struct ev {
+  const ovta_graph *g;      /* for messages */
+  const ovta_node *n;       /* node being evaluated */
+  ovta_tensor *const *in;   /* input values (NULL: omitted) */
+  ovta_tensor **out;        /* output values to fill */
+  ovta_error *err;          /* where errors go */
+} ev;
+
+__attribute__((format(printf, 3, 4))) static int fail(ev *e, int code, const char *fmt, ...) {
+  char msg[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return OVTA_FAIL(e->err, code, "node '%s' (%s): %s", e->n->name, e->n->op, msg);
+}
+
+static const ovta_tensor *IN(ev *e, int i) { return i < e->n->n_inputs ? e->in[i] : NULL; }
+
+/* ---------------------------------------------------------------- broadcasting */
+
+/* Offset into t for output index `idx` (out rank r, shape os), numpy broadcasting. */
+static int64_t bcast_off(const ovta_tensor *t, int r, const int64_t *os, int64_t idx) {
+  int64_t off = 0, stride = 1;
+  for (int d = r - 1; d >= 0; d--) {
+    int64_t i = idx % os[d];
+    idx /= os[d];
+    int td = d - (r - t->rank);
+    if (td >= 0) {
+      if (t->shape[td] != 1) off += i * stride;
+      stride *= t->shape[td];
+    }
+  }
+  return off;
+}
+
+static double act(const char *a, double v, const ovta_node *n) {
+  if (!strcmp(a, "relu") || !strcmp(a, "Relu")) return v > 0 ? v : 0;
+  if (!strcmp(a, "sigmoid") || !strcmp(a, "Sigmoid")) return 1 / (1 + exp(-v));
+  if (!strcmp(a, "tanh") || !strcmp(a, "Tanh")) return tanh(v);
+  if (!strcmp(a, "hardswish") || !strcmp(a, "HardSwish")) return v * fmax(0, fmin(1, v / 6 + 0.5));
+  if (!strcmp(a, "Neg")) return -v;
+  if (!strcmp(a, "Abs")) return fabs(v);
+  if (!strcmp(a, "Exp")) return exp(v);
+  if (!strcmp(a, "leakyrelu")) return v >= 0 ? v : v * ovta_node_attr_f(n, "act_alpha", 0.01f);
+  if (!strcmp(a, "LeakyRelu")) return v >= 0 ? v : v * ovta_node_attr_f(n, "alpha", 0.01f);
+  if (!strcmp(a, "hardsigmoid"))
+    return fmax(0, fmin(1, ovta_node_attr_f(n, "act_alpha", 0.2f) * v + ovta_node_attr_f(n, "act_beta", 0.5f)));
+  if (!strcmp(a, "HardSigmoid"))
+    return fmax(0, fmin(1, ovta_node_attr_f(n, "alpha", 0.2f) * v + ovta_node_attr_f(n, "beta", 0.5f)));
+  if (!strcmp(a, "clip")) return fmin(fmax(v, ovta_node_attr_f(n, "act_min", -INFINITY)), ovta_node_attr_f(n, "act_max", INFINITY));
+  return v; /* none, Identity */
+}
+
+static double binop(const char *op, double a, double b, bool integer) {
+  switch (op[0]) {
+  case 'A': return a + b;
+  case 'S': return a - b;
+  case 'M': return a * b;
+  default:
+    if (integer) return b == 0 ? 0 : trunc(a / b);
+    return a / b;
+  }
+}
+
+static bool is_int_type(ovta_dtype t) { return t != OVTA_DT_F32 && t != OVTA_DT_F64 && t != OVTA_DT_F16; }
+
+/* ---------------------------------------------------------------- kernels */
+
+static int ev_unary(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  int64_t n = ovta_tensor_numel(x);
+  for (int64_t i = 0; i < n; i++) ovta_tensor_put_f(y, i, act(e->n->op, ovta_tensor_get_f(x, i), e->n));
+  return OVTA_OK;
+}
+
+static int ev_clip(ev *e) {
+  const ovta_tensor *x = IN(e, 0), *lo = IN(e, 1), *hi = IN(e, 2);
+  double l = lo ? ovta_tensor_get_f(lo, 0) : -INFINITY, h = hi ? ovta_tensor_get_f(hi, 0) : INFINITY;
+  int64_t n = ovta_tensor_numel(x);
+  for (int64_t i = 0; i < n; i++) ovta_tensor_put_f(e->out[0], i, fmin(fmax(ovta_tensor_get_f(x, i), l), h));
+  return OVTA_OK;
+}
+
+static int ev_binary(ev *e) {
+  const ovta_tensor *a = IN(e, 0), *b = IN(e, 1);
+  ovta_tensor *y = e->out[0];
+  int64_t n = ovta_tensor_numel(y);
+  bool it = is_int_type(y->dtype);
+  for (int64_t i = 0; i < n; i++) {
+    double va = ovta_tensor_get_f(a, bcast_off(a, y->rank, y->shape, i));
+    double vb = ovta_tensor_get_f(b, bcast_off(b, y->rank, y->shape, i));
+    ovta_tensor_put_f(y, i, binop(e->n->op, va, vb, it));
+  }
+  return OVTA_OK;
+}
+
+static int ev_eltwise(ev *e) {
+  ovta_tensor *y = e->out[0];
+  const char *ops = ovta_node_attr_s(e->n, "ops", "");
+  int64_t n = ovta_tensor_numel(y);
+  for (int64_t i = 0; i < n; i++) {
+    double v = ovta_tensor_get_f(IN(e, 0), bcast_off(IN(e, 0), y->rank, y->shape, i));
+    int k = 1;
+    for (const char *p = ops; *p;) {
+      const char *q = strchr(p, ',');
+      char op[16];
+      size_t l = q ? (size_t)(q - p) : strlen(p);
+      snprintf(op, sizeof op, "%.*s", (int)l, p);
+      if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div")) {
+        const ovta_tensor *b = IN(e, k++);
+        v = binop(op, v, ovta_tensor_get_f(b, bcast_off(b, y->rank, y->shape, i)), is_int_type(y->dtype));
+      } else {
+        v = act(op, v, e->n);
+      }
+      p = q ? q + 1 : p + l;
+    }
+    ovta_tensor_put_f(y, i, v);
+  }
+  return OVTA_OK;
+}
+
+static int ev_softmax(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  int64_t axis = ovta_node_attr_i(e->n, "axis", -1);
+  if (axis < 0) axis += x->rank;
+  int64_t outer = ovta_shape_numel(x->shape, (int)axis), len = x->shape[axis];
+  int64_t inner = ovta_shape_numel(x->shape + axis + 1, x->rank - (int)axis - 1);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t in = 0; in < inner; in++) {
+      double mx = -INFINITY, sum = 0;
+      for (int64_t k = 0; k < len; k++) mx = fmax(mx, ovta_tensor_get_f(x, (o * len + k) * inner + in));
+      for (int64_t k = 0; k < len; k++) sum += exp(ovta_tensor_get_f(x, (o * len + k) * inner + in) - mx);
+      for (int64_t k = 0; k < len; k++) {
+        int64_t i = (o * len + k) * inner + in;
+        ovta_tensor_put_f(e->out[0], i, exp(ovta_tensor_get_f(x, i) - mx) / sum);
+      }
+    }
+  return OVTA_OK;
+}
+
+static const int64_t *ints(const ovta_node *n, const char *name) {
+  const ovta_attr *a = ovta_node_attr(n, name);
+  return a && a->type == OVTA_ATTR_INTS ? a->ints : NULL;
+}
+
+/* Conv/ConvInteger/ovta.Conv/ovta.QConv, 1-D or 2-D (3-D and more: unsupported). Attributes
+ * are explicit after inference. xz/wz: zero points (ConvInteger). */
+static int ev_conv(ev *e, double xz, double wz) {
+  const ovta_tensor *x = IN(e, 0), *w = IN(e, 1), *b = NULL;
+  const char *op = e->n->op;
+  bool fused = !strncmp(op, "ovta.", 5);
+  if (strcmp(op, "ConvInteger")) b = IN(e, 2);
+  ovta_tensor *y = e->out[0];
+  if (x->rank != 4 && x->rank != 3) return fail(e, OVTA_EUNSUPPORTED, "only 1-D and 2-D convolutions are evaluated");
+  const int64_t *s = ints(e->n, "strides"), *p = ints(e->n, "pads"), *d = ints(e->n, "dilations");
+  if (!s || !p || !d) return fail(e, OVTA_EINVAL, "run shape inference first");
+  bool two = x->rank == 4;
+  int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = two ? x->shape[3] : 1;
+  int64_t M = w->shape[0], CG = w->shape[1], KH = w->shape[2], KW = two ? w->shape[3] : 1;
+  int64_t OH = y->shape[2], OW = two ? y->shape[3] : 1;
+  int64_t sh = s[0], sw = two ? s[1] : 1, dh = d[0], dw = two ? d[1] : 1, ph = p[0], pw = two ? p[1] : 0;
+  int64_t G = ovta_node_attr_i(e->n, "group", 1), MG = M / G;
+  bool q = !strcmp(op, "ovta.QConv");
+  int shift = (int)ovta_node_attr_i(e->n, "shift", 0);
+  int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
+  const char *a = ovta_node_attr_s(e->n, "act", "none");
+  (void)C;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t m = 0; m < M; m++) {
+      int64_t g = m / MG;
+      for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+          double acc = b ? ovta_tensor_get_f(b, m) : 0;
+          int64_t iacc = b ? ovta_tensor_get_i(b, m) : 0;
+          for (int64_t c = 0; c < CG; c++)
+            for (int64_t kh = 0; kh < KH; kh++) {
+              int64_t ih = oh * sh - ph + kh * dh;
+              if (ih < 0 || ih >= H) continue;
+              for (int64_t kw = 0; kw < KW; kw++) {
+                int64_t iw = ow * sw - pw + kw * dw;
+                if (iw < 0 || iw >= W) continue;
+                int64_t xi = ((n * (G * CG) + g * CG + c) * H + ih) * W + iw, wi = ((m * CG + c) * KH + kh) * KW + kw;
+                if (q) iacc += ovta_tensor_get_i(x, xi) * ovta_tensor_get_i(w, wi);
+                else acc += (ovta_tensor_get_f(x, xi) - xz) * (ovta_tensor_get_f(w, wi) - wz);
+              }
+            }
+          int64_t yi = ((n * M + m) * OH + oh) * OW + ow;
+          if (q) ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shift, lo, hi));
+          else ovta_tensor_put_f(y, yi, fused ? act(a, acc, e->n) : acc);
+        }
+    }
+  return OVTA_OK;
+}
+
+/* Gemm / MatMul (rank 2, or batched with broadcasting) / ovta.Dense / ovta.QDense /
+ * MatMulInteger. */
+static int ev_matmul(ev *e, double az, double bz) {
+  const char *op = e->n->op;
+  const ovta_tensor *a = IN(e, 0), *b = IN(e, 1), *c = NULL;
+  ovta_tensor *y = e->out[0];
+  bool gemm = !strcmp(op, "Gemm"), dense = !strncmp(op, "ovta.", 5), q = !strcmp(op, "ovta.QDense");
+  bool ta = gemm && ovta_node_attr_i(e->n, "transA", 0), tb = dense || (gemm && ovta_node_attr_i(e->n, "transB", 0));
+  double alpha = gemm ? ovta_node_attr_f(e->n, "alpha", 1) : 1, beta = gemm ? ovta_node_attr_f(e->n, "beta", 1) : 1;
+  if (gemm || dense) c = IN(e, 2);
+  int ar = a->rank, br = b->rank;
+  int64_t M = ar == 1 ? 1 : a->shape[ta ? ar - 1 : ar - 2], K = a->shape[ta ? ar - 2 : ar - 1];
+  int64_t N = br == 1 ? 1 : b->shape[tb ? br - 2 : br - 1];
+  int64_t batch = ovta_tensor_numel(y) / (M * N != 0 ? M * N : 1);
+  int yr = y->rank - (ar == 1 ? 0 : 1) - (br == 1 ? 0 : 1);
+  if (yr < 0) yr = 0;
+  int shift = (int)ovta_node_attr_i(e->n, "shift", 0);
+  int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
+  const char *act_name = ovta_node_attr_s(e->n, "act", "none");
+  for (int64_t bt = 0; bt < batch; bt++) {
+    /* batch offsets: broadcast the batch dims */
+    int64_t aoff = 0, boff = 0, idx = bt, sa = M * K, sb = K * N;
+    for (int d = yr - 1; d >= 0; d--) {
+      int64_t i = idx % y->shape[d];
+      idx /= y->shape[d];
+      int da = d - (yr - (ar - 2)), db = d - (yr - (br - 2));
+      if (ar > 2 && da >= 0) {
+        if (a->shape[da] != 1) aoff += i * sa;
+        sa *= a->shape[da];
+      }
+      if (br > 2 && db >= 0) {
+        if (b->shape[db] != 1) boff += i * sb;
+        sb *= b->shape[db];
+      }
+    }
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t n = 0; n < N; n++) {
+        double acc = 0;
+        int64_t iacc = 0;
+        for (int64_t k = 0; k < K; k++) {
+          int64_t ai = aoff + (ta ? k * M + m : m * K + k), bi = boff + (tb ? n * K + k : k * N + n);
+          if (q) iacc += ovta_tensor_get_i(a, ai) * ovta_tensor_get_i(b, bi);
+          else acc += (ovta_tensor_get_f(a, ai) - az) * (ovta_tensor_get_f(b, bi) - bz);
+        }
+        int64_t yi = (bt * M + m) * N + n;
+        if (q) {
+          if (c) iacc += ovta_tensor_get_i(c, n);
+          ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shift, lo, hi));
+          continue;
+        }
+        acc *= alpha;
+        if (c) {
+          int64_t cs[2] = {M, N};
+          acc += beta * ovta_tensor_get_f(c, bcast_off(c, 2, cs, m * N + n));
+        }
+        ovta_tensor_put_f(y, yi, dense ? act(act_name, acc, e->n) : acc);
+      }
+  }
+  return OVTA_OK;
+}
+
+static int ev_pool(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  bool mx = !strcmp(e->n->op, "MaxPool"), gap = !strcmp(e->n->op, "GlobalAveragePool");
+  if (x->rank != 4) return fail(e, OVTA_EUNSUPPORTED, "only 2-D pools are evaluated");
+  int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], OH = y->shape[2], OW = y->shape[3];
+  int64_t k[2] = {H, W}, s[2] = {1, 1}, p[4] = {0, 0, 0, 0}, d[2] = {1, 1};
+  if (!gap) {
+    const int64_t *ks = ints(e->n, "kernel_shape"), *ss = ints(e->n, "strides"), *ps = ints(e->n, "pads"), *ds = ints(e->n, "dilations");
+    if (!ks || !ss || !ps) return fail(e, OVTA_EINVAL, "run shape inference first");
+    memcpy(k, ks, sizeof k), memcpy(s, ss, sizeof s), memcpy(p, ps, sizeof p);
+    if (ds) memcpy(d, ds, sizeof d);
+  }
+  bool incl = ovta_node_attr_i(e->n, "count_include_pad", 0) != 0;
+  for (int64_t nc = 0; nc < N * C; nc++)
+    for (int64_t oh = 0; oh < OH; oh++)
+      for (int64_t ow = 0; ow < OW; ow++) {
+        double acc = mx ? -INFINITY : 0;
+        int64_t cnt = 0;
+        for (int64_t kh = 0; kh < k[0]; kh++)
+          for (int64_t kw = 0; kw < k[1]; kw++) {
+            int64_t ih = oh * s[0] - p[0] + kh * d[0], iw = ow * s[1] - p[1] + kw * d[1];
+            bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
+            /* count_include_pad counts the explicit padding, not the ceil_mode overhang */
+            if (!inside) {
+              if (incl && ih < H + p[2] && iw < W + p[3]) cnt++;
+              continue;
+            }
+            double v = ovta_tensor_get_f(x, (nc * H + ih) * W + iw);
+            acc = mx ? fmax(acc, v) : acc + v;
+            cnt++;
+          }
+        ovta_tensor_put_f(y, (nc * OH + oh) * OW + ow, mx ? acc : acc / (double)(cnt ? cnt : 1));
+      }
+  return OVTA_OK;
+}
+
+static int ev_bn(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  float eps = ovta_node_attr_f(e->n, "epsilon", 1e-5f);
+  int64_t C = x->shape[1], inner = ovta_shape_numel(x->shape + 2, x->rank - 2), n = ovta_tensor_numel(x);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t c = (i / inner) % C;
+    double v = (ovta_tensor_get_f(x, i) - ovta_tensor_get_f(IN(e, 3), c)) / sqrt(ovta_tensor_get_f(IN(e, 4), c) + eps);
+    ovta_tensor_put_f(e->out[0], i, v * ovta_tensor_get_f(IN(e, 1), c) + ovta_tensor_get_f(IN(e, 2), c));
+  }
+  return OVTA_OK;
+}
+
+/* Same data, new shape (Identity, Flatten, Reshape, Squeeze, Unsqueeze). */
+static int ev_copy(ev *e) {
+  memcpy(e->out[0]->data, IN(e, 0)->data, e->out[0]->nbytes);
+  return OVTA_OK;
+}
+
+static int ev_transpose(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  const int64_t *perm = ints(e->n, "perm");
+  int r = x->rank;
+  int64_t xs[OVTA_MAX_RANK], n = ovta_tensor_numel(y);
+  xs[r - 1] = 1;
+  for (int i = r - 2; i >= 0; i--) xs[i] = xs[i + 1] * x->shape[i + 1];
+  size_t es = ovta_dtype_size(x->dtype);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t idx = i, off = 0;
+    for (int d = r - 1; d >= 0; d--) {
+      off += (idx % y->shape[d]) * xs[perm[d]];
+      idx /= y->shape[d];
+    }
+    memcpy((char *)y->data + i * es, (const char *)x->data + off * es, es);
+  }
+  return OVTA_OK;
+}
+
+static int ev_concat(ev *e) {
+  ovta_tensor *y = e->out[0];
+  int64_t axis = ovta_node_attr_i(e->n, "axis", 0);
+  if (axis < 0) axis += y->rank;
+  int64_t outer = ovta_shape_numel(y->shape, (int)axis);
+  size_t es = ovta_dtype_size(y->dtype);
+  int64_t yinner = ovta_shape_numel(y->shape + axis, y->rank - (int)axis), pos = 0;
+  for (int i = 0; i < e->n->n_inputs; i++) {
+    const ovta_tensor *x = IN(e, i);
+    int64_t xin = ovta_shape_numel(x->shape + axis, x->rank - (int)axis);
+    for (int64_t o = 0; o < outer; o++)
+      memcpy((char *)y->data + (o * yinner + pos) * es, (const char *)x->data + o * xin * es, (size_t)xin * es);
+    pos += xin;
+  }
+  return OVTA_OK;
+}
+
+static int ev_pad(ev *e) {
+  const ovta_tensor *x = IN(e, 0), *pads = IN(e, 1), *cv = IN(e, 2);
+  ovta_tensor *y = e->out[0];
+  if (strcmp(ovta_node_attr_s(e->n, "mode", "constant"), "constant") || IN(e, 3))
+    return fail(e, OVTA_EUNSUPPORTED, "only constant-mode Pad over all axes is evaluated");
+  int r = x->rank;
+  double v = cv ? ovta_tensor_get_f(cv, 0) : 0;
+  int64_t n = ovta_tensor_numel(y);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t idx = i, off = 0, stride = 1;
+    bool inside = true;
+    for (int d = r - 1; d >= 0; d--) {
+      int64_t c = idx % y->shape[d] - ovta_tensor_get_i(pads, d);
+      idx /= y->shape[d];
+      if (c < 0 || c >= x->shape[d]) inside = false;
+      off += c * stride;
+      stride *= x->shape[d];
+    }
+    ovta_tensor_put_f(y, i, inside ? ovta_tensor_get_f(x, off) : v);
+  }
+  return OVTA_OK;
+}
+
+static int ev_quant(ev *e) {
+  const ovta_tensor *x = IN(e, 0), *sc = IN(e, 1), *zp = IN(e, 2);
+  ovta_tensor *y = e->out[0];
+  bool qz = !strcmp(e->n->op, "QuantizeLinear");
+  int64_t n = ovta_tensor_numel(x), axis = ovta_node_attr_i(e->n, "axis", 1);
+  if (axis < 0) axis += x->rank;
+  int64_t inner = sc->rank == 1 ? ovta_shape_numel(x->shape + axis + 1, x->rank - (int)axis - 1) : 1;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t c = sc->rank == 1 ? (i / inner) % x->shape[axis] : 0;
+    double s = ovta_tensor_get_f(sc, c), z = zp ? ovta_tensor_get_f(zp, c) : 0;
+    if (qz) ovta_tensor_put_f(y, i, nearbyint(ovta_tensor_get_f(x, i) / s) + z); /* half to even; put saturates */
+    else ovta_tensor_put_f(y, i, (ovta_tensor_get_f(x, i) - z) * s);
+  }
+  return OVTA_OK;
+}
+
+/* ovta.Pack / ovta.Unpack (graph.h ovta_layout). */
+static int ev_pack(ev *e) {
+  bool pack = !strcmp(e->n->op, "ovta.Pack");
+  const ovta_tensor *src = IN(e, 0);
+  ovta_tensor *dst = e->out[0];
+  const ovta_tensor *plain = pack ? src : dst, *packed = pack ? dst : src;
+  ovta_layout l = packed->layout;
+  size_t es = ovta_dtype_size(src->dtype);
+  if (pack) memset(dst->data, 0, dst->nbytes);
+  int64_t n = ovta_tensor_numel(plain);
+  int64_t d1 = plain->rank > 1 ? plain->shape[1] : 1;
+  int64_t H = plain->rank == 4 ? plain->shape[2] : 1, W = plain->rank == 4 ? plain->shape[3] : 1;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t off;
+    if (l == OVTA_LAYOUT_ACC) {
+      off = i; /* [C] -> [C/bo, bo]: same order, padded at the end */
+    } else {
+      const int64_t *ps = packed->shape; /* [D0/r, D1/bi, H, W, r, bi] */
+      int64_t w = i % W, h = (i / W) % H, c = (i / (W * H)) % d1, r0 = i / (W * H * d1);
+      off = ((((r0 / ps[4]) * ps[1] + c / ps[5]) * H + h) * W + w) * ps[4] * ps[5] + (r0 % ps[4]) * ps[5] + c % ps[5];
+    }
+    if (pack) memcpy((char *)dst->data + off * es, (const char *)src->data + i * es, es);
+    else memcpy((char *)dst->data + i * es, (const char *)src->data + off * es, es);
+  }
+  return OVTA_OK;
+}
+
+int ovta_eval_node_ref(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_tensor *const *inputs,
+                       ovta_tensor **outputs, ovta_error *err) {
+  ev e = {g, n, inputs, outputs, err};
+  const char *op = n->op;
+  for (int i = 0; i < n->n_inputs; i++)
+    if (n->inputs[i] && (!inputs[i] || !inputs[i]->data)) return fail(&e, OVTA_EINVAL, "input %d has no value", i);
+  for (int i = 0; i < n->n_outputs; i++) {
+    if (!outputs[i]) continue;
+    if (i > 0) return fail(&e, OVTA_EUNSUPPORTED, "the reference evaluator computes only the first output");
+    if (ovta_tensor_alloc(outputs[i], err)) return err->code;
+  }
+  if (!strcmp(op, "Relu") || !strcmp(op, "LeakyRelu") || !strcmp(op, "Sigmoid") || !strcmp(op, "HardSigmoid") ||
+      !strcmp(op, "HardSwish") || !strcmp(op, "Tanh") || !strcmp(op, "Neg") || !strcmp(op, "Abs") || !strcmp(op, "Exp"))
+    return ev_unary(&e);
+  if (!strcmp(op, "Clip")) return ev_clip(&e);
+  if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div")) return ev_binary(&e);
+  if (!strcmp(op, "ovta.Eltwise")) return ev_eltwise(&e);
+  if (!strcmp(op, "Softmax")) return ev_softmax(&e);
+  if (!strcmp(op, "Conv") || !strcmp(op, "ovta.Conv") || !strcmp(op, "ovta.QConv")) return ev_conv(&e, 0, 0);
+  if (!strcmp(op, "ConvInteger"))
+    return ev_conv(&e, IN(&e, 2) ? ovta_tensor_get_f(IN(&e, 2), 0) : 0, IN(&e, 3) ? ovta_tensor_get_f(IN(&e, 3), 0) : 0);
+  if (!strcmp(op, "Gemm") || !strcmp(op, "MatMul") || !strcmp(op, "ovta.Dense") || !strcmp(op, "ovta.QDense"))
+    return ev_matmul(&e, 0, 0);
+  if (!strcmp(op, "MatMulInteger"))
+    return ev_matmul(&e, IN(&e, 2) ? ovta_tensor_get_f(IN(&e, 2), 0) : 0, IN(&e, 3) ? ovta_tensor_get_f(IN(&e, 3), 0) : 0);
+  if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") || !strcmp(op, "GlobalAveragePool")) return ev_pool(&e);
+  if (!strcmp(op, "BatchNormalization")) return ev_bn(&e);
+  if (!strcmp(op, "Identity") || !strcmp(op, "Flatten") || !strcmp(op, "Reshape") || !strcmp(op, "Squeeze") ||
+      !strcmp(op, "Unsqueeze"))
+    return ev_copy(&e);
+  if (!strcmp(op, "Transpose")) return ev_transpose(&e);
+  if (!strcmp(op, "Concat")) return ev_concat(&e);
+  if (!strcmp(op, "Pad")) return ev_pad(&e);
+  if (!strcmp(op, "QuantizeLinear") || !strcmp(op, "DequantizeLinear")) return ev_quant(&e);
+  if (!strcmp(op, "ovta.Pack") || !strcmp(op, "ovta.Unpack")) return ev_pack(&e);
+  if (!strcmp(op, "Constant")) {
+    const ovta_attr *a = ovta_node_attr(n, "value");
+    if (a && a->type == OVTA_ATTR_TENSOR && a->t->data) return ovta_tensor_set_data(outputs[0], a->t->data, a->t->nbytes, err);
+  }
+  return fail(&e, OVTA_EUNSUPPORTED, "the reference evaluator does not support this operator");
+}
+
+/* ---------------------------------------------------------------- graph runner */
+
+static ovta_tensor *value_like(const ovta_tensor *t) {
+  ovta_tensor *v = ovta_tensor_new(t->name, t->dtype, t->rank, t->shape);
+  if (v) {
+    v->layout = t->layout;
+    v->logical_rank = t->logical_rank;
+    memcpy(v->logical, t->logical, sizeof v->logical);
+    v->quant = t->quant;
+  }
+  return v;
+}
+
+int ovta_graph_run(const ovta_graph *g, ovta_eval_node_fn eval, void *eval_ctx, ovta_tensor *const *inputs,
+                   ovta_observe_fn observe, void *obs_ctx, ovta_tensor **outputs, ovta_error *err) {
+  ovta_error local;
+  if (!err) err = &local;
+  if (!eval) eval = ovta_eval_node_ref;
+  int nt = g->n_tensors, rc = OVTA_OK;
+  ovta_tensor **val = calloc((size_t)(nt ? nt : 1), sizeof *val); /* values we own */
+  const ovta_tensor **cur = calloc((size_t)(nt ? nt : 1), sizeof *cur); /* value of each tensor */
+  ovta_tensor **ins = NULL, **outs = NULL;
+  if (!val || !cur) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < nt; i++) {
+    g->tensors[i]->id = i;
+    if (g->tensors[i]->data) cur[i] = g->tensors[i];
+  }
+  for (int i = 0; i < g->n_inputs; i++) {
+    const ovta_tensor *t = g->inputs[i], *v = inputs[i];
+    if (!v || !v->data || v->dtype != t->dtype || ovta_tensor_numel(v) != ovta_tensor_numel(t)) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "graph input '%s': the value given does not match its type %s / shape", t->name,
+                     ovta_dtype_name(t->dtype));
+      goto done;
+    }
+    cur[t->id] = v;
+    if (observe) observe(obs_ctx, t, v);
+  }
+  for (int i = 0; i < g->n_nodes && !rc; i++) {
+    const ovta_node *n = g->nodes[i];
+    ins = calloc((size_t)n->n_inputs + 1, sizeof *ins);
+    outs = calloc((size_t)n->n_outputs + 1, sizeof *outs);
+    if (!ins || !outs) {
+      rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+      break;
+    }
+    for (int k = 0; k < n->n_inputs; k++) {
+      if (!n->inputs[k]) continue;
+      ins[k] = (ovta_tensor *)cur[n->inputs[k]->id];
+      if (!ins[k]) {
+        rc = OVTA_FAIL(err, OVTA_EINVAL, "node '%s' (%s): input '%s' has no value", n->name, n->op, n->inputs[k]->name);
+        break;
+      }
+    }
+    for (int k = 0; k < n->n_outputs && !rc; k++)
+      if (n->outputs[k] && !(outs[k] = value_like(n->outputs[k]))) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    if (!rc) rc = eval(eval_ctx, g, n, ins, outs, err);
+    for (int k = 0; k < n->n_outputs; k++) {
+      if (!outs[k]) continue;
+      if (!rc && outs[k]->data) {
+        int id = n->outputs[k]->id;
+        ovta_tensor_free(val[id]);
+        val[id] = outs[k];
+        cur[id] = outs[k];
+        if (observe) observe(obs_ctx, n->outputs[k], outs[k]);
+      } else {
+        ovta_tensor_free(outs[k]);
+      }
+    }
+    free(ins), free(outs);
+    ins = NULL, outs = NULL;
+  }
+  for (int k = 0; k < g->n_outputs && !rc && outputs; k++) {
+    const ovta_tensor *v = cur[g->outputs[k]->id];
+    ovta_tensor *c = v ? value_like(v) : NULL;
+    if (!c || ovta_tensor_set_data(c, v->data, v->nbytes, err)) {
+      ovta_tensor_free(c);
+      for (int j = 0; j < k; j++) ovta_tensor_free(outputs[j]), outputs[j] = NULL;
+      rc = v ? OVTA_FAIL(err, OVTA_ENOMEM, "out of memory")
+             : OVTA_FAIL(err, OVTA_EINVAL, "graph output '%s' has no value", g->outputs[k]->name);
+      break;
+    }
+    outputs[k] = c;
+  }
+done:
+  free(ins), free(outs);
+  for (int i = 0; val && i < nt; i++) ovta_tensor_free(val[i]);
+  free(val);
+  free(cur);
+  return rc;
+}

@@ -1,0 +1,584 @@
+/* exec.c: the CPU graph executor (see loopir.h section 8): lowering of every node, one LLVM
+ * module compiled to object code and loaded into the JIT, liveness-based memory planning,
+ * save/load of the plan, and the evaluation hook for graph passes. */
+#include "loopir.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#define ALIGN 64
+#define PLAN_FORMAT "ovta-exec-1"
+
+typedef enum { W_ARENA = 0, W_PARAM = 1 } where_t;
+
+typedef struct xtensor {
+  char *name;                    /* graph tensor name */
+  ovta_dtype dtype;              /* element type */
+  int rank;                      /* dims */
+  int64_t shape[OVTA_MAX_RANK];  /* static shape */
+  size_t nbytes;                 /* bytes */
+  where_t where;                 /* arena (inputs, values) or params (constants) */
+  size_t offset;                 /* byte offset in the arena or params blob */
+} xtensor;
+
+typedef struct xstep {
+  char *node;         /* node name (for errors) */
+  char *fn;           /* kernel symbol */
+  int nargs;          /* arguments */
+  int *args;          /* tensor index per argument */
+  lir_kernel_fn call; /* resolved entry point */
+} xstep;
+
+struct ovta_exec {
+  int nt;               /* tensors */
+  xtensor *t;           /* tensors */
+  int ns;               /* steps */
+  xstep *s;             /* steps, in node order */
+  int nin, nout;        /* graph inputs / outputs */
+  int *in, *out;        /* tensor index of each */
+  size_t arena_size;    /* planned arena bytes */
+  size_t unshared;      /* bytes if no storage were reused */
+  unsigned char *arena; /* the arena */
+  size_t params_size;   /* params bytes */
+  unsigned char *params;/* constants */
+  void *obj;            /* object code */
+  size_t obj_len;       /* its bytes */
+  lir_jit *jit;         /* JIT holding obj */
+  void **argv;          /* scratch argument vector */
+  int max_args;         /* its capacity */
+};
+
+void ovta_exec_opts_init(ovta_exec_opts *o) {
+  memset(o, 0, sizeof *o);
+  lir_codegen_opts_init(&o->cg);
+}
+
+static size_t align_up(size_t v) { return (v + ALIGN - 1) & ~(size_t)(ALIGN - 1); }
+
+void ovta_exec_free(ovta_exec *e) {
+  if (!e) return;
+  for (int i = 0; i < e->nt; i++) free(e->t[i].name);
+  for (int i = 0; i < e->ns; i++) {
+    free(e->s[i].node);
+    free(e->s[i].fn);
+    free(e->s[i].args);
+  }
+  free(e->t);
+  free(e->s);
+  free(e->in);
+  free(e->out);
+  free(e->arena);
+  free(e->params);
+  free(e->obj);
+  free(e->argv);
+  lir_jit_free(e->jit);
+  free(e);
+}
+
+/* Allocate the arena and params, load the object code into a JIT and resolve every step. */
+static int finish(ovta_exec *e, ovta_error *err) {
+  e->arena = aligned_alloc(ALIGN, align_up(e->arena_size ? e->arena_size : 1));
+  if (!e->arena) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for a %zu-byte arena", e->arena_size);
+  memset(e->arena, 0, e->arena_size);
+  int rc = lir_jit_new(&e->jit, err);
+  if (rc) return rc;
+  if (e->ns) {
+    rc = lir_jit_add_object(e->jit, e->obj, e->obj_len, "kernels.o", err);
+    if (rc) return rc;
+  }
+  for (int i = 0; i < e->ns; i++) {
+    void *fp;
+    rc = lir_jit_lookup(e->jit, e->s[i].fn, &fp, err);
+    if (rc) return ovta_error_wrap(err, "node %s", e->s[i].node);
+    e->s[i].call = (lir_kernel_fn)fp;
+    if (e->s[i].nargs > e->max_args) e->max_args = e->s[i].nargs;
+  }
+  e->argv = calloc((size_t)e->max_args + 1, sizeof(void *));
+  if (!e->argv) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  return 0;
+}
+
+/* ---------------------------------------------------------------- build */
+
+typedef struct blk {
+  size_t off, size; /* placement */
+  int last;         /* last step using it */
+} blk;
+
+static int cmp_blk(const void *a, const void *b) {
+  const blk *x = a, *y = b;
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Place `size` bytes live from step `now` to `last`, avoiding blocks still live at `now`. */
+static size_t place(blk *b, int nb, int now, size_t size, blk *tmp) {
+  int n = 0;
+  for (int i = 0; i < nb; i++)
+    if (b[i].last >= now) tmp[n++] = b[i];
+  qsort(tmp, (size_t)n, sizeof *tmp, cmp_blk);
+  size_t off = 0;
+  for (int i = 0; i < n; i++) {
+    if (tmp[i].off >= off + size) break;
+    size_t end = align_up(tmp[i].off + tmp[i].size);
+    if (end > off) off = end;
+  }
+  return off;
+}
+
+static bool needs_infer(const ovta_graph *g) {
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i]->n_outputs; k++) {
+      const ovta_tensor *t = g->nodes[i]->outputs[k];
+      if (t && (t->dtype == OVTA_DT_UNDEF || t->rank < 0)) return true;
+    }
+  return false;
+}
+
+static int tindex(const ovta_graph *g, const ovta_tensor *t) {
+  for (int i = 0; i < g->n_tensors; i++)
+    if (g->tensors[i] == t) return i;
+  return -1;
+}
+
+int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovta_error *err) {
+  *out = NULL;
+  ovta_exec_opts dflt;
+  if (!o) {
+    ovta_exec_opts_init(&dflt);
+    o = &dflt;
+  }
+  int rc = 0;
+  if (needs_infer(g) && (rc = ovta_infer_graph(g, err))) return rc;
+  ovta_exec *e = calloc(1, sizeof *e);
+  int nt = g->n_tensors;
+  int *map = malloc(sizeof(int) * (size_t)(nt + 1)); /* graph tensor -> exec tensor, -1 unused */
+  int *def = malloc(sizeof(int) * (size_t)(nt + 1)), *last = malloc(sizeof(int) * (size_t)(nt + 1));
+  blk *blks = calloc((size_t)nt + 1, sizeof *blks), *tmp = calloc((size_t)nt + 1, sizeof *tmp);
+  lir_module *m = NULL;
+  if (!e || !map || !def || !last || !blks || !tmp) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+    goto done;
+  }
+  e->t = calloc((size_t)nt + 1, sizeof *e->t);
+  e->s = calloc((size_t)g->n_nodes + 1, sizeof *e->s);
+  e->in = calloc((size_t)g->n_inputs + 1, sizeof(int));
+  e->out = calloc((size_t)g->n_outputs + 1, sizeof(int));
+  if (!e->t || !e->s || !e->in || !e->out) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+    goto done;
+  }
+  for (int i = 0; i < nt; i++) map[i] = -1, def[i] = -2, last[i] = -2;
+  /* liveness: def = producing step (-1 for inputs), last = last consuming step */
+  for (int i = 0; i < g->n_inputs; i++) {
+    int k = tindex(g, g->inputs[i]);
+    def[k] = -1;
+    last[k] = last[k] > -1 ? last[k] : -1;
+  }
+  for (int s = 0; s < g->n_nodes; s++) {
+    const ovta_node *n = g->nodes[s];
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k]) {
+        int x = tindex(g, n->inputs[k]);
+        if (x >= 0 && s > last[x]) last[x] = s;
+      }
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k]) {
+        int x = tindex(g, n->outputs[k]);
+        def[x] = s;
+        if (last[x] < s) last[x] = s;
+      }
+  }
+  for (int i = 0; i < g->n_outputs; i++) last[tindex(g, g->outputs[i])] = g->n_nodes;
+  /* tensors used: inputs, then every node input/output in order */
+  int nb = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < nt; i++) {
+      const ovta_tensor *t = g->tensors[i];
+      if (last[i] == -2 && def[i] == -2) continue;
+      bool is_input = def[i] == -1 && t->kind == OVTA_TK_INPUT;
+      if ((pass == 0) != is_input) continue;
+      xtensor *x = &e->t[e->nt];
+      if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING || t->dtype == OVTA_DT_F16 ||
+          ovta_tensor_numel(t) < 0) {
+        rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: dtype %s or shape not static", t->name,
+                       ovta_dtype_name(t->dtype));
+        goto done;
+      }
+      x->name = strdup(t->name);
+      x->dtype = t->dtype;
+      x->rank = t->rank;
+      memcpy(x->shape, t->shape, sizeof x->shape);
+      x->nbytes = (size_t)ovta_tensor_numel(t) * ovta_dtype_size(t->dtype);
+      if (t->kind == OVTA_TK_CONST) {
+        if (!t->data || t->nbytes != x->nbytes) {
+          rc = OVTA_FAIL(err, OVTA_EINVAL, "constant %s: %zu bytes of data, shape needs %zu", t->name, t->nbytes, x->nbytes);
+          goto done;
+        }
+        x->where = W_PARAM;
+        x->offset = e->params_size;
+        e->params_size = align_up(e->params_size + x->nbytes);
+      } else {
+        x->where = W_ARENA;
+        int now = def[i] < 0 ? -1 : def[i];
+        x->offset = place(blks, nb, now, x->nbytes, tmp);
+        blks[nb++] = (blk){x->offset, x->nbytes, last[i]};
+        if (x->offset + x->nbytes > e->arena_size) e->arena_size = x->offset + x->nbytes;
+        e->unshared += align_up(x->nbytes);
+      }
+      map[i] = e->nt++;
+    }
+  for (int i = 0; i < g->n_inputs; i++) e->in[e->nin++] = map[tindex(g, g->inputs[i])];
+  for (int i = 0; i < g->n_outputs; i++) e->out[e->nout++] = map[tindex(g, g->outputs[i])];
+  e->params = malloc(e->params_size ? e->params_size : 1);
+  if (!e->params) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %zu bytes of params", e->params_size);
+    goto done;
+  }
+  memset(e->params, 0, e->params_size);
+  for (int i = 0; i < nt; i++)
+    if (map[i] >= 0 && e->t[map[i]].where == W_PARAM)
+      memcpy(e->params + e->t[map[i]].offset, g->tensors[i]->data, e->t[map[i]].nbytes);
+  /* lower and compile every node */
+  rc = lir_module_new(g->name ? g->name : "graph", &o->cg, &m, err);
+  if (rc) goto done;
+  for (int s = 0; s < g->n_nodes; s++) {
+    const ovta_node *n = g->nodes[s];
+    char fname[96], opn[48];
+    size_t k = 0;
+    for (const char *p = n->op; *p && k < sizeof opn - 1; p++)
+      opn[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+    opn[k] = 0;
+    snprintf(fname, sizeof fname, "ovta_k%d_%s", s, opn);
+    lir_func *f;
+    rc = lir_lower_node(g, n, fname, &f, err);
+    if (rc) goto done;
+    if (o->dump_lir) lir_dump(o->dump_lir, f);
+    rc = lir_module_add(m, f, err);
+    lir_func_free(f);
+    if (rc) {
+      ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
+      goto done;
+    }
+    xstep *st = &e->s[e->ns++];
+    st->node = strdup(n->name);
+    st->fn = strdup(fname);
+    st->args = calloc((size_t)(n->n_inputs + n->n_outputs) + 1, sizeof(int));
+    for (int q = 0; q < n->n_inputs; q++)
+      if (n->inputs[q]) st->args[st->nargs++] = map[tindex(g, n->inputs[q])];
+    for (int q = 0; q < n->n_outputs; q++)
+      if (n->outputs[q]) st->args[st->nargs++] = map[tindex(g, n->outputs[q])];
+  }
+  if ((rc = lir_module_optimize(m, err))) goto done;
+  if (e->ns && (rc = lir_module_emit_object_mem(m, &e->obj, &e->obj_len, err))) goto done;
+  rc = finish(e, err);
+done:
+  lir_module_free(m);
+  free(map);
+  free(def);
+  free(last);
+  free(blks);
+  free(tmp);
+  if (rc) ovta_exec_free(e);
+  else *out = e;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- run */
+
+int ovta_exec_num_inputs(const ovta_exec *e) { return e->nin; }
+int ovta_exec_num_outputs(const ovta_exec *e) { return e->nout; }
+const char *ovta_exec_input_name(const ovta_exec *e, int i) { return i >= 0 && i < e->nin ? e->t[e->in[i]].name : NULL; }
+const char *ovta_exec_output_name(const ovta_exec *e, int i) { return i >= 0 && i < e->nout ? e->t[e->out[i]].name : NULL; }
+
+void ovta_exec_memory(const ovta_exec *e, size_t *arena, size_t *unshared) {
+  if (arena) *arena = e->arena_size;
+  if (unshared) *unshared = e->unshared;
+}
+
+static void *tdata(const ovta_exec *e, int i) {
+  return (e->t[i].where == W_PARAM ? e->params : e->arena) + e->t[i].offset;
+}
+
+static void shape_str(const int64_t *s, int r, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int i = 0; i < r && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "x" : "", (long long)s[i]);
+  if (r == 0) snprintf(buf, n, "scalar");
+}
+
+int ovta_exec_set_input(ovta_exec *e, const char *name, const ovta_tensor *t, ovta_error *err) {
+  for (int i = 0; i < e->nin; i++) {
+    xtensor *x = &e->t[e->in[i]];
+    if (strcmp(x->name, name) != 0) continue;
+    if (t->dtype != x->dtype)
+      return OVTA_FAIL(err, OVTA_EINVAL, "input %s: dtype %s, the model expects %s", name, ovta_dtype_name(t->dtype),
+                       ovta_dtype_name(x->dtype));
+    if (ovta_tensor_numel(t) < 0 || t->rank != x->rank || memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)x->rank)) {
+      char a[128], b[128];
+      shape_str(t->shape, t->rank, a, sizeof a);
+      shape_str(x->shape, x->rank, b, sizeof b);
+      return OVTA_FAIL(err, OVTA_EINVAL, "input %s: shape %s, the model expects %s", name, a, b);
+    }
+    if (!t->data || t->nbytes != x->nbytes) return OVTA_FAIL(err, OVTA_EINVAL, "input %s: no data", name);
+    memcpy(tdata(e, e->in[i]), t->data, x->nbytes);
+    return 0;
+  }
+  return OVTA_FAIL(err, OVTA_EINVAL, "the model has no input named %s", name);
+}
+
+int ovta_exec_run(ovta_exec *e, ovta_error *err) {
+  for (int i = 0; i < e->ns; i++) {
+    xstep *s = &e->s[i];
+    for (int a = 0; a < s->nargs; a++) e->argv[a] = tdata(e, s->args[a]);
+    s->call(e->argv);
+  }
+  return 0;
+}
+
+int ovta_exec_get_output(const ovta_exec *e, int i, ovta_tensor **out, ovta_error *err) {
+  *out = NULL;
+  if (i < 0 || i >= e->nout) return OVTA_FAIL(err, OVTA_EINVAL, "output %d out of range (%d outputs)", i, e->nout);
+  const xtensor *x = &e->t[e->out[i]];
+  ovta_tensor *t = ovta_tensor_new(x->name, x->dtype, x->rank, x->shape);
+  if (!t) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for output %s", x->name);
+  int rc = ovta_tensor_set_data(t, tdata(e, e->out[i]), x->nbytes, err);
+  if (rc) {
+    ovta_tensor_free(t);
+    return rc;
+  }
+  *out = t;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- save / load */
+
+static int write_file(const char *path, const void *d, size_t n, ovta_error *err) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", path, strerror(errno));
+  size_t w = n ? fwrite(d, 1, n, f) : 0;
+  if (fclose(f) != 0 || w != n) return OVTA_FAIL(err, OVTA_EIO, "%s: write failed", path);
+  return 0;
+}
+
+int ovta_exec_save(const ovta_exec *e, const char *dir, ovta_error *err) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", dir, strerror(errno));
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "format", PLAN_FORMAT);
+  cJSON_AddNumberToObject(root, "arena_bytes", (double)e->arena_size);
+  cJSON_AddNumberToObject(root, "unshared_bytes", (double)e->unshared);
+  cJSON_AddNumberToObject(root, "params_bytes", (double)e->params_size);
+  cJSON *ts = cJSON_AddArrayToObject(root, "tensors");
+  for (int i = 0; i < e->nt; i++) {
+    const xtensor *x = &e->t[i];
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", x->name);
+    cJSON_AddStringToObject(o, "dtype", ovta_dtype_name(x->dtype));
+    cJSON *sh = cJSON_AddArrayToObject(o, "shape");
+    for (int d = 0; d < x->rank; d++) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)x->shape[d]));
+    cJSON_AddStringToObject(o, "where", x->where == W_PARAM ? "params" : "arena");
+    cJSON_AddNumberToObject(o, "offset", (double)x->offset);
+    cJSON_AddNumberToObject(o, "bytes", (double)x->nbytes);
+    cJSON_AddItemToArray(ts, o);
+  }
+  cJSON *ss = cJSON_AddArrayToObject(root, "steps");
+  for (int i = 0; i < e->ns; i++) {
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "node", e->s[i].node);
+    cJSON_AddStringToObject(o, "fn", e->s[i].fn);
+    cJSON *a = cJSON_AddArrayToObject(o, "args");
+    for (int k = 0; k < e->s[i].nargs; k++) cJSON_AddItemToArray(a, cJSON_CreateNumber(e->s[i].args[k]));
+    cJSON_AddItemToArray(ss, o);
+  }
+  cJSON *in = cJSON_AddArrayToObject(root, "inputs"), *out = cJSON_AddArrayToObject(root, "outputs");
+  for (int i = 0; i < e->nin; i++) cJSON_AddItemToArray(in, cJSON_CreateNumber(e->in[i]));
+  for (int i = 0; i < e->nout; i++) cJSON_AddItemToArray(out, cJSON_CreateNumber(e->out[i]));
+  char *txt = cJSON_Print(root);
+  cJSON_Delete(root);
+  if (!txt) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory writing the plan");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/plan.json", dir);
+  int rc = write_file(path, txt, strlen(txt), err);
+  free(txt);
+  snprintf(path, sizeof path, "%s/params.bin", dir);
+  if (!rc) rc = write_file(path, e->params, e->params_size, err);
+  snprintf(path, sizeof path, "%s/kernels.o", dir);
+  if (!rc) rc = write_file(path, e->obj, e->obj_len, err);
+  return rc;
+}
+
+/* A non-negative integer member of a JSON object. */
+static bool jint(const cJSON *o, const char *k, int64_t max, int64_t *v) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble > (double)max || x->valuedouble != (double)(int64_t)x->valuedouble)
+    return false;
+  *v = (int64_t)x->valuedouble;
+  return true;
+}
+
+static int read_bin(const char *dir, const char *name, void **d, size_t *n, ovta_error *err) {
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *p;
+  int rc = ovta_read_file(path, (size_t)1 << 34, &p, n, err);
+  *d = p;
+  return rc;
+}
+
+int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
+  *out = NULL;
+  void *txt;
+  size_t len;
+  int rc = read_bin(dir, "plan.json", &txt, &len, err);
+  if (rc) return rc;
+  cJSON *root = cJSON_Parse(txt);
+  free(txt);
+  char where[4200];
+  snprintf(where, sizeof where, "%s/plan.json", dir);
+  if (!root) return OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", where);
+  ovta_exec *e = calloc(1, sizeof *e);
+  const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
+  const cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "tensors"), *ss = cJSON_GetObjectItemCaseSensitive(root, "steps");
+  const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inputs"), *ou = cJSON_GetObjectItemCaseSensitive(root, "outputs");
+  int64_t v;
+  if (!e) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    goto done;
+  }
+  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, PLAN_FORMAT) != 0 || !cJSON_IsArray(ts) || !cJSON_IsArray(ss) ||
+      !cJSON_IsArray(in) || !cJSON_IsArray(ou)) {
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: not an %s plan (format, tensors, steps, inputs, outputs)", where, PLAN_FORMAT);
+    goto done;
+  }
+  if (!jint(root, "arena_bytes", (int64_t)1 << 40, &v)) goto bad;
+  e->arena_size = (size_t)v;
+  if (!jint(root, "unshared_bytes", (int64_t)1 << 50, &v)) goto bad;
+  e->unshared = (size_t)v;
+  int n = cJSON_GetArraySize(ts);
+  e->t = calloc((size_t)n + 1, sizeof *e->t);
+  e->s = calloc((size_t)cJSON_GetArraySize(ss) + 1, sizeof *e->s);
+  e->in = calloc((size_t)cJSON_GetArraySize(in) + 1, sizeof(int));
+  e->out = calloc((size_t)cJSON_GetArraySize(ou) + 1, sizeof(int));
+  if ((rc = read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err))) goto done;
+  const cJSON *it;
+  cJSON_ArrayForEach(it, ts) {
+    xtensor *x = &e->t[e->nt];
+    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name"), *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(it, "shape"), *wh = cJSON_GetObjectItemCaseSensitive(it, "where");
+    if (!cJSON_IsString(nm) || !cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsString(wh)) goto bad;
+    x->name = strdup(nm->valuestring);
+    x->dtype = ovta_dtype_parse(dt->valuestring);
+    x->rank = cJSON_GetArraySize(sh);
+    if (x->dtype == OVTA_DT_UNDEF || x->rank > OVTA_MAX_RANK) goto bad;
+    for (int d = 0; d < x->rank; d++) {
+      const cJSON *s = cJSON_GetArrayItem(sh, d);
+      if (!cJSON_IsNumber(s) || s->valuedouble < 0) goto bad;
+      x->shape[d] = (int64_t)s->valuedouble;
+    }
+    x->where = strcmp(wh->valuestring, "params") == 0 ? W_PARAM : W_ARENA;
+    if (!jint(it, "offset", (int64_t)1 << 50, &v)) goto bad;
+    x->offset = (size_t)v;
+    if (!jint(it, "bytes", (int64_t)1 << 50, &v)) goto bad;
+    x->nbytes = (size_t)v;
+    int64_t numel = ovta_shape_numel(x->shape, x->rank);
+    size_t lim = x->where == W_PARAM ? e->params_size : e->arena_size;
+    if (numel < 0 || (size_t)numel * ovta_dtype_size(x->dtype) != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset) {
+      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
+      e->nt++;
+      goto done;
+    }
+    e->nt++;
+  }
+  cJSON_ArrayForEach(it, ss) {
+    xstep *s = &e->s[e->ns];
+    const cJSON *nd = cJSON_GetObjectItemCaseSensitive(it, "node"), *fn = cJSON_GetObjectItemCaseSensitive(it, "fn");
+    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(it, "args");
+    if (!cJSON_IsString(nd) || !cJSON_IsString(fn) || !cJSON_IsArray(ar)) goto bad;
+    s->node = strdup(nd->valuestring);
+    s->fn = strdup(fn->valuestring);
+    s->args = calloc((size_t)cJSON_GetArraySize(ar) + 1, sizeof(int));
+    e->ns++;
+    const cJSON *a;
+    cJSON_ArrayForEach(a, ar) {
+      if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
+      s->args[s->nargs++] = (int)a->valuedouble;
+    }
+  }
+  const cJSON *a;
+  cJSON_ArrayForEach(a, in) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
+    e->in[e->nin++] = (int)a->valuedouble;
+  }
+  cJSON_ArrayForEach(a, ou) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
+    e->out[e->nout++] = (int)a->valuedouble;
+  }
+  if (e->ns && (rc = read_bin(dir, "kernels.o", &e->obj, &e->obj_len, err))) goto done;
+  rc = finish(e, err);
+  goto done;
+bad:
+  rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed plan (tensor %d, step %d)", where, e->nt, e->ns);
+done:
+  cJSON_Delete(root);
+  if (rc) ovta_exec_free(e);
+  else *out = e;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- evaluation hook */
+
+int ovta_exec_eval_node(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_tensor *const *inputs,
+                        ovta_tensor **outputs, ovta_error *err) {
+  (void)ctx;
+  lir_func *f;
+  int rc = lir_lower_node(g, n, "ovta_eval", &f, err);
+  if (rc) return rc;
+  /* the parameters follow the graph tensors; the given values must agree with them */
+  void **argv = calloc((size_t)(n->n_inputs + n->n_outputs) + 1, sizeof(void *));
+  lir_module *m = NULL;
+  lir_jit *j = NULL;
+  int na = 0;
+  if (!argv) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
+    goto done;
+  }
+  for (int i = 0; i < n->n_inputs; i++) {
+    if (!n->inputs[i]) continue;
+    const ovta_tensor *v = inputs[i];
+    if (!v || !v->data || v->dtype != n->inputs[i]->dtype || v->rank != n->inputs[i]->rank ||
+        ovta_tensor_numel(v) != ovta_tensor_numel(n->inputs[i])) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): value for input %s missing or of another type/shape", n->name,
+                     n->op, n->inputs[i]->name);
+      goto done;
+    }
+    argv[na++] = v->data;
+  }
+  for (int i = 0; i < n->n_outputs; i++) {
+    if (!n->outputs[i]) continue;
+    if (!outputs[i]) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): no tensor for output %d", n->name, n->op, i);
+      goto done;
+    }
+    if (ovta_tensor_numel(outputs[i]) != ovta_tensor_numel(n->outputs[i]) || outputs[i]->dtype != n->outputs[i]->dtype) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): output %s of another type/shape", n->name, n->op, n->outputs[i]->name);
+      goto done;
+    }
+    if ((rc = ovta_tensor_alloc(outputs[i], err))) goto done;
+    argv[na++] = outputs[i]->data;
+  }
+  if ((rc = lir_module_new("eval", NULL, &m, err)) || (rc = lir_module_add(m, f, err)) || (rc = lir_jit_new(&j, err)) ||
+      (rc = lir_jit_add_module(j, m, err)))
+    goto done;
+  void *fp;
+  if ((rc = lir_jit_lookup(j, "ovta_eval", &fp, err))) goto done;
+  ((lir_kernel_fn)fp)(argv);
+done:
+  lir_func_free(f);
+  lir_module_free(m);
+  lir_jit_free(j);
+  free(argv);
+  return rc;
+}

@@ -1,0 +1,134 @@
+/* backend_tsim.c: the "tsim" backend: the Verilator model of hw/rtl, loaded with dlopen from
+ * build/tsim/CONFIG/libovta_tsim.so (hw/sim/tsim.mk; C API in hw/sim/tsim.h), running against
+ * the driver's simulated DRAM (driver/simdram.c).
+ *
+ * Which library: $OVTA_TSIM_LIB (a path) if set, else $OVTA_TSIM_DIR/CONFIG/libovta_tsim.so,
+ * else OVTA_SRC_DIR/build/tsim/CONFIG/libovta_tsim.so; with a trace path the "CONFIG-trace"
+ * build is used. The model's config (block, batch, bus, SRAM depths) must match the device's.
+ */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver_impl.h"
+#include "tsim.h"
+
+typedef struct tsim_be {
+  void *so;                   /* dlopen handle */
+  tsim *t;                    /* the model */
+  tsim_destroy_fn destroy;    /* entry points */
+  tsim_run_fn run;
+  ovta_simdram *dram;         /* the device's DRAM */
+} tsim_be;
+
+static int dram_inside(void *ctx, uint64_t phys, uint64_t len) {
+  return ovta_simdram_inside((ovta_simdram *)ctx, phys, len);
+}
+static void *dram_host(void *ctx, uint64_t phys, uint64_t len) {
+  return ovta_simdram_host((ovta_simdram *)ctx, phys, len);
+}
+
+static int tsim_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) {
+  const ovta_config *c = &dev->cfg;
+  bool trace = opts->trace_path != NULL;
+  char path[1024];
+  const char *lib = getenv("OVTA_TSIM_LIB"), *dir = getenv("OVTA_TSIM_DIR");
+  if (lib && *lib) snprintf(path, sizeof path, "%s", lib);
+  else if (dir && *dir) snprintf(path, sizeof path, "%s/%s%s/libovta_tsim.so", dir, c->name, trace ? "-trace" : "");
+  else snprintf(path, sizeof path, "%s/build/tsim/%s%s/libovta_tsim.so", OVTA_SRC_DIR, c->name, trace ? "-trace" : "");
+  void *so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!so)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tsim: cannot load the model of config '%s' (%s); build it with "
+                     "`make tsim-%s%s`", c->name, dlerror(), c->name, trace ? "-trace" : "");
+  tsim_get_info_fn info = (tsim_get_info_fn)dlsym(so, "tsim_get_info");
+  tsim_create_fn create = (tsim_create_fn)dlsym(so, "tsim_create");
+  tsim_destroy_fn destroy = (tsim_destroy_fn)dlsym(so, "tsim_destroy");
+  tsim_run_fn run = (tsim_run_fn)dlsym(so, "tsim_run");
+  if (!info || !create || !destroy || !run) {
+    dlclose(so);
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tsim: %s lacks the tsim_* entry points", path);
+  }
+  tsim_info in;
+  info(&in);
+  if (in.api_version != TSIM_API_VERSION || in.log_batch != c->log_batch || in.log_block != c->log_block ||
+      in.axi_data_bits != c->axi_data_bits || in.uop_depth != c->uop_depth || in.inp_depth != c->inp_depth ||
+      in.wgt_depth != c->wgt_depth || in.acc_depth != c->acc_depth) {
+    dlclose(so);
+    return OVTA_FAIL(err, OVTA_ECONFIG, "tsim: %s was built for config '%s' (API %d), which does not match "
+                     "config '%s'", path, in.config, in.api_version, c->name);
+  }
+  tsim_be *b = calloc(1, sizeof *b);
+  if (!b) {
+    dlclose(so);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "tsim: out of host memory");
+  }
+  tsim_dram d = {dev->dram, dram_inside, dram_host};
+  tsim_opts o = {0};
+  o.read_latency = opts->dram_latency;
+  o.watchdog_cycles = opts->watchdog_cycles;
+  o.fst_path = opts->trace_path;
+  char msg[512] = "";
+  b->t = create(&d, &o, msg, sizeof msg);
+  if (!b->t) {
+    free(b);
+    dlclose(so);
+    return OVTA_FAIL(err, OVTA_EINTERNAL, "tsim: %s", msg);
+  }
+  b->so = so;
+  b->destroy = destroy;
+  b->run = run;
+  b->dram = dev->dram;
+  dev->impl = b;
+  return OVTA_OK;
+}
+
+static void tsim_close(ovta_dev *dev) {
+  tsim_be *b = dev->impl;
+  if (!b) return;
+  b->destroy(b->t);
+  dlclose(b->so);
+  free(b);
+  dev->impl = NULL;
+}
+
+static int tsim_be_run(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms,
+                       ovta_error *err) {
+  tsim_be *b = dev->impl;
+  tsim_result r;
+  tsim_status st = b->run(b->t, insn_phys, insn_count, 0, timeout_ms, &r);
+  ovta_counters *k = &dev->counters;
+  memset(k, 0, sizeof *k);
+  k->insns_load = r.counters[TSIM_CNT_INSNS_LOAD];
+  k->insns_compute = r.counters[TSIM_CNT_INSNS_COMPUTE];
+  k->insns_store = r.counters[TSIM_CNT_INSNS_STORE];
+  k->bytes_read[OVTA_MEM_UOP] = r.counters[TSIM_CNT_BYTES_UOP];
+  k->bytes_read[OVTA_MEM_WGT] = r.counters[TSIM_CNT_BYTES_WGT];
+  k->bytes_read[OVTA_MEM_INP] = r.counters[TSIM_CNT_BYTES_INP];
+  k->bytes_read[OVTA_MEM_ACC] = r.counters[TSIM_CNT_BYTES_ACC];
+  k->bytes_written = r.counters[TSIM_CNT_BYTES_OUT];
+  k->gemm_uops = r.counters[TSIM_CNT_GEMM_UOPS];
+  k->alu_uops = r.counters[TSIM_CNT_ALU_UOPS];
+  k->cycles = r.counters[TSIM_CNT_CYCLES];
+  k->busy_load = r.counters[TSIM_CNT_BUSY_LOAD];
+  k->busy_compute = r.counters[TSIM_CNT_BUSY_COMPUTE];
+  k->busy_store = r.counters[TSIM_CNT_BUSY_STORE];
+  k->stall_load = r.counters[TSIM_CNT_STALL_LOAD];
+  k->stall_compute = r.counters[TSIM_CNT_STALL_COMPUTE];
+  k->stall_store = r.counters[TSIM_CNT_STALL_STORE];
+  switch (st) {
+  case TSIM_OK: return OVTA_OK;
+  case TSIM_EINSN:
+  case TSIM_ENOFINISH:
+  case TSIM_EDRAM: return OVTA_FAIL(err, OVTA_EINSN, "tsim: %s", r.msg);
+  case TSIM_EDEADLOCK: return OVTA_FAIL(err, OVTA_EDEADLOCK, "tsim: %s", r.msg);
+  case TSIM_ETIMEOUT: return OVTA_FAIL(err, OVTA_ETIMEOUT, "tsim: %s", r.msg);
+  default: return OVTA_FAIL(err, OVTA_EINVAL, "tsim: %s", r.msg);
+  }
+}
+
+const ovta_backend ovta_backend_tsim = {
+    .name = "tsim",
+    .open = tsim_open,
+    .close = tsim_close,
+    .run = tsim_be_run,
+};

@@ -1,0 +1,34 @@
+// ovta_alu: the vector ALU, one op (isa/ISA.md, ALU) on BATCH x BLOCK_OUT int32 lanes.
+// Combinational.
+`default_nettype none
+module ovta_alu
+  import ovta_pkg::*;
+  import ovta_rtl_pkg::*;
+(
+  input  wire logic [2:0]          op_i,    // alu_opcode_e
+  input  wire logic [ACC_BITS-1:0] a_i,     // acc[dst]
+  input  wire logic [ACC_BITS-1:0] s_i,     // acc[src] or the immediate in every lane
+  output      logic [ACC_BITS-1:0] r_o      // op(a, s)
+);
+  for (genvar l = 0; l < int'(BATCH * BLOCK_OUT); l++) begin : g_l
+    logic signed [31:0] a, s, r;
+    assign a = $signed(a_i[32 * l +: 32]);
+    assign s = $signed(s_i[32 * l +: 32]);
+    always_comb begin
+      unique case (op_i)
+        ALU_MIN: r = a < s ? a : s;
+        ALU_MAX: r = a > s ? a : s;
+        ALU_ADD: r = a + s;
+        ALU_MUL: r = a * s;
+        ALU_SHR: begin
+          if (s >= 32'sd32) r = a >>> 31;
+          else if (s >= 32'sd0) r = a >>> s[4:0];
+          else if (s >= -32'sd31) r = a << (5'd0 - s[4:0]);
+          else r = '0;
+        end
+        default: r = a;
+      endcase
+    end
+    assign r_o[32 * l +: 32] = r;
+  end
+endmodule

@@ -1,0 +1,513 @@
+// tsim.cpp: the Verilator harness of hw/rtl (ovta_top) behind the C API of hw/sim/tsim.h.
+//
+// Sections:
+//   1. Model and DRAM state  - the Verilated top, an AXI4 DRAM model (latency, bandwidth,
+//                              bounds checks through the driver's callbacks), an AXI4-Lite master.
+//   2. Clocking              - one cycle: drive slave inputs, settle, sample handshakes, edge.
+//   3. Register access       - AXI4-Lite reads and writes.
+//   4. Runs                  - soft reset, start, poll, watchdog, results and messages.
+//   5. C API                 - the extern "C" functions of tsim.h.
+//
+// Built per config by hw/sim/tsim.mk with -include tsim_cfg.h (TSIM_* values of the config).
+#include "tsim.h"
+
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <deque>
+#include <memory>
+
+#include "Vovta_top.h"
+#include "verilated.h"
+#ifdef TSIM_TRACE
+#include "verilated_fst_c.h"
+#endif
+
+#ifndef TSIM_AXI_DATA_BITS
+#error "build with -include tsim_cfg.h (hw/sim/tsim.mk)"
+#endif
+
+// Verilator calls this on $fatal/$stop; the harness must never exit the process.
+static bool g_fatal = false;
+
+namespace {
+
+constexpr int BUS_BYTES = TSIM_AXI_DATA_BITS / 8;
+
+// Register map (hw/rtl/README.md)
+constexpr uint32_t R_CTRL = 0x00, R_STATUS = 0x04, R_ERR_INDEX = 0x08, R_INSN_ADDR = 0x0C,
+                   R_INSN_COUNT = 0x14, R_FINISHES = 0x1C, R_CNT = 0x20, R_RETIRED = 0xC0,
+                   R_DBG_LOAD = 0xC4, R_TOKENS = 0xDC, R_CMDQ = 0xE0, R_FETCH = 0xE4;
+
+// ---------------------------------------------------------------- 1. Model and DRAM state
+
+// Wide-port helpers: Verilator uses uint32_t/uint64_t up to 64 bits and VlWide above.
+template <typename T> void put_bytes(T &d, const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = BUS_BYTES - 1; i >= 0; i--) v = v << 8 | p[i];
+  d = (T)v;
+}
+template <std::size_t N> void put_bytes(VlWide<N> &d, const uint8_t *p) {
+  for (std::size_t w = 0; w < N; w++) {
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--) v = v << 8 | p[4 * w + i];
+    d[w] = v;
+  }
+}
+template <typename T> void get_bytes(const T &d, uint8_t *p) {
+  uint64_t v = d;
+  for (int i = 0; i < BUS_BYTES; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+template <std::size_t N> void get_bytes(const VlWide<N> &d, uint8_t *p) {
+  for (std::size_t w = 0; w < N; w++)
+    for (int i = 0; i < 4; i++) p[4 * w + i] = (uint8_t)(d[w] >> (8 * i));
+}
+
+struct ReadBurst {
+  uint64_t addr;     // byte address of the first beat
+  unsigned beats;    // beats in the burst
+  unsigned done;     // beats delivered
+  unsigned id;       // ARID
+  uint64_t ready_at; // cycle the first beat may go out
+};
+struct WriteBurst {
+  uint64_t addr;     // byte address of the first beat
+  unsigned beats;    // beats announced
+  unsigned done;     // beats received
+};
+
+}  // namespace
+
+struct tsim {
+  std::unique_ptr<VerilatedContext> ctx;  // Verilator context
+  std::unique_ptr<Vovta_top> top;         // the model
+#ifdef TSIM_TRACE
+  std::unique_ptr<VerilatedFstC> fst;     // waveform, when requested
+#endif
+  tsim_dram dram;                         // the driver's DRAM
+  tsim_opts opts;                         // options with defaults applied
+  uint64_t cycle = 0;                     // cycles simulated since create
+  std::deque<ReadBurst> rq;               // read bursts accepted, in order
+  std::deque<WriteBurst> wq;              // write bursts accepted, waiting for W beats
+  std::deque<uint64_t> bq;                // write responses: cycle each is due
+  unsigned credit = 0;                    // bandwidth credit, 1/16 beats
+  uint64_t progress = 0;                  // last cycle with an AXI handshake
+  // first DRAM fault of the run
+  bool fault = false;                     // a bounds violation happened
+  bool fault_write = false;               // ... on the write channel
+  unsigned fault_id = 0;                  // ARID of a read fault
+  uint64_t fault_addr = 0, fault_len = 0; // the burst
+};
+
+namespace {
+
+// ---------------------------------------------------------------- 2. Clocking
+
+void dump(tsim *t) {
+#ifdef TSIM_TRACE
+  if (t->fst) t->fst->dump(t->ctx->time());
+#else
+  (void)t;
+#endif
+}
+
+// One clock cycle, with the DRAM model answering the AXI4 master.
+void tick(tsim *t) {
+  Vovta_top *m = t->top.get();
+  // drive: read data
+  bool rv = false;
+  if (!t->rq.empty() && t->rq.front().ready_at <= t->cycle && t->credit >= 16) {
+    ReadBurst &b = t->rq.front();
+    uint8_t buf[BUS_BYTES];
+    uint64_t a = b.addr + (uint64_t)b.done * BUS_BYTES;
+    void *h = t->fault ? nullptr : t->dram.host(t->dram.ctx, a, BUS_BYTES);
+    if (h) memcpy(buf, h, BUS_BYTES);
+    else memset(buf, 0, BUS_BYTES);
+    put_bytes(m->m_rdata_i, buf);
+    m->m_rid_i = b.id;
+    m->m_rlast_i = b.done + 1 == b.beats;
+    rv = true;
+  }
+  m->m_rvalid_i = rv;
+  m->m_arready_i = t->rq.size() < 16;
+  m->m_awready_i = t->wq.size() < 4;
+  m->m_wready_i = !t->wq.empty();
+  m->m_bvalid_i = !t->bq.empty() && t->bq.front() <= t->cycle;
+  // settle, sample handshakes
+  m->clk_i = 0;
+  m->eval();
+  t->ctx->timeInc(1);
+  dump(t);
+  bool ar = m->m_arvalid_o && m->m_arready_i;
+  bool r = m->m_rvalid_i && m->m_rready_o;
+  bool aw = m->m_awvalid_o && m->m_awready_i;
+  bool w = m->m_wvalid_o && m->m_wready_i;
+  bool b = m->m_bvalid_i && m->m_bready_o;
+  uint64_t araddr = m->m_araddr_o, awaddr = m->m_awaddr_o;
+  unsigned arlen = m->m_arlen_o, awlen = m->m_awlen_o, arid = m->m_arid_o;
+  uint8_t wbuf[BUS_BYTES];
+  if (w) get_bytes(m->m_wdata_o, wbuf);
+  m->clk_i = 1;
+  m->eval();
+  t->ctx->timeInc(1);
+  dump(t);
+  // update the DRAM model
+  if (ar) {
+    // Micro-op rows are read in whole beats and may end inside the last beat: check from the
+    // first byte to the first byte of the last beat (element rows always fill whole beats).
+    uint64_t len = (uint64_t)(arlen + 1) * BUS_BYTES;
+    if (!t->fault && !t->dram.inside(t->dram.ctx, araddr, len - BUS_BYTES + 1)) {
+      t->fault = true;
+      t->fault_write = false;
+      t->fault_id = arid;
+      t->fault_addr = araddr;
+      t->fault_len = len;
+    }
+    t->rq.push_back({araddr, arlen + 1, 0, arid, t->cycle + t->opts.read_latency});
+  }
+  if (r) {
+    t->credit -= 16;
+    if (++t->rq.front().done == t->rq.front().beats) t->rq.pop_front();
+  }
+  t->credit += t->opts.beats_per_cycle_x16;
+  if (t->credit > 32) t->credit = 32;
+  if (aw) {
+    uint64_t len = (uint64_t)(awlen + 1) * BUS_BYTES;
+    if (!t->fault && !t->dram.inside(t->dram.ctx, awaddr, len)) {
+      t->fault = true;
+      t->fault_write = true;
+      t->fault_addr = awaddr;
+      t->fault_len = len;
+    }
+    t->wq.push_back({awaddr, awlen + 1, 0});
+  }
+  if (w && !t->wq.empty()) {
+    WriteBurst &wb = t->wq.front();
+    uint64_t a = wb.addr + (uint64_t)wb.done * BUS_BYTES;
+    if (!t->fault) {
+      void *h = t->dram.host(t->dram.ctx, a, BUS_BYTES);
+      if (h) memcpy(h, wbuf, BUS_BYTES);
+    }
+    if (++wb.done == wb.beats) {
+      t->bq.push_back(t->cycle + t->opts.write_latency);
+      t->wq.pop_front();
+    }
+  }
+  if (b) t->bq.pop_front();
+  if (ar || r || aw || w || b) t->progress = t->cycle;
+  t->cycle++;
+}
+
+// ---------------------------------------------------------------- 3. Register access
+
+uint32_t reg_read(tsim *t, uint32_t addr) {
+  Vovta_top *m = t->top.get();
+  m->s_araddr_i = addr;
+  m->s_arvalid_i = 1;
+  m->s_rready_i = 0;
+  for (int i = 0; i < 16; i++) {
+    m->clk_i = 0;
+    m->eval();
+    bool hs = m->s_arready_o;
+    tick(t);
+    if (hs) break;
+  }
+  m->s_arvalid_i = 0;
+  m->s_rready_i = 1;
+  uint32_t v = 0;
+  for (int i = 0; i < 16; i++) {
+    m->clk_i = 0;
+    m->eval();
+    bool hs = m->s_rvalid_o;
+    v = m->s_rdata_o;
+    tick(t);
+    if (hs) break;
+  }
+  m->s_rready_i = 0;
+  return v;
+}
+
+void reg_write(tsim *t, uint32_t addr, uint32_t value) {
+  Vovta_top *m = t->top.get();
+  m->s_awaddr_i = addr;
+  m->s_wdata_i = value;
+  m->s_awvalid_i = 1;
+  m->s_wvalid_i = 1;
+  m->s_bready_i = 0;
+  for (int i = 0; i < 16; i++) {
+    m->clk_i = 0;
+    m->eval();
+    bool hs = m->s_awready_o;
+    tick(t);
+    if (hs) break;
+  }
+  m->s_awvalid_i = 0;
+  m->s_wvalid_i = 0;
+  m->s_bready_i = 1;
+  for (int i = 0; i < 16; i++) {
+    m->clk_i = 0;
+    m->eval();
+    bool hs = m->s_bvalid_o;
+    tick(t);
+    if (hs) break;
+  }
+  m->s_bready_i = 0;
+}
+
+uint64_t reg_read64(tsim *t, uint32_t addr) {
+  uint64_t lo = reg_read(t, addr);
+  return lo | (uint64_t)reg_read(t, addr + 4) << 32;
+}
+
+// ---------------------------------------------------------------- 4. Runs
+
+void msgf(tsim_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void msgf(tsim_result *res, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(res->msg, sizeof res->msg, fmt, ap);
+  va_end(ap);
+}
+
+const char *rule_name(unsigned r) {
+  static const char *const n[] = {"none", "unknown opcode", "reserved bit set",
+                                  "dependency bit naming no queue", "memory type not allowed",
+                                  "padding not allowed", "SRAM range beyond the buffer",
+                                  "uop range outside uop SRAM", "unknown alu_opcode",
+                                  "dst index out of range", "src index out of range",
+                                  "wgt index out of range", "DRAM address beyond the bus"};
+  return r < sizeof n / sizeof n[0] ? n[r] : "?";
+}
+
+// Describe every unit and queue: "fetch: ...; load: insn 3 waits for C2L token; ...".
+void describe(tsim *t, char *out, size_t cap) {
+  static const char *const mod[] = {"load", "compute", "store"};
+  static const char *const wq[] = {"prev token", "next token", "prev room", "next room"};
+  static const char *const qn[3][4] = {{"-", "C2L token", "-", "room in L2C"},
+                                       {"L2C token", "S2C token", "room in C2L", "room in C2S"},
+                                       {"C2S token", "-", "room in S2C", "-"}};
+  (void)wq;
+  size_t n = 0;
+  uint32_t f = reg_read(t, R_FETCH), retired = reg_read(t, R_RETIRED);
+  uint32_t tok = reg_read(t, R_TOKENS), cq = reg_read(t, R_CMDQ);
+  n += snprintf(out + n, cap - n, "fetch: %s%s, %u retired; tokens L2C=%u C2L=%u C2S=%u S2C=%u; "
+                "queued load=%u compute=%u store=%u",
+                (f & 1) ? "dispatched all" : "dispatching", (f & 4) ? " (stopped on error)" : "",
+                retired, tok & 255, tok >> 8 & 255, tok >> 16 & 255, tok >> 24,
+                cq & 1023, cq >> 10 & 1023, cq >> 20 & 1023);
+  for (int u = 0; u < 3 && n < cap; u++) {
+    uint32_t d = reg_read(t, R_DBG_LOAD + 8 * u), idx = reg_read(t, R_DBG_LOAD + 8 * u + 4);
+    bool busy = d >> 8 & 1, head = d >> 9 & 1, halted = d >> 10 & 1;
+    unsigned w = d >> 4 & 15;
+    n += snprintf(out + n, cap - n, "; %s: ", mod[u]);
+    if (halted) n += snprintf(out + n, cap - n, "halted at insn %u", idx);
+    else if (busy) n += snprintf(out + n, cap - n, "executing insn %u (state %u)", idx, d & 15);
+    else if (!head) n += snprintf(out + n, cap - n, "idle, queue empty");
+    else {
+      n += snprintf(out + n, cap - n, "insn %u waits for", idx);
+      for (int b = 3; b >= 0; b--)
+        if (w >> b & 1) n += snprintf(out + n, cap - n, " %s", qn[u][3 - b]);
+    }
+    if (n >= cap) n = cap - 1;
+  }
+}
+
+void read_counters(tsim *t, tsim_result *res) {
+  for (int c = 0; c < TSIM_NCNT; c++) res->counters[c] = reg_read64(t, R_CNT + 8 * c);
+  res->finishes = reg_read(t, R_FINISHES);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- 5. C API
+
+extern "C" {
+
+void tsim_get_info(tsim_info *out) {
+  memset(out, 0, sizeof *out);
+  out->api_version = TSIM_API_VERSION;
+  out->config = TSIM_CONFIG_NAME;
+  out->log_batch = TSIM_LOG_BATCH;
+  out->log_block = TSIM_LOG_BLOCK;
+  out->axi_data_bits = TSIM_AXI_DATA_BITS;
+  out->uop_depth = TSIM_UOP_DEPTH;
+  out->inp_depth = TSIM_INP_DEPTH;
+  out->wgt_depth = TSIM_WGT_DEPTH;
+  out->acc_depth = TSIM_ACC_DEPTH;
+#ifdef TSIM_TRACE
+  out->trace = 1;
+#endif
+}
+
+tsim *tsim_create(const tsim_dram *dram, const tsim_opts *opts, char *err, size_t err_len) {
+  if (!dram || !dram->inside || !dram->host) {
+    if (err) snprintf(err, err_len, "tsim_create: no DRAM callbacks");
+    return nullptr;
+  }
+  tsim *t = new (std::nothrow) tsim();
+  if (!t) {
+    if (err) snprintf(err, err_len, "tsim_create: out of memory");
+    return nullptr;
+  }
+  t->dram = *dram;
+  if (opts) t->opts = *opts;
+  if (!t->opts.read_latency) t->opts.read_latency = 32;
+  if (!t->opts.write_latency) t->opts.write_latency = 16;
+  if (!t->opts.beats_per_cycle_x16) t->opts.beats_per_cycle_x16 = 16;
+  if (!t->opts.watchdog_cycles) t->opts.watchdog_cycles = 1000000;
+  t->ctx.reset(new VerilatedContext);
+  t->ctx->fatalOnError(false);
+  t->top.reset(new Vovta_top(t->ctx.get(), "ovta"));
+  if (t->opts.fst_path) {
+#ifdef TSIM_TRACE
+    t->ctx->traceEverOn(true);
+    t->fst.reset(new VerilatedFstC);
+    t->top->trace(t->fst.get(), 99);
+    t->fst->open(t->opts.fst_path);
+#else
+    if (err) snprintf(err, err_len, "tsim_create: this model was built without FST tracing "
+                      "(use the -trace build, hw/sim/tsim.mk)");
+    delete t;
+    return nullptr;
+#endif
+  }
+  Vovta_top *m = t->top.get();
+  m->rst_ni = 0;
+  for (int i = 0; i < 4; i++) tick(t);
+  m->rst_ni = 1;
+  for (int i = 0; i < 2; i++) tick(t);
+  return t;
+}
+
+void tsim_destroy(tsim *t) {
+  if (!t) return;
+  t->top->final();
+#ifdef TSIM_TRACE
+  if (t->fst) t->fst->close();
+#endif
+  delete t;
+}
+
+uint32_t tsim_reg_read(tsim *t, uint32_t addr) { return reg_read(t, addr); }
+void tsim_reg_write(tsim *t, uint32_t addr, uint32_t value) { reg_write(t, addr, value); }
+
+tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_cycles,
+                     uint32_t timeout_ms, tsim_result *res) {
+  auto now_ms = [] {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+  };
+  uint64_t t0 = now_ms();
+  memset(res, 0, sizeof *res);
+  res->insn_index = -1;
+  if (insn_addr % 16 || insn_addr + 16ull * count > (1ull << 32)) {
+    res->status = TSIM_EARG;
+    msgf(res, "instruction stream at 0x%llx (%u instructions) is not 16-byte aligned or beyond "
+         "the 32-bit bus", (unsigned long long)insn_addr, count);
+    return res->status;
+  }
+  // soft reset: clears queues, FSMs and counters; SRAM contents persist
+  reg_write(t, R_CTRL, 2);
+  for (int i = 0; i < 4; i++) tick(t);
+  t->rq.clear();
+  t->wq.clear();
+  t->bq.clear();
+  t->fault = false;
+  uint64_t c0 = t->cycle;
+  reg_write(t, R_INSN_ADDR, (uint32_t)insn_addr);
+  reg_write(t, R_INSN_COUNT, count);
+  reg_write(t, R_CTRL, 1);
+  t->progress = t->cycle;
+  uint32_t last_retired = 0;
+  uint64_t last_uops = 0;
+  for (;;) {
+    for (int i = 0; i < 200 && !t->fault; i++) tick(t);
+    if (g_fatal) {
+      res->status = TSIM_EARG;
+      msgf(res, "the model stopped on an assertion (see stderr)");
+      return res->status;
+    }
+    if (t->fault) {
+      // stop at the first DRAM fault: name the instruction of the unit that issued it
+      static const char *const unit[] = {"fetch", "load", "compute"};
+      unsigned u = t->fault_write ? 3 : t->fault_id;
+      res->status = TSIM_EDRAM;
+      res->unit = u;
+      if (u == 0) {
+        msgf(res, "instruction stream: DRAM bytes [0x%llx, 0x%llx) are not inside one allocated "
+             "buffer", (unsigned long long)t->fault_addr,
+             (unsigned long long)(t->fault_addr + t->fault_len));
+      } else {
+        uint32_t idx = reg_read(t, R_DBG_LOAD + 8 * (u - 1) + 4);
+        res->insn_index = idx;
+        msgf(res, "instruction %u (%s): DRAM bytes [0x%llx, 0x%llx) are not inside one "
+             "allocated buffer", idx, u == 3 ? "store" : unit[u],
+             (unsigned long long)t->fault_addr,
+             (unsigned long long)(t->fault_addr + t->fault_len));
+      }
+      read_counters(t, res);
+      res->sim_cycles = t->cycle - c0;
+      return res->status;
+    }
+    uint32_t ctrl = reg_read(t, R_CTRL);
+    if (ctrl & 2) break;
+    uint32_t retired = reg_read(t, R_RETIRED);
+    uint64_t uops = reg_read(t, R_CNT + 8 * TSIM_CNT_GEMM_UOPS) +
+                    (uint64_t)reg_read(t, R_CNT + 8 * TSIM_CNT_ALU_UOPS);
+    if (retired != last_retired || uops != last_uops) t->progress = t->cycle;
+    last_retired = retired;
+    last_uops = uops;
+    bool hung = t->cycle - t->progress > t->opts.watchdog_cycles;
+    bool late = timeout_ms && now_ms() - t0 > timeout_ms;
+    if (hung || late || (max_cycles && t->cycle - c0 > max_cycles)) {
+      char d[600];
+      describe(t, d, sizeof d);
+      res->status = TSIM_ETIMEOUT;
+      msgf(res, "%s after %llu cycles: %s", hung ? "watchdog: no progress" : late ? "wall-time limit reached" : "cycle limit reached",
+           (unsigned long long)(t->cycle - c0), d);
+      read_counters(t, res);
+      res->sim_cycles = t->cycle - c0;
+      return res->status;
+    }
+  }
+  uint32_t st = reg_read(t, R_STATUS);
+  unsigned code = st & 15, rule = st >> 4 & 15, unit = st >> 10 & 3;
+  uint32_t idx = reg_read(t, R_ERR_INDEX);
+  read_counters(t, res);
+  res->rule = rule;
+  res->unit = unit;
+  static const char *const uname[] = {"fetch", "load", "compute", "store"};
+  switch (code) {
+  case 0:
+    res->status = TSIM_OK;
+    msgf(res, "done");
+    break;
+  case 1:
+    res->status = TSIM_EINSN;
+    res->insn_index = idx;
+    msgf(res, "instruction %u: invalid (%s; detected by %s)", idx, rule_name(rule), uname[unit]);
+    break;
+  case 2: {
+    char d[600];
+    describe(t, d, sizeof d);
+    res->status = TSIM_EDEADLOCK;
+    msgf(res, "deadlock: %s", d);
+    break;
+  }
+  case 3:
+    res->status = TSIM_ENOFINISH;
+    msgf(res, "all %u instructions retired without a FINISH", count);
+    break;
+  default:
+    res->status = TSIM_EDRAM;
+    res->insn_index = idx;
+    msgf(res, "instruction %u (%s): %s", idx, uname[unit], rule_name(rule));
+    break;
+  }
+  res->sim_cycles = t->cycle - c0;
+  return res->status;
+}
+
+}  // extern "C"

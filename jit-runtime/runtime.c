@@ -1,0 +1,490 @@
+/* runtime.c: the command queue: stream building, 2D loads/stores, dependency tokens,
+ * synchronize and auto flush, counters and debug dumps (ovta_runtime.h sections 1, 2, 5, 6). */
+#include "rt_internal.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const stage_names[3] = {"load", "compute", "store"};
+static const char *const queue_names[RT_Q_COUNT] = {"load->compute", "compute->load",
+                                                    "compute->store", "store->compute"};
+
+/* ---------------------------------------------------------------- 1. Queues */
+
+/* OVTA_RT_DEBUG: unset, "" or "0": off; a number: OVTA_RT_DEBUG_* bits; anything else: all.
+ * OVTA_RT_DEBUG_FILE: dump to that file instead of stderr. */
+static unsigned env_debug(void) {
+  const char *s = getenv("OVTA_RT_DEBUG");
+  if (!s || !*s) return 0;
+  char *end;
+  unsigned long v = strtoul(s, &end, 0);
+  if (*end) return OVTA_RT_DEBUG_INSNS | OVTA_RT_DEBUG_UOPS;
+  return (unsigned)v & (OVTA_RT_DEBUG_INSNS | OVTA_RT_DEBUG_UOPS);
+}
+
+int ovta_rt_set_debug(ovta_rt *rt, unsigned debug, const char *path, ovta_error *err) {
+  if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "ovta_rt_set_debug: no command queue");
+  FILE *f = stderr;
+  bool owned = false;
+  if (debug && path && *path) {
+    f = fopen(path, "a");
+    if (!f) return OVTA_FAIL(err, OVTA_EIO, "ovta_rt_set_debug: cannot open '%s' for the debug dump", path);
+    owned = true;
+  }
+  if (rt->dbg_owned) fclose(rt->dbg);
+  rt->debug = debug;
+  rt->dbg = f;
+  rt->dbg_owned = owned;
+  return OVTA_OK;
+}
+
+int ovta_rt_create(ovta_dev *dev, const ovta_rt_opts *opts, ovta_rt **out, ovta_error *err) {
+  if (!out) return OVTA_FAIL(err, OVTA_EINVAL, "ovta_rt_create: no output pointer");
+  *out = NULL;
+  if (!dev) return OVTA_FAIL(err, OVTA_EINVAL, "ovta_rt_create: no device");
+  ovta_rt *rt = calloc(1, sizeof *rt);
+  if (!rt) return OVTA_FAIL(err, OVTA_ENOMEM, "ovta_rt_create: out of memory");
+  rt->dev = dev;
+  rt->cfg = ovta_dev_config(dev);
+  rt->isa = ovta_dev_isa(dev);
+  if (opts) rt->opts = *opts;
+  if (rt->opts.max_insns == 0) rt->opts.max_insns = 65536;
+  rt->opts.debug_path = NULL; /* not kept: the caller owns the string */
+  for (int m = 0; m < 3; m++) rt->last[m] = -1;
+  rt->dbg = stderr;
+  rt->uop_owner = malloc(sizeof *rt->uop_owner * (size_t)rt->cfg->uop_depth);
+  if (!rt->uop_owner) {
+    free(rt);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "ovta_rt_create: out of memory");
+  }
+  for (int i = 0; i < rt->cfg->uop_depth; i++) rt->uop_owner[i] = -1;
+  unsigned debug = (opts ? opts->debug : 0) | env_debug();
+  const char *path = opts && opts->debug_path ? opts->debug_path : getenv("OVTA_RT_DEBUG_FILE");
+  int rc = ovta_rt_set_debug(rt, debug, path, err);
+  if (rc) {
+    ovta_rt_destroy(rt);
+    return rc;
+  }
+  *out = rt;
+  return OVTA_OK;
+}
+
+void ovta_rt_destroy(ovta_rt *rt) {
+  if (!rt) return;
+  rt_kernels_free(rt);
+  if (rt->insn_buf) ovta_buf_free(rt->insn_buf);
+  if (rt->dbg_owned) fclose(rt->dbg);
+  free(rt->insns);
+  free(rt->stage);
+  free(rt->uop_owner);
+  free(rt);
+}
+
+ovta_dev *ovta_rt_dev(const ovta_rt *rt) { return rt ? rt->dev : NULL; }
+void ovta_rt_stats_get(const ovta_rt *rt, ovta_rt_stats *out) {
+  if (!out) return;
+  if (rt) *out = rt->stats;
+  else memset(out, 0, sizeof *out);
+}
+void ovta_rt_stats_reset(ovta_rt *rt) {
+  if (rt) memset(&rt->stats, 0, sizeof rt->stats);
+}
+uint32_t ovta_rt_pending_insns(const ovta_rt *rt) { return rt ? rt->n_insns : 0; }
+const ovta_insn *ovta_rt_stream(const ovta_rt *rt, uint32_t *n) {
+  if (n) *n = rt ? rt->n_insns : 0;
+  return rt ? rt->insns : NULL;
+}
+
+char *ovta_rt_stats_to_json(const ovta_rt_stats *s) {
+  if (!s) return NULL;
+  char *buf = malloc(1024);
+  if (!buf) return NULL;
+  snprintf(buf, 1024,
+           "{\"insns\": %" PRIu64 ", \"load\": %" PRIu64 ", \"store\": %" PRIu64 ", \"gemm\": %" PRIu64
+           ", \"finish\": %" PRIu64 ", \"alu\": %" PRIu64 ", \"sync_insns\": %" PRIu64 ", \"runs\": %" PRIu64
+           ", \"auto_flushes\": %" PRIu64 ", \"kernels_recorded\": %" PRIu64 ", \"uops_recorded\": %" PRIu64
+           ", \"kernel_loads\": %" PRIu64 ", \"kernel_hits\": %" PRIu64 ", \"evictions\": %" PRIu64
+           ", \"uop_bytes\": %" PRIu64 "}",
+           s->insns, s->insns_op[OVTA_OP_LOAD], s->insns_op[OVTA_OP_STORE], s->insns_op[OVTA_OP_GEMM],
+           s->insns_op[OVTA_OP_FINISH], s->insns_op[OVTA_OP_ALU], s->sync_insns, s->runs, s->auto_flushes,
+           s->kernels_recorded, s->uops_recorded, s->kernel_loads, s->kernel_hits, s->evictions, s->uop_bytes);
+  return buf;
+}
+
+/* Text form of one instruction: the assembler's (isa/disasm.c, isa/ASM.md). */
+void rt_format_insn(const ovta_insn *in, char *buf, size_t cap) { ovta_insn_format(in, NULL, buf, cap); }
+
+/* ---------------------------------------------------------------- emission */
+
+/* Module of an instruction (isa/ISA.md, "Machine"): STORE to store; LOAD of INP or WGT to load;
+ * everything else (LOAD of UOP or ACC, GEMM, ALU, FINISH) to compute. */
+ovta_rt_stage rt_stage_of(const ovta_insn *in) {
+  if (in->opcode == OVTA_OP_STORE) return OVTA_RT_STORE;
+  if (in->opcode == OVTA_OP_LOAD && (in->memory_type == OVTA_MEM_INP || in->memory_type == OVTA_MEM_WGT))
+    return OVTA_RT_LOAD;
+  return OVTA_RT_COMPUTE;
+}
+
+ovta_rt_stage ovta_rt_load_stage(ovta_mem_type type) {
+  return (type == OVTA_MEM_INP || type == OVTA_MEM_WGT) ? OVTA_RT_LOAD : OVTA_RT_COMPUTE;
+}
+
+static int grow_stream(ovta_rt *rt, ovta_error *err) {
+  if (rt->n_insns < rt->cap_insns) return OVTA_OK;
+  uint32_t cap = rt->cap_insns ? rt->cap_insns * 2 : 256;
+  ovta_insn *ni = realloc(rt->insns, sizeof *ni * cap);
+  if (!ni) return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory for %u instructions", cap);
+  rt->insns = ni;
+  uint8_t *ns = realloc(rt->stage, cap);
+  if (!ns) return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory for %u instructions", cap);
+  rt->stage = ns;
+  rt->cap_insns = cap;
+  return OVTA_OK;
+}
+
+int rt_emit(ovta_rt *rt, ovta_insn *in, const char *what, ovta_error *err) {
+  ovta_rt_stage m = rt_stage_of(in);
+  if (rt->pend_pop_prev[m]) in->pop_prev = 1;
+  if (rt->pend_pop_next[m]) in->pop_next = 1;
+  ovta_insn_bits bits;
+  int rc = ovta_insn_encode(rt->isa, in, &bits, err);
+  if (!rc) rc = ovta_insn_check(rt->isa, in, (long)rt->n_insns, err);
+  if (!rc) rc = grow_stream(rt, err);
+  if (rc) {
+    if (rc == OVTA_ENOMEM) return rc;
+    ovta_error_wrap(err, "%s", what);
+    if (err) err->code = OVTA_EINVAL;
+    return OVTA_EINVAL;
+  }
+  rt->pend_pop_prev[m] = rt->pend_pop_next[m] = false;
+  rt->insns[rt->n_insns] = *in;
+  rt->stage[rt->n_insns] = (uint8_t)m;
+  rt->last[m] = (long)rt->n_insns;
+  rt->n_insns++;
+  rt->stats.insns++;
+  rt->stats.insns_op[in->opcode]++;
+  return OVTA_OK;
+}
+
+/* A token-only instruction on module m (x_size = 0 moves nothing, isa/ISA.md "LOAD"/"STORE"):
+ * LOAD INP for load, LOAD UOP for compute, STORE OUT for store. */
+static int emit_sync(ovta_rt *rt, ovta_rt_stage m, bool push_prev, bool push_next, ovta_error *err) {
+  ovta_insn in = {0};
+  in.opcode = m == OVTA_RT_STORE ? OVTA_OP_STORE : OVTA_OP_LOAD;
+  in.memory_type = m == OVTA_RT_LOAD ? OVTA_MEM_INP : m == OVTA_RT_COMPUTE ? OVTA_MEM_UOP : OVTA_MEM_OUT;
+  in.push_prev = push_prev;
+  in.push_next = push_next;
+  int rc = rt_emit(rt, &in, "runtime sync", err);
+  if (!rc) rt->stats.sync_insns++;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- 5. Dependencies */
+
+/* The queue a token from `from` to `to` travels in; -1 when they are not neighbours. */
+static int queue_of(int from, int to) {
+  if (from == OVTA_RT_LOAD && to == OVTA_RT_COMPUTE) return RT_Q_L2C;
+  if (from == OVTA_RT_COMPUTE && to == OVTA_RT_LOAD) return RT_Q_C2L;
+  if (from == OVTA_RT_COMPUTE && to == OVTA_RT_STORE) return RT_Q_C2S;
+  if (from == OVTA_RT_STORE && to == OVTA_RT_COMPUTE) return RT_Q_S2C;
+  return -1;
+}
+static const int queue_from[RT_Q_COUNT] = {OVTA_RT_LOAD, OVTA_RT_COMPUTE, OVTA_RT_COMPUTE, OVTA_RT_STORE};
+static const int queue_to[RT_Q_COUNT] = {OVTA_RT_COMPUTE, OVTA_RT_LOAD, OVTA_RT_STORE, OVTA_RT_COMPUTE};
+
+/* Push rule: the token is given by module `from` through push_next when `to` is above it
+ * (to > from), else push_prev. It goes onto from's last instruction when that instruction is
+ * in this stream, does not already push into that queue, and no pop is pending on `from`
+ * (a pending pop must come first); otherwise onto a new sync on `from`. */
+static int req_push(ovta_rt *rt, int from, int to, ovta_error *err) {
+  int q = queue_of(from, to);
+  bool next = to > from;
+  long li = rt->last[from];
+  if (li >= 0 && !rt->pend_pop_prev[from] && !rt->pend_pop_next[from]) {
+    ovta_insn *l = &rt->insns[li];
+    uint32_t *bit = next ? &l->push_next : &l->push_prev;
+    if (!*bit) {
+      *bit = 1;
+      rt->pushed[q]++;
+      return OVTA_OK;
+    }
+  }
+  int rc = emit_sync(rt, (ovta_rt_stage)from, !next, next, err);
+  if (!rc) rt->pushed[q]++;
+  return rc;
+}
+
+/* Pop rule: module `to` takes the token through pop_prev when `from` is below it (from < to),
+ * else pop_next, on its next instruction. A second pop of the same queue before that
+ * instruction first flushes the pending one onto a sync. */
+static int req_pop(ovta_rt *rt, int from, int to, ovta_error *err) {
+  int q = queue_of(from, to);
+  bool *pend = from < to ? &rt->pend_pop_prev[to] : &rt->pend_pop_next[to];
+  if (*pend) {
+    int rc = emit_sync(rt, (ovta_rt_stage)to, false, false, err);
+    if (rc) return rc;
+  }
+  *pend = true;
+  rt->popped[q]++;
+  return OVTA_OK;
+}
+
+static int check_stages(const char *fn, int from, int to, ovta_error *err) {
+  if (from < 0 || from > 2 || to < 0 || to > 2)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%d, %d): a stage is not OVTA_RT_LOAD, OVTA_RT_COMPUTE or OVTA_RT_STORE",
+                     fn, from, to);
+  if (queue_of(from, to) < 0)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s, %s): no dependency queue joins these modules (only load<->compute "
+                     "and compute<->store)", fn, stage_names[from], stage_names[to]);
+  return OVTA_OK;
+}
+
+int ovta_rt_dep_push(ovta_rt *rt, ovta_rt_stage from, ovta_rt_stage to, ovta_error *err) {
+  if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "ovta_rt_dep_push: no command queue");
+  int rc = check_stages("ovta_rt_dep_push", (int)from, (int)to, err);
+  if (!rc) rc = rt_maybe_flush(rt, err);
+  if (!rc) rc = req_push(rt, (int)from, (int)to, err);
+  return rc;
+}
+
+int ovta_rt_dep_pop(ovta_rt *rt, ovta_rt_stage from, ovta_rt_stage to, ovta_error *err) {
+  if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "ovta_rt_dep_pop: no command queue");
+  int rc = check_stages("ovta_rt_dep_pop", (int)from, (int)to, err);
+  if (rc) return rc;
+  int q = queue_of((int)from, (int)to);
+  if (rt->popped[q] >= rt->pushed[q])
+    return OVTA_FAIL(err, OVTA_EINVAL,
+                     "ovta_rt_dep_pop(%s, %s): unbalanced pop: the %s queue has no token (%" PRIu64
+                     " pushed, %" PRIu64 " popped since the last synchronize); call ovta_rt_dep_push(%s, %s) first",
+                     stage_names[from], stage_names[to], queue_names[q], rt->pushed[q], rt->popped[q],
+                     stage_names[from], stage_names[to]);
+  rc = rt_maybe_flush(rt, err);
+  if (!rc) rc = req_pop(rt, (int)from, (int)to, err);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- 2. Memory */
+
+static const char *mt_name(uint32_t t) {
+  const char *s = ovta_mem_type_name(t);
+  return s ? s : "?";
+}
+
+/* The DRAM side of a 2D transfer: row r at element elem_offset + r*x_stride of buf, x_size
+ * elements; all rows inside buf, and the element address fits the 32-bit dram_base field. */
+static int dram_range(ovta_rt *rt, const char *fn, uint32_t type, ovta_buf *buf, uint64_t elem_offset,
+                      uint32_t x_size, uint32_t y_size, uint32_t x_stride, uint32_t *dram_base, ovta_error *err) {
+  uint64_t eb = (uint64_t)ovta_elem_bytes(rt->cfg, type);
+  if (!buf) return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): no DMA buffer", fn, mt_name(type));
+  if (buf->dev != rt->dev)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): the buffer belongs to another device", fn, mt_name(type));
+  if (buf->phys % eb)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): buffer address 0x%" PRIx64 " is not aligned to the %" PRIu64
+                     "-byte element", fn, mt_name(type), buf->phys, eb);
+  uint64_t first = buf->phys / eb + elem_offset;
+  if (x_size && y_size) {
+    uint64_t end = elem_offset + (uint64_t)(y_size - 1) * x_stride + x_size; /* elements */
+    if (elem_offset > buf->size || end > buf->size / eb)
+      return OVTA_FAIL(err, OVTA_EINVAL,
+                       "%s(%s): rows reach element %" PRIu64 " (offset %" PRIu64 ", %u rows of %u, stride %u) but "
+                       "the buffer holds %zu elements of %" PRIu64 " bytes",
+                       fn, mt_name(type), end, elem_offset, y_size, x_size, x_stride, (size_t)(buf->size / eb), eb);
+  }
+  if (first > UINT32_MAX)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): element address %" PRIu64 " does not fit the 32-bit dram_base", fn,
+                     mt_name(type), first);
+  *dram_base = (uint32_t)first;
+  return OVTA_OK;
+}
+
+static int check_u16(const char *fn, uint32_t type, const char *name, uint32_t v, ovta_error *err) {
+  if (v > 0xffff)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): %s = %u does not fit 16 bits", fn, mt_name(type), name, v);
+  return OVTA_OK;
+}
+
+/* LOAD (isa/ISA.md): W = x_pad_0 + x_size + x_pad_1; SRAM [sram_base, sram_base + (y_pad_0 +
+ * y_size + y_pad_1) * W) is written; padding only for INP and ACC; x_size = 0 is a sync. */
+int ovta_rt_load_2d(ovta_rt *rt, ovta_mem_type type, uint32_t sram_base, ovta_buf *buf, uint64_t elem_offset,
+                    uint32_t x_size, uint32_t y_size, uint32_t x_stride, const ovta_rt_pad *pad, ovta_error *err) {
+  const char *fn = "ovta_rt_load_2d";
+  if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "%s: no command queue", fn);
+  if (type != OVTA_MEM_UOP && type != OVTA_MEM_WGT && type != OVTA_MEM_INP && type != OVTA_MEM_ACC)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s: memory type %d cannot be loaded (only UOP, WGT, INP, ACC)", fn, (int)type);
+  ovta_rt_pad p = pad ? *pad : (ovta_rt_pad){0, 0, 0, 0};
+  bool padded = p.x0 || p.x1 || p.y0 || p.y1;
+  if (padded && type != OVTA_MEM_INP && type != OVTA_MEM_ACC)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): padding is allowed only for INP and ACC loads", fn, mt_name(type));
+  if (p.x0 > 15 || p.x1 > 15 || p.y0 > 15 || p.y1 > 15)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): padding (x0 %u, y0 %u, x1 %u, y1 %u) beyond 15", fn, mt_name(type),
+                     p.x0, p.y0, p.x1, p.y1);
+  int rc = check_u16(fn, type, "x_size", x_size, err);
+  if (!rc) rc = check_u16(fn, type, "y_size", y_size, err);
+  if (!rc) rc = check_u16(fn, type, "x_stride", x_stride, err);
+  if (rc) return rc;
+  uint32_t dram_base = 0;
+  if (x_size) {
+    uint64_t w = (uint64_t)p.x0 + x_size + p.x1;
+    uint64_t end = (uint64_t)sram_base + ((uint64_t)p.y0 + y_size + p.y1) * w;
+    uint64_t depth = (uint64_t)ovta_sram_depth(rt->cfg, type);
+    if (end > depth)
+      return OVTA_FAIL(err, OVTA_EINVAL, "%s(%s): SRAM range [%u, %" PRIu64 ") is beyond the %s buffer of %" PRIu64
+                       " elements", fn, mt_name(type), sram_base, end, mt_name(type), depth);
+    rc = dram_range(rt, fn, type, buf, elem_offset, x_size, y_size, x_stride, &dram_base, err);
+    if (rc) return rc;
+  }
+  rc = rt_maybe_flush(rt, err);
+  if (rc) return rc;
+  ovta_insn in = {0};
+  in.opcode = OVTA_OP_LOAD;
+  in.memory_type = type;
+  in.sram_base = sram_base;
+  in.dram_base = dram_base;
+  in.x_size = x_size;
+  in.y_size = y_size;
+  in.x_stride = x_stride;
+  in.x_pad_0 = p.x0;
+  in.x_pad_1 = p.x1;
+  in.y_pad_0 = p.y0;
+  in.y_pad_1 = p.y1;
+  return rt_emit(rt, &in, fn, err);
+}
+
+/* STORE: SRAM [sram_base, sram_base + y_size * x_size) of OUT to DRAM rows; x_size = 0 is a sync. */
+int ovta_rt_store_2d(ovta_rt *rt, ovta_mem_type type, uint32_t sram_base, ovta_buf *buf, uint64_t elem_offset,
+                     uint32_t x_size, uint32_t y_size, uint32_t x_stride, ovta_error *err) {
+  const char *fn = "ovta_rt_store_2d";
+  if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "%s: no command queue", fn);
+  if (type != OVTA_MEM_OUT)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s: memory type %d cannot be stored (only OUT)", fn, (int)type);
+  int rc = check_u16(fn, type, "x_size", x_size, err);
+  if (!rc) rc = check_u16(fn, type, "y_size", y_size, err);
+  if (!rc) rc = check_u16(fn, type, "x_stride", x_stride, err);
+  if (rc) return rc;
+  uint32_t dram_base = 0;
+  if (x_size) {
+    uint64_t end = (uint64_t)sram_base + (uint64_t)y_size * x_size;
+    uint64_t depth = (uint64_t)rt->cfg->out_depth;
+    if (end > depth)
+      return OVTA_FAIL(err, OVTA_EINVAL, "%s(OUT): SRAM range [%u, %" PRIu64 ") is beyond the OUT buffer of %" PRIu64
+                       " elements", fn, sram_base, end, depth);
+    rc = dram_range(rt, fn, type, buf, elem_offset, x_size, y_size, x_stride, &dram_base, err);
+    if (rc) return rc;
+  }
+  rc = rt_maybe_flush(rt, err);
+  if (rc) return rc;
+  ovta_insn in = {0};
+  in.opcode = OVTA_OP_STORE;
+  in.memory_type = OVTA_MEM_OUT;
+  in.sram_base = sram_base;
+  in.dram_base = dram_base;
+  in.x_size = x_size;
+  in.y_size = y_size;
+  in.x_stride = x_stride;
+  return rt_emit(rt, &in, fn, err);
+}
+
+/* ---------------------------------------------------------------- 6. Running */
+
+static void reset_stream(ovta_rt *rt) {
+  rt->n_insns = 0;
+  for (int m = 0; m < 3; m++) {
+    rt->last[m] = -1;
+    rt->pend_pop_prev[m] = rt->pend_pop_next[m] = false;
+  }
+  memset(rt->pushed, 0, sizeof rt->pushed);
+  memset(rt->popped, 0, sizeof rt->popped);
+}
+
+static void dump_stream(ovta_rt *rt, bool auto_flush) {
+  FILE *f = rt->dbg;
+  fprintf(f, "# ovta-rt run %" PRIu64 "%s: %u instructions at 0x%" PRIx64 " (backend %s)\n.config %s\n",
+          rt->stats.runs + 1, auto_flush ? " (auto flush)" : "", rt->n_insns, rt->insn_buf->phys,
+          ovta_dev_backend(rt->dev), rt->cfg->name);
+  char line[512];
+  for (uint32_t i = 0; i < rt->n_insns; i++) {
+    rt_format_insn(&rt->insns[i], line, sizeof line);
+    fprintf(f, "%s    # %u %s\n", line, i, stage_names[rt->stage[i]]);
+  }
+  fflush(f);
+}
+
+/* Run the stream (synchronize or auto flush):
+ *   1. pending pops go onto syncs; 2. every token still in a queue is taken by a sync on its
+ *   receiver (drained); 3. the load and store modules each push a last token to compute, which
+ *   FINISH pops (so FINISH retires after everything); 4. encode into the DMA buffer and run.
+ * With carry (auto flush), the tokens drained in 2 are pushed again by syncs at the start of the
+ * next stream, so pops issued after the split still find them. */
+static int run_stream(ovta_rt *rt, bool carry, uint32_t timeout_ms, ovta_error *err) {
+  int rc = OVTA_OK;
+  uint64_t outstanding[RT_Q_COUNT] = {0};
+  rt->flushing = true;
+  for (int m = 0; m < 3 && !rc; m++)
+    if (rt->pend_pop_prev[m] || rt->pend_pop_next[m]) rc = emit_sync(rt, (ovta_rt_stage)m, false, false, err);
+  for (int q = 0; q < RT_Q_COUNT && !rc; q++) {
+    outstanding[q] = rt->pushed[q] - rt->popped[q];
+    for (uint64_t i = 0; i < outstanding[q] && !rc; i++) {
+      rc = req_pop(rt, queue_from[q], queue_to[q], err);
+      if (!rc) rc = emit_sync(rt, (ovta_rt_stage)queue_to[q], false, false, err);
+    }
+  }
+  if (!rc) rc = req_push(rt, OVTA_RT_LOAD, OVTA_RT_COMPUTE, err);
+  if (!rc) rc = req_push(rt, OVTA_RT_STORE, OVTA_RT_COMPUTE, err);
+  if (!rc) rc = req_pop(rt, OVTA_RT_LOAD, OVTA_RT_COMPUTE, err);
+  if (!rc) rc = req_pop(rt, OVTA_RT_STORE, OVTA_RT_COMPUTE, err);
+  if (!rc) {
+    ovta_insn fin = {0};
+    fin.opcode = OVTA_OP_FINISH;
+    rc = rt_emit(rt, &fin, "runtime FINISH", err);
+  }
+  /* the instruction DMA buffer */
+  size_t bytes = (size_t)rt->n_insns * 16;
+  if (!rc && (!rt->insn_buf || rt->insn_buf->size < bytes)) {
+    size_t want = rt->insn_buf ? rt->insn_buf->size : 4096;
+    while (want < bytes) want *= 2;
+    if (rt->insn_buf) ovta_buf_free(rt->insn_buf);
+    rt->insn_buf = NULL;
+    rc = ovta_buf_alloc(rt->dev, want, &rt->insn_buf, err);
+    if (rc) ovta_error_wrap(err, "runtime: instruction buffer of %zu bytes", want);
+  }
+  for (uint32_t i = 0; i < rt->n_insns && !rc; i++) {
+    ovta_insn_bits b;
+    if (ovta_insn_encode(rt->isa, &rt->insns[i], &b, err)) unreachable(); /* checked by rt_emit */
+    ovta_insn_bits_store(&b, (uint8_t *)rt->insn_buf->host + (size_t)i * 16);
+  }
+  if (!rc) rc = ovta_buf_flush(rt->insn_buf, 0, bytes, err);
+  if (!rc) {
+    if (rt->debug & OVTA_RT_DEBUG_INSNS) dump_stream(rt, carry);
+    uint32_t n = rt->n_insns;
+    rt->stats.runs++;
+    if (carry) rt->stats.auto_flushes++;
+    rc = ovta_dev_run(rt->dev, rt->insn_buf->phys, n, timeout_ms, err);
+    if (rc) {
+      ovta_error_wrap(err, "runtime run %" PRIu64 "%s (%u instructions)", rt->stats.runs,
+                      carry ? " (auto flush)" : "", n);
+      rt_uop_invalidate(rt);
+    }
+  }
+  reset_stream(rt);
+  if (!rc && carry)
+    for (int q = 0; q < RT_Q_COUNT && !rc; q++)
+      for (uint64_t i = 0; i < outstanding[q] && !rc; i++) rc = req_push(rt, queue_from[q], queue_to[q], err);
+  rt->flushing = false;
+  return rc;
+}
+
+int rt_maybe_flush(ovta_rt *rt, ovta_error *err) {
+  if (rt->flushing || rt->n_insns < rt->opts.max_insns) return OVTA_OK;
+  return run_stream(rt, true, rt->opts.timeout_ms, err);
+}
+
+int ovta_rt_synchronize(ovta_rt *rt, uint32_t timeout_ms, ovta_error *err) {
+  if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "ovta_rt_synchronize: no command queue");
+  if (rt->n_insns == 0 && !rt->pend_pop_prev[OVTA_RT_COMPUTE] && !rt->pend_pop_next[OVTA_RT_COMPUTE] &&
+      !rt->pend_pop_next[OVTA_RT_LOAD] && !rt->pend_pop_prev[OVTA_RT_STORE]) {
+    reset_stream(rt);
+    return OVTA_OK;
+  }
+  return run_stream(rt, false, timeout_ms, err);
+}

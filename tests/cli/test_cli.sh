@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# CLI tests of build/ovta: --help for every subcommand, asm -> disasm -> asm round trip, bad input
+# gives exactly one "ovta: error:" line and a non-zero exit, and `ovta sim` on small programs
+# whose dumped DRAM is compared with results computed by hand (in the comments below).
+# Usage: tests/cli/test_cli.sh [PATH/TO/ovta]   (default build/ovta). Prints cmocka-style lines.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+OVTA=${1:-build/ovta}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+D=tests/cli
+passed=0
+failed=0
+failed_names=()
+
+echo "[==========] Running ovta CLI tests."
+# run NAME: $out, $err, $rc hold the last command's stdout, stderr, exit status.
+run() {
+  "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  out=$(cat "$T/out")
+  err=$(cat "$T/err")
+}
+ok() { echo "[       OK ] $1"; passed=$((passed + 1)); }
+bad() {
+  echo "[  FAILED  ] $1: $2"
+  echo "  stdout: $(head -c 600 "$T/out")"
+  echo "  stderr: $(head -c 600 "$T/err")"
+  failed=$((failed + 1))
+  failed_names+=("$1")
+}
+# expect_error NAME MESSAGE CMD...: exit non-zero, exactly one line with "error:", the first
+# stderr line is exactly "ovta: error: MESSAGE" (MESSAGE may end in * to match a prefix).
+expect_error() {
+  local name=$1 msg=$2
+  shift 2
+  run "$@"
+  local first n
+  first=$(head -n1 "$T/err")
+  n=$(grep -c 'error:' "$T/err")
+  if [ $rc -eq 0 ]; then bad "$name" "exit status 0"
+  elif [ "$n" -ne 1 ]; then bad "$name" "$n error lines"
+  elif [[ "$first" != "ovta: error: "$msg ]]; then bad "$name" "first line '$first', expected 'ovta: error: $msg'"
+  else ok "$name"; fi
+}
+
+# ---- help and version
+run "$OVTA" --help
+if [ $rc -eq 0 ] && grep -q '^usage: ovta' "$T/out" && grep -q '^  sim ' "$T/out"; then ok "help"; else bad "help" "no usage"; fi
+run "$OVTA" --version
+if [ $rc -eq 0 ] && [[ "$out" =~ ^ovta\ [0-9]+\.[0-9]+\.[0-9]+$ ]]; then ok "version"; else bad "version" "'$out'"; fi
+for c in asm disasm sim config; do
+  run "$OVTA" "$c" --help
+  if [ $rc -eq 0 ] && grep -q "^usage: ovta $c" "$T/out" && [ -z "$err" ]; then ok "help $c"; else bad "help $c" "no usage"; fi
+done
+
+# ---- asm -> disasm -> asm round trip (bit-exact), and the line form
+run "$OVTA" asm $D/gemm.s -o "$T/g.bin"
+size=$(stat -c %s "$T/g.bin" 2>/dev/null || echo 0)
+if [ $rc -eq 0 ] && [ "$size" -eq 112 ]; then ok "asm writes 7 instructions"; else bad "asm writes 7 instructions" "rc $rc, $size bytes"; fi
+run "$OVTA" disasm --config small "$T/g.bin"
+echo "$out" >"$T/g.s"
+if [ $rc -eq 0 ] && [ "$(head -n1 "$T/g.s")" = ".config small" ] && [ "$(grep -c '^[A-Z]' "$T/g.s")" -eq 7 ] &&
+  grep -qx 'FINISH pop_prev=0 pop_next=1 push_prev=0 push_next=0' "$T/g.s" &&
+  grep -qx 'GEMM pop_prev=0 pop_next=0 push_prev=0 push_next=0 reset=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1 dst_factor_out=0 dst_factor_in=0 src_factor_out=0 src_factor_in=0 wgt_factor_out=0 wgt_factor_in=0' "$T/g.s"; then
+  ok "disasm binary"
+else bad "disasm binary" "unexpected text"; fi
+# buffers are laid out from 0 at multiples of 4096: inp is the 2nd buffer, INP elements of 8 bytes
+if grep -q 'memory_type=INP sram_base=0 dram_base=512 ' "$T/g.s"; then ok "asm resolves @inp"; else bad "asm resolves @inp" "dram_base"; fi
+run "$OVTA" asm "$T/g.s" -o "$T/g2.bin"
+if [ $rc -eq 0 ] && cmp -s "$T/g.bin" "$T/g2.bin"; then ok "disasm | asm round trip"; else bad "disasm | asm round trip" "binaries differ"; fi
+# a text program prints in canonical form, which prints the same again
+run "$OVTA" disasm $D/alu.s
+echo "$out" >"$T/a1.s"
+run "$OVTA" disasm "$T/a1.s"
+if [ $rc -eq 0 ] && [ "$out" = "$(cat "$T/a1.s")" ] && grep -qx '.int32 acc+0 100 -100 7 -7 1000 -1000 255 -256' "$T/a1.s" &&
+  grep -q '^ALU .* alu_opcode=SHR use_imm=1 imm=1$' "$T/a1.s"; then
+  ok "disasm text is stable"
+else bad "disasm text is stable" "differs"; fi
+
+# ---- bad input: one error line, non-zero exit
+expect_error "asm bad field" "$D/bad_field.s:3:6: unknown field 'x_sise' for LOAD" "$OVTA" asm $D/bad_field.s -o "$T/x.bin"
+if [ "$(sed -n 2p "$T/err")" = "    3 | LOAD x_sise=1" ] && [ "$(sed -n 3p "$T/err")" = "      |      ^~~~~~" ]; then
+  ok "asm error caret"
+else bad "asm error caret" "context lines"; fi
+[ -e "$T/x.bin" ] && bad "asm error writes nothing" "x.bin exists" || ok "asm error writes nothing"
+expect_error "unknown command" "unknown command 'frobnicate'*" "$OVTA" frobnicate
+expect_error "unknown option" "unknown option '--nope'*" "$OVTA" asm --nope $D/gemm.s
+expect_error "missing file" "$T/none.s: cannot open*" "$OVTA" disasm "$T/none.s"
+head -c 40 "$T/g.bin" >"$T/short.bin" 2>/dev/null
+expect_error "binary length" "$T/short.bin: 40 bytes is not a whole number of 16-byte instructions*" "$OVTA" disasm "$T/short.bin"
+printf '\x13\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00' >"$T/rsv.bin"
+expect_error "binary reserved bit" "$T/rsv.bin: instruction 1 (byte offset 16): FINISH: reserved bit 64 is set" "$OVTA" disasm "$T/rsv.bin"
+expect_error "config mismatch" "$D/gemm.s: the program is for config 'small' (.config) but --config says 'default'" \
+  "$OVTA" asm $D/gemm.s --config default -o "$T/x.bin"
+expect_error "unknown config" "no hardware config named 'nosuch'*" "$OVTA" config nosuch
+
+# ---- config
+run "$OVTA" config small
+if [ $rc -eq 0 ] && grep -q '^  BLOCK_IN  *8$' "$T/out" && grep -q 'uop_bgn\[14:8\]' "$T/out"; then ok "config small"; else bad "config small" "values"; fi
+run "$OVTA" config batch2 --json
+if [ $rc -eq 0 ] && /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["LOG_BATCH"]==1 and d["derived"]["ACC_BYTES"]==128' <"$T/out" 2>/dev/null; then
+  ok "config --json"
+else bad "config --json" "json"; fi
+run "$OVTA" config --list
+if [ $rc -eq 0 ] && grep -q '^default ' "$T/out" && grep -q '^small ' "$T/out" && grep -q '^batch2 ' "$T/out"; then
+  ok "config --list"
+else bad "config --list" "names"; fi
+
+# ---- sim (needs the fsim backend)
+run "$OVTA" sim $D/gemm.s
+if grep -q 'not built yet' "$T/err"; then
+  echo "[  SKIPPED ] sim: ovta sim is not built yet"
+else
+  # x = 1..8, row o of w is all o+1: y[o] = 36*(o+1) -> 36 72 108 144 180 216 252 288, low 8 bits signed
+  if [ $rc -eq 0 ] && grep -qx 'out+0: 36 72 108 -112 -76 -40 -4 32' "$T/out" && grep -qx '  gemm_uops: 2' "$T/out"; then
+    ok "sim gemm"
+  else bad "sim gemm" "dump"; fi
+  # acc0 + acc1 = 101 -98 10 -3 1005 -994 262 -248; >>1 = 50 -49 5 -2 502 -497 131 -124;
+  # max(., -50) = 50 -49 5 -2 502 -50 131 -50; low 8 bits: 50 -49 5 -2 -10 -50 -125 -50
+  run "$OVTA" sim $D/alu.s --seed 7 --dump out+4:4:hex --counters json
+  if [ $rc -eq 0 ] && grep -qx 'out+0: 50 -49 5 -2 -10 -50 -125 -50' "$T/out" && grep -qx 'out+4: f6 ce 83 ce' "$T/out" &&
+    grep -q '"alu_uops":3' "$T/out"; then
+    ok "sim alu"
+  else bad "sim alu" "dump"; fi
+  # the stream inside a program buffer (.insns) and data in hex give the same result
+  { sed -n '1,/^\.int8 wgt+48/p' $D/gemm.s | grep -v '^\.int8 inp'; echo '.hex inp 0102030405060708';
+    echo '.buffer code 160'; echo '.insns code+32'; sed -n '/^LOAD memory_type=UOP/,$p' $D/gemm.s; } >"$T/insns.s"
+  run "$OVTA" sim "$T/insns.s" --counters none
+  if [ $rc -eq 0 ] && grep -qx 'out+0: 36 72 108 -112 -76 -40 -4 32' "$T/out" && ! grep -q counters "$T/out"; then
+    ok "sim .insns buffer"
+  else bad "sim .insns buffer" "dump"; fi
+  expect_error "sim deadlock" "*" "$OVTA" sim $D/deadlock.s --config small
+  if grep -qi 'deadlock' "$T/err"; then ok "sim deadlock message"; else bad "sim deadlock message" "no 'deadlock'"; fi
+  expect_error "sim bad backend" "unknown backend 'nope'*" "$OVTA" sim $D/gemm.s --backend nope
+  expect_error "sim bad dump" "--dump 'out:9': bytes [0, 9) are outside buffer 'out' of 8 bytes" "$OVTA" sim $D/gemm.s --dump out:9
+  expect_error "sim bad dump buffer" "--dump 'zz:1': the program has no buffer 'zz'" "$OVTA" sim $D/gemm.s --dump zz:1
+fi
+
+echo "[==========] $((passed + failed)) test(s) run."
+echo "[  PASSED  ] $passed test(s)."
+if [ $failed -gt 0 ]; then
+  echo "[  FAILED  ] $failed test(s), listed below:"
+  for n in "${failed_names[@]}"; do echo "[  FAILED  ] $n"; done
+  exit 1
+fi
+exit 0

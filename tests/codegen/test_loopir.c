@@ -1,0 +1,312 @@
+/* Loop IR + LLVM backend tests: functions built by hand (matmul, conv, integer ops, allocations,
+ * intrinsics), compiled with O3 and run through the JIT, compared with plain C references
+ * computed here directly. Also the verifier's errors and the object-file path. */
+#include "ovta_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "loopir.h"
+
+/* Compile one function and return its entry point (the JIT is returned for freeing). */
+static lir_kernel_fn build(lir_func *f, lir_jit **jit) {
+  ovta_error err = {0};
+  lir_module *m;
+  OVTA_ASSERT_OK(lir_module_new("t", NULL, &m, &err), err);
+  OVTA_ASSERT_OK(lir_module_add(m, f, &err), err);
+  OVTA_ASSERT_OK(lir_module_optimize(m, &err), err);
+  OVTA_ASSERT_OK(lir_jit_new(jit, &err), err);
+  OVTA_ASSERT_OK(lir_jit_add_module(*jit, m, &err), err);
+  lir_module_free(m);
+  void *fn;
+  OVTA_ASSERT_OK(lir_jit_lookup(*jit, f->name, &fn, &err), err);
+  return (lir_kernel_fn)fn;
+}
+
+/* C[M,N] = sum_k A[M,K] * B[K,N] */
+static lir_func *matmul_func(int M, int N, int K) {
+  lir_func *f = lir_func_new("matmul");
+  lir_buf *A = lir_param(f, "A", LIR_F32, 2, (int64_t[]){M, K});
+  lir_buf *B = lir_param(f, "B", LIR_F32, 2, (int64_t[]){K, N});
+  lir_buf *C = lir_param(f, "C", LIR_F32, 2, (int64_t[]){M, N});
+  lir_var *i = lir_var_new(f, "i", LIR_I64), *j = lir_var_new(f, "j", LIR_I64), *k = lir_var_new(f, "k", LIR_I64);
+  lir_expr *ij[2] = {lir_ref(f, i), lir_ref(f, j)};
+  lir_expr *ik[2] = {lir_ref(f, i), lir_ref(f, k)};
+  lir_expr *kj[2] = {lir_ref(f, k), lir_ref(f, j)};
+  lir_stmt *init = lir_store(f, C, ij, lir_f32(f, 0));
+  lir_stmt *upd = lir_store(f, C, ij, lir_add(f, lir_load(f, C, ij), lir_mul(f, lir_load(f, A, ik), lir_load(f, B, kj))));
+  lir_stmt *kl = lir_for(f, k, lir_i64(f, 0), lir_i64(f, K), LIR_FOR_SERIAL, upd);
+  lir_stmt *s2[2] = {init, kl};
+  lir_stmt *jl = lir_for(f, j, lir_i64(f, 0), lir_i64(f, N), LIR_FOR_SERIAL, lir_seq(f, 2, s2));
+  f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, M), LIR_FOR_SERIAL, jl);
+  return f;
+}
+
+static void test_matmul(void **state) {
+  (void)state;
+  enum { M = 13, N = 37, K = 29 };
+  lir_func *f = matmul_func(M, N, K);
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(lir_verify(f, true, &err), err);
+  lir_jit *jit;
+  lir_kernel_fn fn = build(f, &jit);
+  float *A = malloc(sizeof(float) * M * K), *B = malloc(sizeof(float) * K * N), *C = malloc(sizeof(float) * M * N);
+  for (int i = 0; i < M * K; i++) A[i] = (float)((i * 7) % 11) - 5.0f;
+  for (int i = 0; i < K * N; i++) B[i] = (float)((i * 5) % 13) * 0.25f;
+  void *args[3] = {A, B, C};
+  fn(args);
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float r = 0;
+      for (int k = 0; k < K; k++) r += A[i * K + k] * B[k * N + j];
+      assert_float_equal(C[i * N + j], r, 1e-4);
+    }
+  free(A), free(B), free(C);
+  lir_jit_free(jit);
+  lir_func_free(f);
+}
+
+/* Conv2d NCHW, pad 1, stride 2, via a select on the padded index. */
+static void test_conv(void **state) {
+  (void)state;
+  enum { C = 3, H = 9, W = 8, O = 4, KH = 3, KW = 3, S = 2, P = 1 };
+  const int OH = (H + 2 * P - KH) / S + 1, OW = (W + 2 * P - KW) / S + 1;
+  lir_func *f = lir_func_new("conv");
+  lir_buf *X = lir_param(f, "X", LIR_F32, 3, (int64_t[]){C, H, W});
+  lir_buf *Wt = lir_param(f, "W", LIR_F32, 4, (int64_t[]){O, C, KH, KW});
+  lir_buf *Y = lir_param(f, "Y", LIR_F32, 3, (int64_t[]){O, OH, OW});
+  lir_nest out;
+  lir_nest_open(f, &out, 3, (int64_t[]){O, OH, OW}, "o");
+  lir_buf *acc = lir_buf_new(f, "acc", LIR_F32, 1, (int64_t[]){1}, LIR_SCOPE_LOCAL);
+  lir_nest red;
+  lir_nest_open(f, &red, 3, (int64_t[]){C, KH, KW}, "r");
+  lir_expr *z = lir_i64(f, 0);
+  lir_expr *ih = lir_addi(f, lir_muli(f, out.idx[1], S), -P);
+  ih = lir_add(f, ih, red.idx[1]);
+  lir_expr *iw = lir_add(f, lir_addi(f, lir_muli(f, out.idx[2], S), -P), red.idx[2]);
+  lir_expr *inb = lir_bin(f, LIR_AND, lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, ih, z), lir_bin(f, LIR_LT, ih, lir_i64(f, H))),
+                          lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, iw, z), lir_bin(f, LIR_LT, iw, lir_i64(f, W))));
+  lir_expr *xi[3] = {red.idx[0], lir_max(f, lir_min(f, ih, lir_i64(f, H - 1)), z), lir_max(f, lir_min(f, iw, lir_i64(f, W - 1)), z)};
+  lir_expr *wi[4] = {out.idx[0], red.idx[0], red.idx[1], red.idx[2]};
+  lir_expr *xe = lir_select(f, inb, lir_load(f, X, xi), lir_f32(f, 0));
+  lir_stmt *upd = lir_store1(f, acc, z, lir_add(f, lir_load1(f, acc, z), lir_mul(f, xe, lir_load(f, Wt, wi))));
+  lir_block b;
+  lir_block_init(&b, f);
+  lir_block_add(&b, lir_store1(f, acc, z, lir_f32(f, 0)));
+  lir_block_add(&b, lir_nest_close(f, &red, upd, LIR_FOR_SERIAL));
+  lir_block_add(&b, lir_store(f, Y, out.idx, lir_load1(f, acc, z)));
+  f->body = lir_nest_close(f, &out, lir_alloc_stmt(f, acc, lir_block_stmt(&b)), LIR_FOR_SERIAL);
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(lir_verify(f, true, &err), err);
+  lir_jit *jit;
+  lir_kernel_fn fn = build(f, &jit);
+  float x[C * H * W], w[O * C * KH * KW], y[4 * 5 * 4];
+  assert_int_equal(O * OH * OW, 4 * 5 * 4);
+  for (int i = 0; i < C * H * W; i++) x[i] = sinf((float)i);
+  for (int i = 0; i < O * C * KH * KW; i++) w[i] = cosf((float)i * 0.7f);
+  void *args[3] = {x, w, y};
+  fn(args);
+  for (int o = 0; o < O; o++)
+    for (int oh = 0; oh < OH; oh++)
+      for (int ow = 0; ow < OW; ow++) {
+        float r = 0;
+        for (int c = 0; c < C; c++)
+          for (int kh = 0; kh < KH; kh++)
+            for (int kw = 0; kw < KW; kw++) {
+              int hh = oh * S - P + kh, ww = ow * S - P + kw;
+              if (hh < 0 || hh >= H || ww < 0 || ww >= W) continue;
+              r += x[(c * H + hh) * W + ww] * w[((o * C + c) * KH + kh) * KW + kw];
+            }
+        assert_float_equal(y[(o * OH + oh) * OW + ow], r, 1e-4);
+      }
+  lir_jit_free(jit);
+  lir_func_free(f);
+}
+
+/* Integer semantics: floordiv/floormod, shifts, casts, min/max, select, unsigned compares. */
+static void test_int_ops(void **state) {
+  (void)state;
+  enum { N = 64 };
+  lir_func *f = lir_func_new("intops");
+  lir_buf *A = lir_param(f, "A", LIR_I32, 1, (int64_t[]){N});
+  lir_buf *B = lir_param(f, "B", LIR_I32, 1, (int64_t[]){N});
+  lir_buf *O = lir_param(f, "O", LIR_I32, 2, (int64_t[]){8, N});
+  lir_buf *U = lir_param(f, "U", LIR_U8, 1, (int64_t[]){N});
+  lir_var *i = lir_var_new(f, "i", LIR_I64);
+  lir_expr *ii = lir_ref(f, i);
+  lir_expr *a = lir_load1(f, A, ii), *b = lir_load1(f, B, ii);
+  lir_block blk;
+  lir_block_init(&blk, f);
+  const lir_binop ops[6] = {LIR_FLOORDIV, LIR_FLOORMOD, LIR_DIV, LIR_MOD, LIR_MIN, LIR_MAX};
+  for (int k = 0; k < 6; k++) lir_block_add(&blk, lir_store(f, O, (lir_expr *[]){lir_i64(f, k), ii}, lir_bin(f, ops[k], a, b)));
+  lir_block_add(&blk, lir_store(f, O, (lir_expr *[]){lir_i64(f, 6), ii},
+                                lir_bin(f, LIR_SHR, lir_bin(f, LIR_SHL, a, lir_int(f, LIR_I32, 3)), lir_int(f, LIR_I32, 5))));
+  lir_block_add(&blk, lir_store(f, O, (lir_expr *[]){lir_i64(f, 7), ii},
+                                lir_select(f, lir_bin(f, LIR_GT, lir_cast(f, LIR_U8, a), lir_int(f, LIR_U8, 200)),
+                                           lir_cast(f, LIR_I32, lir_cast(f, LIR_I8, a)), lir_int(f, LIR_I32, -1))));
+  /* saturating float -> u8 conversion through clamp then cast */
+  lir_expr *fa = lir_cast(f, LIR_F32, a);
+  lir_expr *cl = lir_min(f, lir_max(f, lir_call1(f, LIR_ROUND_EVEN, lir_bin(f, LIR_DIV, fa, lir_f32(f, 2))), lir_f32(f, 0)), lir_f32(f, 255));
+  lir_block_add(&blk, lir_store1(f, U, ii, lir_cast(f, LIR_U8, cl)));
+  f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, N), LIR_FOR_VECTORIZED, lir_block_stmt(&blk));
+  lir_jit *jit;
+  lir_kernel_fn fn = build(f, &jit);
+  int32_t av[N], bv[N], o[8 * N];
+  uint8_t u[N];
+  for (int k = 0; k < N; k++) {
+    av[k] = (k * 37) % 601 - 300;
+    bv[k] = ((k * 13) % 17 - 8) ? ((k * 13) % 17 - 8) : 3;
+  }
+  void *args[4] = {av, bv, o, u};
+  fn(args);
+  for (int k = 0; k < N; k++) {
+    int x = av[k], y = bv[k];
+    int fd = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+    int fm = x - fd * y;
+    assert_int_equal(o[0 * N + k], fd);
+    assert_int_equal(o[1 * N + k], fm);
+    assert_int_equal(o[2 * N + k], x / y);
+    assert_int_equal(o[3 * N + k], x % y);
+    assert_int_equal(o[4 * N + k], x < y ? x : y);
+    assert_int_equal(o[5 * N + k], x > y ? x : y);
+    assert_int_equal(o[6 * N + k], (int32_t)((uint32_t)x << 3) >> 5);
+    assert_int_equal(o[7 * N + k], (uint8_t)x > 200 ? (int8_t)x : -1);
+    double h = x / 2.0, r = floor(h);
+    if (h - r > 0.5 || (h - r == 0.5 && fmod(r, 2) != 0)) r += 1;
+    assert_int_equal(u[k], r < 0 ? 0 : r > 255 ? 255 : (int)r);
+  }
+  lir_jit_free(jit);
+  lir_func_free(f);
+}
+
+/* Intrinsics against libm; a large allocation (heap path); let and if. */
+static void test_intrinsics_alloc(void **state) {
+  (void)state;
+  enum { N = 40000 };
+  lir_func *f = lir_func_new("intr");
+  lir_buf *X = lir_param(f, "X", LIR_F32, 1, (int64_t[]){N});
+  lir_buf *Y = lir_param(f, "Y", LIR_F32, 2, (int64_t[]){4, N});
+  lir_buf *T = lir_buf_new(f, "T", LIR_F32, 1, (int64_t[]){N}, LIR_SCOPE_LOCAL); /* 160 KB: heap */
+  lir_var *i = lir_var_new(f, "i", LIR_I64), *j = lir_var_new(f, "j", LIR_I64), *t = lir_var_new(f, "t", LIR_F32);
+  lir_expr *ii = lir_ref(f, i), *jj = lir_ref(f, j);
+  lir_stmt *fill = lir_for(f, i, lir_i64(f, 0), lir_i64(f, N), LIR_FOR_SERIAL,
+                           lir_store1(f, T, ii, lir_call1(f, LIR_TANH, lir_load1(f, X, ii))));
+  lir_expr *tv = lir_ref(f, t);
+  lir_block b;
+  lir_block_init(&b, f);
+  lir_block_add(&b, lir_store(f, Y, (lir_expr *[]){lir_i64(f, 0), jj}, tv));
+  lir_block_add(&b, lir_store(f, Y, (lir_expr *[]){lir_i64(f, 1), jj}, lir_call1(f, LIR_EXP, lir_load1(f, X, jj))));
+  lir_block_add(&b, lir_store(f, Y, (lir_expr *[]){lir_i64(f, 2), jj}, lir_call1(f, LIR_SIGMOID, lir_load1(f, X, jj))));
+  lir_block_add(&b, lir_if(f, lir_bin(f, LIR_LT, tv, lir_f32(f, 0)),
+                           lir_store(f, Y, (lir_expr *[]){lir_i64(f, 3), jj}, lir_f32(f, -1)),
+                           lir_store(f, Y, (lir_expr *[]){lir_i64(f, 3), jj}, lir_call1(f, LIR_SQRT, tv))));
+  lir_stmt *use = lir_for(f, j, lir_i64(f, 0), lir_i64(f, N), LIR_FOR_SERIAL,
+                          lir_let(f, t, lir_load1(f, T, jj), lir_block_stmt(&b)));
+  f->body = lir_alloc_stmt(f, T, lir_seq(f, 2, (lir_stmt *[]){fill, use}));
+  lir_jit *jit;
+  lir_kernel_fn fn = build(f, &jit);
+  float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * 4 * N);
+  for (int k = 0; k < N; k++) x[k] = (float)(k - N / 2) / 4000.0f;
+  void *args[2] = {x, y};
+  fn(args);
+  for (int k = 0; k < N; k++) {
+    float th = tanhf(x[k]);
+    assert_float_equal(y[k], th, 1e-6);
+    assert_float_equal(y[N + k], expf(x[k]), 1e-5 * expf(x[k]));
+    assert_float_equal(y[2 * N + k], 1.0f / (1.0f + expf(-x[k])), 1e-6);
+    assert_float_equal(y[3 * N + k], th < 0 ? -1.0f : sqrtf(th), 1e-6);
+  }
+  free(x), free(y);
+  lir_jit_free(jit);
+  lir_func_free(f);
+}
+
+/* The verifier names the place of each error. */
+static void test_verify_errors(void **state) {
+  (void)state;
+  ovta_error err = {0};
+  lir_func *f = lir_func_new("bad");
+  lir_buf *A = lir_param(f, "A", LIR_F32, 2, (int64_t[]){2, 3});
+  lir_var *i = lir_var_new(f, "i", LIR_I64);
+  /* wrong index count */
+  f->body = lir_store1(f, A, lir_i64(f, 0), lir_f32(f, 1));
+  f->body->nidx = 1;
+  assert_int_equal(lir_verify(f, true, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "A"));
+  /* variable outside its loop */
+  f->body = lir_store(f, A, (lir_expr *[]){lir_ref(f, i), lir_i64(f, 0)}, lir_f32(f, 1));
+  assert_int_equal(lir_verify(f, true, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "variable i"));
+  /* dtype mismatch */
+  f->body = lir_store(f, A, (lir_expr *[]){lir_i64(f, 0), lir_i64(f, 0)}, lir_add(f, lir_f32(f, 1), lir_int(f, LIR_I32, 1)));
+  assert_int_equal(lir_verify(f, true, &err), OVTA_EINVAL);
+  /* constant out of bounds */
+  f->body = lir_store(f, A, (lir_expr *[]){lir_i64(f, 2), lir_i64(f, 0)}, lir_f32(f, 1));
+  assert_int_equal(lir_verify(f, true, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "out of"));
+  /* accelerator scope on the CPU */
+  lir_buf *S = lir_buf_new(f, "acc_buf", LIR_I32, 1, (int64_t[]){16}, LIR_SCOPE_ACC);
+  f->body = lir_alloc_stmt(f, S, lir_store1(f, S, lir_i64(f, 0), lir_int(f, LIR_I32, 0)));
+  assert_int_equal(lir_verify(f, true, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "acc_buf"));
+  assert_int_equal(lir_verify(f, false, &err), OVTA_OK);
+  /* opaque intrinsic: fine for the accelerator, not compilable for the CPU */
+  f->body = lir_eval(f, lir_opaque(f, "ovta.gemm", LIR_VOID, 0, NULL));
+  assert_int_equal(lir_verify(f, false, &err), OVTA_OK);
+  lir_module *m;
+  OVTA_ASSERT_OK(lir_module_new("t", NULL, &m, &err), err);
+  assert_int_equal(lir_module_add(m, f, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "ovta.gemm"));
+  lir_module_free(m);
+  lir_func_free(f);
+}
+
+/* Object code: emitted to memory, loaded into a fresh JIT, runs. */
+static void test_object_roundtrip(void **state) {
+  (void)state;
+  enum { M = 5, N = 6, K = 7 };
+  lir_func *f = matmul_func(M, N, K);
+  ovta_error err = {0};
+  lir_module *m;
+  OVTA_ASSERT_OK(lir_module_new("obj", NULL, &m, &err), err);
+  OVTA_ASSERT_OK(lir_module_add(m, f, &err), err);
+  OVTA_ASSERT_OK(lir_module_optimize(m, &err), err);
+  char *ir = lir_module_ir(m);
+  assert_non_null(strstr(ir, "define void @matmul(ptr"));
+  free(ir);
+  void *obj;
+  size_t len;
+  OVTA_ASSERT_OK(lir_module_emit_object_mem(m, &obj, &len, &err), err);
+  assert_true(len > 64);
+  assert_memory_equal(obj, "\x7f" "ELF", 4);
+  lir_module_free(m);
+  lir_jit *jit;
+  OVTA_ASSERT_OK(lir_jit_new(&jit, &err), err);
+  OVTA_ASSERT_OK(lir_jit_add_object(jit, obj, len, "obj", &err), err);
+  free(obj);
+  void *fp;
+  OVTA_ASSERT_OK(lir_jit_lookup(jit, "matmul", &fp, &err), err);
+  float A[M * K], B[K * N], C[M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)i;
+  for (int i = 0; i < K * N; i++) B[i] = (float)(i % 3);
+  ((lir_kernel_fn)fp)((void *[]){A, B, C});
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float r = 0;
+      for (int k = 0; k < K; k++) r += A[i * K + k] * B[k * N + j];
+      assert_float_equal(C[i * N + j], r, 1e-4);
+    }
+  assert_int_equal(lir_jit_lookup(jit, "nosuch", &fp, &err), OVTA_EINTERNAL);
+  lir_jit_free(jit);
+  lir_func_free(f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_matmul),           cmocka_unit_test(test_conv),
+      cmocka_unit_test(test_int_ops),          cmocka_unit_test(test_intrinsics_alloc),
+      cmocka_unit_test(test_verify_errors),    cmocka_unit_test(test_object_roundtrip),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

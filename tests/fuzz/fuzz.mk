@@ -1,0 +1,25 @@
+# tests/fuzz/: libFuzzer targets (clang). `make fuzz` builds the library with FUZZ=1 into
+# build-fuzz/ and runs each target for FUZZ_SECONDS on its seed corpus (tests/fuzz/corpus/NAME/);
+# new inputs go to build-fuzz/corpus/NAME/, crashes to build-fuzz/crashes/NAME/. A crash found
+# becomes a regression test: copy it into tests/fuzz/regress/NAME/ (replayed by `make test`).
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz fuzz-build
+
+ifeq ($(FUZZ),1)
+$(B)/fuzz/%: tests/fuzz/fuzz_%.c $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDFLAGS) -fsanitize=fuzzer $(FUZZ_LDLIBS) $(LDLIBS)
+fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/%)
+else
+fuzz:
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
+	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+endif
+
+# Replay of the seed corpus and the saved crashes through the normal build, in `make test`.
+FUZZ_REPLAY := $(FUZZ_TARGETS:%=$(B)/tests/fuzz/replay_%)
+TESTS += $(FUZZ_REPLAY)
+$(B)/tests/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME=\"$*\" -o $@ tests/fuzz/replay.c $< $(LIB) $(LDFLAGS) $(FUZZ_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Run each fuzz target for a bounded time; print executions and crashes per target.
+set -u
+b=$1; secs=$2; shift 2
+total_fail=0
+for t in "$@"; do
+  mkdir -p "$b/corpus/$t" "$b/crashes/$t"
+  log="$b/fuzz-$t.log"
+  "$b/fuzz/$t" -max_total_time="$secs" -max_len=65536 -rss_limit_mb=2048 -timeout=10 \
+    -artifact_prefix="$b/crashes/$t/" "$b/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1
+  rc=$?
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  [ -z "$execs" ] && execs=$(grep -oE '#[0-9]+' "$log" | tail -1 | tr -d '#')
+  crashes=$(ls "$b/crashes/$t" | wc -l)
+  echo "{\"target\": \"$t\", \"seconds\": $secs, \"executions\": ${execs:-0}, \"crashes\": $crashes, \"exit\": $rc}"
+  [ "$crashes" -gt 0 ] && total_fail=1
+done
+exit $total_fail

@@ -1,0 +1,112 @@
+/* common.c: helpers shared by the subcommands (ovta_tool.h section 2). */
+#include "ovta_tool.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tool_fail(const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "ovta: error: %s\n", msg);
+  return 1;
+}
+
+int tool_error(const ovta_error *err, const ovta_asm_diag *diag) {
+  fprintf(stderr, "ovta: error: %s\n", err->msg);
+  if (getenv("OVTA_DEBUG")) fprintf(stderr, "  (%s, raised at %s:%d)\n", ovta_rc_name(err->code),
+                                    err->file ? err->file : "?", err->line);
+  if (diag && diag->line) fputs(diag->context, stderr);
+  return 1;
+}
+
+int tool_usage(const char *cmd, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "ovta: error: %s (see `ovta %s --help`)\n", msg, cmd);
+  return 2;
+}
+
+bool tool_is_help(const char *a) { return !strcmp(a, "-h") || !strcmp(a, "--help"); }
+
+bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val) {
+  const char *a = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(a, name, n)) return false;
+  if (a[n] == '=' && val) {
+    *val = a + n + 1;
+    return true;
+  }
+  if (a[n]) return false;
+  if (val) {
+    *val = *i + 1 < argc ? argv[++*i] : NULL;
+  }
+  return true;
+}
+
+bool tool_number(const char *s, int64_t min, int64_t max, int64_t *out) {
+  if (!s || !*s) return false;
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) ? 16 : 10);
+  if (*end || errno || v < min || v > max) return false;
+  *out = v;
+  return true;
+}
+
+const char *tool_config_name(const char *opt) {
+  if (opt) return opt;
+  const char *env = getenv("OVTA_CONFIG");
+  return env && *env ? env : "default";
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int tool_read_program(const char *path, tool_input how, const char *cfg_opt, ovta_program *out) {
+  ovta_error err;
+  char *data;
+  size_t len;
+  if (ovta_read_file(path, 1u << 30, &data, &len, &err)) return tool_error(&err, NULL);
+  if (how == TOOL_INPUT_AUTO) {
+    if (ends_with(path, ".s") || ends_with(path, ".S") || ends_with(path, ".asm")) how = TOOL_INPUT_TEXT;
+    else if (ends_with(path, ".bin")) how = TOOL_INPUT_BINARY;
+    else how = memchr(data, 0, len) ? TOOL_INPUT_BINARY : TOOL_INPUT_TEXT;
+  }
+  ovta_config cfg;
+  if (ovta_config_load(tool_config_name(cfg_opt), &cfg, &err)) {
+    free(data);
+    return tool_error(&err, NULL);
+  }
+  int rc;
+  if (how == TOOL_INPUT_BINARY) {
+    ovta_isa isa;
+    rc = ovta_isa_init(&isa, &cfg, &err);
+    if (!rc) rc = ovta_disasm_binary(&isa, (const uint8_t *)data, len, path, out, &err);
+    free(data);
+    return rc ? tool_error(&err, NULL) : 0;
+  }
+  if (strlen(data) != len) {
+    free(data);
+    return tool_fail("%s: a NUL byte in a text program (use --binary for a raw instruction stream)", path);
+  }
+  ovta_asm_diag diag;
+  rc = ovta_asm_parse(data, path, &cfg, out, &diag, &err);
+  free(data);
+  if (rc) return tool_error(&err, &diag);
+  if (cfg_opt && out->config[0] && strcmp(out->isa.cfg.name, cfg.name)) {
+    int r = tool_fail("%s: the program is for config '%s' (.config) but --config says '%s'", path,
+                      out->isa.cfg.name, cfg.name);
+    ovta_program_free(out);
+    return r;
+  }
+  return 0;
+}

@@ -1,0 +1,85 @@
+/* ovta_tool.h: the `ovta` command line (build/ovta): the subcommand table and shared helpers.
+ *
+ * Sections:
+ *   1. Subcommands - one function per subcommand, one line each in the table in main.c.
+ *   2. Helpers     - errors, option parsing, reading programs (common.c).
+ *   3. Loader      - a parsed program into a device (load.c; needs the driver).
+ *
+ * Every subcommand returns the process exit status: 0 on success, 1 on an error (after printing
+ * exactly one line "ovta: error: ..." on stderr, followed for assembler errors by the source
+ * line and a caret), 2 on a usage error.
+ */
+#ifndef OVTA_TOOL_H
+#define OVTA_TOOL_H
+
+#include "ovta_isa.h"
+
+#define OVTA_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- 1. Subcommands */
+
+/* One subcommand: `ovta NAME ARGS...`. argv[0] is the subcommand name. */
+typedef struct ovta_cmd {
+  const char *name;                      /* what the user types */
+  int (*run)(int argc, char **argv);     /* returns the exit status */
+  const char *summary;                   /* one line for `ovta --help` */
+} ovta_cmd;
+
+int ovta_cmd_asm(int argc, char **argv);    /* cmd_asm.c */
+int ovta_cmd_disasm(int argc, char **argv); /* cmd_disasm.c */
+int ovta_cmd_sim(int argc, char **argv);    /* cmd_sim.c */
+int ovta_cmd_config(int argc, char **argv); /* cmd_config.c */
+
+/* ---------------------------------------------------------------- 2. Helpers */
+
+/* Print "ovta: error: MSG" (one line) and return 1. */
+int tool_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print an ovta_error as one line (plus the diag's caret lines when given) and return 1. */
+int tool_error(const ovta_error *err, const ovta_asm_diag *diag);
+/* Print "ovta: error: MSG" for a usage problem, a hint to --help, and return 2. */
+int tool_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Options: is argv[*i] the option `name` ("--x VALUE" or "--x=VALUE")? Then *val gets the
+ * value (advancing *i past it), or NULL when the value is missing. Flags: pass val NULL. */
+bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* Is argv[i] "-h" or "--help"? */
+bool tool_is_help(const char *arg);
+/* A number (decimal, 0x hex) in [min, max]. */
+bool tool_number(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* The config to use: --config NAME when given, else $OVTA_CONFIG, else "default". */
+const char *tool_config_name(const char *opt);
+
+/* How a program file is read. */
+typedef enum tool_input { TOOL_INPUT_AUTO = 0, TOOL_INPUT_TEXT, TOOL_INPUT_BINARY } tool_input;
+/* Read a program: a text program (.s) or a raw binary stream (.bin, or any file with a NUL
+ * byte). cfg_name: the config for a binary or a text without .config (NULL: default); a text's
+ * .config that differs from an explicit --config is an error. On error prints it, returns 1. */
+int tool_read_program(const char *path, tool_input how, const char *cfg_opt, ovta_program *out);
+
+/* ---------------------------------------------------------------- 3. Loader */
+
+#ifdef OVTA_HAVE_DRIVER
+#include "ovta_driver.h"
+
+/* A program placed in a device (isa/ASM.md, "Loading"): every .buffer is allocated through the
+ * driver, aligned to ovta_program_align (the allocation is padded so the aligned start fits), its
+ * initial data written; symbols resolved; the stream encoded into its own DMA buffer or the
+ * .insns buffer. */
+typedef struct ovta_loaded {
+  size_t n_bufs;       /* = program's n_bufs */
+  ovta_buf **bufs;     /* the driver buffer of each program buffer */
+  size_t *skew;        /* byte offset of the program buffer's byte 0 inside bufs[i] */
+  uint64_t *addr;      /* physical address of each program buffer's byte 0 */
+  ovta_buf *stream;    /* the stream's own buffer (NULL when .insns names a program buffer) */
+  uint64_t insn_phys;  /* physical address of instruction 0 */
+  uint32_t insn_count; /* instructions */
+} ovta_loaded;
+
+int ovta_program_load(ovta_dev *dev, const ovta_program *p, ovta_loaded *out, ovta_error *err);
+/* Read bytes [off, off+n) of program buffer b after a run. */
+int ovta_loaded_read(const ovta_loaded *l, int b, uint64_t off, void *dst, size_t n, ovta_error *err);
+void ovta_loaded_free(ovta_loaded *l);
+#endif
+
+#endif
