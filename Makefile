@@ -41,6 +41,9 @@ help:
 deps:
 	@bash tools/install-deps.sh
 
+# The one library every layer goes into (defined before the fragments, which use it).
+LIB := $(B)/libovta.a
+
 # Fragments append to these.
 LIB_SRCS :=
 TOOLS :=
@@ -60,7 +63,6 @@ include tests/tests.mk
 include tests/fuzz/fuzz.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
-LIB := $(B)/libovta.a
 
 $(B)/obj/%.o: %.c $(GEN) | $(B)/gen
 	@mkdir -p $(dir $@)

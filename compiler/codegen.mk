@@ -17,3 +17,12 @@ TESTS += $(CONFORM_ONNX)
 $(CONFORM_ONNX): tests/codegen/conform_onnx.c $(B)/libovta.a $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(B)/libovta.a $(LDFLAGS) $(LDLIBS)
+
+# FileCheck tests of the loop IR dump (tests/codegen/filecheck/*.json, RUN lines use $OVTA),
+# run by the shared FileCheck runner tests/filecheck/run.sh.
+CODEGEN_FC := $(B)/tests/codegen/run-filecheck
+TESTS += $(CODEGEN_FC)
+$(CODEGEN_FC): $(B)/ovta tests/filecheck/run.sh compiler/codegen.mk
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\ncd "%s" && OVTA="%s/$(B)/ovta" exec bash tests/filecheck/run.sh $(B) tests/codegen/filecheck/*.json "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@

@@ -16,8 +16,8 @@ $(B)/obj/$(ONNX_PB_C:.c=.o): CFLAGS += -Wno-unused-parameter -Wno-missing-field-
 
 OVTA_OPT := $(B)/ovta-opt
 TOOLS += $(OVTA_OPT)
-$(OVTA_OPT): compiler/ovta_opt.c $(LIB) $(GEN)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ compiler/ovta_opt.c $(LIB) $(LDFLAGS) $(LDLIBS)
+$(OVTA_OPT): compiler/ovta_opt.c $(B)/libovta.a $(GEN)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ compiler/ovta_opt.c $(B)/libovta.a $(LDFLAGS) $(LDLIBS)
 
 # FileCheck tests (tests/filecheck/*.json, *.test), run by tests/filecheck/run.sh through a
 # wrapper that tests/run.sh runs like any test binary.

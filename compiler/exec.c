@@ -176,7 +176,7 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   for (int i = 0; i < g->n_inputs; i++) {
     int k = tindex(g, g->inputs[i]);
     def[k] = -1;
-    last[k] = last[k] > -1 ? last[k] : -1;
+    last[k] = g->n_nodes; /* inputs stay intact, so a plan can run again on the same inputs */
   }
   for (int s = 0; s < g->n_nodes; s++) {
     const ovta_node *n = g->nodes[s];

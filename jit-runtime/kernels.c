@@ -255,11 +255,9 @@ static uint32_t ring_place(const ovta_rt *rt, uint32_t n) {
   return head;
 }
 
-/* Make k resident at base: evict every kernel overlapping [base, base + n), take the range,
- * advance the ring. */
-static void ring_take(ovta_rt *rt, rt_kernel *k, int32_t kidx, uint32_t base) {
-  uint32_t n = (uint32_t)k->n_uops;
-  for (uint32_t i = base; i < base + n; i++) {
+void rt_uop_clobber(ovta_rt *rt, uint32_t bgn, uint64_t end) {
+  if (end > (uint64_t)rt->cfg->uop_depth) end = (uint64_t)rt->cfg->uop_depth;
+  for (uint32_t i = bgn; i < end; i++) {
     int32_t o = rt->uop_owner[i];
     if (o < 0) continue;
     rt_kernel *v = rt->kernels[o];
@@ -267,6 +265,13 @@ static void ring_take(ovta_rt *rt, rt_kernel *k, int32_t kidx, uint32_t base) {
     v->resident = false;
     rt->stats.evictions++;
   }
+}
+
+/* Make k resident at base: evict every kernel overlapping [base, base + n), take the range,
+ * advance the ring. */
+static void ring_take(ovta_rt *rt, rt_kernel *k, int32_t kidx, uint32_t base) {
+  uint32_t n = (uint32_t)k->n_uops;
+  rt_uop_clobber(rt, base, (uint64_t)base + n);
   for (uint32_t i = base; i < base + n; i++) rt->uop_owner[i] = kidx;
   k->resident = true;
   k->base = base;

@@ -68,6 +68,10 @@ typedef struct ovta_rt_stats {
 int ovta_rt_create(ovta_dev *dev, const ovta_rt_opts *opts, ovta_rt **out, ovta_error *err);
 /* Free the queue, its kernels and buffers. Instructions not synchronized are dropped. */
 void ovta_rt_destroy(ovta_rt *rt);
+/* The calling thread's current queue (thread-local, NULL until set; destroying it clears it for
+ * the destroying thread): for generated code that does not pass a queue around. */
+void ovta_rt_thread_set(ovta_rt *rt);
+ovta_rt *ovta_rt_thread_get(void);
 ovta_dev *ovta_rt_dev(const ovta_rt *rt);
 void ovta_rt_stats_get(const ovta_rt *rt, ovta_rt_stats *out);
 void ovta_rt_stats_reset(ovta_rt *rt);

@@ -87,6 +87,9 @@ ovta_rt_stage rt_stage_of(const ovta_insn *in);
 int rt_maybe_flush(ovta_rt *rt, ovta_error *err);
 /* Forget every resident kernel (after a failed run: uop SRAM contents unknown). */
 void rt_uop_invalidate(ovta_rt *rt);
+/* Forget the resident kernels overlapping uop SRAM [bgn, end) (a LOAD UOP the caller issued
+ * overwrites them); each counts as an eviction. */
+void rt_uop_clobber(ovta_rt *rt, uint32_t bgn, uint64_t end);
 /* Free every kernel. */
 void rt_kernels_free(ovta_rt *rt);
 /* Print one instruction in the text form (no newline). */

@@ -70,8 +70,14 @@ int ovta_rt_create(ovta_dev *dev, const ovta_rt_opts *opts, ovta_rt **out, ovta_
   return OVTA_OK;
 }
 
+static _Thread_local ovta_rt *thread_rt; /* ovta_rt_thread_get */
+
+void ovta_rt_thread_set(ovta_rt *rt) { thread_rt = rt; }
+ovta_rt *ovta_rt_thread_get(void) { return thread_rt; }
+
 void ovta_rt_destroy(ovta_rt *rt) {
   if (!rt) return;
+  if (thread_rt == rt) thread_rt = NULL;
   rt_kernels_free(rt);
   if (rt->insn_buf) ovta_buf_free(rt->insn_buf);
   if (rt->dbg_owned) fclose(rt->dbg);
@@ -348,7 +354,10 @@ int ovta_rt_load_2d(ovta_rt *rt, ovta_mem_type type, uint32_t sram_base, ovta_bu
   in.x_pad_1 = p.x1;
   in.y_pad_0 = p.y0;
   in.y_pad_1 = p.y1;
-  return rt_emit(rt, &in, fn, err);
+  rc = rt_emit(rt, &in, fn, err);
+  if (!rc && type == OVTA_MEM_UOP && x_size) /* the caller's micro-ops replace cached kernels */
+    rt_uop_clobber(rt, sram_base, (uint64_t)sram_base + (uint64_t)y_size * x_size);
+  return rc;
 }
 
 /* STORE: SRAM [sram_base, sram_base + y_size * x_size) of OUT to DRAM rows; x_size = 0 is a sync. */

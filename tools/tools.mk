@@ -3,7 +3,7 @@
 # -DOVTA_HAVE_DRIVER once both are part of libovta (driver/driver.mk, hw/sim/sim.mk); until then
 # `ovta sim` says it is not built yet.
 OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c tools/ovta/cmd_disasm.c \
-  tools/ovta/cmd_sim.c tools/ovta/cmd_config.c
+  tools/ovta/cmd_sim.c tools/ovta/cmd_config.c tools/ovta/cmd_compile.c tools/ovta/cmd_run.c
 OVTA_TOOL_DEFS :=
 ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
 OVTA_TOOL_SRCS += tools/ovta/load.c

@@ -39,6 +39,7 @@ module ovta_compute
   output      logic                     quiet_o,
   output      logic                     err_o,       // halted on an error
   output      rule_e                    rule_o,      // why
+  output      logic [31:0]              err_val_o,   // the offending index (dynamic rules)
   output      logic [31:0]              idx_o,
   output      dbg_t                     dbg_o,
   output      logic [15:0]              bytes_uop_o,
@@ -86,6 +87,7 @@ module ovta_compute
 
   logic ex_start, ex_done, ex_err;
   rule_e ex_rule;
+  logic [31:0] ex_val, val_q;
   logic uop_re, acc_re, ex_we;
   logic [$clog2(UOP_DEPTH)-1:0] uop_raddr;
   logic [UOP_BITS-1:0] uop_rdata;
@@ -94,7 +96,7 @@ module ovta_compute
   logic [OUT_BITS-1:0] ex_wout;
   ovta_exec u_exec (
     .clk_i, .rst_ni, .start_i(ex_start), .insn_i(cur_q.insn), .done_o(ex_done), .err_o(ex_err),
-    .rule_o(ex_rule), .gemm_uop_o, .alu_uop_o,
+    .rule_o(ex_rule), .err_val_o(ex_val), .gemm_uop_o, .alu_uop_o,
     .uop_re_o(uop_re), .uop_raddr_o(uop_raddr), .uop_rdata_i(uop_rdata),
     .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
     .acc_re_o(acc_re), .acc_raddr0_o(acc_ra0), .acc_raddr1_o(acc_ra1),
@@ -186,7 +188,9 @@ module ovta_compute
       state_q <= S_IDLE;
       cur_q <= '0;
       rule_q <= RULE_NONE;
+      val_q <= '0;
     end else begin
+      if (state_q == S_EXEC && ex_done && ex_err) val_q <= ex_val;
       state_q <= state_d;
       cur_q <= cur_d;
       rule_q <= rule_d;
@@ -198,6 +202,7 @@ module ovta_compute
   assign quiet_o = state_q == S_HALT || (state_q == S_IDLE && !can_start);
   assign err_o = state_q == S_HALT;
   assign rule_o = rule_q;
+  assign err_val_o = val_q;
   assign idx_o = state_q == S_IDLE ? cmd_i.idx : cur_q.idx;
   always_comb begin
     dbg_o = '0;
@@ -205,6 +210,7 @@ module ovta_compute
     dbg_o.busy = busy_o;
     dbg_o.head_valid = cmd_valid_i;
     dbg_o.halted = err_o;
+    dbg_o.opcode = state_q == S_IDLE ? cmd_i.insn[2:0] : cur_q.insn[2:0];
     dbg_o.wait_q = {cmd_valid_i && (hm.pop_prev && !l2c_tok_i), cmd_valid_i && (hm.pop_next && !s2c_tok_i),
                     cmd_valid_i && (hm.push_prev && !c2l_room_i), cmd_valid_i && (hm.push_next && !c2s_room_i)};
   end

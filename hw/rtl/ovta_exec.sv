@@ -16,6 +16,7 @@ module ovta_exec
   output      logic                          done_o,     // pulse: completed (or failed)
   output      logic                          err_o,      // with done_o: a dynamic rule broke
   output      rule_e                         rule_o,     // which
+  output      logic [31:0]                   err_val_o,  // the offending index
   output      logic                          gemm_uop_o, // pulse: a GEMM micro-op executed
   output      logic                          alu_uop_o,  // pulse: an ALU micro-op executed
   // uop SRAM read port
@@ -118,6 +119,7 @@ module ovta_exec
     done_o = active_q && ((!run_q && !vb_q && !vc_q) || fail);
     err_o = fail;
     rule_o = bad_dst ? RULE_DST : (bad_src ? RULE_SRC : RULE_WGT);
+    err_val_o = bad_dst ? dst : (bad_src ? src : wgt);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -64,7 +64,8 @@ package ovta_rtl_pkg;
 
   // ---- per-module debug word (DBG registers): what a module is doing or waiting for
   typedef struct packed {
-    logic [20:0] rsvd;        // zero
+    logic [17:0] rsvd;        // zero
+    logic [2:0] opcode;       // opcode of the current / head instruction
     logic halted;             // stopped on an error
     logic head_valid;         // a command waits at the head of its queue
     logic busy;               // executing an instruction

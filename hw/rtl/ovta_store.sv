@@ -226,6 +226,7 @@ module ovta_store
     dbg_o.busy = busy_o;
     dbg_o.head_valid = cmd_valid_i;
     dbg_o.halted = err_o;
+    dbg_o.opcode = state_q == S_IDLE ? cmd_i.insn[2:0] : cur_q.insn[2:0];
     dbg_o.wait_q = {cmd_valid_i && !ok_pop, 1'b0, cmd_valid_i && !ok_push, 1'b0};
   end
 

@@ -130,6 +130,7 @@ module ovta_top
   logic [2:0][31:0] m_idx;
   dbg_t d_load, d_comp, d_store;
   rule_e c_rule;
+  logic [31:0] c_val;
   logic [15:0] b_inp, b_wgt, b_uop, b_acc, b_out;
   logic g_uop, a_uop;
 
@@ -179,7 +180,7 @@ module ovta_top
     .wgt_re_o(wgt_re), .wgt_raddr_o(wgt_ra), .wgt_rdata_i(wgt_rd),
     .out_re_i(out_re), .out_raddr_i(out_ra), .out_rdata_o(out_rd),
     .retire_o(retire[1]), .finish_o(finish), .busy_o(busy[1]), .stall_o(stall[1]),
-    .quiet_o(quiet[2]), .err_o(uerr[2]), .rule_o(c_rule), .idx_o(m_idx[1]), .dbg_o(d_comp),
+    .quiet_o(quiet[2]), .err_o(uerr[2]), .rule_o(c_rule), .err_val_o(c_val), .idx_o(m_idx[1]), .dbg_o(d_comp),
     .bytes_uop_o(b_uop), .bytes_acc_o(b_acc), .gemm_uop_o(g_uop), .alu_uop_o(a_uop),
     .req_valid_o(rq_valid[RQ_COMPUTE]), .req_addr_o(rq_addr[RQ_COMPUTE]),
     .req_len_o(rq_len[RQ_COMPUTE]), .req_ready_i(rq_ready[RQ_COMPUTE]),
@@ -238,5 +239,6 @@ module ovta_top
     regs[55] = {sat8(32'(t_cnt[3])), sat8(32'(t_cnt[2])), sat8(32'(t_cnt[1])), sat8(32'(t_cnt[0]))};
     regs[56] = {2'd0, 10'(q_cnt[2]), 10'(q_cnt[1]), 10'(q_cnt[0])};
     regs[57] = {29'd0, f_err, f_quiet, f_done};
+    regs[58] = c_val;
   end
 endmodule

@@ -7,6 +7,7 @@
 #include "ovta_driver.h"
 #include "ovta_runtime.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 typedef struct fixture {
@@ -335,6 +336,13 @@ static void test_uop_eviction(void **state) {
         if (got[e * lanes + l] != want)
           fail_msg("%s: element %d lane %d = %d, expected %d", *be, e, l, got[e * lanes + l], want);
       }
+    /* a LOAD UOP issued by the caller over uop SRAM [0, 2) replaces kernel 0 (at 0..39): the
+     * cache forgets it and reloads it on next use */
+    assert_true(ovta_rt_kernel_resident(rt, 100));
+    OVTA_ASSERT_OK(ovta_rt_load_2d(rt, OVTA_MEM_UOP, 0, ba, 0, 2, 1, 2, NULL, &err), err);
+    assert_false(ovta_rt_kernel_resident(rt, 100));
+    ovta_rt_stats_get(rt, &st);
+    assert_int_equal(st.evictions, 6); /* 4 above, kernel 200 (at 40) evicted kernel 4, this one */
     free(got);
     free(init);
     ovta_buf_free(ba);
@@ -469,6 +477,77 @@ static void test_misuse(void **state) {
   close_fx(&fx);
 }
 
+/* 1500 ALU ADDs (immediates 1..1500) on one ACC element: one run of 1500+ instructions (the
+ * instruction buffer grows from 256), then the same with max_insns = 100 (16 runs). Reference:
+ * the sum, low 8 bits per lane. */
+static void long_stream(uint32_t max_insns, uint64_t want_runs) {
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
+  ovta_dev *dev;
+  OVTA_ASSERT_OK(ovta_dev_open("fsim", &cfg, NULL, &dev, &err), err);
+  ovta_rt_opts ro = {0};
+  ro.max_insns = max_insns;
+  ovta_rt *rt;
+  OVTA_ASSERT_OK(ovta_rt_create(dev, &ro, &rt, &err), err);
+  int lanes = cfg.batch * cfg.block_out;
+  int32_t init[64];
+  for (int l = 0; l < lanes; l++) init[l] = 1000 * l - 3000;
+  ovta_buf *ba, *bo;
+  OVTA_ASSERT_OK(ovta_buf_alloc(dev, 4096, &ba, &err), err);
+  OVTA_ASSERT_OK(ovta_buf_alloc(dev, 4096, &bo, &err), err);
+  OVTA_ASSERT_OK(ovta_buf_write(ba, 0, init, (size_t)lanes * 4, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_load_2d(rt, OVTA_MEM_ACC, 5, ba, 0, 1, 1, 1, NULL, &err), err);
+  bool rec;
+  OVTA_ASSERT_OK(ovta_rt_kernel_begin(rt, 1, &rec, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_uop_push(rt, 5, 0, 0, &err), err);
+  for (int i = 1; i <= 1500; i++) OVTA_ASSERT_OK(ovta_rt_push_alu(rt, OVTA_ALU_ADD, true, i, false, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_kernel_end(rt, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_dep_push(rt, OVTA_RT_COMPUTE, OVTA_RT_STORE, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_dep_pop(rt, OVTA_RT_COMPUTE, OVTA_RT_STORE, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_store_2d(rt, OVTA_MEM_OUT, 5, bo, 0, 1, 1, 1, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_synchronize(rt, 10000, &err), err);
+  ovta_rt_stats st;
+  ovta_rt_stats_get(rt, &st);
+  assert_int_equal(st.runs, want_runs);
+  assert_int_equal(st.kernel_loads, 1);
+  int8_t got[64];
+  OVTA_ASSERT_OK(ovta_buf_read(bo, 0, got, (size_t)lanes, &err), err);
+  for (int l = 0; l < lanes; l++) assert_int_equal(got[l], (int8_t)(uint8_t)(init[l] + 1500 * 1501 / 2));
+  ovta_rt_destroy(rt);
+  ovta_buf_free(ba);
+  ovta_buf_free(bo);
+  ovta_dev_close(dev);
+}
+
+static void test_long_stream(void **state) {
+  (void)state;
+  long_stream(0, 1);
+  long_stream(100, 16); /* 1505 instructions and the final syncs in runs of 100 */
+}
+
+/* The thread-local current queue: set in this thread, absent in another, cleared by destroy. */
+static void *other_thread(void *arg) {
+  (void)arg;
+  return ovta_rt_thread_get();
+}
+
+static void test_thread_queue(void **state) {
+  (void)state;
+  fixture fx;
+  open_fx(&fx, "fsim", "small");
+  assert_null(ovta_rt_thread_get());
+  ovta_rt_thread_set(fx.rt);
+  assert_ptr_equal(ovta_rt_thread_get(), fx.rt);
+  pthread_t t;
+  void *seen = (void *)1;
+  assert_int_equal(pthread_create(&t, NULL, other_thread, NULL), 0);
+  assert_int_equal(pthread_join(t, &seen), 0);
+  assert_null(seen);
+  close_fx(&fx);
+  assert_null(ovta_rt_thread_get());
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dep_bits),
@@ -477,6 +556,8 @@ int main(void) {
       cmocka_unit_test(test_uop_eviction),
       cmocka_unit_test(test_failed_run_recovers),
       cmocka_unit_test(test_misuse),
+      cmocka_unit_test(test_thread_queue),
+      cmocka_unit_test(test_long_stream),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

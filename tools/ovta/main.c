@@ -9,6 +9,8 @@ static const ovta_cmd cmds[] = {
     {"disasm", ovta_cmd_disasm, "print a binary stream or a text program in the text form"},
     {"sim", ovta_cmd_sim, "load a text program into a simulator backend, run it, print counters and dumps"},
     {"config", ovta_cmd_config, "show a hardware config and its derived values; list the configs"},
+    {"compile", ovta_cmd_compile, "compile an ONNX/JSON model for the CPU into a folder (plan, params, object code)"},
+    {"run", ovta_cmd_run, "run a compiled model or a model file on the CPU: .npy inputs in, one .npy per output"},
 };
 enum { NCMDS = sizeof cmds / sizeof cmds[0] };
 

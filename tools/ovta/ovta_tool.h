@@ -29,6 +29,8 @@ int ovta_cmd_asm(int argc, char **argv);    /* cmd_asm.c */
 int ovta_cmd_disasm(int argc, char **argv); /* cmd_disasm.c */
 int ovta_cmd_sim(int argc, char **argv);    /* cmd_sim.c */
 int ovta_cmd_config(int argc, char **argv); /* cmd_config.c */
+int ovta_cmd_compile(int argc, char **argv); /* cmd_compile.c */
+int ovta_cmd_run(int argc, char **argv);     /* cmd_run.c */
 
 /* ---------------------------------------------------------------- 2. Helpers */
 

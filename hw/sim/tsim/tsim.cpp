@@ -38,7 +38,10 @@ constexpr int BUS_BYTES = TSIM_AXI_DATA_BITS / 8;
 // Register map (hw/rtl/README.md)
 constexpr uint32_t R_CTRL = 0x00, R_STATUS = 0x04, R_ERR_INDEX = 0x08, R_INSN_ADDR = 0x0C,
                    R_INSN_COUNT = 0x14, R_FINISHES = 0x1C, R_CNT = 0x20, R_RETIRED = 0xC0,
-                   R_DBG_LOAD = 0xC4, R_TOKENS = 0xDC, R_CMDQ = 0xE0, R_FETCH = 0xE4;
+                   R_DBG_LOAD = 0xC4, R_TOKENS = 0xDC, R_CMDQ = 0xE0, R_FETCH = 0xE4,
+                   R_ERR_VALUE = 0xE8;
+
+const char *const OPNAME[8] = {"LOAD", "STORE", "GEMM", "FINISH", "ALU", "op5", "op6", "op7"};
 
 // ---------------------------------------------------------------- 1. Model and DRAM state
 
@@ -300,12 +303,13 @@ void describe(tsim *t, char *out, size_t cap) {
     uint32_t d = reg_read(t, R_DBG_LOAD + 8 * u), idx = reg_read(t, R_DBG_LOAD + 8 * u + 4);
     bool busy = d >> 8 & 1, head = d >> 9 & 1, halted = d >> 10 & 1;
     unsigned w = d >> 4 & 15;
-    n += snprintf(out + n, cap - n, "; %s: ", mod[u]);
-    if (halted) n += snprintf(out + n, cap - n, "halted at insn %u", idx);
-    else if (busy) n += snprintf(out + n, cap - n, "executing insn %u (state %u)", idx, d & 15);
-    else if (!head) n += snprintf(out + n, cap - n, "idle, queue empty");
+    n += snprintf(out + n, cap - n, "; ");
+    if (halted) n += snprintf(out + n, cap - n, "%s halted at instruction %u", mod[u], idx);
+    else if (busy) n += snprintf(out + n, cap - n, "%s executing instruction %u (state %u)", mod[u], idx, d & 15);
+    else if (!head) n += snprintf(out + n, cap - n, "%s idle, queue empty", mod[u]);
     else {
-      n += snprintf(out + n, cap - n, "insn %u waits for", idx);
+      n += snprintf(out + n, cap - n, "%s waits at instruction %u (%s) for", mod[u], idx,
+                    OPNAME[d >> 11 & 7]);
       for (int b = 3; b >= 0; b--)
         if (w >> b & 1) n += snprintf(out + n, cap - n, " %s", qn[u][3 - b]);
     }
@@ -465,7 +469,7 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
       char d[600];
       describe(t, d, sizeof d);
       res->status = TSIM_ETIMEOUT;
-      msgf(res, "%s after %llu cycles: %s", hung ? "watchdog: no progress" : late ? "wall-time limit reached" : "cycle limit reached",
+      msgf(res, "%s after %llu cycles: %s", hung ? "watchdog: no progress" : late ? "timeout (wall-time limit)" : "cycle limit reached",
            (unsigned long long)(t->cycle - c0), d);
       read_counters(t, res);
       res->sim_cycles = t->cycle - c0;
@@ -487,7 +491,13 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
   case 1:
     res->status = TSIM_EINSN;
     res->insn_index = idx;
-    msgf(res, "instruction %u: invalid (%s; detected by %s)", idx, rule_name(rule), uname[unit]);
+    if (rule >= 9 && rule <= 11) {
+      static const char *const what[] = {"dst", "src", "wgt"};
+      msgf(res, "instruction %u: %s index %u is out of range (detected by compute)", idx,
+           what[rule - 9], reg_read(t, R_ERR_VALUE));
+    } else {
+      msgf(res, "instruction %u: invalid (%s; detected by %s)", idx, rule_name(rule), uname[unit]);
+    }
     break;
   case 2: {
     char d[600];

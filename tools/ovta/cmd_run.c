@@ -1,0 +1,127 @@
+/* cmd_run.c: `ovta run MODEL --input NAME=FILE.npy ... --output-dir DIR`: run a compiled model
+ * (a folder from `ovta compile`) or a model file (compiled on the fly) on the CPU, writing one
+ * .npy per graph output named after it. */
+#include "ovta_tool.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "loopir.h"
+
+static const char *help =
+    "usage: ovta run MODEL.ovta|MODEL.onnx|MODEL.json --input NAME=FILE.npy ... --output-dir DIR\n\n"
+    "Run a model on the CPU path: a folder made by `ovta compile` (loaded, no recompilation), or a\n"
+    "model file (compiled first). Every graph input needs one --input; symbolic dims of a model\n"
+    "file take the shape of the given array. Writes DIR/OUTPUT_NAME.npy for every graph output\n"
+    "(characters other than letters, digits, '.', '-' and '_' in the name become '_').\n\n"
+    "options:\n"
+    "  --input NAME=FILE.npy   value of graph input NAME (repeatable)\n"
+    "  --output-dir DIR        where the outputs go (created; default: .)\n"
+    "  --repeat N              run N times and print the mean time per run\n";
+
+#define MAX_IN 64
+
+int ovta_cmd_run(int argc, char **argv) {
+  const char *model = NULL, *outdir = ".", *v;
+  const char *in_name[MAX_IN], *in_file[MAX_IN];
+  int nin = 0;
+  int64_t repeat = 0;
+  for (int i = 1; i < argc; i++) {
+    if (tool_is_help(argv[i])) {
+      fputs(help, stdout);
+      return 0;
+    } else if (tool_opt(argc, argv, &i, "--input", &v)) {
+      const char *eq = v ? strchr(v, '=') : NULL;
+      if (!eq || eq == v || !eq[1]) return tool_usage("run", "--input needs NAME=FILE.npy");
+      if (nin == MAX_IN) return tool_usage("run", "more than %d inputs", MAX_IN);
+      in_name[nin] = strndup(v, (size_t)(eq - v));
+      in_file[nin++] = eq + 1;
+    } else if (tool_opt(argc, argv, &i, "--output-dir", &v)) {
+      if (!v) return tool_usage("run", "--output-dir needs a folder");
+      outdir = v;
+    } else if (tool_opt(argc, argv, &i, "--repeat", &v)) {
+      if (!v || !tool_number(v, 1, 1000000, &repeat)) return tool_usage("run", "--repeat needs a count");
+    } else if (argv[i][0] == '-') {
+      return tool_usage("run", "unknown option %s", argv[i]);
+    } else if (!model) {
+      model = argv[i];
+    } else {
+      return tool_usage("run", "more than one model given");
+    }
+  }
+  if (!model) return tool_usage("run", "no model given");
+  ovta_error err = {0};
+  ovta_tensor *vals[MAX_IN] = {0};
+  ovta_graph *g = NULL;
+  ovta_exec *e = NULL;
+  int rc = 0;
+  for (int i = 0; i < nin && !rc; i++) rc = ovta_npy_read(in_file[i], in_name[i], &vals[i], &err);
+  struct stat st;
+  if (!rc && stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
+    rc = ovta_exec_load(model, &e, &err);
+  } else if (!rc) {
+    rc = ovta_graph_load(model, &g, &err);
+    /* symbolic dims take the given arrays' shapes */
+    for (int i = 0; !rc && i < g->n_inputs; i++)
+      for (int k = 0; k < nin; k++)
+        if (strcmp(g->inputs[i]->name, in_name[k]) == 0) {
+          ovta_tensor *t = g->inputs[i];
+          bool unknown = t->rank < 0;
+          for (int d = 0; d < t->rank; d++) unknown |= t->shape[d] < 0;
+          if (unknown) {
+            t->rank = vals[k]->rank;
+            memcpy(t->shape, vals[k]->shape, sizeof t->shape);
+          }
+        }
+    if (!rc) rc = ovta_exec_build(g, NULL, &e, &err);
+  }
+  for (int i = 0; !rc && i < ovta_exec_num_inputs(e); i++) {
+    const char *nm = ovta_exec_input_name(e, i);
+    int k = 0;
+    while (k < nin && strcmp(in_name[k], nm) != 0) k++;
+    if (k == nin) rc = OVTA_FAIL(&err, OVTA_EINVAL, "graph input %s has no --input %s=FILE.npy", nm, nm);
+    else rc = ovta_exec_set_input(e, nm, vals[k], &err);
+  }
+  for (int k = 0; !rc && k < nin; k++) {
+    bool found = false;
+    for (int i = 0; i < ovta_exec_num_inputs(e); i++) found |= strcmp(ovta_exec_input_name(e, i), in_name[k]) == 0;
+    if (!found) rc = OVTA_FAIL(&err, OVTA_EINVAL, "--input %s: the model has no input of that name", in_name[k]);
+  }
+  if (!rc) rc = ovta_exec_run(e, &err);
+  if (!rc && repeat > 0) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int64_t r = 0; r < repeat && !rc; r++) rc = ovta_exec_run(e, &err);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / (double)repeat;
+    printf("time per run: %.1f us (%lld runs)\n", us, (long long)repeat);
+  }
+  if (!rc && mkdir(outdir, 0777) != 0 && errno != EEXIST)
+    rc = OVTA_FAIL(&err, OVTA_EIO, "%s: %s", outdir, strerror(errno));
+  for (int i = 0; !rc && i < ovta_exec_num_outputs(e); i++) {
+    ovta_tensor *t;
+    rc = ovta_exec_get_output(e, i, &t, &err);
+    if (rc) break;
+    char fn[512], path[4096], shape[128];
+    size_t k = 0;
+    for (const char *p = t->name; *p && k < sizeof fn - 1; p++)
+      fn[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+                 *p == '-' || *p == '_') ? *p : '_';
+    fn[k] = 0;
+    snprintf(path, sizeof path, "%s/%s.npy", outdir, fn);
+    rc = ovta_npy_write(path, t, &err);
+    ovta_shape_str(t, shape, sizeof shape);
+    if (!rc) printf("%s: %s %s -> %s\n", t->name, ovta_dtype_name(t->dtype), shape, path);
+    ovta_tensor_free(t);
+  }
+  for (int i = 0; i < nin; i++) {
+    ovta_tensor_free(vals[i]);
+    free((char *)in_name[i]);
+  }
+  ovta_exec_free(e);
+  ovta_graph_free(g);
+  return rc ? tool_error(&err, NULL) : 0;
+}
