@@ -58,9 +58,13 @@ include hw/rtl/rtl.mk
 include jit-runtime/runtime.mk
 include compiler/compiler.mk
 include compiler/codegen.mk
+include compiler/vta.mk
 include tools/tools.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk
+include tests/gen/gen.mk
+include tests/bad/bad.mk
+include tests/soak/soak.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 

@@ -45,9 +45,9 @@ static int count_io(ctx *c, int min_in, int max_in, int min_out, int max_out) {
   int ni = c->n->n_inputs, no = c->n->n_outputs;
   while (ni > 0 && !c->n->inputs[ni - 1]) ni--;
   if (ni < min_in || ni > max_in)
-    return bad(c, OVTA_EINVAL, "takes %d..%d inputs, has %d", min_in, max_in, c->n->n_inputs);
+    return bad(c, OVTA_EINVAL, "needs %d..%d inputs, has %d", min_in, max_in, c->n->n_inputs);
   if (no < min_out || no > max_out)
-    return bad(c, OVTA_EINVAL, "has %d..%d outputs, has %d", min_out, max_out, no);
+    return bad(c, OVTA_EINVAL, "needs %d..%d outputs, has %d", min_out, max_out, no);
   for (int i = 0; i < min_out; i++)
     if (!c->n->outputs[i]) return bad(c, OVTA_EINVAL, "output %d is missing", i);
   return OVTA_OK;

@@ -258,7 +258,37 @@ lir_expr *lir_load1(lir_func *f, lir_buf *b, lir_expr *flat) {
 
 static bool is_cmp(int op) { return op >= LIR_EQ && op <= LIR_GE; }
 
+static bool is_c(const lir_expr *e, int64_t *v);
+
+/* i64 constant folding: both operands constant, or division by 1. */
+static bool fold(lir_binop op, lir_expr *a, lir_expr *b, int64_t *r) {
+  int64_t x, y;
+  bool cb = is_c(b, &y);
+  if (cb && y == 1 && (op == LIR_DIV || op == LIR_FLOORDIV) && a->kind == LIR_E_INT && a->dtype == LIR_I64) {
+    *r = a->ival;
+    return true;
+  }
+  if (!cb || !is_c(a, &x)) return false;
+  switch (op) {
+  case LIR_ADD: *r = x + y; return true;
+  case LIR_SUB: *r = x - y; return true;
+  case LIR_MUL: *r = x * y; return true;
+  case LIR_MIN: *r = x < y ? x : y; return true;
+  case LIR_MAX: *r = x > y ? x : y; return true;
+  case LIR_FLOORDIV:
+    if (y == 0) return false;
+    *r = x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+    return true;
+  default: return false;
+  }
+}
+
 lir_expr *lir_bin(lir_func *f, lir_binop op, lir_expr *a, lir_expr *b) {
+  int64_t r;
+  if (fold(op, a, b, &r)) return lir_i64(f, r);
+  if ((op == LIR_DIV || op == LIR_FLOORDIV) && b->kind == LIR_E_INT && b->dtype == LIR_I64 && b->ival == 1 &&
+      a->dtype == LIR_I64)
+    return a;
   lir_expr *e = mk(f, LIR_E_BIN, is_cmp(op) ? LIR_BOOL : a->dtype, 2);
   if (!e) return &oom_expr;
   e->op = op;

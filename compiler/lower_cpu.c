@@ -351,28 +351,36 @@ static int matmul_core(L *l, lir_buf *A, lir_buf *B, lir_buf *Y, bool ta, bool t
       if (e != 1 && e != o) return bad(l, "batch dimensions do not broadcast");
     }
   }
+  /* for batch..., i: row[:] = 0; for k: for j (vectorized): row[j] += A[i,k] B[k,j]; then the
+   * post-op over j. The j loop is innermost so rows of B stream contiguously. */
   lir_nest n;
-  lir_nest_open(F, &n, yr, ys, "i");
-  lir_var *k = lir_var_new(F, "k", LIR_I64);
-  lir_expr *kk = lir_ref(F, k);
+  lir_nest_open(F, &n, yr - 1, ys, "i");
+  lir_var *k = lir_var_new(F, "k", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
+  lir_var *j2 = lir_var_new(F, "j", LIR_I64), *j3 = lir_var_new(F, "j", LIR_I64);
+  lir_expr *kk = lir_ref(F, k), *col = lir_ref(F, j2);
   lir_expr *ai[LIR_MAX_DIMS], *bi[LIR_MAX_DIMS];
   for (int d = 0; d < A->ndim - 2; d++) ai[d] = A->shape[d] == 1 ? I(0) : n.idx[nb - (A->ndim - 2) + d];
   for (int d = 0; d < B->ndim - 2; d++) bi[d] = B->shape[d] == 1 ? I(0) : n.idx[nb - (B->ndim - 2) + d];
-  lir_expr *row = n.idx[nb], *col = n.idx[nb + 1];
+  lir_expr *row = n.idx[nb];
   ai[A->ndim - 2] = ta ? kk : row;
   ai[A->ndim - 1] = ta ? row : kk;
   bi[B->ndim - 2] = tb ? col : kk;
   bi[B->ndim - 1] = tb ? kk : col;
-  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 1, &N, LIR_SCOPE_LOCAL);
   lir_expr *t = prod(l, acc_t, lir_load(F, A, ai), za ? pload(l, za, row) : NULL, lir_load(F, B, bi),
                      zb ? pload(l, zb, col) : NULL);
-  lir_stmt *upd = lir_store(F, acc, NULL, lir_add(F, lir_load(F, acc, NULL), t));
+  lir_stmt *upd = lir_store(F, acc, &col, lir_add(F, lir_load(F, acc, &col), t));
+  lir_expr *oidx[LIR_MAX_DIMS];
+  for (int d = 0; d < yr - 1; d++) oidx[d] = n.idx[d];
+  oidx[yr - 1] = lir_ref(F, j3);
   lir_block blk;
   lir_block_init(&blk, F);
-  lir_block_add(&blk, lir_store(F, acc, NULL, cst(l, acc_t, 0)));
-  lir_block_add(&blk, lir_for(F, k, I(0), I(K), LIR_FOR_SERIAL, upd));
-  lir_block_add(&blk, post_store(l, p, Y, n.idx, col, lir_load(F, acc, NULL)));
-  F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, acc, lir_block_stmt(&blk)), LIR_FOR_SERIAL);
+  lir_expr *c1 = lir_ref(F, j1);
+  lir_block_add(&blk, lir_for(F, j1, I(0), I(N), LIR_FOR_VECTORIZED, lir_store(F, acc, &c1, cst(l, acc_t, 0))));
+  lir_block_add(&blk, lir_for(F, k, I(0), I(K), LIR_FOR_SERIAL, lir_for(F, j2, I(0), I(N), LIR_FOR_VECTORIZED, upd)));
+  lir_block_add(&blk, lir_for(F, j3, I(0), I(N), LIR_FOR_VECTORIZED,
+                              post_store(l, p, Y, oidx, oidx[yr - 1], lir_load(F, acc, &oidx[yr - 1]))));
+  F->body = lir_alloc_stmt(F, acc, lir_nest_close(F, &n, lir_block_stmt(&blk), LIR_FOR_SERIAL));
   return 0;
 }
 
@@ -477,18 +485,25 @@ static int conv_core(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, 
     int64_t o = (X->shape[2 + i] + c.pad[i] + c.pad_end[i] - ((c.kern[i] - 1) * c.dil[i] + 1)) / c.stride[i] + 1;
     if (o != Y->shape[2 + i]) return bad(l, "output shape does not match the conv attributes");
   }
+  /* for n, m, spatial dims but the last: row[:] = 0; for c, k...: for the last output dim ow over
+   * the range where the input position is inside (so no test, vectorized): row[ow] += x * w;
+   * then the post-op over ow. Outer spatial dims keep a select on their bounds. */
+  int yr = Y->ndim, ls = c.k - 1; /* last spatial dim */
+  int64_t OW = Y->shape[yr - 1], IW = X->shape[yr - 1];
   lir_nest n, r;
-  lir_nest_open(F, &n, Y->ndim, Y->shape, "o");
+  lir_nest_open(F, &n, yr - 1, Y->shape, "o");
   int64_t rext[LIR_MAX_DIMS];
   rext[0] = Cg;
   for (int i = 0; i < c.k; i++) rext[1 + i] = c.kern[i];
   lir_nest_open(F, &r, 1 + c.k, rext, "r");
+  lir_var *ow = lir_var_new(F, "ow", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64), *j3 = lir_var_new(F, "j", LIR_I64);
+  lir_expr *owe = lir_ref(F, ow);
   lir_expr *xi[LIR_MAX_DIMS], *wi[LIR_MAX_DIMS], *inb = NULL;
   xi[0] = n.idx[0];
   xi[1] = G == 1 ? r.idx[0] : lir_add(F, lir_muli(F, lir_bin(F, LIR_DIV, n.idx[1], I(M / G)), Cg), r.idx[0]);
   wi[0] = n.idx[1];
   wi[1] = r.idx[0];
-  for (int i = 0; i < c.k; i++) {
+  for (int i = 0; i < ls; i++) {
     lir_expr *pos = lir_add(F, lir_addi(F, lir_muli(F, n.idx[2 + i], c.stride[i]), -c.pad[i]),
                             lir_muli(F, r.idx[1 + i], c.dil[i]));
     int64_t in = X->shape[2 + i];
@@ -498,17 +513,33 @@ static int conv_core(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, 
     xi[2 + i] = (may_lo || may_hi) ? clampi(l, pos, 0, in - 1) : pos;
     wi[2 + i] = r.idx[1 + i];
   }
+  /* last dim: position ow*s - pad + kw*d = ow*s - a with a = pad - kw*d; inside for
+   * ow in [max(0, ceil(a/s)), min(OW, floor((IW-1+a)/s) + 1)) */
+  int64_t s_ = c.stride[ls];
+  lir_expr *kw = r.idx[1 + ls];
+  lir_expr *a = lir_sub(F, I(c.pad[ls]), lir_muli(F, kw, c.dil[ls]));
+  lir_expr *lo = lir_max(F, I(0), lir_bin(F, LIR_FLOORDIV, lir_addi(F, a, s_ - 1), I(s_)));
+  lir_expr *hi = lir_min(F, I(OW), lir_addi(F, lir_bin(F, LIR_FLOORDIV, lir_addi(F, a, IW - 1), I(s_)), 1));
+  lir_expr *ext = lir_max(F, I(0), lir_sub(F, hi, lo));
+  xi[yr - 1] = lir_sub(F, lir_muli(F, owe, s_), a);
+  wi[yr - 1] = kw;
   lir_expr *t = prod(l, acc_t, lir_load(F, X, xi), zx ? lir_load1(F, zx, I(0)) : NULL, lir_load(F, W, wi),
                      zw ? pload(l, zw, n.idx[1]) : NULL);
   if (inb) t = lir_select(F, inb, t, cst(l, acc_t, 0));
-  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 0, NULL, LIR_SCOPE_LOCAL);
-  lir_stmt *upd = lir_store(F, acc, NULL, lir_add(F, lir_load(F, acc, NULL), t));
+  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 1, &OW, LIR_SCOPE_LOCAL);
+  lir_stmt *upd = lir_for(F, ow, lo, ext, LIR_FOR_VECTORIZED,
+                          lir_store(F, acc, &owe, lir_add(F, lir_load(F, acc, &owe), t)));
+  lir_expr *oidx[LIR_MAX_DIMS];
+  for (int d = 0; d < yr - 1; d++) oidx[d] = n.idx[d];
+  oidx[yr - 1] = lir_ref(F, j3);
+  lir_expr *c1 = lir_ref(F, j1);
   lir_block blk;
   lir_block_init(&blk, F);
-  lir_block_add(&blk, lir_store(F, acc, NULL, cst(l, acc_t, 0)));
+  lir_block_add(&blk, lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store(F, acc, &c1, cst(l, acc_t, 0))));
   lir_block_add(&blk, lir_nest_close(F, &r, upd, LIR_FOR_SERIAL));
-  lir_block_add(&blk, post_store(l, p, Y, n.idx, n.idx[1], lir_load(F, acc, NULL)));
-  F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, acc, lir_block_stmt(&blk)), LIR_FOR_SERIAL);
+  lir_block_add(&blk, lir_for(F, j3, I(0), I(OW), LIR_FOR_VECTORIZED,
+                              post_store(l, p, Y, oidx, n.idx[1], lir_load(F, acc, &oidx[yr - 1]))));
+  F->body = lir_alloc_stmt(F, acc, lir_nest_close(F, &n, lir_block_stmt(&blk), LIR_FOR_SERIAL));
   return 0;
 }
 

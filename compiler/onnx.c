@@ -22,7 +22,7 @@
 #include "onnx.pb-c.h"
 
 #define MAX_FILE_BYTES ((size_t)1 << 31) /* 2 GiB: protobuf's own limit */
-#define OPSET_MIN 7
+#define OPSET_MIN 1 /* older forms that differ (e.g. Add broadcast attr) fail in inference */
 #define OPSET_MAX 18
 
 /* ---------------------------------------------------------------- tensors */

@@ -58,14 +58,16 @@ module ovta_compute
   typedef enum logic [3:0] {S_IDLE, S_START, S_DMA, S_EXEC, S_HALT} state_e;
   state_e state_q, state_d;
   cmd_t cur_q, cur_d;
-  mem_t hm, cm;
-  logic [2:0] hop, cop;
+  // lint waiver: only some fields are needed
+  // verilator lint_off UNUSEDSIGNAL
+  mem_t hm, cm;           // head and current as LOAD format
+  // verilator lint_on UNUSEDSIGNAL
+  logic [2:0] cop;         // opcode of the current instruction
   logic ok_pop, ok_push, can_start, is_uop;
   rule_e rule_q, rule_d;
 
-  assign hm = mem_t'(cmd_i.insn);
-  assign cm = mem_t'(cur_q.insn);
-  assign hop = cmd_i.insn[2:0];
+  assign hm = cmd_i.insn;
+  assign cm = cur_q.insn;
   assign cop = cur_q.insn[2:0];
   assign ok_pop = (!hm.pop_prev || l2c_tok_i) && (!hm.pop_next || s2c_tok_i);
   assign ok_push = (!hm.push_prev || c2l_room_i) && (!hm.push_next || c2s_room_i);
@@ -74,12 +76,16 @@ module ovta_compute
 
   // ---------------------------------------------------------------- units
   logic dma_start, dma_done, dma_err, dma_wr;
-  logic [15:0] dma_idx, dma_bytes;
+  // lint waiver: SRAM indices are 16 bits wide, each SRAM uses the bits of its depth
+  // verilator lint_off UNUSEDSIGNAL
+  logic [15:0] dma_idx;
+  // verilator lint_on UNUSEDSIGNAL
+  logic [15:0] dma_bytes;
   logic [ACC_BITS-1:0] dma_data;
   ovta_dma_rd #(.MAXW(ACC_BITS)) u_dma (
     .clk_i, .rst_ni, .start_i(dma_start), .m_i(cm),
     .log_eb_i(is_uop ? 4'($clog2(UOP_BYTES)) : 4'($clog2(ACC_BYTES))), .uop_mode_i(is_uop),
-    .busy_o(), .done_o(dma_done), .err_o(dma_err),
+    .done_o(dma_done), .err_o(dma_err),
     .wr_valid_o(dma_wr), .wr_idx_o(dma_idx), .wr_data_o(dma_data), .bytes_o(dma_bytes),
     .req_valid_o, .req_addr_o, .req_len_o, .req_ready_i, .rd_valid_i, .rd_data_i, .rd_ready_o);
   assign bytes_uop_o = is_uop ? dma_bytes : '0;

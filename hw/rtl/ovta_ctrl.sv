@@ -25,7 +25,7 @@ module ovta_ctrl
   output      logic                  running_o,     // a run is in progress
   output      logic                  done_o,        // the last run ended
   output      status_e               status_o,      // its outcome
-  output      rule_e                 rule_o,        // the rule broken (ST_INSN, ST_ADDR)
+  output      logic [3:0]            rule_o,        // the rule broken (rule_e; ST_INSN, ST_ADDR)
   output      logic [1:0]            err_unit_o,    // the unit that failed
   output      logic [31:0]           err_idx_o,     // the failing instruction
   output      logic [31:0]           finishes_o,    // FINISH instructions retired
@@ -58,7 +58,7 @@ module ovta_ctrl
       running_o <= 1'b0;
       done_o <= 1'b0;
       status_o <= ST_OK;
-      rule_o <= RULE_NONE;
+      rule_o <= 4'(RULE_NONE);
       err_unit_o <= '0;
       err_idx_o <= '0;
       finishes_o <= '0;
@@ -69,7 +69,7 @@ module ovta_ctrl
       running_o <= 1'b1;
       done_o <= 1'b0;
       status_o <= ST_OK;
-      rule_o <= RULE_NONE;
+      rule_o <= 4'(RULE_NONE);
       err_unit_o <= '0;
       err_idx_o <= '0;
       finishes_o <= '0;
@@ -85,8 +85,8 @@ module ovta_ctrl
         running_o <= 1'b0;
         done_o <= 1'b1;
         if (any_err) begin
-          status_o <= rule_e'(err_rule_i[pick]) == RULE_ADDR ? ST_ADDR : ST_INSN;
-          rule_o <= rule_e'(err_rule_i[pick]);
+          status_o <= err_rule_i[pick] == 4'(RULE_ADDR) ? ST_ADDR : ST_INSN;
+          rule_o <= err_rule_i[pick];
           err_unit_o <= pick;
           err_idx_o <= pick_idx;
         end else if (all_retired) begin

@@ -11,15 +11,18 @@ module ovta_decode
   output      logic                 err_o,    // it breaks a static rule
   output      rule_e                rule_o    // which rule
 );
+  // lint waiver: each view uses only its own fields of the instruction
+  // verilator lint_off UNUSEDSIGNAL
   mem_t m;
   gemm_t g;
   alu_t a;
+  // verilator lint_on UNUSEDSIGNAL
   logic [2:0] op;
   logic [INSN_BITS-1:0] cov;  // bits covered by a field of the instruction's format
 
-  assign m = mem_t'(insn_i);
-  assign g = gemm_t'(insn_i);
-  assign a = alu_t'(insn_i);
+  assign m = insn_i;
+  assign g = insn_i;
+  assign a = insn_i;
   assign op = insn_i[2:0];
 
   // Covered-bit masks: every named field set to ones; the generated reserved fields stay zero.
@@ -95,7 +98,7 @@ module ovta_decode
         rule_o = RULE_PAD;
       else if (sram_end > depth) rule_o = RULE_SRAM;
     end else if (op == OP_GEMM || op == OP_ALU) begin
-      if (g.uop_bgn > g.uop_end || 32'(g.uop_end) > 32'(UOP_DEPTH)) rule_o = RULE_UOP;
+      if (32'(g.uop_bgn) > 32'(g.uop_end) || 32'(g.uop_end) > 32'(UOP_DEPTH)) rule_o = RULE_UOP;
       else if (op == OP_ALU && a.alu_opcode > ALU_MUL) rule_o = RULE_ALUOP;
     end
     if (rule_o == RULE_NONE) err_o = 1'b0;

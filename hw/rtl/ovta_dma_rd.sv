@@ -15,10 +15,12 @@ module ovta_dma_rd
   input  wire logic                     rst_ni,
   // command
   input  wire logic                     start_i,      // pulse: begin the LOAD in m_i
+  // lint waiver: opcode, dependency bits and memory type are the caller's
+  // verilator lint_off UNUSEDSIGNAL
   input  wire mem_t                     m_i,          // the LOAD (held while busy_o)
+  // verilator lint_on UNUSEDSIGNAL
   input  wire logic [3:0]               log_eb_i,     // log2 bytes of an element
   input  wire logic                     uop_mode_i,   // elements are 32-bit micro-ops
-  output      logic                     busy_o,       // a LOAD is in progress
   output      logic                     done_o,       // pulse: the LOAD completed
   output      logic                     err_o,        // pulse: a DRAM address beyond the bus
   // SRAM writes
@@ -37,6 +39,7 @@ module ovta_dma_rd
 );
   localparam int unsigned UPB = BUS_BITS / 32;  // micro-ops per beat
   localparam int unsigned LUPB = $clog2(UPB);
+  localparam logic [ADDR_W-1:0] BUS_MASK = ADDR_W'(BUS_BYTES) - ADDR_W'(1);  // byte in a beat
 
   // ---------------------------------------------------------------- request side
   typedef enum logic [1:0] {RQ_IDLE, RQ_ROW, RQ_BURST} rq_e;
@@ -53,8 +56,8 @@ module ovta_dma_rd
   always_comb begin
     row_a = rq_elem_q << log_eb_i;
     row_end = row_a + (ADDR_W'(m_i.x_size) << log_eb_i);
-    row_a0 = row_a & ~ADDR_W'(BUS_BYTES - 1);
-    row_e1 = (row_end + ADDR_W'(BUS_BYTES - 1)) & ~ADDR_W'(BUS_BYTES - 1);
+    row_a0 = row_a & ~BUS_MASK;
+    row_e1 = (row_end + BUS_MASK) & ~BUS_MASK;
     to_4k = 13'((13'h1000 - {1'b0, rq_addr_q[11:0]}) >> LOG_BUS_BYTES);
     blen = rq_beats_q;
     if (blen > 32'd256) blen = 32'd256;
@@ -116,6 +119,7 @@ module ovta_dma_rd
   logic is_data, last_elem, last_col, row_last_data;
   logic [5:0] bpe_m1;                      // beats per element - 1
   logic [MAXW-1:0] shifted;
+  logic adv;                               // an element is written: advance
 
   always_comb begin
     yb = 20'(m_i.y_pad_0);
@@ -144,6 +148,7 @@ module ovta_dma_rd
     rd_ready_o = 1'b0;
     bytes_o = '0;
     done_o = 1'b0;
+    adv = 1'b0;
 
     if (!run_q) begin
       if (start_i) begin
@@ -159,8 +164,6 @@ module ovta_dma_rd
         end
       end
     end else begin
-      logic adv;
-      adv = 1'b0;
       if (!is_data) begin
         wr_valid_o = 1'b1;
         adv = 1'b1;
@@ -212,7 +215,6 @@ module ovta_dma_rd
     end
   end
   assign wr_idx_o = idx_q;
-  assign busy_o = run_q || rq_q != RQ_IDLE;
   assign err_o = rq_err;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -42,11 +42,14 @@ module ovta_exec
   output      logic [OUT_BITS-1:0]           wout_o
 );
   localparam int unsigned KW = UOP_IDX_BITS + 1;
+  // lint waiver: each view uses only its own fields of the instruction
+  // verilator lint_off UNUSEDSIGNAL
   gemm_t g;
   alu_t a;
+  // verilator lint_on UNUSEDSIGNAL
   logic is_alu;
-  assign g = gemm_t'(insn_i);
-  assign a = alu_t'(insn_i);
+  assign g = insn_i;
+  assign a = insn_i;
   assign is_alu = insn_i[2:0] == OP_ALU;
 
   // ---------------------------------------------------------------- stage A
@@ -59,17 +62,20 @@ module ovta_exec
   assign last_k = k_q == KW'(g.uop_end) - 1'b1;
   assign last_j = j_q == 14'(g.iter_in) - 1'b1;
   assign last_i = i_q == 14'(g.iter_out) - 1'b1;
-  assign empty = g.iter_out == '0 || g.iter_in == '0 || g.uop_bgn == g.uop_end;
+  assign empty = g.iter_out == '0 || g.iter_in == '0 || 32'(g.uop_bgn) == 32'(g.uop_end);
   assign uop_re_o = run_q && !killed_q;
   assign uop_raddr_o = $clog2(UOP_DEPTH)'(k_q);
 
   // ---------------------------------------------------------------- stage B
   logic vb_q;
   logic [31:0] db_q, sb_q, wb_q;   // offsets of the uop in B
+  // lint waiver: the reserved bits of a micro-op (small configs) are not used
+  // verilator lint_off UNUSEDSIGNAL
   uop_t u;
+  // verilator lint_on UNUSEDSIGNAL
   logic [31:0] dst, src, wgt;
   logic bad_dst, bad_src, bad_wgt, vb_ok;
-  assign u = uop_t'(uop_rdata_i);
+  assign u = uop_rdata_i;
   always_comb begin
     dst = 32'(u.dst_idx) + db_q;
     src = 32'(u.src_idx) + sb_q;

@@ -24,7 +24,6 @@ module ovta_fetch
   output      logic [31:0]              err_idx_o,
   output      logic                     quiet_o,      // can make no progress by itself
   output      logic                     busy_o,       // cycles with a read outstanding or a dispatch
-  output      logic [15:0]              bytes_o,      // DRAM bytes read this cycle
   // reads
   output      logic                     req_valid_o,
   output      logic [AXI_ADDR_BITS-1:0] req_addr_o,
@@ -52,13 +51,16 @@ module ovta_fetch
   logic [31:0] eidx_q;
 
   // buffer
-  logic b_push, b_full, b_valid, b_pop;
+  logic b_push, b_valid, b_pop;
   logic [INSN_BITS-1:0] b_in, b_head;
   logic [BW-1:0] b_cnt;
 
+  // lint waiver: full_o is not needed, requests reserve room in the buffer (resv_q)
+  // verilator lint_off PINCONNECTEMPTY
   ovta_fifo #(.WIDTH(INSN_BITS), .DEPTH(BUF)) u_buf (
-    .clk_i, .rst_ni, .clr_i(start_i), .push_i(b_push), .data_i(b_in), .full_o(b_full),
+    .clk_i, .rst_ni, .clr_i(start_i), .push_i(b_push), .data_i(b_in), .full_o(),
     .pop_i(b_pop), .valid_o(b_valid), .data_o(b_head), .count_o(b_cnt));
+  // verilator lint_on PINCONNECTEMPTY
 
   // request sizing: up to MAXB instructions, not past the stream end, a 4 KiB boundary or room
   logic [31:0] left;
@@ -90,7 +92,6 @@ module ovta_fetch
       b_in = asm_next;
     end
   end
-  assign bytes_o = rd_valid_i ? 16'(BUS_BYTES) : '0;
 
   // decode and dispatch the head
   dst_e dst;

@@ -44,13 +44,16 @@ module ovta_load
   typedef enum logic [3:0] {S_IDLE, S_RUN, S_HALT} state_e;
   state_e state_q, state_d;
   cmd_t cur_q, cur_d;     // the executing instruction
+  // lint waiver: only some fields of the head are needed
+  // verilator lint_off UNUSEDSIGNAL
   mem_t hm, cm;           // head and current as LOAD/STORE format
+  // verilator lint_on UNUSEDSIGNAL
   logic ok_pop, ok_push, can_start, start, done, dma_err;
   logic [15:0] bytes;
   logic [3:0] log_eb;
 
-  assign hm = mem_t'(cmd_i.insn);
-  assign cm = mem_t'(cur_q.insn);
+  assign hm = cmd_i.insn;
+  assign cm = cur_q.insn;
   assign ok_pop = !hm.pop_next || c2l_tok_i;
   assign ok_push = !hm.push_next || l2c_room_i;
   assign can_start = cmd_valid_i && ok_pop && ok_push;

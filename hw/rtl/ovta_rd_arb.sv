@@ -16,7 +16,6 @@ module ovta_rd_arb
   output      logic [NREQ-1:0]          req_ready_o,  // request taken
   output      logic [NREQ-1:0]          rd_valid_o,   // a beat for this requester
   output      logic [BUS_BITS-1:0]      rd_data_o,    // the beat (shared)
-  output      logic                     rd_last_o,    // last beat of a burst
   input  wire logic [NREQ-1:0]          rd_ready_i,   // requester takes the beat
   // AXI4 read channels
   output      logic                     arvalid_o,
@@ -46,11 +45,9 @@ module ovta_rd_arb
     found = 1'b0;
     pick = '0;
     for (int k = 1; k <= int'(NREQ); k++) begin
-      int c;
-      c = (int'(last_q) + k) % int'(NREQ);
-      if (!found && req_valid_i[c]) begin
+      if (!found && req_valid_i[(int'(last_q) + k) % int'(NREQ)]) begin
         found = 1'b1;
-        pick = ID_W'(c);
+        pick = ID_W'((int'(last_q) + k) % int'(NREQ));
       end
     end
   end
@@ -102,7 +99,6 @@ module ovta_rd_arb
     end
   end
   assign rd_data_o = rdata_i;
-  assign rd_last_o = rlast_i;
 
   initial begin
     assert (AXI_MAX_OUTSTANDING >= 1) else $fatal(1, "ovta_rd_arb: AXI_MAX_OUTSTANDING must be >= 1");

@@ -46,7 +46,10 @@ module ovta_store
   typedef enum logic [3:0] {S_IDLE, S_ROW, S_AW, S_W, S_RESP, S_HALT} state_e;
   state_e state_q, state_d;
   cmd_t cur_q, cur_d;
-  mem_t hm, cm;
+  // lint waiver: only some fields are needed
+  // verilator lint_off UNUSEDSIGNAL
+  mem_t hm, cm;           // head and current instruction
+  // verilator lint_on UNUSEDSIGNAL
   logic ok_pop, ok_push, can_start;
   logic [15:0] row_q, row_d;              // DRAM row
   logic [ADDR_W-1:0] elem_q, elem_d;      // DRAM element index of the row
@@ -60,8 +63,8 @@ module ovta_store
   logic [12:0] to_4k;
   logic [31:0] blen;
 
-  assign hm = mem_t'(cmd_i.insn);
-  assign cm = mem_t'(cur_q.insn);
+  assign hm = cmd_i.insn;
+  assign cm = cur_q.insn;
   assign ok_pop = !hm.pop_prev || c2s_tok_i;
   assign ok_push = !hm.push_prev || s2c_room_i;
   assign can_start = cmd_valid_i && ok_pop && ok_push;

@@ -73,7 +73,7 @@ module ovta_top
 
   logic running, done;
   status_e status;
-  rule_e rule;
+  logic [3:0] rule;
   logic [1:0] err_unit;
   logic [31:0] err_idx, finishes, retired;
   logic [NCNT-1:0][63:0] cnt;
@@ -109,7 +109,7 @@ module ovta_top
   logic [BUS_BITS-1:0] rd_data;
   ovta_rd_arb u_arb (
     .clk_i, .rst_ni(core_rst_n), .req_valid_i(rq_valid), .req_addr_i(rq_addr), .req_len_i(rq_len),
-    .req_ready_o(rq_ready), .rd_valid_o(rd_valid), .rd_data_o(rd_data), .rd_last_o(),
+    .req_ready_o(rq_ready), .rd_valid_o(rd_valid), .rd_data_o(rd_data),
     .rd_ready_i(rd_ready), .arvalid_o(m_arvalid_o), .arready_i(m_arready_i),
     .araddr_o(m_araddr_o), .arlen_o(m_arlen_o), .arid_o(m_arid_o), .rvalid_i(m_rvalid_i),
     .rready_o(m_rready_o), .rdata_i(m_rdata_i), .rlast_i(m_rlast_i), .rid_i(m_rid_i));
@@ -123,7 +123,6 @@ module ovta_top
   logic f_done, f_err, f_quiet, f_busy;
   rule_e f_rule;
   logic [31:0] f_idx;
-  logic [15:0] f_bytes;
   logic [3:0] quiet, uerr;
   logic [2:0] retire, busy, stall;
   logic finish;
@@ -138,13 +137,16 @@ module ovta_top
     .clk_i, .rst_ni(core_rst_n), .start_i(run_start), .stop_i(uerr[3:1] != '0),
     .insn_addr_i(AXI_ADDR_BITS'(insn_addr)), .insn_count_i(insn_count), .push_o(q_push),
     .cmd_o(q_in), .full_i(q_full), .done_o(f_done), .err_o(f_err), .err_rule_o(f_rule),
-    .err_idx_o(f_idx), .quiet_o(f_quiet), .busy_o(f_busy), .bytes_o(f_bytes),
+    .err_idx_o(f_idx), .quiet_o(f_quiet), .busy_o(f_busy),
     .req_valid_o(rq_valid[RQ_FETCH]), .req_addr_o(rq_addr[RQ_FETCH]), .req_len_o(rq_len[RQ_FETCH]),
     .req_ready_i(rq_ready[RQ_FETCH]), .rd_valid_i(rd_valid[RQ_FETCH]), .rd_data_i(rd_data),
     .rd_ready_o(rd_ready[RQ_FETCH]));
 
   logic inp_we, wgt_we;
+  // lint waiver: SRAM indices are 16 bits wide, each SRAM uses the bits of its depth
+  // verilator lint_off UNUSEDSIGNAL
   logic [15:0] ld_idx;
+  // verilator lint_on UNUSEDSIGNAL
   logic [WGT_BITS-1:0] ld_data;
   ovta_load u_load (
     .clk_i, .rst_ni(core_rst_n), .cmd_valid_i(q_valid[DST_LOAD]), .cmd_i(q_head[DST_LOAD]),

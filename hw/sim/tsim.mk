@@ -50,3 +50,16 @@ $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
     $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h
 	$(call TSIM_BUILD,$(B)/tsim/$*-trace,$*,--trace-fst,$(VERILATOR_INC)/verilated_fst_c.cpp -lz)
 .PRECIOUS: $(B)/tsim/%/tsim_cfg.h $(B)/tsim/%-trace/tsim_cfg.h $(B)/gen/%/ovta_pkg.sv
+
+# The tsim tests need every config's model: build them (incrementally) before the tests.
+$(B)/tests/tsim/test_tsim: | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+
+# make bench-tsim [BENCH_CONFIG=small]: cycles, GEMM uops per cycle, DMA bytes per cycle (JSON)
+BENCH_CONFIG ?= default
+TSIM_BENCH := $(B)/bench/tsim_bench
+.PHONY: bench-tsim
+bench-tsim: $(TSIM_BENCH) $(B)/tsim/$(BENCH_CONFIG)/libovta_tsim.so
+	$(TSIM_BENCH) $(BENCH_CONFIG)
+$(TSIM_BENCH): bench/tsim_bench.c $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)

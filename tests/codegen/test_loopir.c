@@ -302,11 +302,40 @@ static void test_object_roundtrip(void **state) {
   lir_func_free(f);
 }
 
+/* O3 vectorizes a vectorized-kind elementwise loop: the optimized IR has vector float ops. */
+static void test_vectorized_ir(void **state) {
+  (void)state;
+  lir_func *f = lir_func_new("vadd");
+  lir_buf *A = lir_param(f, "A", LIR_F32, 1, (int64_t[]){1024});
+  lir_buf *B = lir_param(f, "B", LIR_F32, 1, (int64_t[]){1024});
+  lir_var *i = lir_var_new(f, "i", LIR_I64);
+  lir_expr *ii = lir_ref(f, i);
+  f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, 1024), LIR_FOR_VECTORIZED,
+                    lir_store1(f, B, ii, lir_mul(f, lir_load1(f, A, ii), lir_f32(f, 3))));
+  ovta_error err = {0};
+  lir_codegen_opts o;
+  lir_codegen_opts_init(&o);
+  o.host_cpu = false; /* generic x86-64: SSE2, 4 floats a vector */
+  lir_module *m;
+  OVTA_ASSERT_OK(lir_module_new("v", &o, &m, &err), err);
+  OVTA_ASSERT_OK(lir_module_add(m, f, &err), err);
+  char *before = lir_module_ir(m);
+  assert_null(strstr(before, "x float>"));
+  free(before);
+  OVTA_ASSERT_OK(lir_module_optimize(m, &err), err);
+  char *ir = lir_module_ir(m);
+  assert_non_null(strstr(ir, "fmul <4 x float>"));
+  free(ir);
+  lir_module_free(m);
+  lir_func_free(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),           cmocka_unit_test(test_conv),
       cmocka_unit_test(test_int_ops),          cmocka_unit_test(test_intrinsics_alloc),
       cmocka_unit_test(test_verify_errors),    cmocka_unit_test(test_object_roundtrip),
+      cmocka_unit_test(test_vectorized_ir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -97,7 +97,7 @@ int ovta_cmd_run(int argc, char **argv) {
     for (int64_t r = 0; r < repeat && !rc; r++) rc = ovta_exec_run(e, &err);
     clock_gettime(CLOCK_MONOTONIC, &b);
     double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / (double)repeat;
-    printf("time per run: %.1f us (%lld runs)\n", us, (long long)repeat);
+    printf("time per run: %.3f us (%lld runs)\n", us, (long long)repeat);
   }
   if (!rc && mkdir(outdir, 0777) != 0 && errno != EEXIST)
     rc = OVTA_FAIL(&err, OVTA_EIO, "%s: %s", outdir, strerror(errno));

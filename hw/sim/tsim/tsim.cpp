@@ -488,17 +488,22 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
     res->status = TSIM_OK;
     msgf(res, "done");
     break;
-  case 1:
+  case 1: {
     res->status = TSIM_EINSN;
     res->insn_index = idx;
+    // the opcode of the failing instruction, read back from the stream
+    const uint8_t *ip = (const uint8_t *)t->dram.host(t->dram.ctx, insn_addr + 16ull * idx, 16);
+    const char *op = ip ? OPNAME[ip[0] & 7] : "?";
     if (rule >= 9 && rule <= 11) {
       static const char *const what[] = {"dst", "src", "wgt"};
-      msgf(res, "instruction %u: %s index %u is out of range (detected by compute)", idx,
+      msgf(res, "instruction %u (%s): %s index %u is out of range (detected by compute)", idx, op,
            what[rule - 9], reg_read(t, R_ERR_VALUE));
     } else {
-      msgf(res, "instruction %u: invalid (%s; detected by %s)", idx, rule_name(rule), uname[unit]);
+      msgf(res, "instruction %u (%s): invalid (%s; detected by %s)", idx, op, rule_name(rule),
+           uname[unit]);
     }
     break;
+  }
   case 2: {
     char d[600];
     describe(t, d, sizeof d);
@@ -508,7 +513,7 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
   }
   case 3:
     res->status = TSIM_ENOFINISH;
-    msgf(res, "all %u instructions retired without a FINISH", count);
+    msgf(res, "all %u instructions retired without a FINISH (no FINISH)", count);
     break;
   default:
     res->status = TSIM_EDRAM;

@@ -1,0 +1,199 @@
+/* vta.h: the compiler's back half: accelerator operators lowered through staged loop IR
+ * (compiler/loopir.h) down to host code calling the JIT runtime (jit-runtime/ovta_runtime.h).
+ * Spec and pass list: compiler/README-vta.md.
+ *
+ * Sections:
+ *   1. Operators  - what the accelerator computes here (conv2d / dense, fused bias + requant).
+ *   2. Schedule   - tiling and virtual threads: automatic from the config, or knobs / tuning JSON.
+ *   3. Passes     - the named lowering stages, each giving a loop IR function (--print-after).
+ *   4. Kernels    - a compiled operator: the final host IR run against the runtime.
+ *   5. Graph      - which graph nodes run where, with a compile report.
+ *   6. Reference  - plain-C int8 references and packing helpers (tests, bench).
+ *
+ * DRAM layouts (elements of the config, graph.h OVTA_LAYOUT_*):
+ *   x    int8  [N/B][C/BI][H][W][B][BI]          (dense: H = W = 1)
+ *   w    int8  [O/BO][C/BI][KH][KW][BO][BI]
+ *   bias int32 [O/BO][BO]  (expanded to ACC elements [O/BO][B][BO] when bound)
+ *   y    int8  [N/B][O/BO][OH][OW][B][BO]
+ */
+#ifndef OVTA_VTA_H
+#define OVTA_VTA_H
+
+#include "loopir.h"
+#include "ovta_runtime.h"
+
+/* ---------------------------------------------------------------- 1. Operators */
+
+typedef enum vta_op_kind { VTA_CONV = 0, VTA_DENSE = 1 } vta_op_kind;
+
+/* y = clamp(requant(sum(x*w) + bias, shift), clip_min, clip_max), ovta_requant semantics. */
+typedef struct vta_op {
+  char name[64];        /* node name (errors, reports) */
+  vta_op_kind kind;     /* conv or dense */
+  int n, c, h, w;       /* input: images (dense: rows M), channels (dense: K), height, width */
+  int o;                /* output channels (dense: N) */
+  int kh, kw;           /* kernel size (dense: 1) */
+  int stride_h, stride_w;
+  int pad_t, pad_l, pad_b, pad_r;
+  bool has_bias;        /* int32 bias per output channel */
+  int shift;            /* requantization shift (ovta_requant) */
+  int clip_min, clip_max; /* clamp after the shift (relu: clip_min 0) */
+} vta_op;
+
+/* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127). */
+void vta_op_conv(vta_op *op, const char *name, int n, int c, int h, int w, int o, int k, int stride,
+                 int pad);
+void vta_op_dense(vta_op *op, const char *name, int m, int k, int n);
+int vta_op_out_h(const vta_op *op);
+int vta_op_out_w(const vta_op *op);
+int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates */
+
+/* ---------------------------------------------------------------- 2. Schedule */
+
+/* Knobs; 0 = choose automatically. Tiles are in elements of the config: t_n batch blocks,
+ * t_oc output-channel blocks, t_ic input-channel blocks, t_h x t_w output pixels. */
+typedef struct vta_knobs {
+  int t_n, t_oc, t_ic, t_h, t_w;
+  int vthreads;         /* 1 or 2 (0: 2) */
+} vta_knobs;
+
+/* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1}},
+ * "default": {...}}. Keys absent stay as they are in *k. */
+int vta_knobs_from_json(const char *json, const char *origin, const char *name, vta_knobs *k,
+                        ovta_error *err);
+/* Parse "t_n,t_oc,t_ic,t_h,t_w" into k. */
+int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err);
+
+/* The schedule of one operator on one config: everything the passes need. */
+typedef struct vta_plan {
+  vta_op op;
+  ovta_config cfg;
+  int vt;                          /* virtual threads */
+  int nb, cb, ob;                  /* N/B, C/BI, O/BO blocks */
+  int oh, ow;                      /* output size */
+  int t_n, t_oc, t_ic, t_h, t_w;   /* tile */
+  int in_h, in_w;                  /* input tile rows/cols incl. halo */
+  int inp_part, wgt_part, acc_part;/* SRAM elements per virtual thread */
+  int inp_tile, wgt_tile, acc_tile;/* elements one tile uses */
+  int uop_budget;                  /* micro-ops one GEMM kernel may hold */
+  int red_steps;                   /* cb / t_ic */
+  int64_t tiles;                   /* output tiles */
+  char why[160];                   /* how the tiling was chosen */
+} vta_plan;
+
+/* Check the op against the config (block divisibility, pads <= 15, shift range, ...) and choose
+ * the tiling: the knobs set in k (may be NULL), the rest the cheapest fitting choice (DRAM bytes +
+ * instruction estimate). OVTA_EUNSUPPORTED naming the op when it cannot run on the accelerator. */
+int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *k, vta_plan *p,
+                  ovta_error *err);
+/* One-line description: "tile n1 oc2 ic4 h7 w14, vt 2, inp 1024/1024 ..." */
+void vta_plan_str(const vta_plan *p, char *buf, size_t n);
+
+/* ---------------------------------------------------------------- 3. Passes */
+
+typedef enum vta_stage {
+  VTA_S_COMPUTE = 0, /* compute: the operator as a scalar loop nest over DRAM */
+  VTA_S_SCHEDULE,    /* schedule: split/reorder into tiles, cache read/write into SRAM scopes,
+                        compute_at the tile, virtual-thread attribute */
+  VTA_S_DMA,         /* inject-dma: cache copies become 2D strided DMA with halo padding */
+  VTA_S_TENSORIZE,   /* tensorize: the BATCH x BLOCK_IN x BLOCK_OUT body becomes the GEMM intrinsic */
+  VTA_S_ALU,         /* inject-alu: bias add, requant (add-round, SHR, MAX, MIN) on the ALU */
+  VTA_S_FOLD,        /* fold-uops: loops folded into micro-op kernels with two hardware levels */
+  VTA_S_DEPS,        /* insert-deps: load/compute/store tokens, ping-pong for virtual threads */
+  VTA_S_HOST,        /* host: host loops + calls into the runtime (ovta_vrt_*) */
+  VTA_S_COUNT
+} vta_stage;
+
+const char *vta_stage_name(vta_stage s);  /* "compute", "schedule", "inject-dma", ... */
+/* Stage by name; -1 when unknown. */
+int vta_stage_parse(const char *name);
+/* The loop IR of p after stage s (a new function named fname; caller frees). */
+int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err);
+
+/* ---------------------------------------------------------------- 4. Kernels */
+
+/* Buffer handles the host IR uses (argument positions of vta_kernel_run). */
+enum { VTA_BUF_X = 0, VTA_BUF_W = 1, VTA_BUF_BIAS = 2, VTA_BUF_Y = 3, VTA_BUF_COUNT };
+
+typedef struct vta_counts {
+  uint64_t insns_load, insns_store, insns_gemm, insns_alu, insns_acc_load; /* issued by the host IR */
+  uint64_t insns;        /* their sum */
+  uint64_t kernels;      /* distinct micro-op kernels */
+  uint64_t uops_recorded;/* micro-ops in them */
+  uint64_t gemm_uops;    /* GEMM micro-op executions (reset included) */
+  uint64_t alu_uops;     /* ALU micro-op executions */
+  uint64_t bytes_inp, bytes_wgt, bytes_acc, bytes_out; /* DRAM bytes moved (padding excluded) */
+  uint64_t tokens;       /* dependency pushes */
+} vta_counts;
+
+typedef struct vta_kernel vta_kernel;
+
+/* Compile p: run every stage, dumping after those named in print_after (comma-separated stage
+ * names or "all"; NULL: none) to dump (NULL: stderr). The kernel keeps the host IR. */
+int vta_compile(const vta_plan *p, const char *print_after, FILE *dump, vta_kernel **out,
+                ovta_error *err);
+void vta_kernel_free(vta_kernel *k);
+const lir_func *vta_kernel_host(const vta_kernel *k);
+const vta_plan *vta_kernel_plan(const vta_kernel *k);
+/* Counts of the host IR, from a dry walk (no device). */
+int vta_kernel_count(const vta_kernel *k, vta_counts *c, ovta_error *err);
+/* Issue the kernel on rt (not synchronized): bufs[VTA_BUF_*] in the layouts above; the bias
+ * buffer in ACC elements [O/BO][B][BO] (vta_pack_bias), NULL when the op has none. The host IR
+ * is executed by walking it (see README-vta.md). */
+int vta_kernel_issue(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_BUF_COUNT], ovta_error *err);
+
+/* The runtime shims the host IR calls (ovta_vrt_*), on the calling thread's context. */
+typedef struct vta_rt_ctx {
+  ovta_rt *rt;                      /* NULL: dry run, only count */
+  ovta_buf *bufs[VTA_BUF_COUNT];
+  const ovta_config *cfg;
+  vta_counts *counts;               /* may be NULL */
+  int rc;                           /* first error */
+  ovta_error err;
+  uint64_t *seen;                   /* dry run: kernel keys seen (open addressing) */
+  size_t seen_cap, seen_n;
+  uint64_t cur_uops, cur_iters;     /* dry run: current kernel's size */
+  int cur_levels;
+} vta_rt_ctx;
+void vta_rt_ctx_set(vta_rt_ctx *c);
+int32_t ovta_vrt_load(int64_t type, int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys,
+                      int64_t stride, int64_t px0, int64_t py0, int64_t px1, int64_t py1);
+int32_t ovta_vrt_store(int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys, int64_t stride);
+int32_t ovta_vrt_dep_push(int64_t from, int64_t to);
+int32_t ovta_vrt_dep_pop(int64_t from, int64_t to);
+int32_t ovta_vrt_kernel_begin(int64_t key); /* 1: record the kernel now */
+int32_t ovta_vrt_loop_begin(int64_t ext, int64_t dst, int64_t src, int64_t wgt);
+int32_t ovta_vrt_loop_end(void);
+int32_t ovta_vrt_uop(int64_t dst, int64_t src, int64_t wgt);
+int32_t ovta_vrt_gemm(int64_t reset);
+int32_t ovta_vrt_alu(int64_t op, int64_t use_imm, int64_t imm);
+int32_t ovta_vrt_kernel_end(void);
+
+/* ---------------------------------------------------------------- 5. Graph */
+
+/* The accelerator op of a graph node (ovta.QConv / ovta.QDense on packed int8 tensors), or
+ * OVTA_EUNSUPPORTED with the reason (the node then runs on the CPU path). */
+int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config *cfg, vta_op *op,
+                     ovta_error *err);
+/* Compile report of a graph: one line per node: where it runs, its tiling, instruction and
+ * micro-op counts (accelerator) or why it stays on the CPU. Knobs from tuning JSON (may be NULL). */
+int vta_graph_report(const ovta_graph *g, const ovta_config *cfg, const char *tuning_json, int vt,
+                     FILE *out, ovta_error *err);
+
+/* ---------------------------------------------------------------- 6. Reference */
+
+/* Sizes in elements of each DRAM tensor of p. */
+size_t vta_x_bytes(const vta_plan *p);
+size_t vta_w_bytes(const vta_plan *p);
+size_t vta_bias_bytes(const vta_plan *p); /* the ACC-expanded bias */
+size_t vta_y_bytes(const vta_plan *p);
+/* Pack logical tensors into the DRAM layouts: x NCHW (dense [M,K]), w OIHW (dense [N,K]),
+ * bias [O] int32; unpack y to NCHW (dense [M,N]). */
+void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
+void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw);
+void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb);
+void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y);
+/* The plain-C int8 reference on logical tensors (bias may be NULL). */
+void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
+
+#endif

@@ -1,0 +1,825 @@
+/* vta_lower.c: the lowering stages of an accelerator operator (compiler/vta.h section 3), from the
+ * scalar loop nest to host code calling the runtime. Every stage is built from the plan by one
+ * emitter whose stage number switches each construct to its lowered form; the dump of stage s is
+ * what pass s produces (spec: compiler/README-vta.md). */
+#include "vta.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const stage_names[VTA_S_COUNT] = {"compute", "schedule", "inject-dma", "tensorize",
+                                                     "inject-alu", "fold-uops", "insert-deps", "host"};
+
+const char *vta_stage_name(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stage_names[s] : "?"; }
+
+int vta_stage_parse(const char *name) {
+  for (int i = 0; i < VTA_S_COUNT; i++)
+    if (!strcmp(name, stage_names[i])) return i;
+  return -1;
+}
+
+/* Emitter state. */
+typedef struct em {
+  lir_func *f;
+  const vta_plan *p;
+  int st;                 /* stage being built */
+  uint64_t uid;           /* kernel-key prefix of this compile */
+  lir_buf *x, *w, *b, *y; /* DRAM parameters */
+  lir_buf *inp, *wgt, *acc, *bias; /* SRAM buffers (stages schedule..alu) */
+  lir_expr *tv[4];        /* tile loop indices: n, oc, h, w (in tiles) */
+  lir_expr *a;            /* ACC part of this tile: tile % vt */
+  lir_expr *pp;           /* INP/WGT part of this reduction step */
+  lir_expr *tk;           /* reduction step within the tile */
+  int kseq;               /* kernel kinds used so far */
+  int rc;
+  ovta_error *err;
+} em;
+
+#define F (e->f)
+static lir_expr *I(em *e, int64_t v) { return lir_i64(F, v); }
+static lir_expr *R(em *e, lir_var *v) { return lir_ref(F, v); }
+static lir_expr *ADD(em *e, lir_expr *a, lir_expr *b) { return lir_add(F, a, b); }
+static lir_expr *MULI(em *e, lir_expr *a, int64_t b) { return lir_muli(F, a, b); }
+
+static lir_stmt *call(em *e, const char *name, int n, lir_expr **args) {
+  return lir_eval(F, lir_opaque(F, name, LIR_I32, n, args));
+}
+static lir_stmt *call0(em *e, const char *name) { return call(e, name, 0, NULL); }
+static lir_stmt *call2(em *e, const char *name, int64_t a, int64_t b) {
+  lir_expr *args[2] = {I(e, a), I(e, b)};
+  return call(e, name, 2, args);
+}
+/* Runtime-level names from the host stage on, descriptive intrinsic names before. */
+static const char *nm(em *e, const char *base) {
+  static const struct { const char *a, *b; } map[] = {
+      {"dma_load", "ovta_vrt_load"}, {"dma_store", "ovta_vrt_store"}, {"dep_push", "ovta_vrt_dep_push"},
+      {"dep_pop", "ovta_vrt_dep_pop"}, {"kernel_begin", "ovta_vrt_kernel_begin"},
+      {"uop_loop_begin", "ovta_vrt_loop_begin"}, {"uop_loop_end", "ovta_vrt_loop_end"}, {"uop", "ovta_vrt_uop"},
+      {"gemm", "ovta_vrt_gemm"}, {"alu", "ovta_vrt_alu"}, {"kernel_end", "ovta_vrt_kernel_end"}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (!strcmp(base, map[i].a)) {
+      if (e->st >= VTA_S_HOST) return map[i].b;
+      char buf[64];
+      snprintf(buf, sizeof buf, "ovta.%s", base);
+      return lir_strdup(F, buf);
+    }
+  unreachable();
+}
+
+/* A loop nest over ext[0..n-1] (extent-1 loops kept: stable dumps); body built by the caller. */
+typedef struct nest {
+  int n;
+  lir_var *v[10];
+  int64_t ext[10];
+} nest;
+static void nest_open(em *e, nest *ns, int n, const int64_t *ext, const char *const *names) {
+  ns->n = n;
+  for (int i = 0; i < n; i++) ns->v[i] = lir_var_new(F, names[i], LIR_I64), ns->ext[i] = ext[i];
+}
+static lir_stmt *nest_close(em *e, nest *ns, lir_stmt *body) {
+  for (int i = ns->n - 1; i >= 0; i--) body = lir_for(F, ns->v[i], I(e, 0), I(e, ns->ext[i]), LIR_FOR_SERIAL, body);
+  return body;
+}
+
+/* ---------------------------------------------------------------- requantization */
+
+static lir_expr *requant_expr(em *e, lir_expr *v) {
+  const vta_op *op = &e->p->op;
+  lir_expr *c;
+  if (op->shift > 0 && op->shift < 32) {
+    c = lir_int(F, LIR_I32, 1 << (op->shift - 1));
+    v = lir_bin(F, LIR_ADD, v, c);
+  }
+  if (op->shift != 0) {
+    int s = op->shift >= 32 ? 31 : op->shift;
+    if (s > 0) v = lir_bin(F, LIR_SHR, v, lir_int(F, LIR_I32, s));
+    else v = s <= -32 ? lir_int(F, LIR_I32, 0) : lir_bin(F, LIR_SHL, v, lir_int(F, LIR_I32, -s));
+  }
+  v = lir_bin(F, LIR_MAX, v, lir_int(F, LIR_I32, op->clip_min));
+  return lir_bin(F, LIR_MIN, v, lir_int(F, LIR_I32, op->clip_max));
+}
+
+/* The ALU program of the requantization: (opcode, imm) pairs. */
+static int requant_alu(const vta_op *op, int ops[4][2]) {
+  int n = 0;
+  if (op->shift > 0 && op->shift < 32) ops[n][0] = OVTA_ALU_ADD, ops[n++][1] = 1 << (op->shift - 1);
+  if (op->shift != 0) ops[n][0] = OVTA_ALU_SHR, ops[n++][1] = op->shift;
+  ops[n][0] = OVTA_ALU_MAX, ops[n++][1] = op->clip_min;
+  ops[n][0] = OVTA_ALU_MIN, ops[n++][1] = op->clip_max;
+  return n;
+}
+
+/* ---------------------------------------------------------------- stage compute */
+
+static lir_stmt *emit_compute(em *e) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  nest o;
+  int64_t oext[6] = {p->nb, p->ob, p->oh, p->ow, B, BO};
+  static const char *const on[6] = {"n", "oc", "oh", "ow", "b", "o"};
+  nest_open(e, &o, 6, oext, on);
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_I32, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_block blk;
+  lir_block_init(&blk, F);
+  lir_expr *init = lir_int(F, LIR_I32, 0);
+  if (op->has_bias) {
+    lir_expr *bi[3] = {R(e, o.v[1]), R(e, o.v[4]), R(e, o.v[5])};
+    init = lir_load(F, e->b, bi);
+  }
+  lir_block_add(&blk, lir_store(F, acc, NULL, init));
+  nest r;
+  int64_t rext[4] = {p->cb, op->kh, op->kw, BI};
+  static const char *const rn[4] = {"ic", "kh", "kw", "i"};
+  nest_open(e, &r, 4, rext, rn);
+  lir_expr *ih = ADD(e, ADD(e, MULI(e, R(e, o.v[2]), op->stride_h), I(e, -op->pad_t)), R(e, r.v[1]));
+  lir_expr *iw = ADD(e, ADD(e, MULI(e, R(e, o.v[3]), op->stride_w), I(e, -op->pad_l)), R(e, r.v[2]));
+  bool padded = op->pad_t || op->pad_l || op->pad_b || op->pad_r;
+  lir_expr *ihc = padded ? lir_max(F, lir_min(F, ih, I(e, op->h - 1)), I(e, 0)) : ih;
+  lir_expr *iwc = padded ? lir_max(F, lir_min(F, iw, I(e, op->w - 1)), I(e, 0)) : iw;
+  lir_expr *xi[6] = {R(e, o.v[0]), R(e, r.v[0]), ihc, iwc, R(e, o.v[4]), R(e, r.v[3])};
+  lir_expr *wi[6] = {R(e, o.v[1]), R(e, r.v[0]), R(e, r.v[1]), R(e, r.v[2]), R(e, o.v[5]), R(e, r.v[3])};
+  lir_expr *prod = lir_bin(F, LIR_MUL, lir_cast(F, LIR_I32, lir_load(F, e->x, xi)),
+                           lir_cast(F, LIR_I32, lir_load(F, e->w, wi)));
+  if (padded) {
+    lir_expr *in = lir_bin(F, LIR_AND,
+                           lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, ih, I(e, 0)), lir_bin(F, LIR_LT, ih, I(e, op->h))),
+                           lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, iw, I(e, 0)), lir_bin(F, LIR_LT, iw, I(e, op->w))));
+    prod = lir_select(F, in, prod, lir_int(F, LIR_I32, 0));
+  }
+  lir_block_add(&blk, nest_close(e, &r, lir_store(F, acc, NULL, lir_bin(F, LIR_ADD, lir_load(F, acc, NULL), prod))));
+  lir_expr *yi[6];
+  for (int i = 0; i < 6; i++) yi[i] = R(e, o.v[i]);
+  lir_block_add(&blk, lir_store(F, e->y, yi, lir_cast(F, LIR_I8, requant_expr(e, lir_load(F, acc, NULL)))));
+  return nest_close(e, &o, lir_alloc_stmt(F, acc, lir_block_stmt(&blk)));
+}
+
+/* ---------------------------------------------------------------- copies (cache read/write, DMA) */
+
+/* A copy between DRAM and SRAM over dims d (outer first) with extents and element strides on
+ * both sides; `org[d]` is the DRAM index of the tile origin per dim of the DRAM buffer. */
+typedef struct copy {
+  int nd;
+  int64_t ext[6], dst[6], sst[6]; /* extent, DRAM stride, SRAM stride (elements) */
+  int role[6];                    /* 0 host loop, 1 in x, 2 in y */
+  int64_t xs, ys, stride;
+} copy;
+
+/* Group the dims: x = innermost contiguous run, y = the next dims with a constant DRAM stride
+ * and SRAM rows packed, the rest host loops (2D strided DMA, README-vta.md "inject-dma"). */
+static void copy_plan(copy *c) {
+  int d = c->nd - 1;
+  c->xs = 1;
+  while (d >= 0 && (c->ext[d] == 1 || (c->dst[d] == c->xs && c->sst[d] == c->xs))) c->xs *= c->ext[d], c->role[d--] = 1;
+  c->ys = 1, c->stride = c->xs;
+  if (d >= 0 && c->sst[d] == c->xs && c->dst[d] <= 65535) {
+    c->stride = c->dst[d], c->ys = c->ext[d], c->role[d--] = 2;
+    while (d >= 0 && (c->ext[d] == 1 || (c->sst[d] == c->xs * c->ys && c->dst[d] == c->stride * c->ys)))
+      c->ys *= c->ext[d], c->role[d--] = 2;
+  }
+  for (; d >= 0; d--) c->role[d] = 0;
+}
+
+/* Emit DMA calls of a planned copy. dram/sram_idx: per dim, the index expression of the origin
+ * (DRAM: within the DRAM buffer dims, same order; SRAM: within the SRAM buffer). */
+typedef struct dma_args {
+  int mem;            /* OVTA_MEM_* */
+  lir_buf *dram;      /* DRAM parameter */
+  int handle;         /* VTA_BUF_* */
+  lir_buf *sram;      /* SRAM buffer (stages before fold-uops) */
+  int64_t sram_base_const; /* flat offset inside the part */
+  lir_expr *part_base;     /* flat part base (fold-uops on) */
+  lir_expr *sram_lead;     /* leading SRAM index: the part (before fold-uops) */
+  bool store;
+  lir_expr *pads[4];  /* x0 y0 x1 y1 or NULL */
+} dma_args;
+
+static lir_expr *flat(em *e, lir_buf *b, lir_expr **idx, int n) {
+  /* elements of the DMA type: all but the last two (BATCH x BLOCK) dims */
+  lir_expr *v = I(e, 0);
+  for (int i = 0; i < n; i++) v = ADD(e, MULI(e, v, b->shape[i]), idx[i]);
+  return v;
+}
+
+static lir_stmt *emit_dma(em *e, const copy *c, dma_args *a, lir_expr **dram_org, int ndram,
+                          const int *dram_dim_of, const char *const *names) {
+  /* host loops over role-0 dims */
+  nest hn;
+  int64_t ext[6];
+  const char *hnames[6];
+  int hmap[6], nh = 0;
+  for (int d = 0; d < c->nd; d++)
+    if (c->role[d] == 0) hmap[nh] = d, hnames[nh] = names[d], ext[nh++] = c->ext[d];
+  nest_open(e, &hn, nh, ext, hnames);
+  lir_expr *hv[6] = {0};
+  for (int i = 0; i < nh; i++) hv[hmap[i]] = R(e, hn.v[i]);
+  /* DRAM index */
+  lir_expr *di[8];
+  for (int i = 0; i < ndram; i++) di[i] = dram_org[i];
+  for (int d = 0; d < c->nd; d++)
+    if (hv[d] && dram_dim_of[d] >= 0) di[dram_dim_of[d]] = ADD(e, di[dram_dim_of[d]], hv[d]);
+  lir_expr *soff = I(e, a->sram_base_const);
+  for (int d = 0; d < c->nd; d++)
+    if (hv[d]) soff = ADD(e, soff, MULI(e, hv[d], c->sst[d]));
+  lir_expr *args[11];
+  int n = 0;
+  if (!a->store) args[n++] = I(e, a->mem);
+  if (e->st < VTA_S_FOLD) {
+    /* SRAM as a buffer reference: copy dim d is SRAM buffer dim d + 1 (after the part) */
+    lir_expr *si[8];
+    si[0] = a->sram_lead;
+    for (int i = 1; i < a->sram->ndim; i++) si[i] = (i - 1 < c->nd && hv[i - 1]) ? hv[i - 1] : I(e, 0);
+    args[n++] = lir_load(F, a->sram, si);
+  } else {
+    args[n++] = ADD(e, a->part_base, soff);
+  }
+  if (e->st < VTA_S_HOST) {
+    lir_expr *dd[8];
+    for (int i = 0; i < ndram; i++) dd[i] = di[i];
+    dd[ndram] = I(e, 0), dd[ndram + 1] = I(e, 0);
+    args[n++] = lir_load(F, a->dram, dd);
+  } else {
+    args[n++] = I(e, a->handle);
+    args[n++] = flat(e, a->dram, di, ndram);
+  }
+  args[n++] = a->pads[0] ? lir_sub(F, I(e, c->xs), lir_add(F, a->pads[0], a->pads[2])) : I(e, c->xs);
+  args[n++] = a->pads[1] ? lir_sub(F, I(e, c->ys), lir_add(F, a->pads[1], a->pads[3])) : I(e, c->ys);
+  args[n++] = I(e, c->stride);
+  if (!a->store)
+    for (int i = 0; i < 4; i++) args[n++] = a->pads[i] ? a->pads[i] : I(e, 0);
+  return nest_close(e, &hn, call(e, nm(e, a->store ? "dma_store" : "dma_load"), n, args));
+}
+
+/* Scalar copy loops (stage schedule): dst[...] = src[...] over the given nest. */
+static lir_stmt *copy_loops(em *e, lir_buf *dstb, lir_buf *srcb, int nd, const int64_t *ext, const char *const *names,
+                            lir_expr *(*dix)(em *, lir_expr **, lir_expr **), lir_expr *(*six)(em *, lir_expr **, lir_expr **),
+                            lir_expr *(*cond)(em *, lir_expr **)) {
+  nest ns;
+  nest_open(e, &ns, nd, ext, names);
+  lir_expr *v[10], *di[10], *si[10];
+  for (int i = 0; i < nd; i++) v[i] = R(e, ns.v[i]);
+  dix(e, v, di);
+  six(e, v, si);
+  lir_expr *val = lir_load(F, srcb, si);
+  if (val->dtype != dstb->dtype) val = lir_cast(F, dstb->dtype, val);
+  lir_expr *cv = cond ? cond(e, v) : NULL;
+  if (cv) val = lir_select(F, cv, val, lir_int(F, dstb->dtype, 0));
+  return nest_close(e, &ns, lir_store(F, dstb, di, val));
+}
+
+/* index builders for the copies: v = loop values of the copy nest */
+static lir_expr *ix_inp_sram(em *e, lir_expr **v, lir_expr **o) {
+  o[0] = e->pp;
+  for (int i = 0; i < 6; i++) o[i + 1] = v[i];
+  return NULL;
+}
+static lir_expr *ih_of(em *e, lir_expr *r) {
+  const vta_plan *p = e->p;
+  return ADD(e, MULI(e, e->tv[2], (int64_t)p->t_h * p->op.stride_h), ADD(e, r, I(e, -p->op.pad_t)));
+}
+static lir_expr *iw_of(em *e, lir_expr *c) {
+  const vta_plan *p = e->p;
+  return ADD(e, MULI(e, e->tv[3], (int64_t)p->t_w * p->op.stride_w), ADD(e, c, I(e, -p->op.pad_l)));
+}
+static lir_expr *ix_inp_dram(em *e, lir_expr **v, lir_expr **o) {
+  const vta_plan *p = e->p;
+  bool padded = p->op.pad_t || p->op.pad_l || p->op.pad_b || p->op.pad_r;
+  o[0] = ADD(e, MULI(e, e->tv[0], p->t_n), v[0]);
+  o[1] = ADD(e, MULI(e, e->tk, p->t_ic), v[1]);
+  o[2] = ih_of(e, v[2]);
+  o[3] = iw_of(e, v[3]);
+  if (padded) {
+    o[2] = lir_max(F, lir_min(F, o[2], I(e, p->op.h - 1)), I(e, 0));
+    o[3] = lir_max(F, lir_min(F, o[3], I(e, p->op.w - 1)), I(e, 0));
+  }
+  o[4] = v[4], o[5] = v[5];
+  return NULL;
+}
+static lir_expr *inb_inp(em *e, lir_expr **v) {
+  const vta_plan *p = e->p;
+  if (!(p->op.pad_t || p->op.pad_l || p->op.pad_b || p->op.pad_r)) return NULL;
+  lir_expr *ih = ih_of(e, v[2]), *iw = iw_of(e, v[3]);
+  return lir_bin(F, LIR_AND,
+                 lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, ih, I(e, 0)), lir_bin(F, LIR_LT, ih, I(e, p->op.h))),
+                 lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, iw, I(e, 0)), lir_bin(F, LIR_LT, iw, I(e, p->op.w))));
+}
+static lir_expr *ix_wgt_sram(em *e, lir_expr **v, lir_expr **o) {
+  o[0] = e->pp;
+  for (int i = 0; i < 6; i++) o[i + 1] = v[i];
+  return NULL;
+}
+static lir_expr *ix_wgt_dram(em *e, lir_expr **v, lir_expr **o) {
+  o[0] = ADD(e, MULI(e, e->tv[1], e->p->t_oc), v[0]);
+  o[1] = ADD(e, MULI(e, e->tk, e->p->t_ic), v[1]);
+  for (int i = 2; i < 6; i++) o[i] = v[i];
+  return NULL;
+}
+static lir_expr *ix_acc_sram(em *e, lir_expr **v, lir_expr **o) {
+  o[0] = e->a;
+  for (int i = 0; i < 6; i++) o[i + 1] = v[i];
+  return NULL;
+}
+static lir_expr *ix_y_dram(em *e, lir_expr **v, lir_expr **o) {
+  const vta_plan *p = e->p;
+  o[0] = ADD(e, MULI(e, e->tv[0], p->t_n), v[0]);
+  o[1] = ADD(e, MULI(e, e->tv[1], p->t_oc), v[1]);
+  o[2] = ADD(e, MULI(e, e->tv[2], p->t_h), v[2]);
+  o[3] = ADD(e, MULI(e, e->tv[3], p->t_w), v[3]);
+  o[4] = v[4], o[5] = v[5];
+  return NULL;
+}
+static lir_expr *ix_bias_sram(em *e, lir_expr **v, lir_expr **o) {
+  o[0] = e->a, o[1] = v[0], o[2] = v[1], o[3] = v[2];
+  return NULL;
+}
+static lir_expr *ix_bias_dram(em *e, lir_expr **v, lir_expr **o) {
+  o[0] = ADD(e, MULI(e, e->tv[1], e->p->t_oc), v[0]), o[1] = v[1], o[2] = v[2];
+  return NULL;
+}
+
+static const char *const cn6[6] = {"cn", "cc", "cr", "cw", "cb", "ci"};
+
+static lir_stmt *emit_load_inp(em *e) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in;
+  if (e->st < VTA_S_DMA) {
+    int64_t ext[6] = {p->t_n, p->t_ic, p->in_h, p->in_w, B, BI};
+    return copy_loops(e, e->inp, e->x, 6, ext, cn6, ix_inp_sram, ix_inp_dram, inb_inp);
+  }
+  copy c = {.nd = 4, .ext = {p->t_n, p->t_ic, p->in_h, p->in_w},
+            .dst = {(int64_t)p->cb * op->h * op->w, (int64_t)op->h * op->w, op->w, 1},
+            .sst = {(int64_t)p->t_ic * p->in_h * p->in_w, (int64_t)p->in_h * p->in_w, p->in_w, 1}};
+  dma_args a = {.mem = OVTA_MEM_INP, .dram = e->x, .handle = VTA_BUF_X, .sram = e->inp, .sram_lead = e->pp,
+                .part_base = MULI(e, e->pp, p->inp_part)};
+  lir_expr *org[4] = {MULI(e, e->tv[0], p->t_n), MULI(e, e->tk, p->t_ic), NULL, NULL};
+  bool padded = op->pad_t || op->pad_l || op->pad_b || op->pad_r;
+  if (padded) {
+    /* rows and columns of the halo outside the image become DMA padding */
+    c.role[0] = c.role[1] = 0, c.role[2] = 2, c.role[3] = 1;
+    c.xs = p->in_w, c.ys = p->in_h, c.stride = op->w;
+    lir_expr *h0 = ih_of(e, I(e, 0)), *w0 = iw_of(e, I(e, 0));
+    a.pads[1] = lir_max(F, lir_sub(F, I(e, 0), h0), I(e, 0));
+    a.pads[3] = lir_max(F, lir_sub(F, ADD(e, h0, I(e, p->in_h)), I(e, op->h)), I(e, 0));
+    a.pads[0] = lir_max(F, lir_sub(F, I(e, 0), w0), I(e, 0));
+    a.pads[2] = lir_max(F, lir_sub(F, ADD(e, w0, I(e, p->in_w)), I(e, op->w)), I(e, 0));
+    org[2] = lir_max(F, h0, I(e, 0)), org[3] = lir_max(F, w0, I(e, 0));
+  } else {
+    copy_plan(&c);
+    org[2] = ih_of(e, I(e, 0)), org[3] = iw_of(e, I(e, 0));
+  }
+  static const int dd[4] = {0, 1, 2, 3};
+  return emit_dma(e, &c, &a, org, 4, dd, cn6);
+}
+
+static lir_stmt *emit_load_wgt(em *e) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int BI = p->cfg.block_in, BO = p->cfg.block_out;
+  if (e->st < VTA_S_DMA) {
+    int64_t ext[6] = {p->t_oc, p->t_ic, op->kh, op->kw, BO, BI};
+    static const char *const n[6] = {"wo", "wc", "wh", "ww", "wb", "wi"};
+    return copy_loops(e, e->wgt, e->w, 6, ext, n, ix_wgt_sram, ix_wgt_dram, NULL);
+  }
+  copy c = {.nd = 4, .ext = {p->t_oc, p->t_ic, op->kh, op->kw},
+            .dst = {(int64_t)p->cb * op->kh * op->kw, (int64_t)op->kh * op->kw, op->kw, 1},
+            .sst = {(int64_t)p->t_ic * op->kh * op->kw, (int64_t)op->kh * op->kw, op->kw, 1}};
+  copy_plan(&c);
+  dma_args a = {.mem = OVTA_MEM_WGT, .dram = e->w, .handle = VTA_BUF_W, .sram = e->wgt, .sram_lead = e->pp,
+                .part_base = MULI(e, e->pp, p->wgt_part)};
+  lir_expr *org[4] = {MULI(e, e->tv[1], p->t_oc), MULI(e, e->tk, p->t_ic), I(e, 0), I(e, 0)};
+  static const int dd[4] = {0, 1, 2, 3};
+  static const char *const n[4] = {"wo", "wc", "wh", "ww"};
+  return emit_dma(e, &c, &a, org, 4, dd, n);
+}
+
+static lir_stmt *emit_load_bias(em *e) {
+  const vta_plan *p = e->p;
+  int B = p->cfg.batch, BO = p->cfg.block_out;
+  if (e->st < VTA_S_DMA) {
+    int64_t ext[3] = {p->t_oc, B, BO};
+    static const char *const n[3] = {"bo", "bb", "bi"};
+    return copy_loops(e, e->bias, e->b, 3, ext, n, ix_bias_sram, ix_bias_dram, NULL);
+  }
+  copy c = {.nd = 1, .ext = {p->t_oc}, .dst = {1}, .sst = {1}};
+  copy_plan(&c);
+  int64_t acc_elems = (int64_t)p->t_n * p->t_oc * p->t_h * p->t_w;
+  dma_args a = {.mem = OVTA_MEM_ACC, .dram = e->b, .handle = VTA_BUF_BIAS, .sram = e->bias, .sram_lead = e->a,
+                .part_base = ADD(e, MULI(e, e->a, p->acc_part), I(e, acc_elems))};
+  lir_expr *org[1] = {MULI(e, e->tv[1], p->t_oc)};
+  static const int dd[1] = {0};
+  static const char *const n[1] = {"bo"};
+  return emit_dma(e, &c, &a, org, 1, dd, n);
+}
+
+static lir_stmt *emit_store(em *e) {
+  const vta_plan *p = e->p;
+  int B = p->cfg.batch, BO = p->cfg.block_out;
+  static const char *const n[6] = {"sn", "so", "sh", "sw", "sb", "si"};
+  if (e->st < VTA_S_DMA) {
+    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    nest ns;
+    nest_open(e, &ns, 6, ext, n);
+    lir_expr *v[6], *di[6], *si[7];
+    for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
+    ix_y_dram(e, v, di);
+    ix_acc_sram(e, v, si);
+    return nest_close(e, &ns, lir_store(F, e->y, di, lir_cast(F, LIR_I8, lir_load(F, e->acc, si))));
+  }
+  copy c = {.nd = 4, .ext = {p->t_n, p->t_oc, p->t_h, p->t_w},
+            .dst = {(int64_t)p->ob * p->oh * p->ow, (int64_t)p->oh * p->ow, p->ow, 1},
+            .sst = {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_h * p->t_w, p->t_w, 1}};
+  copy_plan(&c);
+  dma_args a = {.mem = OVTA_MEM_OUT, .dram = e->y, .handle = VTA_BUF_Y, .sram = e->acc, .sram_lead = e->a,
+                .part_base = MULI(e, e->a, p->acc_part), .store = true};
+  lir_expr *org[4] = {MULI(e, e->tv[0], p->t_n), MULI(e, e->tv[1], p->t_oc), MULI(e, e->tv[2], p->t_h),
+                      MULI(e, e->tv[3], p->t_w)};
+  static const int dd[4] = {0, 1, 2, 3};
+  return emit_dma(e, &c, &a, org, 4, dd, n);
+}
+
+/* ---------------------------------------------------------------- compute on SRAM */
+
+/* An affine loop of a tensorized statement: extent and the flat SRAM factors (dst, src, wgt). */
+typedef struct aloop {
+  const char *name;
+  int64_t ext, f[3];
+} aloop;
+
+/* Fold a tensorized statement into a micro-op kernel (README-vta.md "fold-uops"): loops of extent
+ * 1 vanish; adjacent loops with proportional factors merge; the two longest become the kernel's
+ * hardware loop levels; innermost others become micro-ops while the kernel stays within the
+ * budget; what is left stays a host loop (one kernel per host iteration). */
+typedef struct fold {
+  int nh, nl, nu;
+  aloop h[8], l[2], u[8];
+} fold;
+
+static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
+  aloop L[10];
+  int m = 0;
+  for (int i = 0; i < n; i++)
+    if (in[i].ext > 1) L[m++] = in[i];
+  /* merge j into i (i outer) when factors of i = ext(j) * factors of j */
+  for (int i = 0; i + 1 < m;) {
+    aloop *a = &L[i], *b = &L[i + 1];
+    bool ok = a->ext * b->ext <= 16383;
+    for (int k = 0; k < 3; k++) ok = ok && a->f[k] == b->ext * b->f[k];
+    if (ok) {
+      b->ext *= a->ext;
+      b->name = a->name;
+      memmove(&L[i], &L[i + 1], sizeof(aloop) * (size_t)(m - i - 1));
+      m--;
+    } else {
+      i++;
+    }
+  }
+  /* the two longest loops (ties: the inner one) become the hardware levels */
+  int pick[2] = {-1, -1};
+  for (int t = 0; t < 2; t++)
+    for (int i = m - 1; i >= 0; i--)
+      if (i != pick[0] && L[i].ext <= 16383 && (pick[t] < 0 || L[i].ext > L[pick[t]].ext)) pick[t] = i;
+  fo->nl = 0;
+  if (pick[0] >= 0 && pick[1] >= 0 && pick[1] < pick[0]) {
+    int t = pick[0];
+    pick[0] = pick[1], pick[1] = t;
+  }
+  for (int t = 0; t < 2; t++)
+    if (pick[t] >= 0) fo->l[fo->nl++] = L[pick[t]];
+  aloop rest[10];
+  int nr = 0;
+  for (int i = 0; i < m; i++)
+    if (i != pick[0] && i != pick[1]) rest[nr++] = L[i];
+  int64_t prod = 1;
+  int cut = nr;
+  while (cut > 0 && prod * rest[cut - 1].ext <= budget) prod *= rest[--cut].ext;
+  fo->nh = cut, fo->nu = nr - cut;
+  for (int i = 0; i < cut; i++) fo->h[i] = rest[i];
+  for (int i = cut; i < nr; i++) fo->u[i - cut] = rest[i];
+}
+
+/* Kernel kinds (part of the key). */
+enum { K_TILE = 1, K_GEMM = 2, K_BIAS = 3 };
+
+/* Emit a folded kernel: host loops { kernel_begin(key); record {loop levels; uops}; pushes; end }.
+ * base: flat dst/src/wgt bases; push(e) adds the GEMM/ALU pushes. */
+static lir_stmt *emit_kernel(em *e, const fold *fo, lir_expr *const base[3], int kind, lir_expr *parts,
+                             lir_stmt *pushes) {
+  nest hn;
+  int64_t hext[8];
+  const char *hname[8];
+  for (int i = 0; i < fo->nh; i++) hext[i] = fo->h[i].ext, hname[i] = fo->h[i].name;
+  nest_open(e, &hn, fo->nh, hext, hname);
+  lir_expr *b[3] = {base[0], base[1], base[2]};
+  lir_expr *hidx = I(e, 0);
+  for (int i = 0; i < fo->nh; i++) {
+    for (int k = 0; k < 3; k++) b[k] = ADD(e, b[k], MULI(e, R(e, hn.v[i]), fo->h[i].f[k]));
+    hidx = ADD(e, MULI(e, hidx, fo->h[i].ext), R(e, hn.v[i]));
+  }
+  /* key: compile uid, kind, parts, host iteration */
+  lir_expr *key = ADD(e, I(e, (int64_t)(e->uid << 32 | (uint64_t)kind << 24)), ADD(e, MULI(e, parts, 1 << 20), hidx));
+  lir_block rec;
+  lir_block_init(&rec, F);
+  for (int i = 0; i < fo->nl; i++) {
+    lir_expr *a[4] = {I(e, fo->l[i].ext), I(e, fo->l[i].f[0]), I(e, fo->l[i].f[1]), I(e, fo->l[i].f[2])};
+    lir_block_add(&rec, call(e, nm(e, "uop_loop_begin"), 4, a));
+  }
+  nest un;
+  int64_t uext[8];
+  const char *uname[8];
+  for (int i = 0; i < fo->nu; i++) uext[i] = fo->u[i].ext, uname[i] = fo->u[i].name;
+  nest_open(e, &un, fo->nu, uext, uname);
+  lir_expr *ub[3] = {b[0], b[1], b[2]};
+  for (int i = 0; i < fo->nu; i++)
+    for (int k = 0; k < 3; k++) ub[k] = ADD(e, ub[k], MULI(e, R(e, un.v[i]), fo->u[i].f[k]));
+  lir_block_add(&rec, nest_close(e, &un, call(e, nm(e, "uop"), 3, ub)));
+  for (int i = 0; i < fo->nl; i++) lir_block_add(&rec, call0(e, nm(e, "uop_loop_end")));
+  lir_block body;
+  lir_block_init(&body, F);
+  if (e->st >= VTA_S_HOST) {
+    lir_expr *kb = lir_opaque(F, nm(e, "kernel_begin"), LIR_I32, 1, &key);
+    lir_block_add(&body, lir_if(F, lir_bin(F, LIR_NE, kb, lir_int(F, LIR_I32, 0)), lir_block_stmt(&rec), NULL));
+  } else {
+    lir_block_add(&body, lir_attr(F, "uop_kernel", key, lir_block_stmt(&rec)));
+  }
+  lir_block_add(&body, pushes);
+  lir_block_add(&body, call0(e, nm(e, "kernel_end")));
+  return nest_close(e, &hn, lir_block_stmt(&body));
+}
+
+static lir_stmt *push_gemm(em *e, int reset) {
+  lir_expr *a = I(e, reset);
+  return call(e, nm(e, "gemm"), 1, &a);
+}
+static lir_stmt *push_alu(em *e, int op, int use_imm, int imm) {
+  lir_expr *a[3] = {I(e, op), I(e, use_imm), I(e, imm)};
+  return call(e, nm(e, "alu"), 3, a);
+}
+
+/* The whole ACC tile as loops (dst only): reset and requantization. */
+static void tile_loops(const vta_plan *p, aloop *l) {
+  l[0] = (aloop){"an", p->t_n, {(int64_t)p->t_oc * p->t_h * p->t_w, 0, 0}};
+  l[1] = (aloop){"ao", p->t_oc, {(int64_t)p->t_h * p->t_w, 0, 0}};
+  l[2] = (aloop){"ah", p->t_h, {p->t_w, 0, 0}};
+  l[3] = (aloop){"aw", p->t_w, {1, 0, 0}};
+}
+
+static const char *const an6[6] = {"an", "ao", "ah", "aw", "ab", "ai"};
+
+/* acc init: zero (schedule), GEMM reset (tensorize on). */
+static lir_stmt *emit_init(em *e) {
+  const vta_plan *p = e->p;
+  int B = p->cfg.batch, BO = p->cfg.block_out;
+  if (e->st < VTA_S_TENSORIZE) {
+    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    nest ns;
+    nest_open(e, &ns, 6, ext, an6);
+    lir_expr *v[6], *si[7];
+    for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
+    ix_acc_sram(e, v, si);
+    return nest_close(e, &ns, lir_store(F, e->acc, si, lir_int(F, LIR_I32, 0)));
+  }
+  if (e->st < VTA_S_FOLD) {
+    int64_t ext[4] = {p->t_n, p->t_oc, p->t_h, p->t_w};
+    nest ns;
+    nest_open(e, &ns, 4, ext, an6);
+    lir_expr *v[6], *si[7];
+    for (int i = 0; i < 4; i++) v[i] = R(e, ns.v[i]);
+    v[4] = v[5] = I(e, 0);
+    ix_acc_sram(e, v, si);
+    lir_expr *a = lir_load(F, e->acc, si);
+    return nest_close(e, &ns, call(e, "ovta.gemm_reset", 1, &a));
+  }
+  aloop l[4];
+  tile_loops(p, l);
+  fold fo;
+  fold_loops(l, 4, 1, &fo);
+  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), I(e, 0), I(e, 0)};
+  return emit_kernel(e, &fo, base, K_TILE, e->a, push_gemm(e, 1));
+}
+
+static void gemm_loops(const vta_plan *p, aloop *l) {
+  const vta_op *op = &p->op;
+  l[0] = (aloop){"gn", p->t_n, {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_ic * p->in_h * p->in_w, 0}};
+  l[1] = (aloop){"go", p->t_oc, {(int64_t)p->t_h * p->t_w, 0, (int64_t)p->t_ic * op->kh * op->kw}};
+  l[2] = (aloop){"gh", p->t_h, {p->t_w, (int64_t)op->stride_h * p->in_w, 0}};
+  l[3] = (aloop){"gw", p->t_w, {1, op->stride_w, 0}};
+  l[4] = (aloop){"gc", p->t_ic, {0, (int64_t)p->in_h * p->in_w, (int64_t)op->kh * op->kw}};
+  l[5] = (aloop){"gy", op->kh, {0, p->in_w, op->kw}};
+  l[6] = (aloop){"gx", op->kw, {0, 1, 1}};
+}
+
+static lir_stmt *emit_gemm(em *e) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  static const char *const gn[10] = {"gn", "go", "gh", "gw", "gc", "gy", "gx", "gb", "gi", "gk"};
+  if (e->st < VTA_S_FOLD) {
+    bool scalar = e->st < VTA_S_TENSORIZE;
+    int64_t ext[10] = {p->t_n, p->t_oc, p->t_h, p->t_w, p->t_ic, op->kh, op->kw, B, BO, BI};
+    nest ns;
+    nest_open(e, &ns, scalar ? 10 : 7, ext, gn);
+    lir_expr *v[10];
+    for (int i = 0; i < ns.n; i++) v[i] = R(e, ns.v[i]);
+    lir_expr *z = I(e, 0);
+    lir_expr *ai[7] = {e->a, v[0], v[1], v[2], v[3], scalar ? v[7] : z, scalar ? v[8] : z};
+    lir_expr *ii[7] = {e->pp, v[0], v[4], ADD(e, MULI(e, v[2], op->stride_h), v[5]),
+                       ADD(e, MULI(e, v[3], op->stride_w), v[6]), scalar ? v[7] : z, scalar ? v[9] : z};
+    lir_expr *wi[7] = {e->pp, v[1], v[4], v[5], v[6], scalar ? v[8] : z, scalar ? v[9] : z};
+    lir_stmt *body;
+    if (scalar) {
+      lir_expr *prod = lir_bin(F, LIR_MUL, lir_cast(F, LIR_I32, lir_load(F, e->inp, ii)),
+                               lir_cast(F, LIR_I32, lir_load(F, e->wgt, wi)));
+      body = lir_store(F, e->acc, ai, lir_bin(F, LIR_ADD, lir_load(F, e->acc, ai), prod));
+    } else {
+      lir_expr *args[3] = {lir_load(F, e->acc, ai), lir_load(F, e->inp, ii), lir_load(F, e->wgt, wi)};
+      body = call(e, "ovta.gemm", 3, args);
+    }
+    return nest_close(e, &ns, body);
+  }
+  aloop l[7];
+  gemm_loops(p, l);
+  fold fo;
+  fold_loops(l, 7, p->uop_budget, &fo);
+  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), MULI(e, e->pp, p->inp_part), MULI(e, e->pp, p->wgt_part)};
+  return emit_kernel(e, &fo, base, K_GEMM, ADD(e, MULI(e, e->a, 2), e->pp), push_gemm(e, 0));
+}
+
+/* bias add and requantization */
+static lir_stmt *emit_epilogue(em *e) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BO = p->cfg.block_out;
+  lir_block blk;
+  lir_block_init(&blk, F);
+  if (e->st < VTA_S_ALU) {
+    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    nest ns;
+    nest_open(e, &ns, 6, ext, an6);
+    lir_expr *v[6], *si[7];
+    for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
+    ix_acc_sram(e, v, si);
+    lir_expr *val = lir_load(F, e->acc, si);
+    if (op->has_bias) {
+      lir_expr *bi[4] = {e->a, v[1], v[4], v[5]};
+      val = lir_bin(F, LIR_ADD, val, lir_load(F, e->bias, bi));
+    }
+    return nest_close(e, &ns, lir_store(F, e->acc, si, requant_expr(e, val)));
+  }
+  int ops[4][2];
+  int nops = requant_alu(op, ops);
+  if (e->st < VTA_S_FOLD) {
+    int64_t ext[4] = {p->t_n, p->t_oc, p->t_h, p->t_w};
+    nest ns;
+    nest_open(e, &ns, 4, ext, an6);
+    lir_expr *v[6], *si[7];
+    for (int i = 0; i < 4; i++) v[i] = R(e, ns.v[i]);
+    v[4] = v[5] = I(e, 0);
+    ix_acc_sram(e, v, si);
+    lir_block in;
+    lir_block_init(&in, F);
+    static const char *const names[5] = {"ovta.alu_min", "ovta.alu_max", "ovta.alu_add", "ovta.alu_shr", "ovta.alu_mul"};
+    if (op->has_bias) {
+      lir_expr *bi[4] = {e->a, v[1], I(e, 0), I(e, 0)};
+      lir_expr *args[2] = {lir_load(F, e->acc, si), lir_load(F, e->bias, bi)};
+      lir_block_add(&in, call(e, names[OVTA_ALU_ADD], 2, args));
+    }
+    for (int i = 0; i < nops; i++) {
+      lir_expr *args[2] = {lir_load(F, e->acc, si), lir_int(F, LIR_I32, ops[i][1])};
+      lir_block_add(&in, call(e, names[ops[i][0]], 2, args));
+    }
+    return nest_close(e, &ns, lir_block_stmt(&in));
+  }
+  if (op->has_bias) {
+    aloop l[4];
+    tile_loops(p, l);
+    l[1].f[1] = 1; /* bias element per output-channel block */
+    fold fo;
+    fold_loops(l, 4, p->uop_budget, &fo);
+    int64_t acc_elems = (int64_t)p->t_n * p->t_oc * p->t_h * p->t_w;
+    lir_expr *base[3] = {MULI(e, e->a, p->acc_part), ADD(e, MULI(e, e->a, p->acc_part), I(e, acc_elems)), I(e, 0)};
+    lir_block_add(&blk, emit_kernel(e, &fo, base, K_BIAS, e->a, push_alu(e, OVTA_ALU_ADD, 0, 0)));
+  }
+  aloop l[4];
+  tile_loops(p, l);
+  fold fo;
+  fold_loops(l, 4, 1, &fo);
+  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), I(e, 0), I(e, 0)};
+  lir_block pushes;
+  lir_block_init(&pushes, F);
+  for (int i = 0; i < nops; i++) lir_block_add(&pushes, push_alu(e, ops[i][0], 1, ops[i][1]));
+  lir_block_add(&blk, emit_kernel(e, &fo, base, K_TILE, e->a, lir_block_stmt(&pushes)));
+  return lir_block_stmt(&blk);
+}
+
+/* ---------------------------------------------------------------- tiled program */
+
+static lir_stmt *dep(em *e, bool push, int from, int to) {
+  return call2(e, nm(e, push ? "dep_push" : "dep_pop"), from, to);
+}
+
+static lir_stmt *emit_tiled(em *e) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  bool deps = e->st >= VTA_S_DEPS;
+  bool sram_bufs = e->st < VTA_S_FOLD;
+  if (sram_bufs) {
+    int64_t is[7] = {p->vt, p->t_n, p->t_ic, p->in_h, p->in_w, B, BI};
+    int64_t ws[7] = {p->vt, p->t_oc, p->t_ic, op->kh, op->kw, BO, BI};
+    int64_t as[7] = {p->vt, p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    int64_t bs[4] = {p->vt, p->t_oc, B, BO};
+    e->inp = lir_buf_new(F, "inp_buf", LIR_I8, 7, is, LIR_SCOPE_INP);
+    e->wgt = lir_buf_new(F, "wgt_buf", LIR_I8, 7, ws, LIR_SCOPE_WGT);
+    e->acc = lir_buf_new(F, "acc_buf", LIR_I32, 7, as, LIR_SCOPE_ACC);
+    if (op->has_bias) e->bias = lir_buf_new(F, "bias_buf", LIR_I32, 4, bs, LIR_SCOPE_ACC);
+  }
+  nest tn;
+  int64_t text[4] = {p->nb / p->t_n, p->ob / p->t_oc, p->oh / p->t_h, p->ow / p->t_w};
+  static const char *const tname[4] = {"tn", "to", "th", "tw"};
+  nest_open(e, &tn, 4, text, tname);
+  lir_expr *tile = I(e, 0);
+  for (int i = 0; i < 4; i++) e->tv[i] = R(e, tn.v[i]), tile = ADD(e, MULI(e, tile, text[i]), e->tv[i]);
+  e->a = p->vt == 1 ? I(e, 0) : lir_bin(F, LIR_FLOORMOD, tile, I(e, p->vt));
+  lir_var *kv = lir_var_new(F, "tk", LIR_I64);
+  e->tk = R(e, kv);
+  lir_expr *step = ADD(e, MULI(e, tile, p->red_steps), e->tk);
+  e->pp = p->vt == 1 ? I(e, 0) : lir_bin(F, LIR_FLOORMOD, step, I(e, p->vt));
+
+  lir_block t;
+  lir_block_init(&t, F);
+  if (deps) lir_block_add(&t, dep(e, false, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* ACC part free */
+  if (op->has_bias) lir_block_add(&t, emit_load_bias(e));
+  lir_block_add(&t, emit_init(e));
+  lir_block r;
+  lir_block_init(&r, F);
+  if (deps) lir_block_add(&r, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD)); /* INP/WGT part free */
+  lir_block_add(&r, emit_load_inp(e));
+  lir_block_add(&r, emit_load_wgt(e));
+  if (deps) {
+    lir_block_add(&r, dep(e, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+    lir_block_add(&r, dep(e, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+  }
+  lir_block_add(&r, emit_gemm(e));
+  if (deps) lir_block_add(&r, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  lir_stmt *red = lir_block_stmt(&r);
+  if (p->vt > 1) red = lir_attr(F, "virtual_thread", e->pp, red);
+  lir_block_add(&t, lir_for(F, kv, I(e, 0), I(e, p->red_steps), LIR_FOR_SERIAL, red));
+  lir_block_add(&t, emit_epilogue(e));
+  if (deps) {
+    lir_block_add(&t, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+    lir_block_add(&t, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+  }
+  lir_block_add(&t, emit_store(e));
+  if (deps) lir_block_add(&t, dep(e, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
+  lir_stmt *tb = lir_block_stmt(&t);
+  if (p->vt > 1) tb = lir_attr(F, "virtual_thread", e->a, tb);
+  lir_block top;
+  lir_block_init(&top, F);
+  if (deps)
+    for (int v = 0; v < p->vt; v++) {
+      lir_block_add(&top, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+      lir_block_add(&top, dep(e, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
+    }
+  lir_block_add(&top, nest_close(e, &tn, tb));
+  lir_stmt *s = lir_block_stmt(&top);
+  if (sram_bufs) {
+    if (e->bias) s = lir_alloc_stmt(F, e->bias, s);
+    s = lir_alloc_stmt(F, e->acc, s);
+    s = lir_alloc_stmt(F, e->wgt, s);
+    s = lir_alloc_stmt(F, e->inp, s);
+  }
+  return lir_attr(F, "vthreads", I(e, p->vt), s);
+}
+
+int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
+
+int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
+  *out = NULL;
+  if ((unsigned)s >= VTA_S_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "vta_lower: bad stage %d", (int)s);
+  lir_func *f = lir_func_new(fname);
+  if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);
+  em ec = {.f = f, .p = p, .st = s, .uid = uid & 0x7fffffff, .err = err}, *e = &ec;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
+  int64_t ws[6] = {p->ob, p->cb, p->op.kh, p->op.kw, BO, BI};
+  int64_t bs[3] = {p->ob, B, BO};
+  int64_t ys[6] = {p->nb, p->ob, p->oh, p->ow, B, BO};
+  e->x = lir_param(f, "x", LIR_I8, 6, xs);
+  e->w = lir_param(f, "w", LIR_I8, 6, ws);
+  if (p->op.has_bias) e->b = lir_param(f, "bias", LIR_I32, 3, bs);
+  e->y = lir_param(f, "y", LIR_I8, 6, ys);
+  f->body = s == VTA_S_COMPUTE ? emit_compute(e) : emit_tiled(e);
+  int rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
+  if (rc) {
+    ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));
+    lir_func_free(f);
+    return rc;
+  }
+  *out = f;
+  return OVTA_OK;
+}
+
+int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err) {
+  return vta_lower_uid(p, s, fname, 1, out, err);
+}

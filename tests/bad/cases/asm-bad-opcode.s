@@ -1,0 +1,2 @@
+.config small
+FROB pop_prev=1

@@ -1,0 +1,2 @@
+.config small
+.buffer a 4294967297

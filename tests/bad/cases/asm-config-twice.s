@@ -1,0 +1,2 @@
+.config small
+.config small

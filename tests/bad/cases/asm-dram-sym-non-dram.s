@@ -1,0 +1,3 @@
+.config small
+.buffer a 64
+GEMM uop_bgn=@a

@@ -1,0 +1,2 @@
+.config small
+LOAD memory_type=INP y_size=1 x_size=65536

@@ -1,0 +1,5 @@
+.config small
+.buffer a 16
+.insns a
+FINISH
+FINISH

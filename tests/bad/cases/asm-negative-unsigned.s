@@ -1,0 +1,2 @@
+.config small
+GEMM iter_out=-1

@@ -1,0 +1,2 @@
+.config no_such_config
+FINISH

@@ -1,0 +1,2 @@
+.config small
+uop dst_idx=0

@@ -1,0 +1,3 @@
+.config small
+LOAD memory_type=INP pop_prev=1
+FINISH

@@ -1,0 +1,3 @@
+.config small
+STORE memory_type=INP
+FINISH

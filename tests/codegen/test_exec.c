@@ -1,0 +1,385 @@
+/* Graph executor tests: a small float network (Conv+Relu+MaxPool+Flatten+Gemm+Softmax) and an
+ * int8 pipeline (QuantizeLinear -> QLinearMatMul -> DequantizeLinear) built as JSON, compiled,
+ * run, and compared with plain C references written here; memory planning reuses storage;
+ * save/load runs the same plan again; .npy files match the format spec byte for byte; the
+ * evaluation hook; errors name the place. */
+#include "ovta_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "loopir.h"
+
+enum { C_IN = 2, H = 6, W = 6, C_OUT = 3, K = 3, HP = 3, WP = 3, FC = 4, FLAT = C_OUT * HP * WP };
+
+static float wconv(int i) { return sinf((float)i * 0.37f) * 0.5f; }
+static float bconv(int i) { return 0.1f * (float)i - 0.1f; }
+static float wfc(int i) { return cosf((float)i * 0.11f) * 0.2f; }
+static float xin(int i) { return (float)((i * 7) % 13) / 6.5f - 1.0f; }
+
+/* JSON list of n values of fn. */
+static void list(char *buf, size_t cap, int n, float (*fn)(int)) {
+  size_t k = 0;
+  for (int i = 0; i < n; i++) k += (size_t)snprintf(buf + k, cap - k, "%s%.9g", i ? ", " : "", fn(i));
+}
+
+static ovta_graph *float_net(void) {
+  static char json[65536];
+  char lw[8192], lb[256], lf[8192];
+  list(lw, sizeof lw, C_OUT * C_IN * K * K, wconv);
+  list(lb, sizeof lb, C_OUT, bconv);
+  list(lf, sizeof lf, FC * FLAT, wfc);
+  snprintf(json, sizeof json,
+           "{\"name\": \"net\", \"opset\": 17, \"inputs\": [\"x\"], \"outputs\": [\"prob\"],\n"
+           " \"tensors\": [\n"
+           "  {\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, %d, %d, %d]},\n"
+           "  {\"name\": \"w\", \"dtype\": \"f32\", \"shape\": [%d, %d, %d, %d], \"data\": [%s]},\n"
+           "  {\"name\": \"b\", \"dtype\": \"f32\", \"shape\": [%d], \"data\": [%s]},\n"
+           "  {\"name\": \"wfc\", \"dtype\": \"f32\", \"shape\": [%d, %d], \"data\": [%s]}],\n"
+           " \"nodes\": [\n"
+           "  {\"name\": \"conv\", \"op\": \"Conv\", \"inputs\": [\"x\", \"w\", \"b\"], \"outputs\": [\"c\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"relu\", \"op\": \"Relu\", \"inputs\": [\"c\"], \"outputs\": [\"r\"]},\n"
+           "  {\"name\": \"pool\", \"op\": \"MaxPool\", \"inputs\": [\"r\"], \"outputs\": [\"p\"], \"attrs\": {\"kernel_shape\": [2, 2], \"strides\": [2, 2]}},\n"
+           "  {\"name\": \"flat\", \"op\": \"Flatten\", \"inputs\": [\"p\"], \"outputs\": [\"f\"]},\n"
+           "  {\"name\": \"fc\", \"op\": \"Gemm\", \"inputs\": [\"f\", \"wfc\"], \"outputs\": [\"g\"], \"attrs\": {\"transB\": 1}},\n"
+           "  {\"name\": \"sm\", \"op\": \"Softmax\", \"inputs\": [\"g\"], \"outputs\": [\"prob\"]}]}\n",
+           C_IN, H, W, C_OUT, C_IN, K, K, lw, C_OUT, lb, FC, FLAT, lf);
+  ovta_graph *g;
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_graph_from_json(json, "float_net", &g, &err), err);
+  return g;
+}
+
+/* The same network in plain C. */
+static void float_ref(const float *x, float *prob) {
+  float c[C_OUT][H][W], p[FLAT], g[FC];
+  for (int o = 0; o < C_OUT; o++)
+    for (int h = 0; h < H; h++)
+      for (int w = 0; w < W; w++) {
+        float s = bconv(o);
+        for (int ci = 0; ci < C_IN; ci++)
+          for (int kh = 0; kh < K; kh++)
+            for (int kw = 0; kw < K; kw++) {
+              int ih = h - 1 + kh, iw = w - 1 + kw;
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+              s += x[(ci * H + ih) * W + iw] * wconv(((o * C_IN + ci) * K + kh) * K + kw);
+            }
+        c[o][h][w] = s > 0 ? s : 0;
+      }
+  for (int o = 0; o < C_OUT; o++)
+    for (int h = 0; h < HP; h++)
+      for (int w = 0; w < WP; w++) {
+        float m = -INFINITY;
+        for (int a = 0; a < 2; a++)
+          for (int b = 0; b < 2; b++) m = fmaxf(m, c[o][2 * h + a][2 * w + b]);
+        p[(o * HP + h) * WP + w] = m;
+      }
+  float mx = -INFINITY, sum = 0;
+  for (int j = 0; j < FC; j++) {
+    g[j] = 0;
+    for (int k = 0; k < FLAT; k++) g[j] += p[k] * wfc(j * FLAT + k);
+    mx = fmaxf(mx, g[j]);
+  }
+  for (int j = 0; j < FC; j++) sum += (prob[j] = expf(g[j] - mx));
+  for (int j = 0; j < FC; j++) prob[j] /= sum;
+}
+
+static ovta_tensor *input_x(void) {
+  ovta_tensor *t = ovta_tensor_new("x", OVTA_DT_F32, 4, (int64_t[]){1, C_IN, H, W});
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_tensor_alloc(t, &err), err);
+  for (int i = 0; i < C_IN * H * W; i++) ((float *)t->data)[i] = xin(i);
+  return t;
+}
+
+static void check_prob(ovta_exec *e, const float *want) {
+  ovta_error err = {0};
+  ovta_tensor *out;
+  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &out, &err), err);
+  assert_string_equal(out->name, "prob");
+  assert_int_equal(out->rank, 2);
+  assert_int_equal(out->shape[1], FC);
+  for (int j = 0; j < FC; j++) assert_float_equal(((float *)out->data)[j], want[j], 1e-5 * fabsf(want[j]) + 1e-7);
+  ovta_tensor_free(out);
+}
+
+static void test_float_net(void **state) {
+  (void)state;
+  ovta_error err = {0};
+  ovta_graph *g = float_net();
+  ovta_exec *e;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+  ovta_graph_free(g);
+  assert_int_equal(ovta_exec_num_inputs(e), 1);
+  assert_string_equal(ovta_exec_input_name(e, 0), "x");
+  assert_string_equal(ovta_exec_output_name(e, 0), "prob");
+  ovta_tensor *x = input_x();
+  OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", x, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  float want[FC];
+  float_ref((float *)x->data, want);
+  check_prob(e, want);
+  /* storage reuse: the arena is smaller than all values side by side */
+  size_t arena, unshared;
+  ovta_exec_memory(e, &arena, &unshared);
+  assert_true(arena > 0);
+  assert_true(arena < unshared);
+  /* a second run on the same inputs gives the same result (inputs are not clobbered) */
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  check_prob(e, want);
+  /* save, load into a fresh executor (object code, no recompilation), run */
+  char dir[] = "/tmp/ovta_exec_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  OVTA_ASSERT_OK(ovta_exec_save(e, dir, &err), err);
+  ovta_exec_free(e);
+  OVTA_ASSERT_OK(ovta_exec_load(dir, &e, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", x, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  check_prob(e, want);
+  /* errors name the place */
+  ovta_tensor *bad = ovta_tensor_new("x", OVTA_DT_F32, 2, (int64_t[]){3, 4});
+  OVTA_ASSERT_OK(ovta_tensor_alloc(bad, &err), err);
+  assert_int_equal(ovta_exec_set_input(e, "x", bad, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "input x: shape 3x4"));
+  assert_int_equal(ovta_exec_set_input(e, "nosuch", x, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "nosuch"));
+  ovta_tensor_free(bad);
+  ovta_exec_free(e);
+  /* a damaged plan is an error, not a crash */
+  char path[256];
+  snprintf(path, sizeof path, "%s/plan.json", dir);
+  FILE *f = fopen(path, "w");
+  fputs("{\"format\": \"ovta-exec-1\", \"tensors\": [{\"name\": 3}], \"steps\": [], \"inputs\": [], \"outputs\": []}", f);
+  fclose(f);
+  assert_int_equal(ovta_exec_load(dir, &e, &err), OVTA_EPARSE);
+  assert_non_null(strstr(err.msg, "plan.json"));
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  ovta_tensor_free(x);
+}
+
+/* Round half to even and saturate, by hand. */
+static int q8(double v) {
+  double r = floor(v), d = v - r;
+  if (d > 0.5 || (d == 0.5 && fmod(r, 2) != 0)) r += 1;
+  return r < -128 ? -128 : r > 127 ? 127 : (int)r;
+}
+
+static void test_int8_pipeline(void **state) {
+  (void)state;
+  /* y = Dequantize(QLinearMatMul(Quantize(a, 0.05), bq)), all int8 symmetric */
+  static const char *json =
+      "{\"name\": \"q\", \"opset\": 13, \"inputs\": [\"a\"], \"outputs\": [\"y\"],\n"
+      " \"tensors\": [\n"
+      "  {\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [2, 3]},\n"
+      "  {\"name\": \"sa\", \"dtype\": \"f32\", \"shape\": [], \"data\": [0.05]},\n"
+      "  {\"name\": \"za\", \"dtype\": \"i8\", \"shape\": [], \"data\": [0]},\n"
+      "  {\"name\": \"bq\", \"dtype\": \"i8\", \"shape\": [3, 2], \"data\": [10, -20, 30, 40, -50, 60]},\n"
+      "  {\"name\": \"sb\", \"dtype\": \"f32\", \"shape\": [], \"data\": [0.02]},\n"
+      "  {\"name\": \"sy\", \"dtype\": \"f32\", \"shape\": [], \"data\": [0.01]}],\n"
+      " \"nodes\": [\n"
+      "  {\"name\": \"quant\", \"op\": \"QuantizeLinear\", \"inputs\": [\"a\", \"sa\", \"za\"], \"outputs\": [\"aq\"]},\n"
+      "  {\"name\": \"mm\", \"op\": \"QLinearMatMul\", \"inputs\": [\"aq\", \"sa\", \"za\", \"bq\", \"sb\", \"za\", \"sy\", \"za\"], \"outputs\": [\"yq\"]},\n"
+      "  {\"name\": \"deq\", \"op\": \"DequantizeLinear\", \"inputs\": [\"yq\", \"sy\", \"za\"], \"outputs\": [\"y\"]}]}\n";
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(json, "int8", &g, &err), err);
+  ovta_exec *e;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+  ovta_graph_free(g);
+  const float a[6] = {0.125f, -0.075f, 7.0f, 0.025f, -0.3f, 0.49f}; /* halves, saturation */
+  ovta_tensor *t = ovta_tensor_new("a", OVTA_DT_F32, 2, (int64_t[]){2, 3});
+  OVTA_ASSERT_OK(ovta_tensor_set_data(t, a, sizeof a, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_set_input(e, "a", t, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  ovta_tensor *y;
+  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &y, &err), err);
+  const int b[6] = {10, -20, 30, 40, -50, 60};
+  int aq[6];
+  for (int i = 0; i < 6; i++) aq[i] = q8((double)a[i] / 0.05f);
+  assert_int_equal(aq[0], 2);  /* 2.5 -> 2 */
+  assert_int_equal(aq[1], -2); /* -1.5 -> -2 */
+  assert_int_equal(aq[2], 127);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 2; j++) {
+      int acc = 0;
+      for (int k = 0; k < 3; k++) acc += aq[i * 3 + k] * b[k * 2 + j];
+      int yq = q8((double)acc * ((double)0.05f * (double)0.02f / (double)0.01f));
+      assert_float_equal(((float *)y->data)[i * 2 + j], (float)yq * 0.01f, 1e-7);
+    }
+  ovta_tensor_free(y);
+  ovta_tensor_free(t);
+  ovta_exec_free(e);
+}
+
+/* .npy: the header follows the format spec (written out here by hand) and reads back. */
+static void test_npy(void **state) {
+  (void)state;
+  ovta_error err = {0};
+  const float v[6] = {1, -2, 3.5f, 0, 1e-3f, 7};
+  ovta_tensor *t = ovta_tensor_new("v", OVTA_DT_F32, 2, (int64_t[]){2, 3});
+  OVTA_ASSERT_OK(ovta_tensor_set_data(t, v, sizeof v, &err), err);
+  char path[] = "/tmp/ovta_npy_XXXXXX";
+  int fd = mkstemp(path);
+  close(fd);
+  OVTA_ASSERT_OK(ovta_npy_write(path, t, &err), err);
+  FILE *f = fopen(path, "rb");
+  unsigned char buf[256];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  assert_int_equal(n, 128 + 24);
+  assert_memory_equal(buf, "\x93NUMPY\x01\x00", 8);
+  assert_int_equal(buf[8] | buf[9] << 8, 128 - 10);
+  assert_memory_equal(buf + 10, dict, strlen(dict));
+  assert_int_equal(buf[127], '\n');
+  assert_int_equal(buf[126], ' ');
+  assert_memory_equal(buf + 128, v, sizeof v);
+  ovta_tensor *r;
+  OVTA_ASSERT_OK(ovta_npy_read(path, "r", &r, &err), err);
+  assert_int_equal(r->dtype, OVTA_DT_F32);
+  assert_int_equal(r->rank, 2);
+  assert_int_equal(r->shape[0], 2);
+  assert_int_equal(r->shape[1], 3);
+  assert_memory_equal(r->data, v, sizeof v);
+  ovta_tensor_free(r);
+  /* a 1-D int8 array: shape (5,) and '|i1' */
+  ovta_tensor *q = ovta_tensor_new("q", OVTA_DT_I8, 1, (int64_t[]){5});
+  OVTA_ASSERT_OK(ovta_tensor_alloc(q, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_write(path, q, &err), err);
+  f = fopen(path, "rb");
+  n = fread(buf, 1, sizeof buf, f);
+  fclose(f);
+  assert_int_equal(n, 128 + 5); /* 10 + 57 + 1 header bytes pad to 128 */
+  assert_memory_equal(buf + 10, "{'descr': '|i1', 'fortran_order': False, 'shape': (5,), }", 57);
+  /* truncated data is an error naming the file */
+  f = fopen(path, "wb");
+  fwrite(buf, 1, 130, f);
+  fclose(f);
+  assert_int_equal(ovta_npy_read(path, "q", &r, &err), OVTA_EPARSE);
+  assert_non_null(strstr(err.msg, path));
+  unlink(path);
+  ovta_tensor_free(q);
+  ovta_tensor_free(t);
+}
+
+/* The evaluation hook: one node on given tensors. */
+static void test_eval_hook(void **state) {
+  (void)state;
+  static const char *json =
+      "{\"name\": \"h\", \"opset\": 17, \"inputs\": [\"a\", \"b\"], \"outputs\": [\"c\"],\n"
+      " \"tensors\": [{\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [2, 3]},\n"
+      "  {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [3]}],\n"
+      " \"nodes\": [{\"name\": \"mul\", \"op\": \"Mul\", \"inputs\": [\"a\", \"b\"], \"outputs\": [\"c\"]},\n"
+      "  {\"name\": \"odd\", \"op\": \"Erf\", \"inputs\": [\"c\"], \"outputs\": [\"d\"]}]}\n";
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(json, "hook", &g, &err), err);
+  ovta_infer_node(g, g->nodes[0], &err);
+  const float av[6] = {1, 2, 3, 4, 5, 6}, bv[3] = {-1, 0.5f, 2};
+  ovta_tensor *a = ovta_tensor_new("a", OVTA_DT_F32, 2, (int64_t[]){2, 3}), *b = ovta_tensor_new("b", OVTA_DT_F32, 1, (int64_t[]){3});
+  ovta_tensor *c = ovta_tensor_new("c", OVTA_DT_F32, 2, (int64_t[]){2, 3});
+  OVTA_ASSERT_OK(ovta_tensor_set_data(a, av, sizeof av, &err), err);
+  OVTA_ASSERT_OK(ovta_tensor_set_data(b, bv, sizeof bv, &err), err);
+  ovta_tensor *ins[2] = {a, b};
+  OVTA_ASSERT_OK(ovta_exec_eval_node(NULL, g, g->nodes[0], ins, &c, &err), err);
+  for (int i = 0; i < 6; i++) assert_float_equal(((float *)c->data)[i], av[i] * bv[i % 3], 0);
+  /* an operator the CPU path does not have */
+  ovta_tensor *d = ovta_tensor_new("d", OVTA_DT_F32, 2, (int64_t[]){2, 3});
+  assert_int_equal(ovta_exec_eval_node(NULL, g, g->nodes[1], &c, &d, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "odd"));
+  assert_non_null(strstr(err.msg, "Erf"));
+  ovta_tensor_free(a);
+  ovta_tensor_free(b);
+  ovta_tensor_free(c);
+  ovta_tensor_free(d);
+  ovta_graph_free(g);
+}
+
+/* The fused operators of graph.h (ovta.Conv/Dense/QConv/QDense/Eltwise) against the graph
+ * layer's independent reference evaluator (ovta_eval_node_ref, plain C). */
+static void test_fused_ops(void **state) {
+  (void)state;
+  static char json[16384];
+  char wf[2048], wq[1024], wd[1024], bq[256];
+  size_t k = 0;
+  for (int i = 0; i < 4 * 2 * 3 * 3; i++) k += (size_t)snprintf(wf + k, sizeof wf - k, "%s%.6g", i ? "," : "", sinf((float)i) * 0.5f);
+  k = 0;
+  for (int i = 0; i < 4 * 2 * 3 * 3; i++) k += (size_t)snprintf(wq + k, sizeof wq - k, "%s%d", i ? "," : "", (i * 37) % 255 - 127);
+  k = 0;
+  for (int i = 0; i < 3 * 8; i++) k += (size_t)snprintf(wd + k, sizeof wd - k, "%s%d", i ? "," : "", (i * 53) % 201 - 100);
+  k = 0;
+  for (int i = 0; i < 4; i++) k += (size_t)snprintf(bq + k, sizeof bq - k, "%s%d", i ? "," : "", i * 300 - 500);
+  snprintf(json, sizeof json,
+           "{\"name\": \"fused\", \"opset\": 17, \"inputs\": [\"xf\", \"xq\", \"df\", \"dq\", \"e\"],\n"
+           " \"outputs\": [\"yc\", \"yq\", \"yd\", \"ydq\", \"ye\"],\n"
+           " \"tensors\": [\n"
+           "  {\"name\": \"xf\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 2, 5, 6]},\n"
+           "  {\"name\": \"xq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 2, 5, 6]},\n"
+           "  {\"name\": \"df\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [2, 8]},\n"
+           "  {\"name\": \"dq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [2, 8]},\n"
+           "  {\"name\": \"e\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [2, 1]},\n"
+           "  {\"name\": \"wf\", \"dtype\": \"f32\", \"shape\": [4, 2, 3, 3], \"data\": [%s]},\n"
+           "  {\"name\": \"wq\", \"dtype\": \"i8\", \"shape\": [4, 2, 3, 3], \"data\": [%s]},\n"
+           "  {\"name\": \"bq\", \"dtype\": \"i32\", \"shape\": [4], \"data\": [%s]},\n"
+           "  {\"name\": \"wd\", \"dtype\": \"f32\", \"shape\": [3, 8], \"data\": [%s]},\n"
+           "  {\"name\": \"wdq\", \"dtype\": \"i8\", \"shape\": [3, 8], \"data\": [%s]}],\n"
+           " \"nodes\": [\n"
+           "  {\"name\": \"c\", \"op\": \"ovta.Conv\", \"inputs\": [\"xf\", \"wf\"], \"outputs\": [\"yc\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"strides\": [2, 1], \"act\": \"leakyrelu\", \"act_alpha\": 0.1}},\n"
+           "  {\"name\": \"q\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq\", \"bq\"], \"outputs\": [\"yq\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 7, \"clip_min\": 0, \"clip_max\": 127}},\n"
+           "  {\"name\": \"d\", \"op\": \"ovta.Dense\", \"inputs\": [\"df\", \"wd\"], \"outputs\": [\"yd\"], \"attrs\": {\"act\": \"clip\", \"act_min\": -50, \"act_max\": 60}},\n"
+           "  {\"name\": \"dq\", \"op\": \"ovta.QDense\", \"inputs\": [\"dq\", \"wdq\"], \"outputs\": [\"ydq\"], \"attrs\": {\"shift\": 5, \"clip_min\": -128, \"clip_max\": 127}},\n"
+           "  {\"name\": \"el\", \"op\": \"ovta.Eltwise\", \"inputs\": [\"df\", \"e\", \"df\"], \"outputs\": [\"ye\"], \"attrs\": {\"ops\": \"Add,Tanh,Mul,HardSwish\"}}]}\n",
+           wf, wq, bq, wd, wd);
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(json, "fused", &g, &err), err);
+  OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
+  ovta_tensor *in[5];
+  for (int i = 0; i < 5; i++) {
+    ovta_tensor *gi = g->inputs[i];
+    in[i] = ovta_tensor_new(gi->name, gi->dtype, gi->rank, gi->shape);
+    OVTA_ASSERT_OK(ovta_tensor_alloc(in[i], &err), err);
+    for (int64_t j = 0; j < ovta_tensor_numel(gi); j++)
+      ovta_tensor_put_f(in[i], j, gi->dtype == OVTA_DT_F32 ? cos((double)(j + i)) * 3.0 : (double)((j * 29 + i) % 255 - 127));
+  }
+  ovta_tensor *want[5] = {0};
+  OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
+  ovta_exec *e;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+  for (int i = 0; i < 5; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  for (int o = 0; o < 5; o++) {
+    ovta_tensor *got;
+    OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
+    assert_int_equal(got->dtype, want[o]->dtype);
+    int64_t n = ovta_tensor_numel(want[o]);
+    assert_int_equal(ovta_tensor_numel(got), n);
+    int nonzero = 0;
+    for (int64_t j = 0; j < n; j++) {
+      double w = ovta_tensor_get_f(want[o], j), v = ovta_tensor_get_f(got, j);
+      nonzero += w != 0;
+      if (got->dtype == OVTA_DT_F32) assert_float_equal(v, w, 1e-5 * fabs(w) + 1e-6);
+      else assert_int_equal((int64_t)v, (int64_t)w);
+    }
+    assert_true(nonzero > 0); /* the case is not trivially all zeros */
+    ovta_tensor_free(got);
+    ovta_tensor_free(want[o]);
+  }
+  for (int i = 0; i < 5; i++) ovta_tensor_free(in[i]);
+  ovta_exec_free(e);
+  ovta_graph_free(g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_float_net),
+      cmocka_unit_test(test_int8_pipeline),
+      cmocka_unit_test(test_npy),
+      cmocka_unit_test(test_eval_hook),
+      cmocka_unit_test(test_fused_ops),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,26 @@
+# tests/gen/: the random valid program generator (randprog.c), its tests and tools.
+#   build/ovta-randprog           print a seed's program as assembler text, or run the
+#                                 differential test over many seeds (--diff)
+#   make test-diff-long           thousands of programs per config on OVTA_DIFF_BACKENDS
+#                                 (default "fsim,fsim-interleaved"; e.g. "fsim,tsim")
+# The runner places programs with tools/ovta/load.c (ovta_program_load), compiled in here.
+RANDPROG_SRCS := tests/gen/randprog.c tools/ovta/load.c
+RANDPROG_FLAGS := -Itests/gen -Itools/ovta -DOVTA_HAVE_DRIVER
+RANDPROG_DEPS := $(RANDPROG_SRCS) tests/gen/randprog.h tools/ovta/ovta_tool.h $(LIB) $(GEN)
+DIFF_LONG_SEEDS ?= 3000
+
+TOOLS += $(B)/ovta-randprog
+$(B)/ovta-randprog: tests/gen/ovta_randprog.c $(RANDPROG_DEPS)
+	$(CC) $(CPPFLAGS) $(RANDPROG_FLAGS) $(CFLAGS) -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) $(OVTA_TOOL_LDLIBS) $(LDLIBS)
+
+# tests/gen/test_*.c are in TESTS through tests/tests.mk; they need the generator linked in.
+$(B)/tests/gen/%: tests/gen/%.c $(RANDPROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
+	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
+
+.PHONY: test-diff-long
+test-diff-long: $(B)/ovta-randprog
+	@for c in small default batch2; do \
+	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --fail-dir $(B)/randprog-fail || exit 1; \
+	done

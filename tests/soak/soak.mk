@@ -1,0 +1,30 @@
+# tests/soak/ and the sanitizer/valgrind runs of the whole suite.
+#   make soak            one device per config runs reference, random and bad programs for
+#                        SOAK_SECONDS (default 60); a 30-round version is part of `make test`
+#   make test-san        the whole `make test` suite in the SAN=1 build (ASan + UBSan + LeakSanitizer)
+#   make test-valgrind   the fsim, driver, assembler and generator tests under valgrind (leaks, errors)
+SOAK_SECONDS ?= 60
+TESTS += $(B)/tests/soak/soak
+.PHONY: soak test-san test-valgrind
+
+$(B)/tests/soak/soak: tests/soak/soak.c $(RANDPROG_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
+	  $(OVTA_TOOL_LDLIBS) $(LDLIBS)
+
+soak: $(B)/tests/soak/soak
+	SOAK_SECONDS=$(SOAK_SECONDS) $(B)/tests/soak/soak
+
+test-san:
+	@$(MAKE) --no-print-directory SAN=1 test
+
+VALGRIND_TESTS := $(B)/tests/fsim/test_fsim $(B)/tests/driver/test_driver $(B)/tests/isa/test_asm \
+  $(B)/tests/isa/test_encoding $(B)/tests/gen/test_randprog $(B)/tests/soak/soak
+test-valgrind: $(VALGRIND_TESTS)
+	@fail=0; for t in $(VALGRIND_TESTS); do \
+	  echo "=== valgrind $$t"; \
+	  RANDPROG_SEEDS=15 SOAK_ITERS=6 valgrind -q --leak-check=full --show-leak-kinds=definite,indirect \
+	    --errors-for-leak-kinds=definite,indirect --error-exitcode=99 $$t >/tmp/ovta-vg.$$$$ 2>&1; rc=$$?; \
+	  tail -3 /tmp/ovta-vg.$$$$; grep -E '^==[0-9]+==' /tmp/ovta-vg.$$$$ | head -20; \
+	  if [ $$rc -ne 0 ]; then echo "valgrind: $$t exit $$rc"; fail=1; fi; rm -f /tmp/ovta-vg.$$$$; \
+	done; exit $$fail

@@ -1,0 +1,376 @@
+/* tsim tests: directed programs run on tsim (the Verilator model of hw/rtl) and on fsim (the
+ * golden model); every DRAM buffer of the program must come out byte for byte the same, and the
+ * error code and failing instruction index must agree. Plus register-level tests of the model
+ * through its C API (hw/sim/tsim.h): start/done, cycle counter, error status and index, and
+ * two identical runs in a row.
+ *
+ * Needs the models build/tsim/CONFIG/libovta_tsim.so (hw/sim/tsim.mk builds them before these
+ * tests). Configs: every one of ovta_test_configs(). */
+#include <dlfcn.h>
+
+#include "ovta_test.h"
+#include "fsim/prog.h"
+#include "tsim.h"
+
+/* ---------------------------------------------------------------- fsim vs tsim */
+
+#define MAXB 16
+typedef struct bufs {
+  ovta_buf *b[MAXB];  /* every buffer of the program, in allocation order */
+  int n;              /* count */
+} bufs;
+
+static ovta_buf *add_buf(bufs *bs, ovta_buf *b) {
+  assert_true(bs->n < MAXB);
+  bs->b[bs->n++] = b;
+  return b;
+}
+
+/* A random int8 buffer of n bytes. */
+static ovta_buf *rand_buf(tprog *p, bufs *bs, size_t n, uint64_t *seed) {
+  uint8_t *d = malloc(n);
+  for (size_t i = 0; i < n; i++) d[i] = (uint8_t)tp_rand(seed);
+  ovta_buf *b = tp_buf_from(p, d, n);
+  free(d);
+  return add_buf(bs, b);
+}
+
+typedef void (*build_fn)(tprog *p, bufs *bs, int variant);
+
+typedef struct outcome {
+  int rc;                 /* run result */
+  char msg[768];          /* its message */
+  uint8_t *dram[MAXB];    /* every buffer after the run */
+  size_t size[MAXB];
+  int n;
+  ovta_counters k;        /* counters */
+} outcome;
+
+static void run_on(const char *backend, const char *config, build_fn fn, int variant, outcome *o) {
+  tprog p;
+  bufs bs = {0};
+  tp_open(&p, backend, config, 0);
+  fn(&p, &bs, variant);
+  o->rc = tp_run(&p, 120000);
+  snprintf(o->msg, sizeof o->msg, "%s", p.err.msg);
+  o->n = bs.n;
+  for (int i = 0; i < bs.n; i++) {
+    o->size[i] = bs.b[i]->size;
+    o->dram[i] = tp_read(&p, bs.b[i], 0, bs.b[i]->size);
+  }
+  ovta_dev_counters(p.dev, &o->k);
+  tp_close(&p);
+}
+
+static void free_outcome(outcome *o) {
+  for (int i = 0; i < o->n; i++) free(o->dram[i]);
+}
+
+/* The index N of "instruction N" in a message, or -1. */
+static long insn_index(const char *msg) {
+  const char *s = strstr(msg, "instruction ");
+  return s ? strtol(s + 12, NULL, 10) : -1;
+}
+
+/* Run on both backends and every config; compare DRAM, rc, failing index and counters. */
+static void compare(build_fn fn, int variant, int expect_rc) {
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    outcome f = {0}, t = {0};
+    run_on("fsim", *cf, fn, variant, &f);
+    run_on("tsim", *cf, fn, variant, &t);
+    if (f.rc != expect_rc) fail_msg("%s: fsim rc %s: %s", *cf, ovta_rc_name(f.rc), f.msg);
+    if (t.rc != f.rc)
+      fail_msg("%s variant %d: fsim %s (%s) but tsim %s (%s)", *cf, variant, ovta_rc_name(f.rc), f.msg,
+               ovta_rc_name(t.rc), t.msg);
+    if (f.rc == OVTA_EINSN) assert_int_equal(insn_index(t.msg), insn_index(f.msg));
+    assert_int_equal(t.n, f.n);
+    for (int i = 0; i < f.n; i++) {
+      for (size_t j = 0; j < f.size[i]; j++)
+        if (f.dram[i][j] != t.dram[i][j])
+          fail_msg("%s variant %d: buffer %d byte %zu: fsim %02x tsim %02x", *cf, variant, i, j, f.dram[i][j],
+                   t.dram[i][j]);
+    }
+    if (f.rc == OVTA_OK) {
+      assert_int_equal(t.k.insns_load, f.k.insns_load);
+      assert_int_equal(t.k.insns_compute, f.k.insns_compute);
+      assert_int_equal(t.k.insns_store, f.k.insns_store);
+      assert_int_equal(t.k.gemm_uops, f.k.gemm_uops);
+      assert_int_equal(t.k.alu_uops, f.k.alu_uops);
+      assert_int_equal(t.k.bytes_written, f.k.bytes_written);
+      for (int m = 0; m < 4; m++) assert_int_equal(t.k.bytes_read[m], f.k.bytes_read[m]);
+      assert_true(t.k.cycles > 0);
+    }
+    free_outcome(&f);
+    free_outcome(&t);
+  }
+}
+
+/* Store OUT [0, n) into `out`, then shift the accumulators right by 8 and store again, four
+ * times, so all 32 accumulator bits reach DRAM; ends with FINISH. The previous instruction must
+ * push_next (C2S). u_self: index of a uop {dst 0, src 0}. */
+static void store_words(tprog *p, ovta_buf *out, uint32_t n, uint32_t u_self) {
+  for (uint32_t k = 0; k < 4; k++) {
+    if (k) tp_deps(tp_alu(p, OVTA_ALU_SHR, 1, 8, u_self, u_self + 1, n, 1, 1), 0, 1, 0, 1);
+    tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, (size_t)k * n * p->cfg->out_bytes), 1, n, n), 1, 0, 1, 0);
+  }
+  tp_deps(tp_finish(p), 0, 1, 0, 0);
+}
+
+/* GEMM with tokens between all modules: load INP/WGT (load module, in two halves with C2L/L2C
+ * tokens), uops with read-after-write chains (same dst back to back), loops with factors,
+ * reset, then store through a strided store. variant: 0 plain, 1 uops loaded at an odd offset. */
+static void build_gemm(tprog *p, bufs *bs, int variant) {
+  const ovta_config *c = p->cfg;
+  uint64_t seed = 7 + (uint64_t)variant;
+  enum { NI = 8, NW = 4, NO = 4 };
+  ovta_buf *x = rand_buf(p, bs, NI * c->inp_bytes, &seed);
+  ovta_buf *w = rand_buf(p, bs, NW * c->wgt_bytes, &seed);
+  ovta_uop u[8];
+  memset(u, 0, sizeof u);
+  /* uops 1..: acc[i] += x[i + k] * w[k] chains; uop 0 = {0,0,0} for the shifts */
+  int nu = 1;
+  for (int d = 0; d < 2; d++)
+    for (int k = 0; k < 3; k++) u[nu].dst_idx = (uint32_t)d, u[nu].src_idx = (uint32_t)(d + k), u[nu].wgt_idx = (uint32_t)k, nu++;
+  int off = variant ? 1 : 0;
+  ovta_uop uu[9];
+  memset(uu, 0, sizeof uu);
+  memcpy(uu + off, u, sizeof u);
+  ovta_buf *ub = add_buf(bs, tp_uops(p, uu, (size_t)(nu + off)));
+  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * NO * c->out_bytes * 2));
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0) + (uint32_t)off, 1, (uint32_t)nu, (uint32_t)nu);
+  tp_deps(tp_load(p, OVTA_MEM_INP, 0, tp_elem(p, x, OVTA_MEM_INP, 0), 2, NI / 2, NI / 2), 0, 0, 0, 0);
+  tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, NW, NW), 0, 0, 0, 1);
+  tp_deps(tp_gemm(p, 1, 0, 1, NO, 1, 1, 0, 0, 0, 0, 0), 1, 0, 1, 0);   /* reset acc[0..NO) */
+  /* a second load that must wait for compute's token (C2L) */
+  tp_deps(tp_load(p, OVTA_MEM_INP, NI, tp_elem(p, x, OVTA_MEM_INP, 0), 1, NI, NI), 0, 1, 0, 1);
+  tp_deps(tp_gemm(p, 0, 1, (uint32_t)nu, 2, 1, 2, 0, 2, 0, 0, 0), 1, 0, 0, 0); /* iter_out 2: dst +2, src +2 */
+  tp_deps(tp_gemm(p, 0, 1, (uint32_t)nu, 1, 2, 0, 1, 0, 1, 0, 0), 0, 0, 0, 1); /* iter_in 2 */
+  store_words(p, out, NO, 0);
+}
+
+static void test_gemm(void **state) {
+  (void)state;
+  compare(build_gemm, 0, OVTA_OK);
+  compare(build_gemm, 1, OVTA_OK);
+}
+
+/* Every ALU op, with an immediate (variant 0..4: one op, several immediates in sequence) and
+ * vector-vector (variant 5..9), on random accumulators loaded with an ACC load. */
+static void build_alu(tprog *p, bufs *bs, int variant) {
+  const ovta_config *c = p->cfg;
+  uint64_t seed = 99 + (uint64_t)variant;
+  enum { N = 4 };
+  uint32_t op = (uint32_t)(variant % 5);
+  ovta_buf *a = rand_buf(p, bs, 2 * N * c->acc_bytes, &seed);
+  if (op == OVTA_ALU_SHR && variant >= 5) {
+    /* vector shift amounts in -40..40 for the second half */
+    int32_t *v = malloc(N * c->acc_bytes);
+    for (size_t i = 0; i < N * (size_t)c->acc_bytes / 4; i++) v[i] = (int32_t)(tp_rand(&seed) % 81) - 40;
+    OVTA_ASSERT_OK(ovta_buf_write(a, N * c->acc_bytes, v, N * c->acc_bytes, &p->err), p->err);
+    free(v);
+  }
+  ovta_uop u[3] = {{0}};
+  u[1].dst_idx = 0, u[1].src_idx = N;
+  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 2));
+  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * N * c->out_bytes));
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 2, 2);
+  tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, a, OVTA_MEM_ACC, 0), 1, 2 * N, 2 * N);
+  if (variant < 5) {
+    static const int32_t imms[] = {-3, 7, -32768, 32767, 1};
+    static const int32_t shr[] = {3, -5, 31, 40, -40};
+    for (int i = 0; i < 5; i++) tp_alu(p, op, 1, op == OVTA_ALU_SHR ? shr[i] : imms[i], 0, 1, N, 1, 1);
+  } else {
+    tp_alu(p, op, 0, 0, 1, 2, N, 1, 1);
+    tp_alu(p, op, 0, 0, 0, 1, N, 1, 0); /* src = dst 0 for every i: a chain on acc[0] */
+  }
+  tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 0, 0, 1, 1, 0, 0), 0, 0, 0, 1);
+  store_words(p, out, N, 0);
+}
+
+static void test_alu(void **state) {
+  (void)state;
+  for (int v = 0; v < 10; v++) compare(build_alu, v, OVTA_OK);
+}
+
+/* Padded INP and ACC loads; the INP goes through a GEMM with one weight, ACC straight out. */
+static void build_pad(tprog *p, bufs *bs, int variant) {
+  const ovta_config *c = p->cfg;
+  uint64_t seed = 5 + (uint64_t)variant;
+  uint32_t y0 = (uint32_t)variant % 2, y1 = (uint32_t)(variant / 2) % 2, x0 = (uint32_t)variant % 3, x1 = 1;
+  uint32_t rows = 2, cols = 3, W = x0 + cols + x1, total = (y0 + rows + y1) * W;
+  ovta_buf *x = rand_buf(p, bs, rows * 4 * c->inp_bytes, &seed);
+  ovta_buf *w = rand_buf(p, bs, c->wgt_bytes, &seed);
+  ovta_buf *a = rand_buf(p, bs, rows * 4 * c->acc_bytes, &seed);
+  ovta_uop u[2] = {{0}};
+  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 1));
+  ovta_buf *out = add_buf(bs, tp_buf(p, 8 * total * c->out_bytes));
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 1, 1);
+  tp_pad(tp_load(p, OVTA_MEM_INP, 0, tp_elem(p, x, OVTA_MEM_INP, 0), rows, cols, 4), y0, y1, x0, x1);
+  tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, 1, 1), 0, 0, 0, 1);
+  tp_deps(tp_gemm(p, 1, 0, 1, total, 1, 1, 0, 0, 0, 0, 0), 1, 0, 0, 0);
+  tp_deps(tp_gemm(p, 0, 0, 1, total, 1, 1, 0, 1, 0, 0, 0), 0, 0, 0, 1);
+  tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, 0), 1, total, total), 1, 0, 1, 0);
+  tp_pad(tp_deps(tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, a, OVTA_MEM_ACC, 0), rows, cols, 4), 0, 1, 0, 0), y0, y1,
+         x0, x1);
+  tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 0, 0, 1, total, 1, 1), 0, 0, 0, 1);
+  tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, total * c->out_bytes), 2, total / 2, total), 1, 0, 1, 0);
+  tp_deps(tp_finish(p), 0, 1, 0, 0);
+}
+
+static void test_padded_loads(void **state) {
+  (void)state;
+  for (int v = 0; v < 4; v++) compare(build_pad, v, OVTA_OK);
+}
+
+/* Errors: variant 0 GEMM dst out of range at instruction 3; 1 raw unknown opcode at 2;
+ * 2 deadlock (compute pops a token nobody pushes); 3 no FINISH; 4 store outside any buffer. */
+static void build_err(tprog *p, bufs *bs, int variant) {
+  const ovta_config *c = p->cfg;
+  ovta_uop u[1] = {{0}};
+  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 1));
+  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * c->out_bytes));
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 1, 1);
+  tp_gemm(p, 1, 0, 1, 2, 1, 1, 0, 0, 0, 0, 0);
+  switch (variant) {
+  case 0:
+    tp_alu(p, OVTA_ALU_ADD, 1, 1, 0, 1, 2, 1, 0);
+    tp_gemm(p, 1, 0, 1, 3, 1, (uint32_t)c->acc_depth / 2, 0, 0, 0, 0, 0);
+    break;
+  case 1: tp_raw(p, 7, 0); break;
+  case 2: tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 1, 0, 1, 2, 1, 0), 1, 0, 0, 0); break;
+  case 3: return;
+  case 4:
+    tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 1, 0, 1, 2, 1, 0), 0, 0, 0, 1);
+    tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, 0), 1, 8, 8), 1, 0, 0, 0);
+    break;
+  }
+  tp_finish(p);
+}
+
+static void test_errors(void **state) {
+  (void)state;
+  compare(build_err, 0, OVTA_EINSN);
+  compare(build_err, 1, OVTA_EINSN);
+  compare(build_err, 2, OVTA_EDEADLOCK);
+  compare(build_err, 3, OVTA_EINSN);
+  compare(build_err, 4, OVTA_EINSN);
+}
+
+/* ---------------------------------------------------------------- the C API directly */
+
+typedef struct api {
+  void *so;
+  tsim_get_info_fn info;
+  tsim_create_fn create;
+  tsim_destroy_fn destroy;
+  tsim_run_fn run;
+  tsim_reg_read_fn rd;
+  tsim_reg_write_fn wr;
+} api;
+
+static void api_open(api *a, const char *config) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/build/tsim/%s/libovta_tsim.so", OVTA_SRC_DIR, config);
+  a->so = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!a->so) fail_msg("%s", dlerror());
+  a->info = (tsim_get_info_fn)dlsym(a->so, "tsim_get_info");
+  a->create = (tsim_create_fn)dlsym(a->so, "tsim_create");
+  a->destroy = (tsim_destroy_fn)dlsym(a->so, "tsim_destroy");
+  a->run = (tsim_run_fn)dlsym(a->so, "tsim_run");
+  a->rd = (tsim_reg_read_fn)dlsym(a->so, "tsim_reg_read");
+  a->wr = (tsim_reg_write_fn)dlsym(a->so, "tsim_reg_write");
+  assert_true(a->info && a->create && a->destroy && a->run && a->rd && a->wr);
+}
+
+/* A flat 64 KiB DRAM at 0x1000 for the register tests. */
+enum { DBASE = 0x1000, DSIZE = 1 << 16 };
+static uint8_t dmem[DSIZE];
+static int d_inside(void *ctx, uint64_t a, uint64_t n) { return a >= DBASE && a + n <= DBASE + DSIZE; }
+static void *d_host(void *ctx, uint64_t a, uint64_t n) { return d_inside(ctx, a, n) ? dmem + (a - DBASE) : NULL; }
+
+static void put_insn(const ovta_isa *isa, int i, const ovta_insn *in) {
+  ovta_insn_bits b;
+  ovta_error err;
+  OVTA_ASSERT_OK(ovta_insn_encode(isa, in, &b, &err), err);
+  ovta_insn_bits_store(&b, dmem + 16 * i);
+}
+
+static void test_registers(void **state) {
+  (void)state;
+  api a;
+  api_open(&a, "small");
+  ovta_config cfg;
+  ovta_isa isa;
+  ovta_error err;
+  OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
+  OVTA_ASSERT_OK(ovta_isa_init(&isa, &cfg, &err), err);
+  tsim_info info;
+  a.info(&info);
+  assert_int_equal(info.log_block, cfg.log_block);
+  tsim_dram d = {NULL, d_inside, d_host};
+  char msg[256];
+  tsim *t = a.create(&d, NULL, msg, sizeof msg);
+  if (!t) fail_msg("%s", msg);
+  memset(dmem, 0, sizeof dmem);
+  /* program: 100-iteration ALU on acc[0], FINISH */
+  ovta_insn in;
+  memset(&in, 0, sizeof in);
+  in.opcode = OVTA_OP_ALU, in.alu_opcode = OVTA_ALU_ADD, in.use_imm = 1, in.imm = 1;
+  in.uop_bgn = 0, in.uop_end = 1, in.iter_out = 100, in.iter_in = 1;
+  put_insn(&isa, 0, &in);
+  memset(&in, 0, sizeof in);
+  in.opcode = OVTA_OP_FINISH;
+  put_insn(&isa, 1, &in);
+  /* by hand through the registers: address, count, start, poll done */
+  assert_int_equal(a.rd(t, 0x00) & 1, 0);  /* not running */
+  a.wr(t, 0x0C, DBASE);
+  a.wr(t, 0x14, 2);
+  assert_int_equal(a.rd(t, 0x0C), DBASE);
+  assert_int_equal(a.rd(t, 0x14), 2);
+  a.wr(t, 0x00, 1);
+  assert_int_equal(a.rd(t, 0x00) & 1, 1);   /* running (100 uops take longer than this read) */
+  int polls = 0;
+  while (!(a.rd(t, 0x00) & 2) && polls < 10000) polls++;
+  assert_true(polls < 10000);
+  assert_int_equal(a.rd(t, 0x00) & 4, 0);   /* no error */
+  assert_int_equal(a.rd(t, 0x04) & 15, 0);  /* STATUS ok */
+  uint64_t cycles = a.rd(t, 0x20) | (uint64_t)a.rd(t, 0x24) << 32;
+  assert_true(cycles >= 100);               /* at most one uop per cycle */
+  assert_int_equal(a.rd(t, 0x20 + 8 * TSIM_CNT_ALU_UOPS), 100);
+  assert_int_equal(a.rd(t, 0x1C), 1);       /* one FINISH */
+  /* the same through tsim_run, twice: identical cycle counts */
+  tsim_result r1, r2;
+  assert_int_equal(a.run(t, DBASE, 2, 0, 0, &r1), TSIM_OK);
+  assert_int_equal(a.run(t, DBASE, 2, 0, 0, &r2), TSIM_OK);
+  assert_int_equal(r1.counters[TSIM_CNT_CYCLES], r2.counters[TSIM_CNT_CYCLES]);
+  assert_int_equal(r1.counters[TSIM_CNT_ALU_UOPS], 100);
+  /* a longer loop takes more cycles */
+  memset(&in, 0, sizeof in);
+  in.opcode = OVTA_OP_ALU, in.alu_opcode = OVTA_ALU_ADD, in.use_imm = 1, in.imm = 1;
+  in.uop_bgn = 0, in.uop_end = 1, in.iter_out = 1000, in.iter_in = 1;
+  put_insn(&isa, 0, &in);
+  assert_int_equal(a.run(t, DBASE, 2, 0, 0, &r2), TSIM_OK);
+  assert_true(r2.counters[TSIM_CNT_CYCLES] >= r1.counters[TSIM_CNT_CYCLES] + 900);
+  /* an invalid instruction at index 1: STATUS = INSN with the index; the device runs again after */
+  dmem[16] = 6; /* opcode 6 */
+  assert_int_equal(a.run(t, DBASE, 2, 0, 0, &r1), TSIM_EINSN);
+  assert_int_equal(r1.insn_index, 1);
+  assert_int_equal(a.rd(t, 0x04) & 15, 1);
+  assert_int_equal(a.rd(t, 0x08), 1);
+  assert_int_equal(a.rd(t, 0x00) & 4, 4);
+  put_insn(&isa, 1, &in);  /* the ALU again instead: retires everything without FINISH */
+  assert_int_equal(a.run(t, DBASE, 2, 0, 0, &r1), TSIM_ENOFINISH);
+  /* a stream outside DRAM */
+  assert_int_equal(a.run(t, DBASE + DSIZE, 1, 0, 0, &r1), TSIM_EDRAM);
+  a.destroy(t);
+  dlclose(a.so);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gemm),         cmocka_unit_test(test_alu),
+      cmocka_unit_test(test_padded_loads), cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_registers),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,304 @@
+/* Accelerator lowering tests (compiler/vta.h): conv2d and dense compiled through every stage to
+ * host code, issued on the runtime and run on every backend of OVTA_TEST_BACKENDS, compared bit
+ * for bit with a plain-C int8 reference computed here from the logical inputs.
+ *
+ * ResNet-18 layers C2..C11, with 1 and 2 virtual threads: reduced shapes (channels / 4, spatial
+ * size / 4, at least one block) on every config; full-size layers on default (three of them; all ten
+ * with OVTA_VTA_FULL=1, on every config: `make test-vta-full`). On fsim every case also runs with
+ * a random module interleaving, so a missing dependency token gives a wrong result. */
+#include "ovta_test.h"
+#include "ovta_driver.h"
+#include "ovta_runtime.h"
+#include "vta.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+typedef struct layer { const char *name; int hw, c, o, k, s; } layer;
+static const layer resnet[] = {
+    {"C2", 56, 64, 64, 3, 1},    {"C3", 56, 64, 128, 3, 2},   {"C4", 56, 64, 128, 1, 2},
+    {"C5", 28, 128, 128, 3, 1},  {"C6", 28, 128, 256, 3, 2},  {"C7", 28, 128, 256, 1, 2},
+    {"C8", 14, 256, 256, 3, 1},  {"C9", 14, 256, 512, 3, 2},  {"C10", 14, 256, 512, 1, 2},
+    {"C11", 7, 512, 512, 3, 1},
+};
+#define NLAYERS (sizeof resnet / sizeof resnet[0])
+
+static void fill(int8_t *x, size_t n, uint32_t seed) {
+  uint32_t s = seed * 2654435761u + 7u;
+  for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
+}
+
+/* the reference, written out here on logical NCHW / OIHW tensors (not vta_reference) */
+static void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b, int8_t *y) {
+  int OH = (op->h + op->pad_t + op->pad_b - op->kh) / op->stride_h + 1;
+  int OW = (op->w + op->pad_l + op->pad_r - op->kw) / op->stride_w + 1;
+  for (int n = 0; n < op->n; n++)
+    for (int o = 0; o < op->o; o++)
+      for (int i = 0; i < OH; i++)
+        for (int j = 0; j < OW; j++) {
+          int64_t acc = b ? b[o] : 0;
+          for (int c = 0; c < op->c; c++)
+            for (int u = 0; u < op->kh; u++)
+              for (int v = 0; v < op->kw; v++) {
+                int ih = i * op->stride_h - op->pad_t + u, iw = j * op->stride_w - op->pad_l + v;
+                if (ih >= 0 && ih < op->h && iw >= 0 && iw < op->w)
+                  acc += x[((n * op->c + c) * op->h + ih) * op->w + iw] * w[((o * op->c + c) * op->kh + u) * op->kw + v];
+              }
+          int32_t a = (int32_t)acc; /* sums here stay far inside int32 */
+          if (op->shift > 0) a = (a + (1 << (op->shift - 1))) >> op->shift;
+          if (a < op->clip_min) a = op->clip_min;
+          if (a > op->clip_max) a = op->clip_max;
+          y[((n * op->o + o) * OH + i) * OW + j] = (int8_t)a;
+        }
+}
+
+/* Compile op on cfg with vt threads (tile knobs optional), run it on backend, compare. */
+static void run_op(const char *backend, const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn,
+                   uint64_t seed) {
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
+  vta_knobs k = {0};
+  if (kn) k = *kn;
+  k.vthreads = vt;
+  vta_plan p;
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, op, &k, &p, &err), err);
+  vta_kernel *kern;
+  OVTA_ASSERT_OK(vta_compile(&p, NULL, NULL, &kern, &err), err);
+  size_t nx = vta_x_bytes(&p), nw = vta_w_bytes(&p), ny = vta_y_bytes(&p), nb = vta_bias_bytes(&p);
+  int8_t *x = malloc(nx), *w = malloc(nw), *px = malloc(nx), *pw = malloc(nw), *py = malloc(ny), *y = malloc(ny),
+         *ref = malloc(ny);
+  int32_t *b = malloc((size_t)op->o * 4), *pb = malloc(nb);
+  assert_non_null(x), assert_non_null(w), assert_non_null(px), assert_non_null(pw), assert_non_null(py);
+  assert_non_null(y), assert_non_null(ref), assert_non_null(b), assert_non_null(pb);
+  fill(x, nx, (uint32_t)seed + 11), fill(w, nw, (uint32_t)seed + 12);
+  for (int i = 0; i < op->o; i++) b[i] = (i * 7919 % 4001) - 2000;
+  conv_ref(op, x, w, op->has_bias ? b : NULL, ref);
+  vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);
+  ovta_dev_opts o = {0};
+  o.seed = seed;
+  ovta_dev *dev;
+  OVTA_ASSERT_OK(ovta_dev_open(backend, &cfg, &o, &dev, &err), err);
+  ovta_buf *bufs[VTA_BUF_COUNT] = {0};
+  OVTA_ASSERT_OK(ovta_buf_alloc(dev, nx, &bufs[VTA_BUF_X], &err), err);
+  OVTA_ASSERT_OK(ovta_buf_alloc(dev, nw, &bufs[VTA_BUF_W], &err), err);
+  OVTA_ASSERT_OK(ovta_buf_alloc(dev, nb, &bufs[VTA_BUF_BIAS], &err), err);
+  OVTA_ASSERT_OK(ovta_buf_alloc(dev, ny, &bufs[VTA_BUF_Y], &err), err);
+  OVTA_ASSERT_OK(ovta_buf_write(bufs[VTA_BUF_X], 0, px, nx, &err), err);
+  OVTA_ASSERT_OK(ovta_buf_write(bufs[VTA_BUF_W], 0, pw, nw, &err), err);
+  OVTA_ASSERT_OK(ovta_buf_write(bufs[VTA_BUF_BIAS], 0, pb, nb, &err), err);
+  ovta_rt *rt;
+  OVTA_ASSERT_OK(ovta_rt_create(dev, NULL, &rt, &err), err);
+  OVTA_ASSERT_OK(vta_kernel_issue(kern, rt, bufs, &err), err);
+  OVTA_ASSERT_OK(ovta_rt_synchronize(rt, 600000, &err), err);
+  OVTA_ASSERT_OK(ovta_buf_read(bufs[VTA_BUF_Y], 0, py, ny, &err), err);
+  vta_unpack_y(&p, py, y);
+  size_t bad = 0, first = ny, mid = 0;
+  for (size_t i = 0; i < ny; i++) {
+    if (y[i] != ref[i] && first == ny) first = i;
+    bad += y[i] != ref[i];
+    mid += ref[i] > op->clip_min && ref[i] < op->clip_max;
+  }
+  if (bad)
+    fail_msg("%s %s/%s vt %d seed %llu: %zu of %zu outputs differ, first at %zu: %d, expected %d", op->name, backend,
+             cfgname, vt, (unsigned long long)seed, bad, ny, first, y[first], ref[first]);
+  assert_true(mid > ny / 4); /* the shift keeps most outputs unclamped: the check is not vacuous */
+  /* the device did the GEMM work the dry count predicts, when the stream ran in one go */
+  vta_counts cnt;
+  OVTA_ASSERT_OK(vta_kernel_count(kern, &cnt, &err), err);
+  ovta_rt_stats st;
+  ovta_rt_stats_get(rt, &st);
+  if (st.runs == 1) {
+    ovta_counters dc;
+    ovta_dev_counters(dev, &dc);
+    assert_int_equal(dc.gemm_uops, cnt.gemm_uops);
+    assert_int_equal(dc.alu_uops, cnt.alu_uops);
+  }
+  int64_t macs_blocks = vta_op_macs(op) / ((int64_t)cfg.batch * cfg.block_in * cfg.block_out);
+  int64_t resets = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow;
+  assert_int_equal((int64_t)cnt.gemm_uops, macs_blocks + resets);
+  ovta_rt_destroy(rt);
+  ovta_dev_close(dev);
+  vta_kernel_free(kern);
+  free(x), free(w), free(px), free(pw), free(py), free(y), free(ref), free(b), free(pb);
+}
+
+static void layer_op(const layer *l, int div, int n, vta_op *op) {
+  int hw = l->hw / div, c = l->c / div, o = l->o / div;
+  if (hw < 4) hw = 4;
+  if (c < 16) c = 16;
+  if (o < 16) o = 16;
+  vta_op_conv(op, l->name, n, c, hw, hw, o, l->k, l->s, l->k / 2);
+  op->has_bias = true;
+  /* keep outputs in range: about sqrt(C*K*K)*64*64/2^shift */
+  /* a product of two random int8 has a standard deviation near 5461: aim at about 40 after the shift */
+  double target = 5461.0 * sqrt((double)(c * l->k * l->k)) / 40.0;
+  int sh = 0;
+  while ((double)(1 << sh) < target) sh++;
+  op->shift = sh;
+  op->clip_min = 0; /* relu */
+}
+
+static void every_backend(const char *cfg, const vta_op *op, int vt, const vta_knobs *k) {
+  for (const char *const *b = ovta_test_backends(); *b; b++) {
+    run_op(*b, cfg, op, vt, k, 0);
+    if (!strcmp(*b, "fsim")) run_op(*b, cfg, op, vt, k, 0x5eed + (uint64_t)vt);
+  }
+}
+
+static void test_resnet_reduced(void **st) {
+  (void)st;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (size_t i = 0; i < NLAYERS; i++)
+      for (int vt = 1; vt <= 2; vt++) {
+        vta_op op;
+        layer_op(&resnet[i], 4, cfg.batch, &op);
+        every_backend(*c, &op, vt, NULL);
+      }
+  }
+}
+
+static void test_resnet_full(void **st) {
+  (void)st;
+  bool all = getenv("OVTA_VTA_FULL") && *getenv("OVTA_VTA_FULL") == '1';
+  static const int some[] = {0, 4, 9}; /* C2, C6, C11 */
+  const char *const def[] = {"default", NULL};
+  for (const char *const *c = all ? ovta_test_configs() : def; *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (size_t j = 0; j < (all ? NLAYERS : 3); j++)
+      for (int vt = 1; vt <= 2; vt++) {
+        vta_op op;
+        layer_op(&resnet[all ? j : (size_t)some[j]], 1, cfg.batch, &op);
+        every_backend(*c, &op, vt, NULL);
+      }
+  }
+}
+
+static void test_dense(void **st) {
+  (void)st;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (int vt = 1; vt <= 2; vt++) {
+      vta_op op;
+      vta_op_dense(&op, "fc", 8 * cfg.batch, 512, 64); /* ResNet-18's fc in, a 64-wide slice */
+      op.has_bias = true, op.shift = 10;
+      every_backend(*c, &op, vt, NULL);
+      vta_op_dense(&op, "mm", 32 * cfg.batch, 64, 96);
+      op.shift = 8, op.clip_min = -100, op.clip_max = 100;
+      every_backend(*c, &op, vt, NULL);
+    }
+  }
+}
+
+/* tile knobs change the schedule, never the result; the tuning JSON sets them */
+static void test_knobs(void **st) {
+  (void)st;
+  vta_op op;
+  vta_op_conv(&op, "k", 1, 64, 14, 14, 64, 3, 1, 1);
+  op.shift = 11, op.has_bias = true;
+  vta_knobs ks[] = {{1, 1, 1, 1, 14, 0}, {1, 4, 4, 2, 7, 0}, {1, 2, 2, 7, 2, 0}, {1, 1, 4, 14, 14, 0}};
+  for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
+    for (int vt = 1; vt <= 2; vt++) run_op("fsim", "default", &op, vt, &ks[i], 3);
+  ovta_error err = {0};
+  vta_knobs k = {0};
+  OVTA_ASSERT_OK(vta_knobs_from_json("{\"default\": {\"vthreads\": 1}, \"ops\": {\"k\": {\"t_oc\": 2, \"t_h\": 7}}}",
+                                     "t", "k", &k, &err),
+                 err);
+  assert_int_equal(k.vthreads, 1), assert_int_equal(k.t_oc, 2), assert_int_equal(k.t_h, 7), assert_int_equal(k.t_w, 0);
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_plan p;
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, &p, &err), err);
+  assert_int_equal(p.t_oc, 2), assert_int_equal(p.t_h, 7), assert_int_equal(p.vt, 1);
+  /* bad knobs and bad JSON are errors naming the op / the knob */
+  k.t_h = 5;
+  assert_int_equal(vta_plan_make(&cfg, &op, &k, &p, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "t_h"));
+  assert_int_equal(vta_knobs_from_json("{\"ops\": {\"k\": {\"t_q\": 1}}}", "t", "k", &k, &err), OVTA_EPARSE);
+  assert_non_null(strstr(err.msg, "t_q"));
+  /* a tile too large for the SRAMs */
+  vta_knobs big = {1, 4, 4, 14, 14, 2};
+  OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
+  op.c = op.o = 32; /* 4 blocks of 8 */
+  assert_int_equal(vta_plan_make(&cfg, &op, &big, &p, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "no tiling fits"));
+}
+
+/* what cannot run on the accelerator is refused with a reason (the CPU path takes it) */
+static void test_unsupported(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_plan p;
+  vta_op_conv(&op, "odd", 1, 24, 8, 8, 16, 3, 1, 1);
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "odd"));
+  vta_op_conv(&op, "sh", 1, 16, 8, 8, 16, 3, 1, 1);
+  op.shift = 20;
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  vta_op_conv(&op, "pad", 1, 16, 8, 8, 16, 3, 1, 16);
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  vta_op_conv(&op, "neg", 1, 16, 8, 8, 16, 0, 1, 0);
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EINVAL);
+}
+
+/* negative and large shifts, clip ranges: the ALU program matches the reference semantics */
+static void test_requant_edges(void **st) {
+  (void)st;
+  int shifts[] = {0, 1, 15, 32, -1};
+  for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++) {
+    vta_op op;
+    vta_op_dense(&op, "rq", 16, 32, 32);
+    op.shift = shifts[i];
+    op.clip_min = -128, op.clip_max = 127;
+    ovta_error err = {0};
+    ovta_config cfg;
+    OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+    vta_plan p;
+    OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+    vta_kernel *k;
+    OVTA_ASSERT_OK(vta_compile(&p, NULL, NULL, &k, &err), err);
+    /* run and compare with vta_reference (shift semantics of isa/ISA.md SHR) */
+    size_t nx = vta_x_bytes(&p), nw = vta_w_bytes(&p), ny = vta_y_bytes(&p);
+    int8_t x[16 * 32], w[32 * 32], px[16 * 32], pw[32 * 32], py[16 * 32], y[16 * 32], ref[16 * 32];
+    fill(x, nx, 5), fill(w, nw, 6);
+    vta_reference(&op, x, w, NULL, ref);
+    vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw);
+    ovta_dev *dev;
+    OVTA_ASSERT_OK(ovta_dev_open("fsim", &cfg, NULL, &dev, &err), err);
+    ovta_buf *b[VTA_BUF_COUNT] = {0};
+    OVTA_ASSERT_OK(ovta_buf_alloc(dev, nx, &b[0], &err), err);
+    OVTA_ASSERT_OK(ovta_buf_alloc(dev, nw, &b[1], &err), err);
+    OVTA_ASSERT_OK(ovta_buf_alloc(dev, ny, &b[3], &err), err);
+    OVTA_ASSERT_OK(ovta_buf_write(b[0], 0, px, nx, &err), err);
+    OVTA_ASSERT_OK(ovta_buf_write(b[1], 0, pw, nw, &err), err);
+    ovta_rt *rt;
+    OVTA_ASSERT_OK(ovta_rt_create(dev, NULL, &rt, &err), err);
+    OVTA_ASSERT_OK(vta_kernel_issue(k, rt, b, &err), err);
+    OVTA_ASSERT_OK(ovta_rt_synchronize(rt, 60000, &err), err);
+    OVTA_ASSERT_OK(ovta_buf_read(b[3], 0, py, ny, &err), err);
+    vta_unpack_y(&p, py, y);
+    assert_memory_equal(y, ref, ny);
+    ovta_rt_destroy(rt);
+    ovta_dev_close(dev);
+    vta_kernel_free(k);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_resnet_reduced), cmocka_unit_test(test_resnet_full), cmocka_unit_test(test_dense),
+      cmocka_unit_test(test_knobs),          cmocka_unit_test(test_unsupported), cmocka_unit_test(test_requant_edges),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
