@@ -9,6 +9,8 @@ ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_
 OVTA_TOOL_SRCS += tools/ovta/load.c
 OVTA_TOOL_DEFS += -DOVTA_HAVE_DRIVER
 endif
+# `ovta eval`, `make bench-resnet18`, `make test-ort` and the e2e test: tools/e2e.mk.
+include tools/e2e.mk
 # Extra link libraries a backend needs (e.g. the Verilator model's C++ runtime): set by its fragment.
 OVTA_TOOL_LDLIBS ?=
 

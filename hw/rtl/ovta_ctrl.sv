@@ -16,12 +16,12 @@ module ovta_ctrl
   // units: 0 fetch, 1 load, 2 compute, 3 store
   input  wire logic [3:0]            quiet_i,       // unit can make no progress by itself
   input  wire logic [3:0]            err_i,         // unit stopped on an error
-  input  wire logic [3:0][31:0]      err_idx_i,     // index of the failing instruction
-  input  wire logic [3:0][3:0]       err_rule_i,    // rule_e of the failure
+  input  wire logic [4*32-1:0]       err_idx_i,     // index of the failing instruction, unit u at [32u +: 32]
+  input  wire logic [4*4-1:0]        err_rule_i,    // rule_e of the failure, unit u at [4u +: 4]
   input  wire logic                  fetch_done_i,  // fetch dispatched everything
   input  wire logic [2:0]            retire_i,      // pulses: load, compute, store retired one
   input  wire logic                  finish_i,      // pulse: a FINISH retired
-  input  wire logic [NCNT-1:0][15:0] inc_i,         // counter increments this cycle
+  input  wire logic [NCNT*16-1:0]    inc_i,         // counter increments, counter c at [16c +: 16]
   output      logic                  running_o,     // a run is in progress
   output      logic                  done_o,        // the last run ended
   output      status_e               status_o,      // its outcome
@@ -30,7 +30,7 @@ module ovta_ctrl
   output      logic [31:0]           err_idx_o,     // the failing instruction
   output      logic [31:0]           finishes_o,    // FINISH instructions retired
   output      logic [31:0]           retired_o,     // instructions retired
-  output      logic [NCNT-1:0][63:0] cnt_o          // the counters
+  output      logic [NCNT*64-1:0]    cnt_o          // the counters, counter c at [64c +: 64]
 );
   logic [1:0] quiet_n_q;   // consecutive cycles everything was quiet
   logic all_retired, any_err, quiet_all, end_run;
@@ -46,9 +46,9 @@ module ovta_ctrl
     pick = '0;
     pick_idx = '1;
     for (int u = 0; u < 4; u++) begin
-      if (err_i[u] && err_idx_i[u] <= pick_idx) begin
+      if (err_i[u] && err_idx_i[32 * u +: 32] <= pick_idx) begin
         pick = 2'(u);
-        pick_idx = err_idx_i[u];
+        pick_idx = err_idx_i[32 * u +: 32];
       end
     end
   end
@@ -80,13 +80,13 @@ module ovta_ctrl
       retired_o <= retired_o + 32'(retire_i[0]) + 32'(retire_i[1]) + 32'(retire_i[2]);
       finishes_o <= finishes_o + 32'(finish_i);
       quiet_n_q <= !quiet_all ? 2'd0 : (quiet_n_q == 2'd2 ? 2'd2 : quiet_n_q + 1'b1);
-      for (int c = 0; c < int'(NCNT); c++) cnt_o[c] <= cnt_o[c] + 64'(inc_i[c]);
+      for (int c = 0; c < int'(NCNT); c++) cnt_o[64 * c +: 64] <= cnt_o[64 * c +: 64] + 64'(inc_i[16 * c +: 16]);
       if (end_run) begin
         running_o <= 1'b0;
         done_o <= 1'b1;
         if (any_err) begin
-          status_o <= err_rule_i[pick] == 4'(RULE_ADDR) ? ST_ADDR : ST_INSN;
-          rule_o <= err_rule_i[pick];
+          status_o <= err_rule_i[4 * pick +: 4] == 4'(RULE_ADDR) ? ST_ADDR : ST_INSN;
+          rule_o <= err_rule_i[4 * pick +: 4];
           err_unit_o <= pick;
           err_idx_o <= pick_idx;
         end else if (all_retired) begin

@@ -25,35 +25,51 @@ module ovta_decode
   assign a = insn_i;
   assign op = insn_i[2:0];
 
-  // Covered-bit masks: every named field set to ones; the generated reserved fields stay zero.
-  function automatic logic [INSN_BITS-1:0] mem_mask();
-    mem_t x = '0;
-    x.opcode = '1; x.pop_prev = '1; x.pop_next = '1; x.push_prev = '1; x.push_next = '1;
-    x.memory_type = '1; x.sram_base = '1; x.dram_base = '1; x.y_size = '1; x.x_size = '1;
-    x.x_stride = '1; x.y_pad_0 = '1; x.y_pad_1 = '1; x.x_pad_0 = '1; x.x_pad_1 = '1;
-    return INSN_BITS'(x);
+  // Covered-bit masks: every named field of the format (positions from the generated package);
+  // the reserved bits stay zero.
+  function automatic logic [INSN_BITS-1:0] fm(input int unsigned lo, input int unsigned w);
+    logic [INSN_BITS-1:0] one;
+    one = 1;
+    fm = ((one << w) - one) << lo;
   endfunction
-  function automatic logic [INSN_BITS-1:0] gemm_mask();
-    gemm_t x = '0;
-    x.opcode = '1; x.pop_prev = '1; x.pop_next = '1; x.push_prev = '1; x.push_next = '1;
-    x.reset = '1; x.uop_bgn = '1; x.uop_end = '1; x.iter_out = '1; x.iter_in = '1;
-    x.dst_factor_out = '1; x.dst_factor_in = '1; x.src_factor_out = '1; x.src_factor_in = '1;
-    x.wgt_factor_out = '1; x.wgt_factor_in = '1;
-    return INSN_BITS'(x);
-  endfunction
-  function automatic logic [INSN_BITS-1:0] alu_mask();
-    alu_t x = '0;
-    x.opcode = '1; x.pop_prev = '1; x.pop_next = '1; x.push_prev = '1; x.push_next = '1;
-    x.reset = '1; x.uop_bgn = '1; x.uop_end = '1; x.iter_out = '1; x.iter_in = '1;
-    x.dst_factor_out = '1; x.dst_factor_in = '1; x.src_factor_out = '1; x.src_factor_in = '1;
-    x.alu_opcode = '1; x.use_imm = '1; x.imm = '1;
-    return INSN_BITS'(x);
-  endfunction
-  function automatic logic [INSN_BITS-1:0] finish_mask();
-    finish_t x = '0;
-    x.opcode = '1; x.pop_prev = '1; x.pop_next = '1; x.push_prev = '1; x.push_next = '1;
-    return INSN_BITS'(x);
-  endfunction
+  localparam logic [INSN_BITS-1:0] DEP_MASK =
+    fm(MEM_OPCODE_LO, MEM_OPCODE_W) | fm(MEM_POP_PREV_LO, MEM_POP_PREV_W) |
+    fm(MEM_POP_NEXT_LO, MEM_POP_NEXT_W) | fm(MEM_PUSH_PREV_LO, MEM_PUSH_PREV_W) |
+    fm(MEM_PUSH_NEXT_LO, MEM_PUSH_NEXT_W);
+  localparam logic [INSN_BITS-1:0] MEM_MASK = DEP_MASK |
+    fm(MEM_MEMORY_TYPE_LO, MEM_MEMORY_TYPE_W) | fm(MEM_SRAM_BASE_LO, MEM_SRAM_BASE_W) |
+    fm(MEM_DRAM_BASE_LO, MEM_DRAM_BASE_W) | fm(MEM_Y_SIZE_LO, MEM_Y_SIZE_W) |
+    fm(MEM_X_SIZE_LO, MEM_X_SIZE_W) | fm(MEM_X_STRIDE_LO, MEM_X_STRIDE_W) |
+    fm(MEM_Y_PAD_0_LO, MEM_Y_PAD_0_W) | fm(MEM_Y_PAD_1_LO, MEM_Y_PAD_1_W) |
+    fm(MEM_X_PAD_0_LO, MEM_X_PAD_0_W) | fm(MEM_X_PAD_1_LO, MEM_X_PAD_1_W);
+  localparam logic [INSN_BITS-1:0] LOOP_MASK =   // fields GEMM and ALU share
+    fm(GEMM_OPCODE_LO, GEMM_OPCODE_W) | fm(GEMM_POP_PREV_LO, GEMM_POP_PREV_W) |
+    fm(GEMM_POP_NEXT_LO, GEMM_POP_NEXT_W) | fm(GEMM_PUSH_PREV_LO, GEMM_PUSH_PREV_W) |
+    fm(GEMM_PUSH_NEXT_LO, GEMM_PUSH_NEXT_W) | fm(GEMM_RESET_LO, GEMM_RESET_W) |
+    fm(GEMM_UOP_BGN_LO, GEMM_UOP_BGN_W) | fm(GEMM_UOP_END_LO, GEMM_UOP_END_W) |
+    fm(GEMM_ITER_OUT_LO, GEMM_ITER_OUT_W) | fm(GEMM_ITER_IN_LO, GEMM_ITER_IN_W) |
+    fm(GEMM_DST_FACTOR_OUT_LO, GEMM_DST_FACTOR_OUT_W) |
+    fm(GEMM_DST_FACTOR_IN_LO, GEMM_DST_FACTOR_IN_W) |
+    fm(GEMM_SRC_FACTOR_OUT_LO, GEMM_SRC_FACTOR_OUT_W) |
+    fm(GEMM_SRC_FACTOR_IN_LO, GEMM_SRC_FACTOR_IN_W);
+  localparam logic [INSN_BITS-1:0] GEMM_MASK = LOOP_MASK |
+    fm(GEMM_WGT_FACTOR_OUT_LO, GEMM_WGT_FACTOR_OUT_W) |
+    fm(GEMM_WGT_FACTOR_IN_LO, GEMM_WGT_FACTOR_IN_W);
+  localparam logic [INSN_BITS-1:0] ALU_MASK = LOOP_MASK |
+    fm(ALU_ALU_OPCODE_LO, ALU_ALU_OPCODE_W) | fm(ALU_USE_IMM_LO, ALU_USE_IMM_W) |
+    fm(ALU_IMM_LO, ALU_IMM_W);
+  localparam logic [INSN_BITS-1:0] FINISH_MASK =
+    fm(FINISH_OPCODE_LO, FINISH_OPCODE_W) | fm(FINISH_POP_PREV_LO, FINISH_POP_PREV_W) |
+    fm(FINISH_POP_NEXT_LO, FINISH_POP_NEXT_W) | fm(FINISH_PUSH_PREV_LO, FINISH_PUSH_PREV_W) |
+    fm(FINISH_PUSH_NEXT_LO, FINISH_PUSH_NEXT_W);
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
+  initial begin
+    assert (GEMM_OPCODE_LO == ALU_OPCODE_LO && GEMM_ITER_IN_LO == ALU_ITER_IN_LO &&
+            GEMM_SRC_FACTOR_IN_LO == ALU_SRC_FACTOR_IN_LO)
+      else $fatal(1, "ovta_decode: GEMM and ALU must share their loop fields");
+  end
+`endif
 
   // SRAM range of a LOAD/STORE: end index and the depth of its memory type
   logic [47:0] rows, cols, sram_end, depth;
@@ -61,10 +77,10 @@ module ovta_decode
 
   always_comb begin
     unique case (op)
-      OP_LOAD, OP_STORE: cov = mem_mask();
-      OP_GEMM: cov = gemm_mask();
-      OP_ALU: cov = alu_mask();
-      default: cov = finish_mask();
+      OP_LOAD, OP_STORE: cov = MEM_MASK;
+      OP_GEMM: cov = GEMM_MASK;
+      OP_ALU: cov = ALU_MASK;
+      default: cov = FINISH_MASK;
     endcase
     rows = 48'(m.y_pad_0) + 48'(m.y_size) + 48'(m.y_pad_1);
     cols = 48'(m.x_pad_0) + 48'(m.x_size) + 48'(m.x_pad_1);

@@ -251,8 +251,11 @@ module ovta_dma_rd
     elem_q <= elem_d;
   end
 
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
   initial begin
     assert (MAXW > BUS_BITS) else $fatal(1, "ovta_dma_rd: elements must be wider than the bus");
     assert (BUS_BITS >= 64) else $fatal(1, "ovta_dma_rd: bus narrower than 64 bits");
   end
+`endif
 endmodule

@@ -162,7 +162,10 @@ module ovta_fetch
                    (done_o || (b_valid && !bad && full_i[dst])));
   assign busy_o = active_q && !done_o;
 
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
   initial begin
     assert (BPI == 1 || BPI == 2) else $fatal(1, "ovta_fetch: bus must be 64 or 128 bits");
   end
+`endif
 endmodule

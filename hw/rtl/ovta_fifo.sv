@@ -49,7 +49,10 @@ module ovta_fifo #(
     end
   end
 
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
   initial begin
     assert (DEPTH >= 2 && (DEPTH & (DEPTH - 1)) == 0) else $fatal(1, "ovta_fifo: DEPTH must be a power of two");
   end
+`endif
 endmodule

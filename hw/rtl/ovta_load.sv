@@ -62,7 +62,6 @@ module ovta_load
   always_comb begin
     state_d = state_q;
     cur_d = cur_q;
-    start = 1'b0;
     cmd_pop_o = 1'b0;
     c2l_pop_o = 1'b0;
     l2c_push_o = 1'b0;

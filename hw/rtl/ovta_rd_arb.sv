@@ -11,8 +11,8 @@ module ovta_rd_arb
   input  wire logic                     rst_ni,
   // requesters
   input  wire logic [NREQ-1:0]          req_valid_i,  // a burst request
-  input  wire logic [NREQ-1:0][AXI_ADDR_BITS-1:0] req_addr_i, // its byte address
-  input  wire logic [NREQ-1:0][7:0]     req_len_i,    // beats - 1
+  input  wire logic [NREQ*AXI_ADDR_BITS-1:0] req_addr_i, // its byte address (r at [A*r +: A])
+  input  wire logic [NREQ*8-1:0]        req_len_i,    // beats - 1 (r at [8r +: 8])
   output      logic [NREQ-1:0]          req_ready_o,  // request taken
   output      logic [NREQ-1:0]          rd_valid_o,   // a beat for this requester
   output      logic [BUS_BITS-1:0]      rd_data_o,    // the beat (shared)
@@ -73,8 +73,8 @@ module ovta_rd_arb
       out_q <= out_q + OW'(ar_valid_q && arready_i) - OW'(r_done);
       if (grant) begin
         ar_valid_q <= 1'b1;
-        ar_addr_q <= req_addr_i[pick];
-        ar_len_q <= req_len_i[pick];
+        ar_addr_q <= req_addr_i[AXI_ADDR_BITS * pick +: AXI_ADDR_BITS];
+        ar_len_q <= req_len_i[8 * pick +: 8];
         ar_id_q <= pick;
         last_q <= pick;
       end else if (arready_i) begin
@@ -100,7 +100,10 @@ module ovta_rd_arb
   end
   assign rd_data_o = rdata_i;
 
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
   initial begin
     assert (AXI_MAX_OUTSTANDING >= 1) else $fatal(1, "ovta_rd_arb: AXI_MAX_OUTSTANDING must be >= 1");
   end
+`endif
 endmodule

@@ -23,7 +23,7 @@ module ovta_regs #(
   input  wire logic        s_rready_i,
   output      logic [31:0] s_rdata_o,
   // registers
-  input  wire logic [NREGS-1:0][31:0] rd_i,   // what reads return
+  input  wire logic [NREGS*32-1:0] rd_i,       // what reads return, word w at [32w +: 32]
   output      logic        start_o,           // pulse: CTRL bit 0 written as 1
   output      logic        soft_rst_o,        // pulse: CTRL bit 1 written as 1
   output      logic [31:0] insn_addr_o,       // INSN_ADDR
@@ -64,7 +64,7 @@ module ovta_regs #(
       end
       if (s_arvalid_i && s_arready_o) begin
         s_rvalid_o <= 1'b1;
-        s_rdata_o <= (32'(s_araddr_i) >> 2) < NREGS ? rd_i[s_araddr_i[11:2]] : 32'hdead_beef;
+        s_rdata_o <= (32'(s_araddr_i) >> 2) < NREGS ? rd_i[32 * s_araddr_i[11:2] +: 32] : 32'hdead_beef;
       end else if (s_rready_i) begin
         s_rvalid_o <= 1'b0;
       end

@@ -29,6 +29,7 @@ package ovta_rtl_pkg;
     logic [31:0] idx;             // index in the instruction stream
     logic [INSN_BITS-1:0] insn;   // the 128-bit instruction
   } cmd_t;
+  localparam int unsigned CMD_BITS = 32 + INSN_BITS;  // $bits(cmd_t) (Yosys 0.23: no $bits(type))
 
   // ---- error codes (STATUS register) and rules (ERR_INFO register)
   typedef enum logic [3:0] {

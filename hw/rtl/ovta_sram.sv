@@ -25,7 +25,10 @@ module ovta_sram #(
     if (re_i) rdata_o <= mem_q[raddr_i];
   end
 
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
   initial begin
     assert (DEPTH >= 2 && (DEPTH & (DEPTH - 1)) == 0) else $fatal(1, "ovta_sram: DEPTH must be a power of two");
   end
+`endif
 endmodule

@@ -233,7 +233,10 @@ module ovta_store
     dbg_o.wait_q = {cmd_valid_i && !ok_pop, 1'b0, cmd_valid_i && !ok_push, 1'b0};
   end
 
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
   initial begin
     assert (OUT_BYTES >= BUS_BYTES) else $fatal(1, "ovta_store: OUT elements narrower than the bus");
   end
+`endif
 endmodule

@@ -57,7 +57,7 @@ module ovta_top
   // ---------------------------------------------------------------- control and reset
   logic start, soft_rst, core_rst_n;
   logic [31:0] insn_addr, insn_count;
-  logic [NREGS-1:0][31:0] regs;
+  logic [NREGS*32-1:0] regs;          // word w at [32w +: 32]
   logic soft_rst_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) soft_rst_q <= 1'b0;
@@ -76,8 +76,8 @@ module ovta_top
   logic [3:0] rule;
   logic [1:0] err_unit;
   logic [31:0] err_idx, finishes, retired;
-  logic [NCNT-1:0][63:0] cnt;
-  logic [NCNT-1:0][15:0] inc;
+  logic [NCNT*64-1:0] cnt;            // counter c at [64c +: 64]
+  logic [NCNT*16-1:0] inc;            // increment of counter c at [16c +: 16]
   logic run_start;
   assign run_start = start && !running;
 
@@ -85,9 +85,10 @@ module ovta_top
   logic [2:0] q_push, q_full, q_valid, q_pop;
   cmd_t q_in;
   cmd_t q_head [3];
-  logic [2:0][$clog2(CMD_QUEUE_DEPTH):0] q_cnt;
+  localparam int unsigned QCW = $clog2(CMD_QUEUE_DEPTH) + 1;
+  logic [QCW-1:0] q_cnt [3];
   for (genvar q = 0; q < 3; q++) begin : g_cmdq
-    ovta_fifo #(.WIDTH($bits(cmd_t)), .DEPTH(CMD_QUEUE_DEPTH)) u_q (
+    ovta_fifo #(.WIDTH(CMD_BITS), .DEPTH(CMD_QUEUE_DEPTH)) u_q (
       .clk_i, .rst_ni(core_rst_n), .clr_i(run_start), .push_i(q_push[q]), .data_i(q_in),
       .full_o(q_full[q]), .pop_i(q_pop[q]), .valid_o(q_valid[q]), .data_o(q_head[q]),
       .count_o(q_cnt[q]));
@@ -95,7 +96,8 @@ module ovta_top
 
   // token queues: 0 L2C, 1 C2L, 2 C2S, 3 S2C
   logic [3:0] t_push, t_pop, t_tok, t_room;
-  logic [3:0][$clog2(DEP_QUEUE_DEPTH+1)-1:0] t_cnt;
+  localparam int unsigned TCW = $clog2(DEP_QUEUE_DEPTH + 1);
+  logic [TCW-1:0] t_cnt [4];
   for (genvar t = 0; t < 4; t++) begin : g_tokq
     ovta_tokq #(.DEPTH(DEP_QUEUE_DEPTH)) u_t (
       .clk_i, .rst_ni(core_rst_n), .clr_i(run_start), .push_i(t_push[t]), .pop_i(t_pop[t]),
@@ -104,8 +106,8 @@ module ovta_top
 
   // ---------------------------------------------------------------- read arbiter
   logic [NREQ-1:0] rq_valid, rq_ready, rd_valid, rd_ready;
-  logic [NREQ-1:0][AXI_ADDR_BITS-1:0] rq_addr;
-  logic [NREQ-1:0][7:0] rq_len;
+  logic [NREQ*AXI_ADDR_BITS-1:0] rq_addr;  // requester r at [A*r +: A]
+  logic [NREQ*8-1:0] rq_len;
   logic [BUS_BITS-1:0] rd_data;
   ovta_rd_arb u_arb (
     .clk_i, .rst_ni(core_rst_n), .req_valid_i(rq_valid), .req_addr_i(rq_addr), .req_len_i(rq_len),
@@ -126,7 +128,7 @@ module ovta_top
   logic [3:0] quiet, uerr;
   logic [2:0] retire, busy, stall;
   logic finish;
-  logic [2:0][31:0] m_idx;
+  logic [31:0] m_idx [3];
   dbg_t d_load, d_comp, d_store;
   rule_e c_rule;
   logic [31:0] c_val;
@@ -138,7 +140,8 @@ module ovta_top
     .insn_addr_i(AXI_ADDR_BITS'(insn_addr)), .insn_count_i(insn_count), .push_o(q_push),
     .cmd_o(q_in), .full_i(q_full), .done_o(f_done), .err_o(f_err), .err_rule_o(f_rule),
     .err_idx_o(f_idx), .quiet_o(f_quiet), .busy_o(f_busy),
-    .req_valid_o(rq_valid[RQ_FETCH]), .req_addr_o(rq_addr[RQ_FETCH]), .req_len_o(rq_len[RQ_FETCH]),
+    .req_valid_o(rq_valid[RQ_FETCH]), .req_addr_o(rq_addr[AXI_ADDR_BITS * RQ_FETCH +: AXI_ADDR_BITS]),
+    .req_len_o(rq_len[8 * RQ_FETCH +: 8]),
     .req_ready_i(rq_ready[RQ_FETCH]), .rd_valid_i(rd_valid[RQ_FETCH]), .rd_data_i(rd_data),
     .rd_ready_o(rd_ready[RQ_FETCH]));
 
@@ -155,7 +158,8 @@ module ovta_top
     .wr_idx_o(ld_idx), .wr_data_o(ld_data), .retire_o(retire[0]), .busy_o(busy[0]),
     .stall_o(stall[0]), .quiet_o(quiet[1]), .err_o(uerr[1]), .idx_o(m_idx[0]), .dbg_o(d_load),
     .bytes_inp_o(b_inp), .bytes_wgt_o(b_wgt),
-    .req_valid_o(rq_valid[RQ_LOAD]), .req_addr_o(rq_addr[RQ_LOAD]), .req_len_o(rq_len[RQ_LOAD]),
+    .req_valid_o(rq_valid[RQ_LOAD]), .req_addr_o(rq_addr[AXI_ADDR_BITS * RQ_LOAD +: AXI_ADDR_BITS]),
+    .req_len_o(rq_len[8 * RQ_LOAD +: 8]),
     .req_ready_i(rq_ready[RQ_LOAD]), .rd_valid_i(rd_valid[RQ_LOAD]), .rd_data_i(rd_data),
     .rd_ready_o(rd_ready[RQ_LOAD]));
 
@@ -184,8 +188,8 @@ module ovta_top
     .retire_o(retire[1]), .finish_o(finish), .busy_o(busy[1]), .stall_o(stall[1]),
     .quiet_o(quiet[2]), .err_o(uerr[2]), .rule_o(c_rule), .err_val_o(c_val), .idx_o(m_idx[1]), .dbg_o(d_comp),
     .bytes_uop_o(b_uop), .bytes_acc_o(b_acc), .gemm_uop_o(g_uop), .alu_uop_o(a_uop),
-    .req_valid_o(rq_valid[RQ_COMPUTE]), .req_addr_o(rq_addr[RQ_COMPUTE]),
-    .req_len_o(rq_len[RQ_COMPUTE]), .req_ready_i(rq_ready[RQ_COMPUTE]),
+    .req_valid_o(rq_valid[RQ_COMPUTE]), .req_addr_o(rq_addr[AXI_ADDR_BITS * RQ_COMPUTE +: AXI_ADDR_BITS]),
+    .req_len_o(rq_len[8 * RQ_COMPUTE +: 8]), .req_ready_i(rq_ready[RQ_COMPUTE]),
     .rd_valid_i(rd_valid[RQ_COMPUTE]), .rd_data_i(rd_data), .rd_ready_o(rd_ready[RQ_COMPUTE]));
 
   ovta_store u_store (
@@ -216,31 +220,29 @@ module ovta_top
 
   // ---------------------------------------------------------------- register file (reads)
   function automatic logic [7:0] sat8(logic [31:0] v);
-    return v > 32'd255 ? 8'd255 : v[7:0];
+    sat8 = v > 32'd255 ? 8'd255 : v[7:0];
   endfunction
   always_comb begin
     regs = '0;
-    regs[0] = {29'd0, status != ST_OK && done, done, running};
-    regs[1] = {20'd0, 2'(err_unit), 2'd0, 4'(rule), 4'(status)};
-    regs[2] = err_idx;
-    regs[3] = insn_addr;
-    regs[5] = insn_count;
-    regs[6] = {8'(LOG_BATCH), 8'(LOG_BLOCK), 8'(AXI_DATA_BITS / 8), 8'h0a};  // CONFIG_ID
-    regs[7] = finishes;
-    for (int c = 0; c < int'(NCNT); c++) begin
-      regs[8 + 2 * c] = cnt[c][31:0];
-      regs[9 + 2 * c] = cnt[c][63:32];
-    end
-    regs[48] = retired;
-    regs[49] = 32'(d_load);
-    regs[50] = m_idx[0];
-    regs[51] = 32'(d_comp);
-    regs[52] = m_idx[1];
-    regs[53] = 32'(d_store);
-    regs[54] = m_idx[2];
-    regs[55] = {sat8(32'(t_cnt[3])), sat8(32'(t_cnt[2])), sat8(32'(t_cnt[1])), sat8(32'(t_cnt[0]))};
-    regs[56] = {2'd0, 10'(q_cnt[2]), 10'(q_cnt[1]), 10'(q_cnt[0])};
-    regs[57] = {29'd0, f_err, f_quiet, f_done};
-    regs[58] = c_val;
+    regs[32 * 0 +: 32] = {29'd0, status != ST_OK && done, done, running};
+    regs[32 * 1 +: 32] = {20'd0, 2'(err_unit), 2'd0, 4'(rule), 4'(status)};
+    regs[32 * 2 +: 32] = err_idx;
+    regs[32 * 3 +: 32] = insn_addr;
+    regs[32 * 5 +: 32] = insn_count;
+    regs[32 * 6 +: 32] = {8'(LOG_BATCH), 8'(LOG_BLOCK), 8'(AXI_DATA_BITS / 8), 8'h0a};  // CONFIG_ID
+    regs[32 * 7 +: 32] = finishes;
+    regs[32 * 8 +: 64 * NCNT] = cnt;  // words 8 + 2c (low), 9 + 2c (high)
+    regs[32 * 48 +: 32] = retired;
+    regs[32 * 49 +: 32] = 32'(d_load);
+    regs[32 * 50 +: 32] = m_idx[0];
+    regs[32 * 51 +: 32] = 32'(d_comp);
+    regs[32 * 52 +: 32] = m_idx[1];
+    regs[32 * 53 +: 32] = 32'(d_store);
+    regs[32 * 54 +: 32] = m_idx[2];
+    regs[32 * 55 +: 32] = {sat8(32'(t_cnt[3])), sat8(32'(t_cnt[2])), sat8(32'(t_cnt[1])),
+                           sat8(32'(t_cnt[0]))};
+    regs[32 * 56 +: 32] = {2'd0, 10'(q_cnt[2]), 10'(q_cnt[1]), 10'(q_cnt[0])};
+    regs[32 * 57 +: 32] = {29'd0, f_err, f_quiet, f_done};
+    regs[32 * 58 +: 32] = c_val;
   end
 endmodule

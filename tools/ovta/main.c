@@ -10,6 +10,7 @@ static const ovta_cmd cmds[] = {
     {"sim", ovta_cmd_sim, "load a text program into a simulator backend, run it, print counters and dumps"},
     {"config", ovta_cmd_config, "show a hardware config and its derived values; list the configs"},
     {"compile", ovta_cmd_compile, "compile an ONNX/JSON model for the CPU into a folder (plan, params, object code)"},
+    {"eval", ovta_cmd_eval, "evaluate a classifier: fp32 and int8 top-1 accuracy, agreement, time, cycles"},
     {"run", ovta_cmd_run, "run a compiled model or a model file on the CPU: .npy inputs in, one .npy per output"},
 };
 enum { NCMDS = sizeof cmds / sizeof cmds[0] };

@@ -4,6 +4,7 @@
  *   1. Subcommands - one function per subcommand, one line each in the table in main.c.
  *   2. Helpers     - errors, option parsing, reading programs (common.c).
  *   3. Loader      - a parsed program into a device (load.c; needs the driver).
+ *   4. Progress    - progress reports on stderr for long runs (progress.c).
  *
  * Every subcommand returns the process exit status: 0 on success, 1 on an error (after printing
  * exactly one line "ovta: error: ..." on stderr, followed for assembler errors by the source
@@ -31,6 +32,7 @@ int ovta_cmd_sim(int argc, char **argv);    /* cmd_sim.c */
 int ovta_cmd_config(int argc, char **argv); /* cmd_config.c */
 int ovta_cmd_compile(int argc, char **argv); /* cmd_compile.c */
 int ovta_cmd_run(int argc, char **argv);     /* cmd_run.c */
+int ovta_cmd_eval(int argc, char **argv);    /* cmd_eval.c */
 
 /* ---------------------------------------------------------------- 2. Helpers */
 
@@ -58,6 +60,24 @@ typedef enum tool_input { TOOL_INPUT_AUTO = 0, TOOL_INPUT_TEXT, TOOL_INPUT_BINAR
  * byte). cfg_name: the config for a binary or a text without .config (NULL: default); a text's
  * .config that differs from an explicit --config is an error. On error prints it, returns 1. */
 int tool_read_program(const char *path, tool_input how, const char *cfg_opt, ovta_program *out);
+
+/* ---------------------------------------------------------------- 4. Progress */
+
+/* A progress report on stderr: on a terminal a bar redrawn in place (at most every 100 ms);
+ * otherwise one plain line per tenth of the total. quiet: nothing at all. */
+typedef struct tool_progress {
+  const char *label;   /* printed first */
+  int64_t total;       /* steps */
+  bool quiet, tty;     /* nothing / redraw in place */
+  bool drawn;          /* a bar is on screen (finish ends the line) */
+  int last_tenth;      /* plain mode: tenths already reported */
+  double t0, t_last;   /* start, last redraw (seconds, monotonic) */
+} tool_progress;
+void tool_progress_start(tool_progress *p, const char *label, int64_t total, bool quiet);
+/* done steps so far; extra (may be NULL) is appended, e.g. "fp32 91.0% int8 90.5%". */
+void tool_progress_update(tool_progress *p, int64_t done, const char *extra);
+/* End the bar's line (call before printing anything else on stderr, errors included). */
+void tool_progress_finish(tool_progress *p);
 
 /* ---------------------------------------------------------------- 3. Loader */
 

@@ -1,0 +1,1 @@
+echo "[  PASSED  ] 0 test(s)."

@@ -1,0 +1,25 @@
+# tools/e2e.mk: the model evaluation layer (included from tools/tools.mk).
+#   ovta eval           tools/ovta/cmd_eval.c (+ progress.c): fp32 vs int8 accuracy of a classifier
+#   make run            tools/run-main.sh: `ovta eval` on the shipped Fashion-MNIST model
+#   tests/e2e/          end-to-end test of `ovta eval` (in `make test`)
+#   make bench-resnet18 ResNet-18 (random weights) exported by torch, compiled, one CPU inference
+#   make test-ort       ovta's CPU path against onnxruntime-node (npm; not in `make test`)
+OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c
+
+TESTS += $(B)/tests/e2e/test_e2e
+
+$(B)/tests/e2e/test_e2e: tests/e2e/test_e2e.sh $(B)/ovta
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/e2e/test_e2e.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@
+
+.PHONY: bench-resnet18 test-ort
+
+# ResNet-18: export (installs Debian python3-torch/python3-torchvision when missing), compile,
+# one inference, per-layer and total time as JSON (bench/resnet18.sh).
+bench-resnet18: all
+	@bash bench/resnet18.sh $(B)
+
+# onnxruntime-node as a reference (tools/ort-ref/; npm install into $(B)/ort-ref).
+test-ort: all
+	@bash tools/ort-ref/test-ort.sh $(B)
