@@ -54,6 +54,7 @@ include isa/isa.mk
 include driver/driver.mk
 include hw/sim/sim.mk
 include hw/sim/tsim.mk
+include boards/boards.mk
 include hw/rtl/rtl.mk
 include jit-runtime/runtime.mk
 include compiler/compiler.mk

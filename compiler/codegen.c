@@ -268,7 +268,36 @@ static LLVMValueRef g_cast(gctx *g, const lir_expr *e) {
   return lir_dtype_is_signed(from) ? LLVMBuildSExt(B, a, tt, "") : LLVMBuildZExt(B, a, tt, "");
 }
 
+/* A call into the JIT runtime (lir_is_runtime_call): `i32 name(i64, ...)`, declared external
+ * (an undefined symbol in object files; the JIT resolves it from lir_jit_define_symbols). */
+static LLVMValueRef g_runtime_call(gctx *g, const lir_expr *e) {
+  LLVMValueRef a[LIR_RUNTIME_MAX_ARGS];
+  LLVMTypeRef ps[LIR_RUNTIME_MAX_ARGS];
+  for (int i = 0; i < e->nargs; i++) {
+    LLVMValueRef v = g_expr(g, e->args[i]);
+    if (LLVMTypeOf(v) != g->i64)
+      v = lir_dtype_is_signed(e->args[i]->dtype) ? LLVMBuildSExt(g->b, v, g->i64, "") : LLVMBuildZExt(g->b, v, g->i64, "");
+    a[i] = v, ps[i] = g->i64;
+  }
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(g->m->ctx);
+  LLVMTypeRef ft = LLVMFunctionType(i32, ps, (unsigned)e->nargs, 0);
+  LLVMValueRef fn = LLVMGetNamedFunction(g->m->mod, e->callee);
+  if (!fn) {
+    fn = LLVMAddFunction(g->m->mod, e->callee, ft);
+    LLVMSetLinkage(fn, LLVMExternalLinkage);
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(g->m->ctx, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+  } else if (LLVMGlobalGetValueType(fn) != ft) {
+    if (!g->rc)
+      g->rc = OVTA_FAIL(g->err, OVTA_EINVAL, "%s: runtime call %s with %d arguments, elsewhere with another count",
+                        g->f->name, e->callee, e->nargs);
+    return LLVMConstInt(i32, 0, 0);
+  }
+  return LLVMBuildCall2(g->b, ft, fn, a, (unsigned)e->nargs, "");
+}
+
 static LLVMValueRef g_call(gctx *g, const lir_expr *e) {
+  if (e->op == LIR_OPAQUE) return g_runtime_call(g, e); /* the verifier let only runtime calls through */
   LLVMValueRef a[2];
   for (int i = 0; i < e->nargs && i < 2; i++) a[i] = g_expr(g, e->args[i]);
   LLVMTypeRef t = ty(g, e->dtype);
@@ -684,6 +713,22 @@ int lir_jit_add_object(lir_jit *j, const void *data, size_t len, const char *nam
   LLVMErrorRef e = LLVMOrcLLJITAddObjectFile(j->j, LLVMOrcLLJITGetMainJITDylib(j->j), mb);
   if (e) return llvm_fail(err, e, name);
   j->nobj++;
+  return 0;
+}
+
+int lir_jit_define_symbols(lir_jit *j, int n, const char *const *names, void *const *addrs, ovta_error *err) {
+  if (n <= 0) return 0;
+  LLVMOrcCSymbolMapPair *pairs = calloc((size_t)n, sizeof *pairs);
+  if (!pairs) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %d JIT symbols", n);
+  for (int i = 0; i < n; i++) {
+    pairs[i].Name = LLVMOrcLLJITMangleAndIntern(j->j, names[i]);
+    pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)addrs[i];
+    pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+    pairs[i].Sym.Flags.TargetFlags = 0;
+  }
+  LLVMErrorRef e = LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(j->j), LLVMOrcAbsoluteSymbols(pairs, (size_t)n));
+  free(pairs);
+  if (e) return llvm_fail(err, e, "defining runtime symbols");
   return 0;
 }
 

@@ -326,6 +326,11 @@ lir_expr *lir_call(lir_func *f, lir_intrin fn, lir_dtype t, int n, lir_expr **ar
   return e;
 }
 lir_expr *lir_call1(lir_func *f, lir_intrin fn, lir_expr *a) { return lir_call(f, fn, a->dtype, 1, &a); }
+bool lir_is_runtime_call(const lir_expr *e) {
+  return e && e->kind == LIR_E_CALL && e->op == LIR_OPAQUE && e->callee &&
+         strncmp(e->callee, LIR_RUNTIME_PREFIX, strlen(LIR_RUNTIME_PREFIX)) == 0;
+}
+
 lir_expr *lir_opaque(lir_func *f, const char *callee, lir_dtype t, int n, lir_expr **args) {
   lir_expr *e = lir_call(f, LIR_OPAQUE, t, n, args);
   if (e != &oom_expr) e->callee = lir_strdup(f, callee);
@@ -600,6 +605,17 @@ static int v_expr(vctx *c, const lir_expr *e) {
     for (int i = 0; i < e->nargs; i++)
       if ((rc = v_expr(c, e->args[i]))) return rc;
     if (e->op == LIR_OPAQUE) {
+      if (c->cpu && lir_is_runtime_call(e)) {
+        /* host code calling the JIT runtime: int32 result, integer arguments (passed as i64) */
+        if (e->dtype != LIR_I32 || e->nargs > LIR_RUNTIME_MAX_ARGS)
+          return OVTA_FAIL(c->err, OVTA_EINVAL, "%s: runtime call %s: needs an i32 result and at most %d arguments",
+                           fn, e->callee, LIR_RUNTIME_MAX_ARGS);
+        for (int i = 0; i < e->nargs; i++)
+          if (!lir_dtype_is_int(e->args[i]->dtype))
+            return OVTA_FAIL(c->err, OVTA_EINVAL, "%s: runtime call %s: argument %d is %s, not an integer", fn,
+                             e->callee, i, lir_dtype_name(e->args[i]->dtype));
+        return 0;
+      }
       if (c->cpu)
         return OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "%s: opaque intrinsic %s has no CPU code", fn,
                          e->callee ? e->callee : "?");

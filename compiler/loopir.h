@@ -224,6 +224,14 @@ lir_expr *lir_select(lir_func *f, lir_expr *c, lir_expr *a, lir_expr *b);
 lir_expr *lir_call(lir_func *f, lir_intrin fn, lir_dtype t, int n, lir_expr **args);
 lir_expr *lir_call1(lir_func *f, lir_intrin fn, lir_expr *a); /* result dtype of a */
 lir_expr *lir_opaque(lir_func *f, const char *callee, lir_dtype t, int n, lir_expr **args);
+/* Runtime calls: an opaque call whose callee starts with LIR_RUNTIME_PREFIX is a call into the
+ * accelerator's JIT runtime shims (compiler/vta.h, ovta_vrt_*): `int32_t name(int64_t...)`. The
+ * CPU verifier accepts them (i32 result, integer arguments, at most LIR_RUNTIME_MAX_ARGS), the
+ * backend emits them as external calls (arguments extended to i64), object files keep them as
+ * undefined symbols and a JIT resolves them from lir_jit_define_symbols. */
+#define LIR_RUNTIME_PREFIX "ovta_vrt_"
+#define LIR_RUNTIME_MAX_ARGS 16
+bool lir_is_runtime_call(const lir_expr *e);
 /* Shorthands (constant-folded when both are i64 constants, a few identities removed). */
 lir_expr *lir_add(lir_func *f, lir_expr *a, lir_expr *b);
 lir_expr *lir_sub(lir_func *f, lir_expr *a, lir_expr *b);
@@ -328,6 +336,9 @@ void lir_jit_free(lir_jit *j);
 int lir_jit_add_module(lir_jit *j, lir_module *m, ovta_error *err);
 /* Add object code (copied). */
 int lir_jit_add_object(lir_jit *j, const void *data, size_t len, const char *name, ovta_error *err);
+/* Define symbols absolutely in the JIT (e.g. the runtime shims ovta_vrt_* that host code calls),
+ * before adding code that refers to them; the host program need not export them. */
+int lir_jit_define_symbols(lir_jit *j, int n, const char *const *names, void *const *addrs, ovta_error *err);
 /* Address of a function. */
 int lir_jit_lookup(lir_jit *j, const char *name, void **fn, ovta_error *err);
 
@@ -358,6 +369,17 @@ typedef struct ovta_exec ovta_exec;
 typedef struct ovta_exec_opts {
   lir_codegen_opts cg;   /* backend options (dump IR, opt level) */
   FILE *dump_lir;        /* print every node's loop IR here, or NULL */
+  /* -- accelerator (README-vta.md, "Graph executor") -- */
+  bool accel;            /* run ovta.QConv / ovta.QDense on the accelerator: the graph (quantized;
+                            packed and partitioned, or not yet: then pack and partition run on a
+                            copy) gets one vta kernel per accelerator node, the host code in the
+                            same object file as the CPU kernels; the rest runs on the CPU path */
+  const ovta_config *cfg;/* the accelerator config (NULL: "default"); copied */
+  const char *tuning_json; /* tiling knobs (vta_knobs_from_json), or NULL */
+  int vthreads;          /* 1 or 2 (0: 2) */
+  FILE *report;          /* print the compile report here (one line per node), or NULL */
+  const char *backend;   /* open this device at the end of the build (ovta_exec_attach); NULL/"cpu": none */
+  const struct ovta_dev_opts *dev_opts; /* device options for backend (NULL: defaults) */
 } ovta_exec_opts;
 void ovta_exec_opts_init(ovta_exec_opts *o);
 
@@ -380,6 +402,50 @@ int ovta_exec_run(ovta_exec *e, ovta_error *err);
 int ovta_exec_get_output(const ovta_exec *e, int i, ovta_tensor **out, ovta_error *err);
 /* Bytes of the planned arena, and the bytes without reuse (sum of all values). */
 void ovta_exec_memory(const ovta_exec *e, size_t *arena, size_t *unshared);
+
+/* Accelerator plans: open device `backend` (fsim, tsim, a board) with the plan's config, create
+ * the runtime queue, give every accelerator tensor its DMA buffer and upload the weights and
+ * biases once. Needed before ovta_exec_run when ovta_exec_accel_nodes(e) > 0. Accelerator
+ * nodes run in order, each synchronized (one device run per node, unless the stream exceeds
+ * the runtime's 1M-instruction limit). */
+int ovta_exec_attach(ovta_exec *e, const char *backend, const struct ovta_dev_opts *o, ovta_error *err);
+/* Nodes that run on the accelerator (0 for a CPU plan). */
+int ovta_exec_accel_nodes(const ovta_exec *e);
+/* The accelerator config of the plan (NULL for a CPU plan). Valid while e lives. */
+const ovta_config *ovta_exec_config(const ovta_exec *e);
+/* The compile report (one line per node: where it runs and why, tiling, counts); "" for a
+ * plan built without accel. Valid while e lives. */
+const char *ovta_exec_report(const ovta_exec *e);
+
+/* Per-step counters, for callers (ovta eval, a profiler). Accelerator steps: compile-time
+ * counts from the host code, and device counters of the last run (cycles when the backend
+ * counts them, i.e. not on fsim). */
+typedef struct ovta_exec_node_stats {
+  const char *node;       /* graph node name */
+  const char *fn;         /* kernel symbol */
+  bool accel;             /* ran on the accelerator */
+  const char *detail;     /* accelerator: tiling (vta_plan_str); cpu: "" */
+  uint64_t insns;         /* runtime instructions of one run (all kinds, syncs and FINISH included) */
+  uint64_t uops_recorded; /* micro-ops in the kernels recorded by the host code */
+  uint64_t kernels;       /* distinct micro-op kernels */
+  uint64_t runs;          /* times the step ran */
+  uint64_t dev_runs;      /* device runs of the last execution (1 normally) */
+  uint64_t dev_insns;     /* instructions the device retired (last execution, last device run) */
+  uint64_t gemm_uops, alu_uops; /* device micro-op executions (last execution, last device run) */
+  bool has_cycles;        /* the backend counts cycles */
+  uint64_t cycles;        /* device cycles of the last execution */
+  /* -- for profilers (ovta profile) -- */
+  const char *op;         /* the graph node's op ("" in plans saved before it was recorded) */
+  int64_t macs;           /* multiply-accumulates of the node from its logical shapes (Conv, Gemm,
+                             MatMul, ovta.[Q]Conv, ovta.[Q]Dense; 0 for other ops) */
+  uint64_t bytes_read[4]; /* accelerator: DRAM bytes read by type UOP, WGT, INP, ACC (ovta_mem_type
+                             order; last execution, last device run) */
+  uint64_t bytes_written; /* accelerator: DRAM bytes written by STORE (same) */
+  uint64_t ns;            /* wall time of the last execution in ns (CPU: the kernel; accelerator:
+                             host code + device run + synchronize) */
+} ovta_exec_node_stats;
+int ovta_exec_num_steps(const ovta_exec *e);
+int ovta_exec_node_stats_get(const ovta_exec *e, int step, ovta_exec_node_stats *out, ovta_error *err);
 
 /* The evaluation hook (an ovta_eval_node_fn): evaluate one node on the CPU path (lower,
  * compile, run). ctx is unused (NULL). OVTA_EUNSUPPORTED when the node cannot be lowered. */

@@ -132,6 +132,25 @@ typedef struct vta_kernel vta_kernel;
  * names or "all"; NULL: none) to dump (NULL: stderr). The kernel keeps the host IR. */
 int vta_compile(const vta_plan *p, const char *print_after, FILE *dump, vta_kernel **out,
                 ovta_error *err);
+/* Compile options: dumps, the host function's symbol (NULL: "vta_" + op name, sanitized), and
+ * whether to compile the host IR through LLVM into a JIT now (the default) or not (no_jit: the
+ * executor adds the host function to its own module with vta_kernel_module_add). */
+typedef struct vta_compile_opts {
+  const char *print_after;      /* stage names or "all" (NULL: none) */
+  FILE *dump;                   /* NULL: stderr */
+  const char *symbol;           /* host function name */
+  bool no_jit;                  /* keep only the host IR */
+  const lir_codegen_opts *cg;   /* LLVM options (NULL: O3, host cpu) */
+} vta_compile_opts;
+int vta_compile_ex(const vta_plan *p, const vta_compile_opts *o, vta_kernel **out, ovta_error *err);
+/* Compile the host IR through LLVM into the kernel's own JIT (done by vta_compile already). */
+int vta_kernel_jit(vta_kernel *k, const lir_codegen_opts *cg, ovta_error *err);
+bool vta_kernel_has_jit(const vta_kernel *k);
+/* Add the host function (symbol of vta_compile_opts) to an LLVM module: the JIT that runs it
+ * needs vta_jit_define_runtime; object files keep the ovta_vrt_* calls as undefined symbols. */
+int vta_kernel_module_add(const vta_kernel *k, lir_module *m, ovta_error *err);
+/* Define the runtime shims ovta_vrt_* as absolute symbols in a JIT. */
+int vta_jit_define_runtime(lir_jit *j, ovta_error *err);
 void vta_kernel_free(vta_kernel *k);
 const lir_func *vta_kernel_host(const vta_kernel *k);
 const vta_plan *vta_kernel_plan(const vta_kernel *k);
@@ -139,8 +158,15 @@ const vta_plan *vta_kernel_plan(const vta_kernel *k);
 int vta_kernel_count(const vta_kernel *k, vta_counts *c, ovta_error *err);
 /* Issue the kernel on rt (not synchronized): bufs[VTA_BUF_*] in the layouts above; the bias
  * buffer in ACC elements [O/BO][B][BO] (vta_pack_bias), NULL when the op has none. The host IR
- * is executed by walking it (see README-vta.md). */
+ * runs compiled through LLVM (vta_compile), or walked when the kernel has no JIT. */
 int vta_kernel_issue(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_BUF_COUNT], ovta_error *err);
+
+/* How the host IR runs: compiled through LLVM (default when the kernel has it) or walked by the
+ * reference interpreter (debug; same calls in the same order). */
+typedef enum vta_host_mode { VTA_HOST_DEFAULT = 0, VTA_HOST_LLVM, VTA_HOST_WALK } vta_host_mode;
+int vta_kernel_issue_mode(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_BUF_COUNT], vta_host_mode mode,
+                          ovta_error *err);
+int vta_kernel_count_mode(const vta_kernel *k, vta_counts *c, vta_host_mode mode, ovta_error *err);
 
 /* The runtime shims the host IR calls (ovta_vrt_*), on the calling thread's context. */
 typedef struct vta_rt_ctx {
@@ -156,6 +182,9 @@ typedef struct vta_rt_ctx {
   int cur_levels;
 } vta_rt_ctx;
 void vta_rt_ctx_set(vta_rt_ctx *c);
+/* Call a compiled host function (entry point from a JIT) with context c; c->rc / c->err tell
+ * the first failing runtime call (then returned, prefixed with name). */
+int vta_host_call(lir_kernel_fn fn, const char *name, vta_rt_ctx *c, ovta_error *err);
 int32_t ovta_vrt_load(int64_t type, int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys,
                       int64_t stride, int64_t px0, int64_t py0, int64_t px1, int64_t py1);
 int32_t ovta_vrt_store(int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys, int64_t stride);

@@ -10,8 +10,10 @@ int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t ui
 
 struct vta_kernel {
   vta_plan plan;
-  lir_func *host;
+  lir_func *host;     /* the host-stage IR (kept for the walker and for adding to modules) */
   uint64_t uid;
+  lir_jit *jit;       /* the host function compiled through LLVM (NULL: not compiled) */
+  lir_kernel_fn fn;   /* its entry point */
 };
 
 /* ---------------------------------------------------------------- runtime shims */
@@ -113,7 +115,7 @@ static bool seen_insert(vta_rt_ctx *c, uint64_t key) {
   return true;
 }
 
-static bool new_kernel;
+static _Thread_local bool new_kernel;
 int32_t ovta_vrt_kernel_begin(int64_t key) {
   SHIM_ENTER;
   c->cur_uops = 0, c->cur_iters = 1, c->cur_levels = 0;
@@ -310,8 +312,16 @@ static bool wants(const char *list, const char *name) {
 }
 
 int vta_compile(const vta_plan *p, const char *print_after, FILE *dump, vta_kernel **out, ovta_error *err) {
+  vta_compile_opts o = {.print_after = print_after, .dump = dump};
+  return vta_compile_ex(p, &o, out, err);
+}
+
+int vta_compile_ex(const vta_plan *p, const vta_compile_opts *o, vta_kernel **out, ovta_error *err) {
   static uint64_t next_uid = 1;
   *out = NULL;
+  vta_compile_opts dflt = {0};
+  if (!o) o = &dflt;
+  const char *print_after = o->print_after;
   if (print_after && strcmp(print_after, "all")) {
     /* every name must be a stage */
     char buf[256];
@@ -323,8 +333,9 @@ int vta_compile(const vta_plan *p, const char *print_after, FILE *dump, vta_kern
   if (!k) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);
   k->plan = *p;
   k->uid = __atomic_fetch_add(&next_uid, 1, __ATOMIC_RELAXED);
-  char fname[96];
-  snprintf(fname, sizeof fname, "vta_%s", p->op.name);
+  char fname[128];
+  snprintf(fname, sizeof fname, "%s", o->symbol ? o->symbol : "");
+  if (!o->symbol) snprintf(fname, sizeof fname, "vta_%s", p->op.name);
   for (char *q = fname; *q; q++)
     if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9'))) *q = '_';
   for (int s = 0; s < VTA_S_COUNT; s++) {
@@ -335,42 +346,129 @@ int vta_compile(const vta_plan *p, const char *print_after, FILE *dump, vta_kern
       return rc;
     }
     if (wants(print_after, vta_stage_name((vta_stage)s))) {
-      FILE *o = dump ? dump : stderr;
-      fprintf(o, "// *** IR after pass %s ***\n", vta_stage_name((vta_stage)s));
-      lir_dump(o, f);
+      FILE *od = o->dump ? o->dump : stderr;
+      fprintf(od, "// *** IR after pass %s ***\n", vta_stage_name((vta_stage)s));
+      lir_dump(od, f);
     }
     if (s == VTA_S_HOST) k->host = f;
     else lir_func_free(f);
+  }
+  if (!o->no_jit) {
+    int rc = vta_kernel_jit(k, o->cg, err);
+    if (rc) {
+      vta_kernel_free(k);
+      return rc;
+    }
   }
   *out = k;
   return OVTA_OK;
 }
 
+/* The runtime shims by name, for the JIT. */
+static const char *const RT_NAMES[] = {"ovta_vrt_load",      "ovta_vrt_store",    "ovta_vrt_dep_push",
+                                       "ovta_vrt_dep_pop",   "ovta_vrt_kernel_begin", "ovta_vrt_loop_begin",
+                                       "ovta_vrt_loop_end",  "ovta_vrt_uop",      "ovta_vrt_gemm",
+                                       "ovta_vrt_alu",       "ovta_vrt_kernel_end"};
+static void *const RT_ADDRS[] = {(void *)ovta_vrt_load,      (void *)ovta_vrt_store,    (void *)ovta_vrt_dep_push,
+                                 (void *)ovta_vrt_dep_pop,   (void *)ovta_vrt_kernel_begin, (void *)ovta_vrt_loop_begin,
+                                 (void *)ovta_vrt_loop_end,  (void *)ovta_vrt_uop,      (void *)ovta_vrt_gemm,
+                                 (void *)ovta_vrt_alu,       (void *)ovta_vrt_kernel_end};
+
+int vta_jit_define_runtime(lir_jit *j, ovta_error *err) {
+  return lir_jit_define_symbols(j, (int)(sizeof RT_NAMES / sizeof RT_NAMES[0]), RT_NAMES, RT_ADDRS, err);
+}
+
+int vta_kernel_module_add(const vta_kernel *k, lir_module *m, ovta_error *err) {
+  int rc = lir_module_add(m, k->host, err);
+  if (rc) ovta_error_wrap(err, "%s: host code", k->plan.op.name);
+  return rc;
+}
+
+int vta_kernel_jit(vta_kernel *k, const lir_codegen_opts *cg, ovta_error *err) {
+  if (k->fn) return OVTA_OK;
+  lir_module *m = NULL;
+  lir_jit *j = NULL;
+  void *fp = NULL;
+  int rc = lir_module_new(k->host->name, cg, &m, err);
+  if (!rc) rc = vta_kernel_module_add(k, m, err);
+  if (!rc) rc = lir_module_optimize(m, err);
+  if (!rc) rc = lir_jit_new(&j, err);
+  if (!rc) rc = vta_jit_define_runtime(j, err);
+  if (!rc) rc = lir_jit_add_module(j, m, err);
+  if (!rc) rc = lir_jit_lookup(j, k->host->name, &fp, err);
+  lir_module_free(m);
+  if (rc) {
+    lir_jit_free(j);
+    return rc;
+  }
+  k->jit = j;
+  k->fn = (lir_kernel_fn)fp;
+  return OVTA_OK;
+}
+
+bool vta_kernel_has_jit(const vta_kernel *k) { return k->fn != NULL; }
+
+int vta_host_call(lir_kernel_fn fn, const char *name, vta_rt_ctx *c, ovta_error *err) {
+  void *args[VTA_BUF_COUNT + 4] = {0}; /* the host function ignores its buffer parameters */
+  vta_rt_ctx *saved = cur;
+  vta_rt_ctx_set(c);
+  fn(args);
+  vta_rt_ctx_set(saved);
+  if (c->rc) {
+    if (err) *err = c->err;
+    return ovta_error_wrap(err, "%s", name);
+  }
+  return OVTA_OK;
+}
+
 void vta_kernel_free(vta_kernel *k) {
   if (!k) return;
+  lir_jit_free(k->jit);
   lir_func_free(k->host);
   free(k);
 }
 const lir_func *vta_kernel_host(const vta_kernel *k) { return k->host; }
 const vta_plan *vta_kernel_plan(const vta_kernel *k) { return &k->plan; }
 
+static vta_host_mode pick(const vta_kernel *k, vta_host_mode m) {
+  return m == VTA_HOST_DEFAULT ? (k->fn ? VTA_HOST_LLVM : VTA_HOST_WALK) : m;
+}
+
+static int run_host(const vta_kernel *k, vta_rt_ctx *c, vta_host_mode mode, ovta_error *err) {
+  mode = pick(k, mode);
+  if (mode == VTA_HOST_LLVM) {
+    if (!k->fn) return OVTA_FAIL(err, OVTA_EINVAL, "%s: host code not compiled through LLVM", k->plan.op.name);
+    return vta_host_call(k->fn, k->plan.op.name, c, err);
+  }
+  return walk_host(k->host, c, err);
+}
+
 int vta_kernel_count(const vta_kernel *k, vta_counts *cnt, ovta_error *err) {
+  return vta_kernel_count_mode(k, cnt, VTA_HOST_DEFAULT, err);
+}
+
+int vta_kernel_count_mode(const vta_kernel *k, vta_counts *cnt, vta_host_mode mode, ovta_error *err) {
   memset(cnt, 0, sizeof *cnt);
   vta_rt_ctx c = {.cfg = &k->plan.cfg, .counts = cnt};
-  int rc = walk_host(k->host, &c, err);
+  int rc = run_host(k, &c, mode, err);
   free(c.seen);
   cnt->insns = cnt->insns_load + cnt->insns_store + cnt->insns_gemm + cnt->insns_alu + cnt->insns_acc_load;
   return rc;
 }
 
 int vta_kernel_issue(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_BUF_COUNT], ovta_error *err) {
+  return vta_kernel_issue_mode(k, rt, bufs, VTA_HOST_DEFAULT, err);
+}
+
+int vta_kernel_issue_mode(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_BUF_COUNT], vta_host_mode mode,
+                          ovta_error *err) {
   if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "%s: no runtime queue", k->plan.op.name);
   vta_rt_ctx c = {.rt = rt, .cfg = &k->plan.cfg};
   for (int i = 0; i < VTA_BUF_COUNT; i++) c.bufs[i] = bufs[i];
   if (!bufs[VTA_BUF_X] || !bufs[VTA_BUF_W] || !bufs[VTA_BUF_Y] || (k->plan.op.has_bias && !bufs[VTA_BUF_BIAS]))
     return OVTA_FAIL(err, OVTA_EINVAL, "%s: a buffer (x, w, y or bias) is missing", k->plan.op.name);
-  int rc = walk_host(k->host, &c, err);
-  if (rc) ovta_error_wrap(err, "%s", k->plan.op.name);
+  int rc = run_host(k, &c, mode, err);
+  if (rc && pick(k, mode) == VTA_HOST_WALK) ovta_error_wrap(err, "%s", k->plan.op.name);
   return rc;
 }
 
@@ -429,7 +527,8 @@ int vta_graph_report(const ovta_graph *g, const ovta_config *cfg, const char *tu
     int rc = vta_op_from_node(g, n, cfg, &op, &e);
     if (!rc && tuning_json) rc = vta_knobs_from_json(tuning_json, "tuning", n->name, &k, &e);
     if (!rc) rc = vta_plan_make(cfg, &op, &k, &p, &e);
-    if (!rc) rc = vta_compile(&p, NULL, NULL, &kern, &e);
+    vta_compile_opts co = {.no_jit = true};
+    if (!rc) rc = vta_compile_ex(&p, &co, &kern, &e);
     if (!rc) rc = vta_kernel_count(kern, &c, &e);
     vta_kernel_free(kern);
     if (rc == OVTA_ENOMEM || rc == OVTA_EINTERNAL || rc == OVTA_EPARSE) {

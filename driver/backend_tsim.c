@@ -5,6 +5,8 @@
  * Which library: $OVTA_TSIM_LIB (a path) if set, else $OVTA_TSIM_DIR/CONFIG/libovta_tsim.so,
  * else OVTA_SRC_DIR/build/tsim/CONFIG/libovta_tsim.so; with a trace path the "CONFIG-trace"
  * build is used. The model's config (block, batch, bus, SRAM depths) must match the device's.
+ * A Chrome trace JSON timeline (one event per instruction and unit) goes to
+ * ovta_dev_opts.chrome_trace_path, else to $OVTA_TSIM_CHROME_TRACE when set.
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -53,9 +55,12 @@ static int tsim_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) 
   if (in.api_version != TSIM_API_VERSION || in.log_batch != c->log_batch || in.log_block != c->log_block ||
       in.axi_data_bits != c->axi_data_bits || in.uop_depth != c->uop_depth || in.inp_depth != c->inp_depth ||
       in.wgt_depth != c->wgt_depth || in.acc_depth != c->acc_depth) {
+    /* in.config points into the library: format the message before closing it */
+    OVTA_FAIL(err, OVTA_ECONFIG, "tsim: %s was built for config '%s' (API %d, want %d), which does not match "
+              "config '%s' (rebuild: `make tsim-%s`)", path, in.config ? in.config : "?", in.api_version,
+              TSIM_API_VERSION, c->name, c->name);
     dlclose(so);
-    return OVTA_FAIL(err, OVTA_ECONFIG, "tsim: %s was built for config '%s' (API %d), which does not match "
-                     "config '%s'", path, in.config, in.api_version, c->name);
+    return OVTA_ECONFIG;
   }
   tsim_be *b = calloc(1, sizeof *b);
   if (!b) {
@@ -67,6 +72,9 @@ static int tsim_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) 
   o.read_latency = opts->dram_latency;
   o.watchdog_cycles = opts->watchdog_cycles;
   o.fst_path = opts->trace_path;
+  /* Chrome trace: the option, else $OVTA_TSIM_CHROME_TRACE (for tools without the option) */
+  const char *ct = getenv("OVTA_TSIM_CHROME_TRACE");
+  o.chrome_trace_path = opts->chrome_trace_path ? opts->chrome_trace_path : (ct && *ct ? ct : NULL);
   char msg[512] = "";
   b->t = create(&d, &o, msg, sizeof msg);
   if (!b->t) {

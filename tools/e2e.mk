@@ -2,7 +2,7 @@
 #   ovta eval           tools/ovta/cmd_eval.c (+ progress.c): fp32 vs int8 accuracy of a classifier
 #   make run            tools/run-main.sh: `ovta eval` on the shipped Fashion-MNIST model
 #   tests/e2e/          end-to-end test of `ovta eval` (in `make test`)
-#   make bench-resnet18 ResNet-18 (random weights) exported by torch, compiled, one CPU inference
+#   make bench-resnet18 ResNet-18 (random weights) exported by torch, int8 on the accelerator (bench/resnet18.sh)
 #   make test-ort       ovta's CPU path against onnxruntime-node (npm; not in `make test`)
 OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c
 
@@ -15,11 +15,18 @@ $(B)/tests/e2e/test_e2e: tests/e2e/test_e2e.sh $(B)/ovta
 
 .PHONY: bench-resnet18 test-ort
 
-# ResNet-18: export (installs Debian python3-torch/python3-torchvision when missing), compile,
-# one inference, per-layer and total time as JSON (bench/resnet18.sh).
+# ResNet-18: export (installs Debian python3-torch/python3-torchvision when missing), int8 compile
+# for the accelerator, one inference profiled by `ovta profile` on BACKEND (default tsim) with
+# CONFIG (default default): per-layer table, total cycles (bench/resnet18.sh, bench/README.md).
 bench-resnet18: all
 	@bash bench/resnet18.sh $(B)
 
 # onnxruntime-node as a reference (tools/ort-ref/; npm install into $(B)/ort-ref).
 test-ort: all
 	@bash tools/ort-ref/test-ort.sh $(B)
+
+# One inference of a compiled model folder with per-step times (bench/model_profile.c).
+TOOLS += $(B)/bench/model_profile
+$(B)/bench/model_profile: bench/model_profile.c $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)

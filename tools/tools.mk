@@ -11,6 +11,8 @@ OVTA_TOOL_DEFS += -DOVTA_HAVE_DRIVER
 endif
 # `ovta eval`, `make bench-resnet18`, `make test-ort` and the e2e test: tools/e2e.mk.
 include tools/e2e.mk
+# `ovta profile`, `ovta bench` and their tests: tests/profile/profile.mk.
+include tests/profile/profile.mk
 # Extra link libraries a backend needs (e.g. the Verilator model's C++ runtime): set by its fragment.
 OVTA_TOOL_LDLIBS ?=
 

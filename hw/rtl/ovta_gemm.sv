@@ -1,6 +1,9 @@
 // ovta_gemm: the GEMM core, BATCH x BLOCK_OUT dot products of BLOCK_IN int8 x int8 products,
-// each added to an int32 accumulator (two's-complement wrap-around). Combinational; the
-// products are written as plain signed multiplies so synthesis maps them to DSPs.
+// each added to an int32 accumulator (two's-complement wrap-around). Combinational.
+// Two outputs (o, o+1) share each input x: one multiply x * (w0 + w1 * 2^16), a 25 x 8 bit
+// signed product that fits one DSP48 multiplier, gives both products: x*w0 is the low 16 bits
+// (signed; |x*w0| <= 2^14), x*w1 the rest plus the borrow of the low half. So a DSP computes
+// two int8 MACs (BATCH * BLOCK_IN * BLOCK_OUT / 2 multipliers).
 `default_nettype none
 module ovta_gemm
   import ovta_pkg::*;
@@ -12,16 +15,30 @@ module ovta_gemm
   output      logic [ACC_BITS-1:0] acc_o   // a + x . w
 );
   for (genvar b = 0; b < int'(BATCH); b++) begin : g_b
-    for (genvar o = 0; o < int'(BLOCK_OUT); o++) begin : g_o
-      logic signed [31:0] sum;
+    for (genvar o = 0; o < int'(BLOCK_OUT); o += 2) begin : g_o
+      logic signed [31:0] sum0, sum1;
+      logic signed [24:0] wp [BLOCK_IN];   // w0 + w1 * 2^16
+      logic signed [32:0] p [BLOCK_IN];    // x * wp
       always_comb begin
-        sum = $signed(acc_i[32 * (b * BLOCK_OUT + o) +: 32]);
+        sum0 = $signed(acc_i[32 * (b * BLOCK_OUT + o) +: 32]);
+        sum1 = $signed(acc_i[32 * (b * BLOCK_OUT + o + 1) +: 32]);
         for (int i = 0; i < int'(BLOCK_IN); i++) begin
-          sum = sum + 32'($signed(inp_i[8 * (b * BLOCK_IN + i) +: 8]) *
-                          $signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8]));
+          wp[i] = $signed({wgt_i[8 * ((o + 1) * BLOCK_IN + i) +: 8], 16'd0}) +
+                  25'($signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8]));
+          p[i] = $signed(inp_i[8 * (b * BLOCK_IN + i) +: 8]) * wp[i];
+          sum0 = sum0 + 32'($signed(p[i][15:0]));
+          sum1 = sum1 + 32'($signed(p[i][32:16])) + 32'(p[i][15]);
         end
       end
-      assign acc_o[32 * (b * BLOCK_OUT + o) +: 32] = sum;
+      assign acc_o[32 * (b * BLOCK_OUT + o) +: 32] = sum0;
+      assign acc_o[32 * (b * BLOCK_OUT + o + 1) +: 32] = sum1;
     end
   end
+
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
+  initial begin
+    assert (BLOCK_OUT % 2 == 0) else $fatal(1, "ovta_gemm: BLOCK_OUT must be even");
+  end
+`endif
 endmodule

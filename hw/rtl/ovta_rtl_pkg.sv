@@ -27,7 +27,9 @@ package ovta_rtl_pkg;
   // ---- a dispatched instruction: its index in the stream and its bits
   typedef struct packed {
     logic [31:0] idx;             // index in the instruction stream
-    logic [INSN_BITS-1:0] insn;   // the 128-bit instruction
+    // the instruction; 128 = INSN_BITS (checked in ovta_top): Yosys 0.23 sizes a struct member
+    // declared with a package parameter as one bit, so the width is written out here
+    logic [127:0] insn;
   } cmd_t;
   localparam int unsigned CMD_BITS = 32 + INSN_BITS;  // $bits(cmd_t) (Yosys 0.23: no $bits(type))
 

@@ -84,7 +84,7 @@ module ovta_top
   // ---------------------------------------------------------------- queues
   logic [2:0] q_push, q_full, q_valid, q_pop;
   cmd_t q_in;
-  cmd_t q_head [3];
+  logic [CMD_BITS-1:0] q_head [3];  // cmd_t each (Yosys 0.23: no unpacked arrays of structs)
   localparam int unsigned QCW = $clog2(CMD_QUEUE_DEPTH) + 1;
   logic [QCW-1:0] q_cnt [3];
   for (genvar q = 0; q < 3; q++) begin : g_cmdq
@@ -126,9 +126,11 @@ module ovta_top
   rule_e f_rule;
   logic [31:0] f_idx;
   logic [3:0] quiet, uerr;
-  logic [2:0] retire, busy, stall;
+  logic [2:0] retire, stall;
+  // busy and m_idx are read by the tsim harness for its Chrome trace (hw/sim/tsim/tsim.cpp)
+  logic [2:0] busy /*verilator public_flat_rd*/;
   logic finish;
-  logic [31:0] m_idx [3];
+  logic [31:0] m_idx [3] /*verilator public_flat_rd*/;
   dbg_t d_load, d_comp, d_store;
   rule_e c_rule;
   logic [31:0] c_val;
@@ -217,6 +219,13 @@ module ovta_top
     .retire_i(retire), .finish_i(finish), .inc_i(inc), .running_o(running), .done_o(done),
     .status_o(status), .rule_o(rule), .err_unit_o(err_unit), .err_idx_o(err_idx),
     .finishes_o(finishes), .retired_o(retired), .cnt_o(cnt));
+
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
+  initial begin
+    assert (INSN_BITS == 128 && $bits(cmd_t) == CMD_BITS) else $fatal(1, "ovta_top: cmd_t must hold INSN_BITS");
+  end
+`endif
 
   // ---------------------------------------------------------------- register file (reads)
   function automatic logic [7:0] sat8(logic [31:0] v);

@@ -1,12 +1,17 @@
 # hw/rtl: the accelerator RTL (SystemVerilog; see hw/rtl/README.md).
 #   make lint-rtl   verilator --lint-only -Wall on every config (must print nothing)
-#   make synth      Yosys synth_xilinx of the default config: LUT/FF/DSP/BRAM counts
-#                   (SYNTH_CONFIG=small for a quicker run; output in build/synth/CONFIG/)
+#   make synth      Yosys synth_xilinx: LUT/FF/DSP/BRAM counts, printed and written as JSON to
+#                   build/synth/NAME.json (NAME-FAMILY.json for another family); work files
+#                   in build/synth/NAME[-FAMILY]/. Parameters:
+#                     SYNTH_CONFIG=default|small|batch2|path/to/config.json  (default: default)
+#                     SYNTH_FAMILY=xc7|xcup       synth_xilinx -family (default xc7: Zynq-7000)
+#                     SYNTH_LIMITS="LUT FF DSP BRAM36"  part limits for the utilization and
+#                                  "fits" fields (default for xc7: the xc7z020; none otherwise)
+#                   About 5 minutes for the default config; not part of `make test`.
 # The Verilator simulation is built by hw/sim/tsim.mk.
 
 RTL_CONFIGS := default small batch2
 RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(sort $(wildcard hw/rtl/*.sv)))
-SYNTH_CONFIG ?= default
 
 .PHONY: lint-rtl synth
 lint-rtl: $(RTL_CONFIGS:%=$(B)/gen/%/ovta_pkg.sv)
@@ -15,17 +20,36 @@ lint-rtl: $(RTL_CONFIGS:%=$(B)/gen/%/ovta_pkg.sv)
 	  verilator --lint-only -Wall --top-module ovta_top hw/rtl/lint.vlt $(B)/gen/$$c/ovta_pkg.sv $(RTL_SRCS) || exit 1; \
 	done
 
+SYNTH_CONFIG ?= default
+SYNTH_FAMILY ?= xc7
+ifneq ($(filter %.json,$(SYNTH_CONFIG)),)
+SYNTH_NAME := $(basename $(notdir $(SYNTH_CONFIG)))
+SYNTH_JSON := $(SYNTH_CONFIG)
+else
+SYNTH_NAME := $(SYNTH_CONFIG)
+SYNTH_JSON := isa/configs/$(SYNTH_CONFIG).json
+endif
+SYNTH_TAG := $(SYNTH_NAME)$(if $(filter xc7,$(SYNTH_FAMILY)),,-$(SYNTH_FAMILY))
+SYNTH_DIR := $(B)/synth/$(SYNTH_TAG)
+SYNTH_LIMITS ?= $(if $(filter xc7,$(SYNTH_FAMILY)),53200 106400 220 140,)
+
+.PHONY: synth
+synth: $(B)/synth/$(SYNTH_TAG).json
+
+# the config's package (from any config file)
+$(SYNTH_DIR)/ovta_pkg.sv: $(ISAGEN) isa/encoding.json $(SYNTH_JSON)
+	@mkdir -p $(dir $@)
+	$(ISAGEN) sv-package isa/encoding.json $(SYNTH_JSON) $@
+
 # Yosys 0.23's SystemVerilog frontend has no `import`: synthesis reads one flattened file, the
 # package bodies at file scope followed by the modules without their import lines.
-$(B)/synth/%/ovta_flat.sv: $(B)/gen/%/ovta_pkg.sv $(sort $(wildcard hw/rtl/*.sv))
-	@mkdir -p $(dir $@)
+$(SYNTH_DIR)/ovta_flat.sv: $(SYNTH_DIR)/ovta_pkg.sv $(sort $(wildcard hw/rtl/*.sv))
 	{ sed -e '/^package\|^endpackage\|^`ifndef\|^`define\|^`endif/d' $<; \
 	  sed -e '/^package\|^endpackage\|^  import /d' hw/rtl/ovta_rtl_pkg.sv; \
 	  for f in $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(sort $(wildcard hw/rtl/*.sv))); do \
 	    sed -e '/^  import ovta.*::\*;$$/d' -e "s/int'(/(/g" $$f; done; } > $@
 
-synth: $(B)/synth/$(SYNTH_CONFIG)/ovta_flat.sv
-	yosys -q -l $(B)/synth/$(SYNTH_CONFIG)/yosys.log -p "read_verilog -sv $<; \
-	  synth_xilinx -top ovta_top -flatten; tee -o $(B)/synth/$(SYNTH_CONFIG)/stat.txt stat" >/dev/null
-	@grep -E "LUT[1-6]|FD[CPRSE]+ |DSP48|RAMB|RAM(32|64|128|256)|Number of cells" \
-	  $(B)/synth/$(SYNTH_CONFIG)/stat.txt
+$(B)/synth/$(SYNTH_TAG).json: $(SYNTH_DIR)/ovta_flat.sv hw/rtl/synth_report.sh
+	yosys -q -l $(SYNTH_DIR)/yosys.log -p "read_verilog -sv $<; \
+	  synth_xilinx -family $(SYNTH_FAMILY) -top ovta_top -flatten; tee -o $(SYNTH_DIR)/stat.txt stat" >/dev/null
+	@bash hw/rtl/synth_report.sh $(SYNTH_DIR)/stat.txt $(SYNTH_NAME) $(SYNTH_FAMILY) $@ $(SYNTH_LIMITS)

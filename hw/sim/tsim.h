@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TSIM_API_VERSION 1
+#define TSIM_API_VERSION 2
 
 /* ---------------------------------------------------------------- 1. DRAM */
 
@@ -40,6 +40,10 @@ typedef struct tsim_opts {
   unsigned beats_per_cycle_x16; /* bus beats per cycle times 16 (0: 16, one beat per cycle) */
   uint64_t watchdog_cycles;   /* stop a run with no progress for this long (0: 1000000) */
   const char *fst_path;       /* write an FST waveform here (needs the trace build), NULL: none */
+  const char *chrome_trace_path; /* write a Chrome trace JSON timeline here (any build), NULL:
+                                    none: one event per instruction executed by load, compute
+                                    and store (start/end cycle, opcode, index), over every run
+                                    of the model; completed by tsim_destroy */
 } tsim_opts;
 
 /* ---------------------------------------------------------------- 2. Results */

@@ -54,6 +54,27 @@ $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
 # The tsim tests need every config's model: build them (incrementally) before the tests.
 $(B)/tests/tsim/test_tsim: | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
 
+# tests/tsim/test_tsim_diff: random programs (tests/gen) on fsim and tsim; linked with the
+# generator (its variables come from tests/gen/gen.mk, expanded in the recipe).
+$(B)/tests/tsim/test_tsim_diff: tests/tsim/test_tsim_diff.c tests/gen/randprog.c tests/gen/randprog.h \
+    tools/ovta/load.c tools/ovta/ovta_tool.h $(LIB) $(GEN) | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itests $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
+	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
+
+# make test-diff-long also runs DIFF_LONG_SEEDS programs per config on fsim against tsim
+.PHONY: test-diff-tsim-long
+test-diff-long: test-diff-tsim-long
+test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+	@for c in small default batch2; do \
+	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --backends fsim,tsim \
+	    --fail-dir $(B)/randprog-fail || exit 1; \
+	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$$(($(DIFF_LONG_SEEDS) / 4)) --backends fsim,tsim \
+	    --uops 24 --iters 96 --tiles 3 --fail-dir $(B)/randprog-fail || exit 1; \
+	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$$(($(DIFF_LONG_SEEDS) / 4)) --backends fsim,tsim \
+	    --no-hermetic --fail-dir $(B)/randprog-fail || exit 1; \
+	done
+
 # make bench-tsim [BENCH_CONFIG=small]: cycles, GEMM uops per cycle, DMA bytes per cycle (JSON)
 BENCH_CONFIG ?= default
 TSIM_BENCH := $(B)/bench/tsim_bench

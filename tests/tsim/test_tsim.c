@@ -6,7 +6,9 @@
  *
  * Needs the models build/tsim/CONFIG/libovta_tsim.so (hw/sim/tsim.mk builds them before these
  * tests). Configs: every one of ovta_test_configs(). */
+#include <cjson/cJSON.h>
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include "ovta_test.h"
 #include "fsim/prog.h"
@@ -366,11 +368,95 @@ static void test_registers(void **state) {
   dlclose(a.so);
 }
 
+/* The Chrome trace (tsim_opts.chrome_trace_path): LOAD INP -> GEMM -> STORE chained by tokens,
+ * then FINISH. One event per instruction on the unit that executes it, named by opcode (and
+ * memory type), and the token chain orders them: each starts after the one it waits for ends. */
+static void test_chrome_trace(void **state) {
+  (void)state;
+  api a;
+  api_open(&a, "small");
+  ovta_config cfg;
+  ovta_isa isa;
+  ovta_error err;
+  OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
+  OVTA_ASSERT_OK(ovta_isa_init(&isa, &cfg, &err), err);
+  char path[] = "/tmp/ovta-chrome-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  tsim_dram d = {NULL, d_inside, d_host};
+  tsim_opts o = {0};
+  o.chrome_trace_path = path;
+  char msg[256];
+  tsim *t = a.create(&d, &o, msg, sizeof msg);
+  if (!t) fail_msg("%s", msg);
+  memset(dmem, 0, sizeof dmem);
+  ovta_insn in;
+  memset(&in, 0, sizeof in);
+  in.opcode = OVTA_OP_LOAD, in.memory_type = OVTA_MEM_INP, in.push_next = 1;
+  in.dram_base = (DBASE + 0x8000) / cfg.inp_bytes, in.y_size = 1, in.x_size = 16, in.x_stride = 16;
+  put_insn(&isa, 0, &in);
+  memset(&in, 0, sizeof in);
+  in.opcode = OVTA_OP_GEMM, in.pop_prev = 1, in.push_next = 1, in.reset = 1;
+  in.uop_bgn = 0, in.uop_end = 1, in.iter_out = 50, in.iter_in = 1;
+  put_insn(&isa, 1, &in);
+  memset(&in, 0, sizeof in);
+  in.opcode = OVTA_OP_STORE, in.memory_type = OVTA_MEM_OUT, in.pop_prev = 1;
+  in.dram_base = (DBASE + 0xC000) / cfg.out_bytes, in.y_size = 1, in.x_size = 16, in.x_stride = 16;
+  put_insn(&isa, 2, &in);
+  memset(&in, 0, sizeof in);
+  in.opcode = OVTA_OP_FINISH;
+  put_insn(&isa, 3, &in);
+  tsim_result r;
+  assert_int_equal(a.run(t, DBASE, 4, 0, 0, &r), TSIM_OK);
+  a.destroy(t);
+  dlclose(a.so);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  static char text[1 << 16];
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  unlink(path);
+  text[n] = 0;
+  cJSON *j = cJSON_Parse(text);
+  if (!j) fail_msg("the Chrome trace is not JSON: %.200s", text);
+  assert_true(cJSON_IsArray(j));
+  static const char *const want_name[] = {"LOAD INP", "GEMM", "STORE OUT", "FINISH"};
+  static const char *const want_cat[] = {"load", "compute", "store", "compute"};
+  double c0[4], c1[4];
+  int seen[4] = {0}, threads = 0;
+  cJSON *e;
+  cJSON_ArrayForEach(e, j) {
+    const char *ph = cJSON_GetStringValue(cJSON_GetObjectItem(e, "ph"));
+    assert_non_null(ph);
+    if (!strcmp(ph, "M")) {
+      threads++;
+      continue;
+    }
+    assert_string_equal(ph, "X");
+    cJSON *args = cJSON_GetObjectItem(e, "args");
+    int i = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(args, "insn"));
+    assert_true(i >= 0 && i < 4);
+    seen[i]++;
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(e, "name")), want_name[i]);
+    assert_string_equal(cJSON_GetStringValue(cJSON_GetObjectItem(e, "cat")), want_cat[i]);
+    c0[i] = cJSON_GetNumberValue(cJSON_GetObjectItem(args, "start_cycle"));
+    c1[i] = cJSON_GetNumberValue(cJSON_GetObjectItem(args, "end_cycle"));
+    assert_true(c0[i] < c1[i] && c1[i] <= (double)r.counters[TSIM_CNT_CYCLES] + 1);
+  }
+  cJSON_Delete(j);
+  for (int i = 0; i < 4; i++) assert_int_equal(seen[i], 1);
+  assert_int_equal(threads, 3);
+  assert_true(c0[1] >= c1[0]);      /* GEMM waits for the L2C token of the LOAD */
+  assert_true(c0[2] >= c1[1]);      /* STORE waits for the C2S token of the GEMM */
+  assert_true(c1[1] - c0[1] >= 50); /* 50 micro-ops */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm),         cmocka_unit_test(test_alu),
       cmocka_unit_test(test_padded_loads), cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_registers),
+      cmocka_unit_test(test_registers),    cmocka_unit_test(test_chrome_trace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

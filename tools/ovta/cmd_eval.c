@@ -4,8 +4,9 @@
  * reference logits, times, and accelerator cycles / MAC utilization when the int8 model runs on
  * a backend that counts cycles.
  *
- * Where a model runs is an `engine` (section 2): the CPU path (ovta_exec) today; the accelerator
- * executor plugs in as one call in engine_open_accel(). */
+ * Where a model runs is an `engine` (section 2): the graph executor (ovta_exec) on the CPU path,
+ * or in its accelerator mode attached to a device (engine_open_accel: one ovta_exec_build call
+ * with accel and backend set; per-step device cycles from ovta_exec_node_stats_get). */
 #include "ovta_tool.h"
 
 #include <cjson/cJSON.h>
@@ -44,8 +45,10 @@ static const char *help =
     "  --json                print the results as one JSON object instead of text\n"
     "  --quiet               no progress on stderr (else a bar on a terminal, a line per tenth\n"
     "                        of the images otherwise)\n\n"
-    "Accelerator backends (fsim, tsim) do not run whole models yet: they are refused with an\n"
-    "error rather than falling back to the CPU.\n";
+    "With --backend fsim|tsim (or a board) the int8 model's ovta.QConv / ovta.QDense nodes run on\n"
+    "the accelerator through the graph executor (the rest on the CPU path); tsim counts cycles:\n"
+    "MAC utilization = MACs of the accelerator nodes / (cycles * BATCH * BLOCK_IN * BLOCK_OUT).\n"
+    "A model with no node the accelerator can run is refused, never run on the CPU instead.\n";
 
 static double now_s(void) {
   struct timespec t;
@@ -78,7 +81,7 @@ static int images_open(const char *path, const char *opt, const prep *pp, datase
   memset(d, 0, sizeof *d);
   d->path = path;
   int rc = ovta_npy_read(path, "images", &d->t, err);
-  if (rc) return rc;
+  if (rc) return ovta_error_wrap(err, "%s", opt), rc;
   ovta_tensor *t = d->t;
   char s[128];
   ovta_shape_str(t, s, sizeof s);
@@ -100,14 +103,16 @@ static int images_open(const char *path, const char *opt, const prep *pp, datase
 
 static void dataset_free(dataset *d) { ovta_tensor_free(d->t), d->t = NULL; }
 
-/* Image i, preprocessed, into dst (c*h*w floats). */
+/* Image i, preprocessed, into dst (c*h*w floats). unit: pixel / 255 in float32 arithmetic, as
+ * numpy's `x.astype(np.float32) / 255` and torchvision's ToTensor compute it. */
 static void image_get(const dataset *d, const prep *pp, int64_t i, float *dst) {
   int64_t k = d->c * d->h * d->w, off = i * k;
-  double sc = pp->mode == PREP_UNIT ? 1.0 / 255.0 : 1.0;
+  bool norm = pp->mean != 0 || pp->std != 1;
   for (int64_t j = 0; j < k; j++) {
-    double v = d->t->dtype == OVTA_DT_U8 ? ((const uint8_t *)d->t->data)[off + j] * sc
-                                         : ((const float *)d->t->data)[off + j];
-    dst[j] = (float)((v - pp->mean) / pp->std);
+    float v = d->t->dtype == OVTA_DT_U8 ? (float)((const uint8_t *)d->t->data)[off + j]
+                                        : ((const float *)d->t->data)[off + j];
+    if (pp->mode == PREP_UNIT) v = v / 255.0f;
+    dst[j] = norm ? (float)(((double)v - pp->mean) / pp->std) : v;
   }
 }
 
@@ -125,65 +130,77 @@ static int argmax(const float *v, int64_t n) {
 typedef struct run_stats {
   bool has_cycles;     /* the engine counts accelerator cycles */
   uint64_t cycles;     /* accelerator cycles of this run */
+  int64_t accel_macs;  /* multiply-accumulates of the nodes that ran on the accelerator */
 } run_stats;
 
-/* A compiled model somewhere: run one input, get the one output (standalone, caller frees). */
+/* A compiled model and where it runs: the graph executor on the CPU path, or with its
+ * ovta.QConv / ovta.QDense nodes on an accelerator backend. */
 typedef struct engine {
   char where[32];                /* "cpu", "fsim", "tsim", ... */
-  void *impl;
-  int (*run)(void *impl, const char *in_name, const ovta_tensor *x, ovta_tensor **y, run_stats *st,
-             ovta_error *err);
-  void (*free)(void *impl);
+  ovta_exec *exec;               /* the compiled plan */
+  int accel_nodes;               /* nodes on the accelerator (0: CPU path only) */
   int64_t peak_macs_per_cycle;   /* accelerator: batch * block_in * block_out (0: none) */
+  const ovta_graph *g;           /* the compiled graph (MACs of the accelerator nodes by name) */
 } engine;
 
-static int cpu_run(void *impl, const char *in_name, const ovta_tensor *x, ovta_tensor **y, run_stats *st,
-                   ovta_error *err) {
-  ovta_exec *e = impl;
-  int rc = ovta_exec_set_input(e, in_name, x, err);
-  if (!rc) rc = ovta_exec_run(e, err);
-  if (!rc) rc = ovta_exec_get_output(e, 0, y, err);
-  st->has_cycles = false;
-  return rc;
-}
-
-static void cpu_free(void *impl) { ovta_exec_free(impl); }
+static int64_t node_macs(const ovta_node *n);
 
 /* g compiled for the CPU path (LLVM). */
 static int engine_open_cpu(ovta_graph *g, engine *out, ovta_error *err) {
   memset(out, 0, sizeof *out);
-  ovta_exec *e = NULL;
-  int rc = ovta_exec_build(g, NULL, &e, err);
-  if (rc) return rc;
   snprintf(out->where, sizeof out->where, "cpu");
-  out->impl = e;
-  out->run = cpu_run;
-  out->free = cpu_free;
+  out->g = g;
+  return ovta_exec_build(g, NULL, &out->exec, err);
+}
+
+/* The int8 graph g (quantized, not yet packed) on accelerator backend `backend` with config cfg:
+ * the graph executor with accel on (pack and partition run on a copy; ovta.QConv / ovta.QDense
+ * become accelerator kernels, the rest stays on the CPU path), attached to the device. A plan
+ * with no node on the accelerator is refused: never CPU numbers reported as accelerator ones. */
+static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_config *cfg, engine *out,
+                             ovta_error *err) {
+  memset(out, 0, sizeof *out);
+  snprintf(out->where, sizeof out->where, "%s", backend);
+  out->g = g;
+  out->peak_macs_per_cycle = (int64_t)cfg->batch * cfg->block_in * cfg->block_out;
+  ovta_exec_opts eo;
+  ovta_exec_opts_init(&eo);
+  eo.accel = true;
+  eo.cfg = cfg;
+  eo.backend = backend;
+  int rc = ovta_exec_build(g, &eo, &out->exec, err);
+  if (rc) return ovta_error_wrap(err, "--backend %s", backend), rc;
+  out->accel_nodes = ovta_exec_accel_nodes(out->exec);
+  if (out->accel_nodes == 0)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
+                     "--backend %s: no node of the int8 model can run on the accelerator (config %s); use --backend cpu",
+                     backend, cfg->name);
   return 0;
 }
 
-/* The int8 graph g (quantized, not yet packed) on accelerator backend `backend` with config cfg.
- *
- * THE HOOK for the accelerator executor: when whole graphs run on the accelerator, this opens
- * the device, runs the rest of ovta_accel_pipeline on g (pack, partition), compiles the accel
- * regions through compiler/vta* and the CPU regions through LLVM, and fills *out with a run
- * function that reports the device's cycle counter per run (run_stats) and
- * peak_macs_per_cycle = batch * block_in * block_out; nothing else in this file changes. Until
- * then it refuses (never a silent CPU fallback reported as accelerator numbers). */
-static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_config *cfg, engine *out,
-                             ovta_error *err) {
-  (void)g, (void)cfg;
-  memset(out, 0, sizeof *out);
-  return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
-                   "--backend %s: accelerator execution of whole models is not available yet (the "
-                   "accelerator lowering is not integrated into the graph executor); use --backend cpu to run "
-                   "the int8 model on the CPU path",
-                   backend);
+/* One run: the output, and for accelerator plans the device cycles of the accelerator steps
+ * (has_cycles false on fsim, which counts none) and their MACs. */
+static int engine_run(engine *en, const char *in_name, const ovta_tensor *x, ovta_tensor **y, run_stats *st,
+                      ovta_error *err) {
+  memset(st, 0, sizeof *st);
+  int rc = ovta_exec_set_input(en->exec, in_name, x, err);
+  if (!rc) rc = ovta_exec_run(en->exec, err);
+  if (!rc) rc = ovta_exec_get_output(en->exec, 0, y, err);
+  for (int i = 0; !rc && en->accel_nodes && i < ovta_exec_num_steps(en->exec); i++) {
+    ovta_exec_node_stats ns;
+    if ((rc = ovta_exec_node_stats_get(en->exec, i, &ns, err))) break;
+    if (!ns.accel) continue;
+    st->has_cycles |= ns.has_cycles;
+    st->cycles += ns.cycles;
+    const ovta_node *n = ovta_graph_node(en->g, ns.node);
+    if (n) st->accel_macs += node_macs(n);
+  }
+  return rc;
 }
 
 static void engine_close(engine *e) {
-  if (e->free && e->impl) e->free(e->impl);
-  e->impl = NULL;
+  ovta_exec_free(e->exec);
+  e->exec = NULL;
 }
 
 /* ---------------------------------------------------------------- 3. Models */
@@ -233,29 +250,30 @@ fail:
   return rc;
 }
 
-/* Multiply-accumulates of one run of the (inferred) graph: Conv, Gemm, MatMul and the fused
- * ovta.* forms; numel(Y) * reduction length. */
+/* Multiply-accumulates of one node (Conv, Gemm, MatMul and the fused ovta.* forms; 0 for
+ * others): numel(Y) * reduction length. */
+static int64_t node_macs(const ovta_node *n) {
+  const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *y = n->n_outputs ? n->outputs[0] : NULL;
+  if (!x || !w || !y) return 0;
+  int64_t ny = y->layout == OVTA_LAYOUT_PLAIN ? ovta_tensor_numel(y) : ovta_shape_numel(y->logical, y->logical_rank);
+  int64_t red = 0;
+  const char *op = n->op;
+  if (!strcmp(op, "Conv") || !strcmp(op, "ovta.Conv") || !strcmp(op, "ovta.QConv") || !strcmp(op, "ovta.Dense") ||
+      !strcmp(op, "ovta.QDense")) {
+    int64_t o = w->layout == OVTA_LAYOUT_PLAIN ? w->shape[0] : w->logical[0];
+    int64_t nw = w->layout == OVTA_LAYOUT_PLAIN ? ovta_tensor_numel(w) : ovta_shape_numel(w->logical, w->logical_rank);
+    if (o > 0 && nw > 0) red = nw / o;
+  } else if (!strcmp(op, "Gemm") && x->rank == 2) {
+    red = ovta_node_attr_i(n, "transA", 0) ? x->shape[0] : x->shape[1];
+  } else if (!strcmp(op, "MatMul") && x->rank >= 1) {
+    red = x->shape[x->rank - 1];
+  }
+  return ny > 0 && red > 0 ? ny * red : 0;
+}
+
 static int64_t graph_macs(const ovta_graph *g) {
   int64_t macs = 0;
-  for (int i = 0; i < g->n_nodes; i++) {
-    const ovta_node *n = g->nodes[i];
-    const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *y = n->n_outputs ? n->outputs[0] : NULL;
-    if (!x || !w || !y) continue;
-    int64_t ny = ovta_tensor_numel(y), red = 0;
-    const char *op = n->op;
-    if (!strcmp(op, "Conv") || !strcmp(op, "ovta.Conv") || !strcmp(op, "ovta.QConv") || !strcmp(op, "ovta.Dense") ||
-        !strcmp(op, "ovta.QDense")) {
-      const ovta_tensor *wl = w;
-      int64_t o = wl->layout == OVTA_LAYOUT_PLAIN ? wl->shape[0] : wl->logical[0];
-      int64_t nw = wl->layout == OVTA_LAYOUT_PLAIN ? ovta_tensor_numel(wl) : ovta_shape_numel(wl->logical, wl->logical_rank);
-      if (o > 0 && nw > 0) red = nw / o;
-    } else if (!strcmp(op, "Gemm") && x->rank == 2) {
-      red = ovta_node_attr_i(n, "transA", 0) ? x->shape[0] : x->shape[1];
-    } else if (!strcmp(op, "MatMul") && x->rank >= 1) {
-      red = x->shape[x->rank - 1];
-    }
-    if (ny > 0 && red > 0) macs += ny * red;
-  }
+  for (int i = 0; i < g->n_nodes; i++) macs += node_macs(g->nodes[i]);
   return macs;
 }
 
@@ -279,6 +297,7 @@ typedef struct side {
   double compile_s, run_s;
   uint64_t cycles;
   bool has_cycles;
+  int64_t accel_macs; /* MACs run on the accelerator, all images */
 } side;
 
 static bool parse_double(const char *s, double *out) {
@@ -353,7 +372,14 @@ static int parse_args(int argc, char **argv, opts *o) {
   return 0;
 }
 
-static void print_text(const opts *o, const dataset *d, const ovta_graph *g8, int64_t n, int64_t n_calib,
+/* Useful MACs per available MAC slot of the cycles the accelerator steps took. */
+static double mac_util(const side *q, const engine *e8) {
+  return e8->peak_macs_per_cycle > 0 && q->cycles > 0
+             ? (double)q->accel_macs / ((double)q->cycles * (double)e8->peak_macs_per_cycle)
+             : 0;
+}
+
+static void print_text(const opts *o, const char *cfg_name, const ovta_graph *g8, int64_t n, int64_t n_calib,
                        const char *calib_from, int64_t macs, int nq, int nqable, const side *f, const side *q,
                        int64_t agree, double maxd_q, const int64_t *ref_agree, double maxd_ref,
                        const engine *e8, double wall) {
@@ -378,9 +404,12 @@ static void print_text(const opts *o, const dataset *d, const ovta_graph *g8, in
          "total %.2f s\n",
          f->compile_s, 1e3 * f->run_s / (double)n, e8->where, q->compile_s, 1e3 * q->run_s / (double)n, wall);
   if (q->has_cycles) {
-    double cyc = (double)q->cycles / (double)n;
-    double util = e8->peak_macs_per_cycle > 0 && cyc > 0 ? (double)macs / (cyc * (double)e8->peak_macs_per_cycle) : 0;
-    printf("  accelerator   %s: %.0f cycles/image, MAC utilization %.2f%%\n", e8->where, cyc, 100 * util);
+    printf("  accelerator   %s (%s): %d nodes, %.0f cycles/image, MAC utilization %.2f%% (%.3f MMAC/image on it)\n",
+           e8->where, cfg_name, e8->accel_nodes, (double)q->cycles / (double)n, 100 * mac_util(q, e8),
+           (double)q->accel_macs / (double)n / 1e6);
+  } else if (e8->accel_nodes) {
+    printf("  accelerator   %s (%s): %d nodes (%.3f MMAC/image); %s counts no cycles (tsim does)\n", e8->where, cfg_name,
+           e8->accel_nodes, (double)q->accel_macs / (double)n / 1e6, e8->where);
   } else {
     printf("  accelerator   none: the int8 model ran on the CPU path (no cycle counts)\n");
   }
@@ -417,12 +446,11 @@ static int print_json(const opts *o, int64_t n, int64_t n_calib, const char *cal
       cJSON_AddNumberToObject(s, "quantizable_layers", nqable);
       cJSON_AddStringToObject(s, "calib", calib_from);
       cJSON_AddNumberToObject(s, "calib_count", (double)n_calib);
+      cJSON_AddNumberToObject(s, "accel_nodes", e8->accel_nodes);
+      cJSON_AddNumberToObject(s, "accel_macs_per_image", (double)q->accel_macs / (double)n);
       if (q->has_cycles) {
-        double cyc = (double)q->cycles / (double)n;
-        cJSON_AddNumberToObject(s, "cycles_per_image", cyc);
-        cJSON_AddNumberToObject(s, "mac_utilization", e8->peak_macs_per_cycle > 0 && cyc > 0
-                                                          ? (double)macs / (cyc * (double)e8->peak_macs_per_cycle)
-                                                          : 0);
+        cJSON_AddNumberToObject(s, "cycles_per_image", (double)q->cycles / (double)n);
+        cJSON_AddNumberToObject(s, "mac_utilization", mac_util(q, e8));
       } else {
         cJSON_AddNullToObject(s, "cycles_per_image");
         cJSON_AddNullToObject(s, "mac_utilization");
@@ -482,7 +510,10 @@ int ovta_cmd_eval(int argc, char **argv) {
     rc = OVTA_FAIL(&err, OVTA_EINVAL, "--count %lld: %s holds %lld images", (long long)n, o.images, (long long)imgs.n);
     goto out;
   }
-  if ((rc = ovta_npy_read(o.labels, "labels", &labels, &err))) goto out;
+  if ((rc = ovta_npy_read(o.labels, "labels", &labels, &err))) {
+    ovta_error_wrap(&err, "--labels");
+    goto out;
+  }
   {
     char s[128];
     ovta_shape_str(labels, s, sizeof s);
@@ -541,7 +572,10 @@ int ovta_cmd_eval(int argc, char **argv) {
     }
   }
   if (o.reference) {
-    if ((rc = ovta_npy_read(o.reference, "reference", &ref, &err))) goto out;
+    if ((rc = ovta_npy_read(o.reference, "reference", &ref, &err))) {
+      ovta_error_wrap(&err, "--reference");
+      goto out;
+    }
     char s[128];
     ovta_shape_str(ref, s, sizeof s);
     if (ref->dtype != OVTA_DT_F32 || ref->rank != 2 || ref->shape[0] < n || ref->shape[1] != k_cls) {
@@ -617,9 +651,9 @@ int ovta_cmd_eval(int argc, char **argv) {
     ovta_tensor *y32 = NULL, *y8 = NULL;
     run_stats st32 = {0}, st8 = {0};
     double a = now_s();
-    rc = e32.run(e32.impl, in_name, x, &y32, &st32, &err);
+    rc = engine_run(&e32, in_name, x, &y32, &st32, &err);
     double b = now_s();
-    if (!rc) rc = e8.run(e8.impl, in_name, x, &y8, &st8, &err);
+    if (!rc) rc = engine_run(&e8, in_name, x, &y8, &st8, &err);
     double c = now_s();
     if (!rc && (ovta_tensor_numel(y32) != k_cls || ovta_tensor_numel(y8) != k_cls || y32->dtype != OVTA_DT_F32 ||
                 y8->dtype != OVTA_DT_F32))
@@ -633,6 +667,7 @@ int ovta_cmd_eval(int argc, char **argv) {
     f.run_s += b - a;
     q.run_s += c - b;
     if (st8.has_cycles) q.has_cycles = true, q.cycles += st8.cycles;
+    q.accel_macs += st8.accel_macs;
     const float *l32 = y32->data, *l8 = y8->data;
     int p32 = argmax(l32, k_cls), p8 = argmax(l8, k_cls);
     int64_t lab = ovta_tensor_get_i(labels, i);
@@ -657,7 +692,7 @@ int ovta_cmd_eval(int argc, char **argv) {
     rc = print_json(&o, n, n_calib, calib_from, macs, nq, nqable, &f, &q, agree, maxd_q, ref ? &ref_agree : NULL,
                     maxd_ref, &e8, wall, cfg.name);
   else
-    print_text(&o, &imgs, g8, n, n_calib, calib_from, macs, nq, nqable, &f, &q, agree, maxd_q,
+    print_text(&o, cfg.name, g8, n, n_calib, calib_from, macs, nq, nqable, &f, &q, agree, maxd_q,
                ref ? &ref_agree : NULL, maxd_ref, &e8, wall);
 out:
   tool_progress_finish(&prog);

@@ -13,14 +13,18 @@
 
 static const char *help =
     "usage: ovta run MODEL.ovta|MODEL.onnx|MODEL.json --input NAME=FILE.npy ... --output-dir DIR\n\n"
-    "Run a model on the CPU path: a folder made by `ovta compile` (loaded, no recompilation), or a\n"
-    "model file (compiled first). Every graph input needs one --input; symbolic dims of a model\n"
+    "Run a model: a folder made by `ovta compile` (loaded, no recompilation; one compiled with\n"
+    "--target accel runs its accelerator nodes on --backend), or a model file on the CPU path\n"
+    "(compiled first). Every graph input needs one --input; symbolic dims of a model\n"
     "file take the shape of the given array. Writes DIR/OUTPUT_NAME.npy for every graph output\n"
     "(characters other than letters, digits, '.', '-' and '_' in the name become '_').\n\n"
     "options:\n"
     "  --input NAME=FILE.npy   value of graph input NAME (repeatable)\n"
     "  --output-dir DIR        where the outputs go (created; default: .)\n"
-    "  --repeat N              run N times and print the mean time per run\n";
+    "  --repeat N              run N times and print the mean time per run\n"
+    "  --backend NAME          cpu, or a device (fsim, tsim, ...) for a folder compiled with\n"
+    "                          `ovta compile --target accel` (default for those: fsim)\n"
+    "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n";
 
 #define MAX_IN 64
 
@@ -29,6 +33,8 @@ int ovta_cmd_run(int argc, char **argv) {
   const char *in_name[MAX_IN], *in_file[MAX_IN];
   int nin = 0;
   int64_t repeat = 0;
+  const char *backend = NULL;
+  bool stats = false;
   for (int i = 1; i < argc; i++) {
     if (tool_is_help(argv[i])) {
       fputs(help, stdout);
@@ -42,6 +48,11 @@ int ovta_cmd_run(int argc, char **argv) {
     } else if (tool_opt(argc, argv, &i, "--output-dir", &v)) {
       if (!v) return tool_usage("run", "--output-dir needs a folder");
       outdir = v;
+    } else if (tool_opt(argc, argv, &i, "--backend", &v)) {
+      if (!v) return tool_usage("run", "--backend needs a name");
+      backend = v;
+    } else if (tool_opt(argc, argv, &i, "--stats", NULL)) {
+      stats = true;
     } else if (tool_opt(argc, argv, &i, "--repeat", &v)) {
       if (!v || !tool_number(v, 1, 1000000, &repeat)) return tool_usage("run", "--repeat needs a count");
     } else if (argv[i][0] == '-') {
@@ -62,6 +73,20 @@ int ovta_cmd_run(int argc, char **argv) {
   struct stat st;
   if (!rc && stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
     rc = ovta_exec_load(model, &e, &err);
+    if (!rc && ovta_exec_accel_nodes(e) > 0) {
+      const char *b = backend ? backend : "fsim";
+      if (!strcmp(b, "cpu"))
+        rc = OVTA_FAIL(&err, OVTA_EINVAL,
+                       "%s runs %d node(s) on the accelerator: use --backend fsim|tsim (or compile with --target cpu)",
+                       model, ovta_exec_accel_nodes(e));
+      else rc = ovta_exec_attach(e, b, NULL, &err);
+    } else if (!rc && backend && strcmp(backend, "cpu")) {
+      rc = OVTA_FAIL(&err, OVTA_EINVAL, "--backend %s: %s was compiled for the cpu (ovta compile --target accel)", backend,
+                     model);
+    }
+  } else if (!rc && backend && strcmp(backend, "cpu")) {
+    rc = OVTA_FAIL(&err, OVTA_EINVAL, "--backend %s: compile the model first with `ovta compile --target accel --calib ...`",
+                   backend);
   } else if (!rc) {
     rc = ovta_graph_load(model, &g, &err);
     /* symbolic dims take the given arrays' shapes */
@@ -98,6 +123,20 @@ int ovta_cmd_run(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &b);
     double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / (double)repeat;
     printf("time per run: %.3f us (%lld runs)\n", us, (long long)repeat);
+  }
+  for (int i = 0; !rc && stats && i < ovta_exec_num_steps(e); i++) {
+    ovta_exec_node_stats st;
+    if ((rc = ovta_exec_node_stats_get(e, i, &st, &err))) break;
+    if (!st.accel) {
+      printf("node %s: cpu, runs %llu\n", st.node, (unsigned long long)st.runs);
+      continue;
+    }
+    printf("node %s: accel, runs %llu, insns %llu (device retired %llu), uops recorded %llu, gemm uops %llu, alu uops "
+           "%llu",
+           st.node, (unsigned long long)st.runs, (unsigned long long)st.insns, (unsigned long long)st.dev_insns,
+           (unsigned long long)st.uops_recorded, (unsigned long long)st.gemm_uops, (unsigned long long)st.alu_uops);
+    if (st.has_cycles) printf(", cycles %llu", (unsigned long long)st.cycles);
+    printf("\n");
   }
   if (!rc && mkdir(outdir, 0777) != 0 && errno != EEXIST)
     rc = OVTA_FAIL(&err, OVTA_EIO, "%s: %s", outdir, strerror(errno));

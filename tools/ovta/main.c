@@ -12,6 +12,8 @@ static const ovta_cmd cmds[] = {
     {"compile", ovta_cmd_compile, "compile an ONNX/JSON model for the CPU into a folder (plan, params, object code)"},
     {"eval", ovta_cmd_eval, "evaluate a classifier: fp32 and int8 top-1 accuracy, agreement, time, cycles"},
     {"run", ovta_cmd_run, "run a compiled model or a model file on the CPU: .npy inputs in, one .npy per output"},
+    {"profile", ovta_cmd_profile, "one inference with a per-layer profile: cycles, MACs, utilization, bytes; trace, plots"},
+    {"bench", ovta_cmd_bench, "run the standard benchmarks (matmul, layers, simulators, a model) and print JSON"},
 };
 enum { NCMDS = sizeof cmds / sizeof cmds[0] };
 

@@ -33,6 +33,8 @@ int ovta_cmd_config(int argc, char **argv); /* cmd_config.c */
 int ovta_cmd_compile(int argc, char **argv); /* cmd_compile.c */
 int ovta_cmd_run(int argc, char **argv);     /* cmd_run.c */
 int ovta_cmd_eval(int argc, char **argv);    /* cmd_eval.c */
+int ovta_cmd_profile(int argc, char **argv); /* cmd_profile.c */
+int ovta_cmd_bench(int argc, char **argv);   /* cmd_bench.c */
 
 /* ---------------------------------------------------------------- 2. Helpers */
 

@@ -1,8 +1,9 @@
 /* progress.c: progress reports on stderr for long runs (ovta_tool.h section 4).
  *
  * On a terminal: one line redrawn in place, "\r<label> [#####.....] done/total rate extra",
- * at most every 100 ms, cleared-and-finished with a newline. Otherwise (a log, a pipe, CI): a
- * plain line each time another tenth of the total is done, so logs stay short and readable. */
+ * at most every 100 ms, finished with a newline. Otherwise (a log, a pipe, CI): a plain line
+ * each time another tenth of the total is done, once the run has taken a second (short runs
+ * stay silent), so logs stay short and readable. */
 #include "ovta_tool.h"
 
 #include <stdlib.h>
@@ -43,7 +44,7 @@ void tool_progress_update(tool_progress *p, int64_t done, const char *extra) {
     p->drawn = true;
   } else {
     int tenth = (int)(10 * done / p->total);
-    if (tenth <= p->last_tenth) return;
+    if (tenth <= p->last_tenth || el < 1.0) return;
     p->last_tenth = tenth;
     fprintf(stderr, "%s: %lld/%lld (%d%%), %.1f s, %.1f/s%s%s\n", p->label, (long long)done,
             (long long)p->total, tenth * 10, el, rate, extra ? ", " : "", extra ? extra : "");

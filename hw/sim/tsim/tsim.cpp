@@ -6,11 +6,14 @@
 //   2. Clocking              - one cycle: drive slave inputs, settle, sample handshakes, edge.
 //   3. Register access       - AXI4-Lite reads and writes.
 //   4. Runs                  - soft reset, start, poll, watchdog, results and messages.
+//   (Chrome trace: per-cycle sampling of the units' busy flags and instruction indices, which
+//    ovta_top marks verilator public_flat_rd, into trace events; section 2.)
 //   5. C API                 - the extern "C" functions of tsim.h.
 //
 // Built per config by hw/sim/tsim.mk with -include tsim_cfg.h (TSIM_* values of the config).
 #include "tsim.h"
 
+#include <cerrno>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -19,6 +22,7 @@
 #include <memory>
 
 #include "Vovta_top.h"
+#include "Vovta_top___024root.h"
 #include "verilated.h"
 #ifdef TSIM_TRACE
 #include "verilated_fst_c.h"
@@ -79,6 +83,11 @@ struct WriteBurst {
   unsigned beats;    // beats announced
   unsigned done;     // beats received
 };
+struct UnitSpan {
+  bool on;           // the unit is executing an instruction
+  uint32_t idx;      // its index in the stream
+  uint64_t start;    // cycle it started
+};
 
 }  // namespace
 
@@ -101,6 +110,12 @@ struct tsim {
   bool fault_write = false;               // ... on the write channel
   unsigned fault_id = 0;                  // ARID of a read fault
   uint64_t fault_addr = 0, fault_len = 0; // the burst
+  // Chrome trace
+  FILE *chrome = nullptr;                 // open while tracing
+  bool chrome_first = true;               // no event written yet
+  uint64_t run_insn_addr = 0;             // instruction stream of the current run
+  uint64_t run_c0 = 0;                    // cycle the current run started
+  UnitSpan span[3] = {};                  // load, compute, store
 };
 
 namespace {
@@ -113,6 +128,40 @@ void dump(tsim *t) {
 #else
   (void)t;
 #endif
+}
+
+// One Chrome trace event: unit u ran instruction idx over cycles [c0, c1).
+void chrome_event(tsim *t, int u, uint32_t idx, uint64_t c0, uint64_t c1) {
+  static const char *const unit[] = {"load", "compute", "store"};
+  static const char *const mem[8] = {"UOP", "WGT", "INP", "ACC", "OUT", "mem5", "mem6", "mem7"};
+  const uint8_t *ip = (const uint8_t *)t->dram.host(t->dram.ctx, t->run_insn_addr + 16ull * idx, 16);
+  unsigned op = ip ? ip[0] & 7 : 7, mt = ip ? ((ip[0] >> 7) | (ip[1] << 1)) & 7 : 7;
+  char name[32];
+  if (op == 0 || op == 1) snprintf(name, sizeof name, "%s %s", OPNAME[op], mem[mt]);
+  else snprintf(name, sizeof name, "%s", OPNAME[op]);
+  // timestamps in microseconds at the config's clock; the cycles are in args
+  double us = 1.0 / TSIM_CLOCK_MHZ;
+  fprintf(t->chrome, "%s{\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %d, "
+          "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"insn\": %u, \"opcode\": \"%s\", \"start_cycle\": %llu, "
+          "\"end_cycle\": %llu}}",
+          t->chrome_first ? "[\n" : ",\n", name, unit[u], u + 1, (double)c0 * us, (double)(c1 - c0) * us, idx,
+          OPNAME[op], (unsigned long long)(c0 - t->run_c0), (unsigned long long)(c1 - t->run_c0));
+  t->chrome_first = false;
+}
+
+// Sample the units after a clock edge: close and open instruction spans.
+void chrome_sample(tsim *t) {
+  Vovta_top___024root *r = t->top->rootp;
+  for (int u = 0; u < 3; u++) {
+    bool busy = r->ovta_top__DOT__busy >> u & 1;
+    uint32_t idx = r->ovta_top__DOT__m_idx[u];
+    UnitSpan &s = t->span[u];
+    if (s.on && (!busy || idx != s.idx)) {
+      chrome_event(t, u, s.idx, s.start, t->cycle);
+      s.on = false;
+    }
+    if (busy && !s.on) s = {true, idx, t->cycle};
+  }
 }
 
 // One clock cycle, with the DRAM model answering the AXI4 master.
@@ -199,6 +248,7 @@ void tick(tsim *t) {
   }
   if (b) t->bq.pop_front();
   if (ar || r || aw || w || b) t->progress = t->cycle;
+  if (t->chrome) chrome_sample(t);
   t->cycle++;
 }
 
@@ -360,6 +410,16 @@ tsim *tsim_create(const tsim_dram *dram, const tsim_opts *opts, char *err, size_
   if (!t->opts.write_latency) t->opts.write_latency = 16;
   if (!t->opts.beats_per_cycle_x16) t->opts.beats_per_cycle_x16 = 16;
   if (!t->opts.watchdog_cycles) t->opts.watchdog_cycles = 1000000;
+  if (t->opts.chrome_trace_path) {
+    t->chrome = fopen(t->opts.chrome_trace_path, "w");
+    if (!t->chrome) {
+      if (err) snprintf(err, err_len, "tsim_create: cannot write the Chrome trace %s: %s",
+                        t->opts.chrome_trace_path, strerror(errno));
+      delete t;
+      return nullptr;
+    }
+    t->opts.chrome_trace_path = nullptr;  // the caller's string need not outlive this call
+  }
   t->ctx.reset(new VerilatedContext);
   t->ctx->fatalOnError(false);
   t->top.reset(new Vovta_top(t->ctx.get(), "ovta"));
@@ -387,6 +447,16 @@ tsim *tsim_create(const tsim_dram *dram, const tsim_opts *opts, char *err, size_
 void tsim_destroy(tsim *t) {
   if (!t) return;
   t->top->final();
+  if (t->chrome) {
+    for (int u = 0; u < 3; u++)   // a unit still busy (a run that failed or timed out)
+      if (t->span[u].on) chrome_event(t, u, t->span[u].idx, t->span[u].start, t->cycle);
+    static const char *const unit[] = {"load", "compute", "store"};
+    for (int u = 0; u < 3; u++)
+      fprintf(t->chrome, "%s{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, "
+              "\"args\": {\"name\": \"%s\"}}", t->chrome_first && u == 0 ? "[\n" : ",\n", u + 1, unit[u]);
+    fprintf(t->chrome, "\n]\n");
+    fclose(t->chrome);
+  }
 #ifdef TSIM_TRACE
   if (t->fst) t->fst->close();
 #endif
@@ -422,12 +492,19 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
   uint64_t c0 = t->cycle;
   reg_write(t, R_INSN_ADDR, (uint32_t)insn_addr);
   reg_write(t, R_INSN_COUNT, count);
+  t->run_insn_addr = insn_addr;
+  for (UnitSpan &s : t->span) s.on = false;
   reg_write(t, R_CTRL, 1);
+  t->run_c0 = t->cycle;
   t->progress = t->cycle;
   uint32_t last_retired = 0;
   uint64_t last_uops = 0;
+  // poll the CTRL register after 64 cycles, then ever less often (up to 4096): register reads
+  // cost cycles of their own, short runs end soon after they finish
+  unsigned step = 64;
   for (;;) {
-    for (int i = 0; i < 200 && !t->fault; i++) tick(t);
+    for (unsigned i = 0; i < step && !t->fault; i++) tick(t);
+    if (step < 4096) step *= 2;
     if (g_fatal) {
       res->status = TSIM_EARG;
       msgf(res, "the model stopped on an assertion (see stderr)");

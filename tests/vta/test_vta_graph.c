@@ -1,0 +1,242 @@
+/* Whole models with their accelerator regions on a device (ovta_exec with opts.accel,
+ * README-vta.md "Graph executor").
+ *
+ * The shipped Fashion-MNIST CNN (models/fmnist) is quantized with its calibration images, then
+ * compiled twice from the same int8 graph: entirely on the CPU path (the independent reference
+ * for the int8 arithmetic: plain-layout ovta.QConv / ovta.QDense lowered by lower_cpu.c) and
+ * with the accelerator (pack, partition, vta kernels with LLVM host code, DMA buffers). Ten test
+ * images on fsim on every config, two on tsim on default: the logits must be bit-exact, and
+ * the accelerator nodes must really have run on the device (device micro-op counters). Also: the
+ * saved plan (plan.json, params.bin, kernels.o with the host code) loads and runs the same, and
+ * the report names where each node runs. */
+#include "ovta_test.h"
+#include "ovta_driver.h"
+#include "loopir.h"
+#include "vta.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FM OVTA_SRC_DIR "/models/fmnist/"
+#define NCAL 16
+
+static const char int8_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
+
+static ovta_tensor *image(const ovta_tensor *imgs, int i, const char *name) {
+  int64_t shape[4] = {1, 1, 28, 28};
+  ovta_tensor *t = ovta_tensor_new(name, OVTA_DT_F32, 4, shape);
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_tensor_alloc(t, &err), err);
+  for (int k = 0; k < 784; k++) ((float *)t->data)[k] = ((const uint8_t *)imgs->data)[i * 784 + k] / 255.0f;
+  return t;
+}
+
+/* The int8 graph of the model for cfg (quantized with NCAL calibration images). */
+static ovta_graph *int8_graph(const ovta_config *cfg) {
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_load(FM "fmnist_cnn.onnx", &g, &err), err);
+  assert_int_equal(g->n_inputs, 1);
+  ovta_tensor *in = g->inputs[0];
+  in->dtype = OVTA_DT_F32, in->rank = 4;
+  in->shape[0] = 1, in->shape[1] = 1, in->shape[2] = 28, in->shape[3] = 28;
+  ovta_tensor *cal;
+  OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
+  ovta_tensor *vals[NCAL];
+  ovta_tensor *const *ptrs[NCAL];
+  for (int s = 0; s < NCAL; s++) vals[s] = image(cal, s, in->name), ptrs[s] = &vals[s];
+  ovta_compile_opts co = {0};
+  co.cfg = cfg;
+  co.passes = int8_pipeline;
+  co.n_calib = NCAL;
+  co.calib = ptrs;
+  OVTA_ASSERT_OK(ovta_compile_pipeline(g, &co, &err), err);
+  for (int s = 0; s < NCAL; s++) ovta_tensor_free(vals[s]);
+  ovta_tensor_free(cal);
+  return g;
+}
+
+static ovta_tensor *run1(ovta_exec *e, const ovta_tensor *x) {
+  ovta_error err = {0};
+  ovta_tensor *y;
+  OVTA_ASSERT_OK(ovta_exec_set_input(e, ovta_exec_input_name(e, 0), x, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &y, &err), err);
+  return y;
+}
+
+/* every accelerator node ran on the device: its GEMM micro-ops were executed */
+static int check_stats(ovta_exec *e) {
+  ovta_error err = {0};
+  int acc = 0;
+  for (int i = 0; i < ovta_exec_num_steps(e); i++) {
+    ovta_exec_node_stats st;
+    OVTA_ASSERT_OK(ovta_exec_node_stats_get(e, i, &st, &err), err);
+    if (!st.accel) continue;
+    acc++;
+    assert_true(st.runs > 0);
+    assert_int_equal(st.dev_runs, 1);
+    assert_true(st.gemm_uops > 0);
+    assert_true(st.dev_insns > 0 && st.insns >= st.dev_insns);
+    assert_true(st.detail[0]);
+  }
+  return acc;
+}
+
+static void model_on(const char *backend, const char *cfgname, int nimg) {
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
+  ovta_graph *g = int8_graph(&cfg);
+  ovta_exec *cpu, *acc;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = &cfg, o.backend = backend;
+  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  /* all three convs/dense layers on the accelerator, the first conv channel-padded 1 -> BLOCK_IN */
+  const char *rep = ovta_exec_report(acc);
+  int nq = 0;
+  for (int i = 0; i < g->n_nodes; i++) nq += !strcmp(g->nodes[i]->op, "ovta.QConv") || !strcmp(g->nodes[i]->op, "ovta.QDense");
+  assert_true(nq >= 3);
+  assert_int_equal(ovta_exec_accel_nodes(acc), nq);
+  assert_non_null(strstr(rep, ": accel: tile"));
+  assert_non_null(strstr(rep, "summary:"));
+  ovta_tensor *imgs;
+  OVTA_ASSERT_OK(ovta_npy_read(FM "test_images.npy", "imgs", &imgs, &err), err);
+  int differ_from_zero = 0;
+  for (int i = 0; i < nimg; i++) {
+    ovta_tensor *x = image(imgs, i, ovta_exec_input_name(cpu, 0));
+    ovta_tensor *yc = run1(cpu, x), *ya = run1(acc, x);
+    assert_int_equal(yc->nbytes, ya->nbytes);
+    if (memcmp(yc->data, ya->data, yc->nbytes)) {
+      const float *a = yc->data, *b = ya->data;
+      for (size_t k = 0; k < yc->nbytes / 4; k++)
+        if (a[k] != b[k]) fail_msg("%s/%s image %d: logit %zu: cpu %g, accelerator %g", backend, cfgname, i, k, a[k], b[k]);
+    }
+    for (size_t k = 0; k < yc->nbytes / 4; k++) differ_from_zero += ((float *)yc->data)[k] != 0;
+    ovta_tensor_free(x), ovta_tensor_free(yc), ovta_tensor_free(ya);
+  }
+  assert_true(differ_from_zero > nimg * 5); /* real logits, not an all-zero output */
+  assert_int_equal(check_stats(acc), nq);
+  ovta_tensor_free(imgs);
+  ovta_exec_free(acc);
+  ovta_exec_free(cpu);
+  ovta_graph_free(g);
+}
+
+static void test_fmnist_fsim_default(void **st) { (void)st, model_on("fsim", "default", 10); }
+static void test_fmnist_fsim_small(void **st) { (void)st, model_on("fsim", "small", 10); }
+static void test_fmnist_fsim_batch2(void **st) { (void)st, model_on("fsim", "batch2", 10); }
+static void test_fmnist_tsim(void **st) {
+  (void)st;
+  bool have = false;
+  for (const char *const *b = ovta_backend_names(); *b; b++) have |= !strcmp(*b, "tsim");
+  if (!have) skip();
+  model_on("tsim", "default", 2);
+}
+
+/* Save / load: the folder holds the host code in kernels.o (runtime calls undefined there) and
+ * runs the same after loading; a CPU-only load is refused with a clear error; attach twice too. */
+static void test_save_load(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  ovta_graph *g = int8_graph(&cfg);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = &cfg;
+  ovta_exec *a, *b;
+  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &a, &err), err);
+  /* no device yet */
+  ovta_tensor *imgs;
+  OVTA_ASSERT_OK(ovta_npy_read(FM "test_images.npy", "imgs", &imgs, &err), err);
+  ovta_tensor *x = image(imgs, 3, ovta_exec_input_name(a, 0));
+  OVTA_ASSERT_OK(ovta_exec_set_input(a, ovta_exec_input_name(a, 0), x, &err), err);
+  assert_int_equal(ovta_exec_run(a, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "attach"));
+  OVTA_ASSERT_OK(ovta_exec_attach(a, "fsim", NULL, &err), err);
+  assert_int_equal(ovta_exec_attach(a, "fsim", NULL, &err), OVTA_EINVAL);
+  char dir[] = "/tmp/ovta_vta_graph_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  OVTA_ASSERT_OK(ovta_exec_save(a, dir, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_load(dir, &b, &err), err);
+  assert_int_equal(ovta_exec_accel_nodes(b), ovta_exec_accel_nodes(a));
+  assert_string_equal(ovta_exec_report(b), ovta_exec_report(a));
+  OVTA_ASSERT_OK(ovta_exec_attach(b, "fsim", NULL, &err), err);
+  ovta_tensor *ya = run1(a, x), *yb = run1(b, x);
+  assert_memory_equal(ya->data, yb->data, ya->nbytes);
+  ovta_tensor_free(ya), ovta_tensor_free(yb);
+  /* a CPU plan cannot attach */
+  ovta_exec *c;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &c, &err), err);
+  assert_int_equal(ovta_exec_attach(c, "fsim", NULL, &err), OVTA_EINVAL);
+  ovta_exec_free(c);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+  ovta_tensor_free(x), ovta_tensor_free(imgs);
+  ovta_exec_free(a), ovta_exec_free(b);
+  ovta_graph_free(g);
+}
+
+/* The command line: `ovta compile --target accel --calib --report`, `ovta run --backend fsim`
+ * (logits equal to the library's CPU path on the same int8 graph), `--backend cpu` refused. */
+static void test_cli(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  char dir[] = "/tmp/ovta_vta_cli_XXXXXX", cmd[2048], path[600];
+  assert_non_null(mkdtemp(dir));
+  ovta_tensor *imgs;
+  OVTA_ASSERT_OK(ovta_npy_read(FM "test_images.npy", "imgs", &imgs, &err), err);
+  ovta_tensor *x = image(imgs, 7, "image");
+  snprintf(path, sizeof path, "%s/x.npy", dir);
+  OVTA_ASSERT_OK(ovta_npy_write(path, x, &err), err);
+  snprintf(cmd, sizeof cmd,
+           "%s/build/ovta compile %s --target accel --calib %s --calib-count %d --config default --report -o %s/m.ovta "
+           "> %s/report.txt 2>&1",
+           OVTA_SRC_DIR, FM "fmnist_cnn.onnx", FM "calib_images.npy", NCAL, dir, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(path, sizeof path, "%s/report.txt", dir);
+  char *rep;
+  size_t len;
+  OVTA_ASSERT_OK(ovta_read_file(path, 1 << 20, &rep, &len, &err), err);
+  assert_non_null(strstr(rep, "op ovta.QConv: accel: tile"));
+  assert_non_null(strstr(rep, "op ovta.QDense: accel: tile"));
+  assert_non_null(strstr(rep, "summary: 4 node(s) on the accelerator"));
+  free(rep);
+  snprintf(cmd, sizeof cmd, "%s/build/ovta run %s/m.ovta --backend fsim --input image=%s/x.npy --output-dir %s/out --stats > %s/run.txt",
+           OVTA_SRC_DIR, dir, dir, dir, dir);
+  assert_int_equal(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s/build/ovta run %s/m.ovta --backend cpu --input image=%s/x.npy --output-dir %s/out2 2>/dev/null",
+           OVTA_SRC_DIR, dir, dir, dir);
+  assert_int_not_equal(system(cmd), 0);
+  /* the reference: the same int8 graph (same calibration) on the CPU path, in the library */
+  ovta_graph *g = int8_graph(&cfg);
+  ovta_exec *cpu;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
+  ovta_tensor *yc = run1(cpu, x), *ya;
+  snprintf(path, sizeof path, "%s/out/%s.npy", dir, ovta_exec_output_name(cpu, 0));
+  OVTA_ASSERT_OK(ovta_npy_read(path, "y", &ya, &err), err);
+  assert_int_equal(ya->nbytes, yc->nbytes);
+  assert_memory_equal(ya->data, yc->data, yc->nbytes);
+  ovta_tensor_free(ya), ovta_tensor_free(yc), ovta_tensor_free(x), ovta_tensor_free(imgs);
+  ovta_exec_free(cpu);
+  ovta_graph_free(g);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fmnist_fsim_default), cmocka_unit_test(test_fmnist_fsim_small),
+      cmocka_unit_test(test_fmnist_fsim_batch2),  cmocka_unit_test(test_fmnist_tsim),
+      cmocka_unit_test(test_save_load),           cmocka_unit_test(test_cli),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,754 @@
+/* cmd_profile.c: `ovta profile MODEL --input NAME=FILE.npy | --images FILE.npy`: one inference,
+ * a per-layer table (where each layer ran, cycles, MACs from the shapes, MAC utilization, DRAM
+ * bytes per memory type, instructions, micro-ops, CPU time), totals; optionally JSON, a Chrome
+ * trace timeline with the layers as spans (tsim), and gnuplot plots (roofline, utilization).
+ *
+ * Sections:
+ *   1. Options and help
+ *   2. Model and input  - a compiled folder, or a model file compiled here (int8, calibrated)
+ *   3. Layers           - per-step counters into rows; totals
+ *   4. Output           - the text table and the JSON object
+ *   5. Trace            - tsim's per-instruction events merged with one span per layer
+ *   6. Plots            - data files + the scripts in tools/plot/ run by gnuplot
+ */
+#include "ovta_tool.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "loopir.h"
+#include "ovta_driver.h"
+#include "vta.h"
+
+/* ---------------------------------------------------------------- 1. Options and help */
+
+static const char *help =
+    "usage: ovta profile MODEL (--input NAME=FILE.npy | --images FILE.npy) [options]\n\n"
+    "Run one inference and print a per-layer profile: layer, op, where it ran (accel/cpu),\n"
+    "device cycles (tsim), MACs (from the layer's shapes), MAC utilization =\n"
+    "MACs / (cycles x BATCH x BLOCK_IN x BLOCK_OUT), DRAM bytes read per memory type (UOP, WGT,\n"
+    "INP, ACC) and written (OUT), instructions and micro-ops executed by the device, and the\n"
+    "wall time of each step (CPU layers: the kernel; accelerator layers: host code + device run);\n"
+    "then the totals.\n\n"
+    "MODEL is a folder from `ovta compile` (run as compiled; `--target accel` folders on\n"
+    "--backend), or a model file (.onnx/.json) compiled here: for fsim/tsim quantized to int8\n"
+    "(calibrated on --calib, default the --images) with conv/dense on the accelerator, as\n"
+    "`ovta compile --target accel`; for --backend cpu the model as it is on the CPU path.\n\n"
+    "options:\n"
+    "  --input NAME=FILE.npy  the value of graph input NAME, fed as it is\n"
+    "  --images FILE.npy      images uint8 [N,H,W] or [N,C,H,W] (fed as pixel/255) or float\n"
+    "                         (fed as they are); image --index K is profiled (default 0)\n"
+    "  --index K              which of --images (default 0)\n"
+    "  --backend NAME         fsim (default), tsim (counts cycles), cpu, or a board backend\n"
+    "  --config NAME          hardware config when compiling a model file (default $OVTA_CONFIG\n"
+    "                         or default)\n"
+    "  --calib FILE.npy       calibration samples for a float model (default: --images)\n"
+    "  --calib-count N        use the first N calibration samples (default up to 64)\n"
+    "  --vt N                 virtual threads 1 or 2 (default 2) when compiling\n"
+    "  --json                 print one JSON object instead of the table\n"
+    "  --json-out FILE        also write that JSON object to FILE (with the table on stdout)\n"
+    "  --output-dir DIR       write the model's outputs as DIR/NAME.npy (like `ovta run`)\n"
+    "  --trace-json FILE      (tsim) write a Chrome trace (Trace Event JSON; open it in Perfetto or\n"
+    "                         chrome://tracing): one event per instruction on the load, compute\n"
+    "                         and store tracks, and one span per layer on the \"layers\" track\n"
+    "  --plots DIR            write with gnuplot DIR/roofline.png (arithmetic intensity MAC/byte\n"
+    "                         vs achieved MAC/cycle of the accelerator layers, compute roof\n"
+    "                         BATCH*BLOCK_IN*BLOCK_OUT, memory roof AXI_DATA_BITS/8 bytes/cycle)\n"
+    "                         and DIR/utilization.png (per layer); the data in DIR/layers.dat.\n"
+    "                         Needs cycles (tsim)\n\n"
+    "JSON: {model, backend, config, peak_macs_per_cycle, bus_bytes_per_cycle, clock_mhz, layers:\n"
+    "[{index, name, op, where, cycles, macs, utilization, bytes_read {uop, wgt, inp, acc},\n"
+    "bytes_written, insns, uops, gemm_uops, alu_uops, time_us}], totals {...same fields}}.\n"
+    "cycles and utilization are null where nothing counts cycles (cpu layers, fsim).\n";
+
+typedef struct popts {
+  const char *model, *input_name, *input_file, *images, *backend, *config, *calib, *trace, *plots, *json_out, *outdir;
+  int64_t index, calib_count, vt;
+  bool json;
+} popts;
+
+/* ---------------------------------------------------------------- 2. Model and input */
+
+/* Sample k of an image/sample array as one float32 model input [1, ...]: uint8 scaled by 1/255,
+ * [N,H,W] gets a channel dim [1,1,H,W]. */
+static int sample_of(const ovta_tensor *a, int64_t k, const char *name, ovta_tensor **out, ovta_error *err) {
+  *out = NULL;
+  if (a->rank < 2) return OVTA_FAIL(err, OVTA_EINVAL, "%s: need an array [N, ...] of samples, not rank %d", name, a->rank);
+  int64_t n = a->shape[0], per = n > 0 ? ovta_tensor_numel(a) / n : 0;
+  if (k < 0 || k >= n) return OVTA_FAIL(err, OVTA_EINVAL, "%s: sample %lld of %lld", name, (long long)k, (long long)n);
+  int64_t shape[8] = {1};
+  int r = 1;
+  if (a->rank == 3) shape[r++] = 1;
+  for (int d = 1; d < a->rank && r < 8; d++) shape[r++] = a->shape[d];
+  ovta_tensor *t = ovta_tensor_new("sample", OVTA_DT_F32, r, shape);
+  int rc = t ? ovta_tensor_alloc(t, err) : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  if (rc) {
+    ovta_tensor_free(t);
+    return rc;
+  }
+  double sc = a->dtype == OVTA_DT_U8 ? 1.0 / 255.0 : 1.0;
+  for (int64_t i = 0; i < per; i++) ((float *)t->data)[i] = (float)(ovta_tensor_get_f(a, k * per + i) * sc);
+  *out = t;
+  return 0;
+}
+
+/* The graph's single input takes the shape of value v (symbolic dims; rank must match). */
+static int fit_input(ovta_graph *g, const ovta_tensor *v, ovta_error *err) {
+  if (g->n_inputs != 1) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "the model has %d inputs; use --input for each", g->n_inputs);
+  ovta_tensor *in = g->inputs[0];
+  if (in->rank >= 0 && in->rank != v->rank) {
+    char a[128], b[128];
+    ovta_shape_str(v, a, sizeof a), ovta_shape_str(in, b, sizeof b);
+    return OVTA_FAIL(err, OVTA_EINVAL, "input %s is %s; the value given is %s", in->name, b, a);
+  }
+  for (int d = 0; d < v->rank; d++)
+    if (in->rank >= 0 && in->shape[d] >= 0 && in->shape[d] != v->shape[d]) {
+      char a[128], b[128];
+      ovta_shape_str(v, a, sizeof a), ovta_shape_str(in, b, sizeof b);
+      return OVTA_FAIL(err, OVTA_EINVAL, "input %s is %s; the value given is %s", in->name, b, a);
+    }
+  in->rank = v->rank;
+  memcpy(in->shape, v->shape, sizeof(int64_t) * (size_t)v->rank);
+  if (in->dtype == OVTA_DT_UNDEF) in->dtype = v->dtype;
+  return 0;
+}
+
+static bool is_dir(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The compiled plan, attached to the backend (accelerator plans), and the input value. */
+static int prepare(const popts *o, ovta_exec **ep, ovta_tensor **xp, char *in_name, size_t in_name_len,
+                   const ovta_dev_opts *dopts, ovta_error *err) {
+  ovta_tensor *x = NULL, *imgs = NULL, *cal = NULL;
+  ovta_graph *g = NULL;
+  ovta_exec *e = NULL;
+  ovta_tensor **cvals = NULL;
+  int ncal = 0, rc = 0;
+  bool cpu = !strcmp(o->backend, "cpu");
+  if (o->input_file) rc = ovta_npy_read(o->input_file, o->input_name, &x, err);
+  else {
+    rc = ovta_npy_read(o->images, "images", &imgs, err);
+    if (!rc) rc = sample_of(imgs, o->index, o->images, &x, err);
+  }
+  if (rc) goto done;
+  if (is_dir(o->model)) {
+    if (o->calib || o->config || o->vt) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "--calib, --config and --vt apply to a model file; %s is compiled", o->model);
+      goto done;
+    }
+    if ((rc = ovta_exec_load(o->model, &e, err))) goto done;
+    if (ovta_exec_accel_nodes(e) > 0 && cpu) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "%s runs %d node(s) on the accelerator: use --backend fsim|tsim", o->model,
+                     ovta_exec_accel_nodes(e));
+      goto done;
+    }
+    if (ovta_exec_accel_nodes(e) == 0 && !cpu) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: %s was compiled for the cpu (ovta compile --target accel)",
+                     o->backend, o->model);
+      goto done;
+    }
+    if (!cpu && (rc = ovta_exec_attach(e, o->backend, dopts, err))) goto done;
+  } else {
+    if ((rc = ovta_graph_load(o->model, &g, err))) goto done;
+    if ((rc = fit_input(g, x, err))) goto done;
+    ovta_exec_opts eo;
+    ovta_exec_opts_init(&eo);
+    ovta_config cfg;
+    if (!cpu) {
+      if ((rc = ovta_config_load(tool_config_name(o->config), &cfg, err))) goto done;
+      bool quantized = false;
+      for (int i = 0; i < g->n_nodes; i++)
+        quantized |= !strcmp(g->nodes[i]->op, "ovta.QConv") || !strcmp(g->nodes[i]->op, "ovta.QDense");
+      if (!quantized) {
+        const char *cpath = o->calib ? o->calib : o->images;
+        if (!cpath) {
+          rc = OVTA_FAIL(err, OVTA_EINVAL, "a float model needs calibration samples for the accelerator: --calib FILE.npy");
+          goto done;
+        }
+        if ((rc = ovta_npy_read(cpath, "calib", &cal, err))) goto done;
+        int64_t S = cal->rank >= 2 ? cal->shape[0] : 0;
+        if (S < 1) {
+          rc = OVTA_FAIL(err, OVTA_EINVAL, "--calib %s: need samples [S, ...]", cpath);
+          goto done;
+        }
+        int64_t want = o->calib_count ? o->calib_count : 64;
+        if (S > want) S = want;
+        cvals = calloc((size_t)S, sizeof *cvals);
+        ovta_tensor *const **ptrs = calloc((size_t)S, sizeof *ptrs);
+        if (!cvals || !ptrs) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+        for (int64_t s = 0; !rc && s < S; s++) {
+          if ((rc = sample_of(cal, s, cpath, &cvals[ncal], err))) break;
+          const ovta_tensor *c = cvals[ncal];
+          ptrs[ncal] = &cvals[ncal], ncal++;
+          if (c->rank != x->rank || memcmp(c->shape, x->shape, sizeof(int64_t) * (size_t)x->rank)) {
+            char a[128], b[128];
+            ovta_shape_str(c, a, sizeof a), ovta_shape_str(x, b, sizeof b);
+            rc = OVTA_FAIL(err, OVTA_EINVAL, "--calib %s: samples are %s, the input is %s", cpath, a, b);
+          }
+        }
+        if (!rc) {
+          ovta_compile_opts co = {0};
+          co.cfg = &cfg;
+          co.passes = ovta_accel_pipeline;
+          co.n_calib = ncal;
+          co.calib = ptrs;
+          rc = ovta_compile_pipeline(g, &co, err);
+        }
+        free(ptrs);
+        if (rc) goto done;
+      }
+      eo.accel = true;
+      eo.cfg = &cfg;
+      eo.vthreads = (int)o->vt;
+      eo.backend = o->backend;
+      eo.dev_opts = dopts;
+    }
+    if ((rc = ovta_exec_build(g, &eo, &e, err))) goto done;
+    if (!cpu && ovta_exec_accel_nodes(e) == 0) {
+      rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "--backend %s: no node of %s can run on the accelerator; use --backend cpu",
+                     o->backend, o->model);
+      goto done;
+    }
+  }
+  /* the input by name */
+  const char *nm = o->input_name;
+  if (!nm) {
+    if (ovta_exec_num_inputs(e) != 1) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL, "the model has %d inputs: use --input NAME=FILE.npy", ovta_exec_num_inputs(e));
+      goto done;
+    }
+    nm = ovta_exec_input_name(e, 0);
+  }
+  snprintf(in_name, in_name_len, "%s", nm);
+done:
+  for (int i = 0; i < ncal; i++) ovta_tensor_free(cvals[i]);
+  free(cvals);
+  ovta_tensor_free(cal);
+  ovta_tensor_free(imgs);
+  ovta_graph_free(g);
+  if (rc) {
+    ovta_exec_free(e);
+    ovta_tensor_free(x);
+    return rc;
+  }
+  *ep = e, *xp = x;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- 3. Layers */
+
+typedef struct row {
+  char *name, *op;
+  bool accel, has_cycles;
+  uint64_t cycles, dev_runs;
+  int64_t macs;
+  uint64_t br[4], bw;   /* bytes read UOP WGT INP ACC, written OUT */
+  uint64_t insns, gemm, alu;
+  double us;            /* wall time of the step */
+} row;
+
+typedef struct prof {
+  int n;
+  row *r;
+  row tot;
+  bool has_cfg;
+  ovta_config cfg;
+  int64_t peak;         /* MACs per cycle */
+  int bus;              /* bytes per cycle */
+} prof;
+
+static double util(const prof *p, const row *r) {
+  return r->has_cycles && r->cycles && p->peak ? (double)r->macs / ((double)r->cycles * (double)p->peak) : NAN;
+}
+
+static uint64_t row_bytes(const row *r) { return r->br[0] + r->br[1] + r->br[2] + r->br[3] + r->bw; }
+
+static int collect(ovta_exec *e, prof *p, ovta_error *err) {
+  memset(p, 0, sizeof *p);
+  const ovta_config *c = ovta_exec_config(e);
+  if (c) {
+    p->has_cfg = true, p->cfg = *c;
+    p->peak = (int64_t)c->batch * c->block_in * c->block_out;
+    p->bus = c->axi_data_bits / 8;
+  }
+  p->n = ovta_exec_num_steps(e);
+  p->r = calloc((size_t)p->n + 1, sizeof *p->r);
+  if (!p->r) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  p->tot.name = strdup("total"), p->tot.op = strdup("");
+  for (int i = 0; i < p->n; i++) {
+    ovta_exec_node_stats s;
+    int rc = ovta_exec_node_stats_get(e, i, &s, err);
+    if (rc) return rc;
+    row *r = &p->r[i];
+    r->name = strdup(s.node), r->op = strdup(s.op);
+    r->accel = s.accel, r->has_cycles = s.accel && s.has_cycles, r->cycles = s.cycles, r->dev_runs = s.dev_runs;
+    r->macs = s.macs;
+    memcpy(r->br, s.bytes_read, sizeof r->br);
+    r->bw = s.bytes_written;
+    r->insns = s.accel ? s.dev_insns : 0, r->gemm = s.gemm_uops, r->alu = s.alu_uops;
+    r->us = (double)s.ns / 1e3;
+    row *t = &p->tot;
+    t->has_cycles |= r->has_cycles, t->cycles += r->cycles, t->macs += r->macs;
+    for (int m = 0; m < 4; m++) t->br[m] += r->br[m];
+    t->bw += r->bw, t->insns += r->insns, t->gemm += r->gemm, t->alu += r->alu, t->us += r->us;
+  }
+  return 0;
+}
+
+static void prof_free(prof *p) {
+  for (int i = 0; i < p->n; i++) free(p->r[i].name), free(p->r[i].op);
+  free(p->r);
+  free(p->tot.name), free(p->tot.op);
+}
+
+/* ---------------------------------------------------------------- 4. Output */
+
+static void fmt_u(char *b, size_t n, bool have, uint64_t v) {
+  if (have) snprintf(b, n, "%llu", (unsigned long long)v);
+  else snprintf(b, n, "-");
+}
+
+static void print_row(const prof *p, const row *r, int idx) {
+  char name[40], cyc[24], ut[16];
+  size_t L = strlen(r->name);
+  if (L > 34) snprintf(name, sizeof name, "..%s", r->name + L - 32);
+  else snprintf(name, sizeof name, "%s", r->name);
+  fmt_u(cyc, sizeof cyc, r->has_cycles, r->cycles);
+  double u = util(p, r);
+  if (isnan(u)) snprintf(ut, sizeof ut, "-");
+  else snprintf(ut, sizeof ut, "%.1f%%", 100.0 * u);
+  bool dev = r->accel || (idx < 0 && p->has_cfg);
+  char b[5][24], ins[24], uo[24];
+  for (int m = 0; m < 4; m++) fmt_u(b[m], sizeof b[m], dev, r->br[m]);
+  fmt_u(b[4], sizeof b[4], dev, r->bw);
+  fmt_u(ins, sizeof ins, dev, r->insns);
+  fmt_u(uo, sizeof uo, dev, r->gemm + r->alu);
+  if (idx >= 0) printf("%3d ", idx);
+  else printf("    ");
+  printf("%-34s %-18s %-5s %10s %12lld %6s %7s %9s %9s %8s %9s %7s %9s %10.1f\n", name, r->op,
+         idx < 0 ? "" : r->accel ? "accel" : "cpu", cyc, (long long)r->macs, ut, b[0], b[1], b[2], b[3], b[4], ins, uo,
+         r->us);
+}
+
+static void print_text(const popts *o, const prof *p, const char *backend) {
+  if (p->has_cfg)
+    printf("ovta profile: %s on %s (config %s: %dx%dx%d GEMM = %lld MAC/cycle, bus %d bytes/cycle)\n", o->model, backend,
+           p->cfg.name, p->cfg.batch, p->cfg.block_in, p->cfg.block_out, (long long)p->peak, p->bus);
+  else printf("ovta profile: %s on the cpu\n", o->model);
+  printf("%3s %-34s %-18s %-5s %10s %12s %6s %7s %9s %9s %8s %9s %7s %9s %10s\n", "#", "layer", "op", "where", "cycles",
+         "MACs", "util", "UOP rd", "WGT rd", "INP rd", "ACC rd", "OUT wr", "insns", "uops", "time_us");
+  for (int i = 0; i < p->n; i++) print_row(p, &p->r[i], i);
+  print_row(p, &p->tot, -1);
+  int na = 0;
+  int64_t amacs = 0;
+  double aus = 0, cus = 0;
+  for (int i = 0; i < p->n; i++) {
+    if (p->r[i].accel) na++, amacs += p->r[i].macs, aus += p->r[i].us;
+    else cus += p->r[i].us;
+  }
+  if (!p->has_cfg) {
+    printf("cpu: %d layer(s), %.3f MMAC, %.1f us\n", p->n, (double)p->tot.macs / 1e6, cus);
+    return;
+  }
+  printf("accelerator: %d layer(s), %.3f MMAC", na, (double)amacs / 1e6);
+  if (p->tot.has_cycles)
+    printf(", %llu cycles (%.3f ms at %d MHz), MAC utilization %.2f%%", (unsigned long long)p->tot.cycles,
+           (double)p->tot.cycles / (p->cfg.clock_mhz > 0 ? p->cfg.clock_mhz * 1e3 : 1e3), p->cfg.clock_mhz,
+           100.0 * (double)amacs / ((double)p->tot.cycles * (double)p->peak));
+  else if (na) printf(", no cycles (%s counts none; tsim does)", backend);
+  printf("; host wall time %.1f us\ncpu: %d layer(s), %.1f us\n", aus, p->n - na, cus);
+}
+
+static cJSON *num_or_null(bool have, double v) { return have ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
+
+static cJSON *row_json(const prof *p, const row *r, int idx) {
+  cJSON *o = cJSON_CreateObject();
+  if (idx >= 0) cJSON_AddNumberToObject(o, "index", idx);
+  if (idx >= 0) cJSON_AddStringToObject(o, "name", r->name);
+  if (idx >= 0) cJSON_AddStringToObject(o, "op", r->op);
+  if (idx >= 0) cJSON_AddStringToObject(o, "where", r->accel ? "accel" : "cpu");
+  cJSON_AddItemToObject(o, "cycles", num_or_null(r->has_cycles, (double)r->cycles));
+  cJSON_AddNumberToObject(o, "macs", (double)r->macs);
+  double u = util(p, r);
+  cJSON_AddItemToObject(o, "utilization", num_or_null(!isnan(u), u));
+  cJSON *b = cJSON_AddObjectToObject(o, "bytes_read");
+  static const char *const mn[4] = {"uop", "wgt", "inp", "acc"};
+  for (int m = 0; m < 4; m++) cJSON_AddNumberToObject(b, mn[m], (double)r->br[m]);
+  cJSON_AddNumberToObject(o, "bytes_written", (double)r->bw);
+  cJSON_AddNumberToObject(o, "insns", (double)r->insns);
+  cJSON_AddNumberToObject(o, "uops", (double)(r->gemm + r->alu));
+  cJSON_AddNumberToObject(o, "gemm_uops", (double)r->gemm);
+  cJSON_AddNumberToObject(o, "alu_uops", (double)r->alu);
+  cJSON_AddNumberToObject(o, "time_us", r->us);
+  return o;
+}
+
+static int print_json(const popts *o, const prof *p, const char *backend, FILE *f, ovta_error *err) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "model", o->model);
+  cJSON_AddStringToObject(j, "backend", backend);
+  if (p->has_cfg) {
+    cJSON_AddStringToObject(j, "config", p->cfg.name);
+    cJSON_AddNumberToObject(j, "peak_macs_per_cycle", (double)p->peak);
+    cJSON_AddNumberToObject(j, "bus_bytes_per_cycle", p->bus);
+    cJSON_AddNumberToObject(j, "clock_mhz", p->cfg.clock_mhz);
+  } else {
+    cJSON_AddNullToObject(j, "config");
+  }
+  int na = 0;
+  for (int i = 0; i < p->n; i++) na += p->r[i].accel;
+  cJSON_AddNumberToObject(j, "accel_layers", na);
+  cJSON_AddNumberToObject(j, "cpu_layers", p->n - na);
+  cJSON *ls = cJSON_AddArrayToObject(j, "layers");
+  for (int i = 0; i < p->n; i++) cJSON_AddItemToArray(ls, row_json(p, &p->r[i], i));
+  cJSON_AddItemToObject(j, "totals", row_json(p, &p->tot, -1));
+  char *s = cJSON_Print(j);
+  cJSON_Delete(j);
+  if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  bool ok = fprintf(f, "%s\n", s) >= 0;
+  free(s);
+  return ok ? 0 : OVTA_FAIL(err, OVTA_EIO, "writing the JSON failed");
+}
+
+/* Every output of the last run as DIR/NAME.npy. */
+static int write_outputs(ovta_exec *e, const char *dir, ovta_error *err) {
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "--output-dir %s: %s", dir, strerror(errno));
+  for (int i = 0; i < ovta_exec_num_outputs(e); i++) {
+    ovta_tensor *t;
+    int rc = ovta_exec_get_output(e, i, &t, err);
+    if (rc) return rc;
+    char fn[256], path[4096];
+    size_t k = 0;
+    for (const char *c = t->name; *c && k < sizeof fn - 1; c++)
+      fn[k++] = ((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '.' ||
+                 *c == '-' || *c == '_') ? *c : '_';
+    fn[k] = 0;
+    snprintf(path, sizeof path, "%s/%s.npy", dir, fn);
+    rc = ovta_npy_write(path, t, err);
+    ovta_tensor_free(t);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- 5. Trace */
+
+/* tsim writes one "X" event per instruction and unit (ts in us at the config's clock, cycles
+ * since the device opened; args.start_cycle counts from the start of that device run). Every
+ * device run starts at ts/us - start_cycle; runs in order belong to the accelerator layers in
+ * order (dev_runs each). Written back as {"traceEvents": [...]} with one "layers" track (tid 0)
+ * holding a span per accelerator layer over its device run(s). */
+static int merge_trace(const char *raw, const char *out, const prof *p, ovta_error *err) {
+  char *txt = NULL;
+  size_t len = 0;
+  int rc = ovta_read_file(raw, (size_t)1 << 31, &txt, &len, err);
+  if (rc) return ovta_error_wrap(err, "tsim trace"), rc;
+  cJSON *arr = cJSON_ParseWithLength(txt, len);
+  free(txt);
+  if (!cJSON_IsArray(arr)) {
+    cJSON_Delete(arr);
+    return OVTA_FAIL(err, OVTA_EPARSE, "the tsim trace %s is not a JSON array of events", raw);
+  }
+  double mhz = p->cfg.clock_mhz > 0 ? p->cfg.clock_mhz : 100;
+  /* run starts, in order of first appearance, deduplicated (runs do not overlap) */
+  int cap = 64, nr = 0;
+  uint64_t *starts = malloc(sizeof *starts * (size_t)cap);
+  const cJSON *ev;
+  cJSON_ArrayForEach(ev, arr) {
+    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph"), *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
+    const cJSON *sc = args ? cJSON_GetObjectItemCaseSensitive(args, "start_cycle") : NULL;
+    if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") || !cJSON_IsNumber(ts) || !cJSON_IsNumber(sc)) continue;
+    uint64_t abs = (uint64_t)llround(ts->valuedouble * mhz), st = (uint64_t)sc->valuedouble;
+    uint64_t r0 = abs >= st ? abs - st : 0;
+    bool seen = false;
+    for (int k = 0; k < nr && !seen; k++) seen = starts[k] == r0;
+    if (seen) continue;
+    if (nr == cap) {
+      uint64_t *n2 = starts ? realloc(starts, sizeof *starts * (size_t)(cap *= 2)) : NULL;
+      if (!n2) break;
+      starts = n2;
+    }
+    if (starts) starts[nr++] = r0;
+  }
+  if (!starts) {
+    cJSON_Delete(arr);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  }
+  /* sort the starts */
+  for (int a = 1; a < nr; a++)
+    for (int b = a; b > 0 && starts[b - 1] > starts[b]; b--) {
+      uint64_t t = starts[b];
+      starts[b] = starts[b - 1], starts[b - 1] = t;
+    }
+  int want = 0;
+  for (int i = 0; i < p->n; i++) want += p->r[i].accel ? (int)(p->r[i].dev_runs ? p->r[i].dev_runs : 1) : 0;
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "displayTimeUnit", "ns");
+  cJSON *od = cJSON_AddObjectToObject(root, "otherData");
+  cJSON_AddStringToObject(od, "producer", "ovta profile (tsim)");
+  cJSON_AddStringToObject(od, "config", p->cfg.name);
+  cJSON_AddNumberToObject(od, "clock_mhz", mhz);
+  cJSON_AddStringToObject(od, "time_unit", "microseconds at clock_mhz; cycles in args");
+  cJSON_AddItemToObject(root, "traceEvents", arr);
+  if (nr != want) {
+    fprintf(stderr, "ovta: warning: the trace has %d device run(s), the layers %d: no layer spans\n", nr, want);
+  } else {
+    int k = 0;
+    for (int i = 0; i < p->n; i++) {
+      const row *r = &p->r[i];
+      if (!r->accel) continue;
+      int runs = (int)(r->dev_runs ? r->dev_runs : 1);
+      uint64_t c0 = starts[k];
+      k += runs;
+      cJSON *s = cJSON_CreateObject();
+      cJSON_AddStringToObject(s, "name", r->name);
+      cJSON_AddStringToObject(s, "cat", "layer");
+      cJSON_AddStringToObject(s, "ph", "X");
+      cJSON_AddNumberToObject(s, "pid", 1);
+      cJSON_AddNumberToObject(s, "tid", 0);
+      cJSON_AddNumberToObject(s, "ts", (double)c0 / mhz);
+      /* one run: its cycles; several: up to the end of the last (cycles count the last run only) */
+      uint64_t end = starts[k - 1] + r->cycles;
+      cJSON_AddNumberToObject(s, "dur", (double)(end - c0) / mhz);
+      cJSON *a = cJSON_AddObjectToObject(s, "args");
+      cJSON_AddStringToObject(a, "op", r->op);
+      cJSON_AddNumberToObject(a, "layer", i);
+      cJSON_AddNumberToObject(a, "cycles", (double)r->cycles);
+      cJSON_AddNumberToObject(a, "macs", (double)r->macs);
+      double u = util(p, r);
+      if (!isnan(u)) cJSON_AddNumberToObject(a, "utilization", u);
+      cJSON_AddNumberToObject(a, "start_cycle", (double)c0);
+      cJSON_AddItemToArray(arr, s);
+    }
+  }
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "name", "thread_name");
+  cJSON_AddStringToObject(m, "ph", "M");
+  cJSON_AddNumberToObject(m, "pid", 1);
+  cJSON_AddNumberToObject(m, "tid", 0);
+  cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", "layers");
+  cJSON_AddItemToArray(arr, m);
+  m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "name", "process_name");
+  cJSON_AddStringToObject(m, "ph", "M");
+  cJSON_AddNumberToObject(m, "pid", 1);
+  cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", "ovta accelerator (tsim)");
+  cJSON_AddItemToArray(arr, m);
+  free(starts);
+  char *s = cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  FILE *f = fopen(out, "w");
+  if (!f) {
+    free(s);
+    return OVTA_FAIL(err, OVTA_EIO, "--trace-json %s: %s", out, strerror(errno));
+  }
+  size_t n = strlen(s);
+  bool ok = fwrite(s, 1, n, f) == n && fputc('\n', f) != EOF;
+  ok &= fclose(f) == 0;
+  free(s);
+  return ok ? 0 : OVTA_FAIL(err, OVTA_EIO, "--trace-json %s: write failed", out);
+}
+
+/* ---------------------------------------------------------------- 6. Plots */
+
+/* Run gnuplot with -e DEFS SCRIPT; 0 when it exits 0. */
+static int run_gnuplot(const char *defs, const char *script, ovta_error *err) {
+  pid_t pid = fork();
+  if (pid < 0) return OVTA_FAIL(err, OVTA_EIO, "fork: %s", strerror(errno));
+  if (pid == 0) {
+    execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "--plots needs gnuplot (Debian: apt-get install gnuplot-nox)");
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return OVTA_FAIL(err, OVTA_EIO, "gnuplot %s failed (status %d)", script, st);
+  return 0;
+}
+
+/* The gnuplot terminal: pngcairo when gnuplot has it, else png, else svg. */
+static const char *plot_terminal(void) {
+  static char term[16];
+  if (term[0]) return term;
+  snprintf(term, sizeof term, "svg");
+  FILE *f = popen("gnuplot -e 'set terminal' 2>&1", "r");
+  if (!f) return term;
+  char line[256];
+  bool cairo = false, png = false;
+  while (fgets(line, sizeof line, f)) {
+    char w[64];
+    if (sscanf(line, " %63s", w) == 1) cairo |= !strcmp(w, "pngcairo"), png |= !strcmp(w, "png");
+  }
+  pclose(f);
+  if (cairo) snprintf(term, sizeof term, "pngcairo");
+  else if (png) snprintf(term, sizeof term, "png");
+  return term;
+}
+
+static int write_plots(const char *dir, const prof *p, ovta_error *err) {
+  if (!p->tot.has_cycles)
+    return OVTA_FAIL(err, OVTA_EINVAL, "--plots needs accelerator cycles: use --backend tsim");
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "--plots %s: %s", dir, strerror(errno));
+  char path[4096];
+  snprintf(path, sizeof path, "%s/layers.dat", dir);
+  FILE *f = fopen(path, "w");
+  if (!f) return OVTA_FAIL(err, OVTA_EIO, "--plots %s: %s", path, strerror(errno));
+  fprintf(f, "# ovta profile: accelerator layers (config %s, peak %lld MAC/cycle, bus %d bytes/cycle)\n"
+             "# k layer name intensity_mac_per_byte mac_per_cycle utilization_pct cycles macs bytes\n"
+             "# (k counts the rows here; layer is the row # of the profile table)\n",
+          p->cfg.name, (long long)p->peak, p->bus);
+  int k = 0;
+  for (int i = 0; i < p->n; i++) {
+    const row *r = &p->r[i];
+    if (!r->accel || !r->has_cycles || !r->cycles) continue;
+    /* a short label: the name without the common "/.../" noise */
+    char lab[64];
+    const char *nm = r->name;
+    if (nm[0] == '/') nm++;
+    size_t j = 0;
+    for (const char *c = nm; *c && j < sizeof lab - 1; c++) lab[j++] = (*c == ' ' || *c == '"') ? '_' : *c;
+    lab[j] = 0;
+    uint64_t by = row_bytes(r);
+    fprintf(f, "%d %d \"%s\" %.6g %.6g %.4f %llu %lld %llu\n", k++, i, lab, by ? (double)r->macs / (double)by : 0,
+            (double)r->macs / (double)r->cycles, 100.0 * util(p, r), (unsigned long long)r->cycles, (long long)r->macs,
+            (unsigned long long)by);
+  }
+  if (fclose(f) != 0) return OVTA_FAIL(err, OVTA_EIO, "--plots %s: write failed", path);
+  if (k == 0) return OVTA_FAIL(err, OVTA_EINVAL, "--plots: no accelerator layer with cycles");
+  const char *term = plot_terminal();
+  const char *ext = strcmp(term, "svg") ? "png" : "svg";
+  static const char *const scripts[2] = {"roofline", "utilization"};
+  for (int s = 0; s < 2; s++) {
+    char defs[8192], script[4096];
+    snprintf(script, sizeof script, "%s/tools/plot/%s.gp", OVTA_SRC_DIR, scripts[s]);
+    if (access(script, R_OK) != 0) return OVTA_FAIL(err, OVTA_EIO, "--plots: %s: %s", script, strerror(errno));
+    snprintf(defs, sizeof defs,
+             "datafile='%s/layers.dat'; outfile='%s/%s.%s'; term='%s'; peak=%lld; bus=%d; cfgname='%s'; nlayers=%d",
+             dir, dir, scripts[s], ext, term, (long long)p->peak, p->bus, p->cfg.name, k);
+    int rc = run_gnuplot(defs, script, err);
+    if (rc) return rc;
+    snprintf(path, sizeof path, "%s/%s.%s", dir, scripts[s], ext);
+    struct stat st;
+    if (stat(path, &st) != 0 || st.st_size == 0) return OVTA_FAIL(err, OVTA_EIO, "gnuplot wrote no %s", path);
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+int ovta_cmd_profile(int argc, char **argv) {
+  popts o = {0};
+  o.backend = "fsim";
+  const char *v;
+  bool have_backend = false;
+  for (int i = 1; i < argc; i++) {
+    if (tool_is_help(argv[i])) {
+      fputs(help, stdout);
+      return 0;
+    } else if (tool_opt(argc, argv, &i, "--input", &v)) {
+      const char *eq = v ? strchr(v, '=') : NULL;
+      if (!eq || eq == v || !eq[1]) return tool_usage("profile", "--input needs NAME=FILE.npy");
+      if (o.input_file) return tool_usage("profile", "one --input only (models with one input)");
+      o.input_name = strndup(v, (size_t)(eq - v));
+      o.input_file = eq + 1;
+    } else if (tool_opt(argc, argv, &i, "--images", &v)) {
+      if (!v) return tool_usage("profile", "--images needs a .npy file");
+      o.images = v;
+    } else if (tool_opt(argc, argv, &i, "--index", &v)) {
+      if (!v || !tool_number(v, 0, INT32_MAX, &o.index)) return tool_usage("profile", "--index needs a number >= 0");
+    } else if (tool_opt(argc, argv, &i, "--backend", &v)) {
+      if (!v || !*v) return tool_usage("profile", "--backend needs a name");
+      o.backend = v, have_backend = true;
+    } else if (tool_opt(argc, argv, &i, "--config", &v)) {
+      if (!v) return tool_usage("profile", "--config needs a name");
+      o.config = v;
+    } else if (tool_opt(argc, argv, &i, "--calib", &v)) {
+      if (!v) return tool_usage("profile", "--calib needs a .npy file");
+      o.calib = v;
+    } else if (tool_opt(argc, argv, &i, "--calib-count", &v)) {
+      if (!v || !tool_number(v, 1, 100000, &o.calib_count)) return tool_usage("profile", "--calib-count needs a count");
+    } else if (tool_opt(argc, argv, &i, "--vt", &v)) {
+      if (!v || !tool_number(v, 1, 2, &o.vt)) return tool_usage("profile", "--vt needs 1 or 2");
+    } else if (tool_opt(argc, argv, &i, "--json", NULL)) {
+      o.json = true;
+    } else if (tool_opt(argc, argv, &i, "--json-out", &v)) {
+      if (!v) return tool_usage("profile", "--json-out needs a file");
+      o.json_out = v;
+    } else if (tool_opt(argc, argv, &i, "--output-dir", &v)) {
+      if (!v) return tool_usage("profile", "--output-dir needs a folder");
+      o.outdir = v;
+    } else if (tool_opt(argc, argv, &i, "--trace-json", &v)) {
+      if (!v) return tool_usage("profile", "--trace-json needs a file");
+      o.trace = v;
+    } else if (tool_opt(argc, argv, &i, "--plots", &v)) {
+      if (!v) return tool_usage("profile", "--plots needs a folder");
+      o.plots = v;
+    } else if (argv[i][0] == '-') {
+      return tool_usage("profile", "unknown option %s", argv[i]);
+    } else if (!o.model) {
+      o.model = argv[i];
+    } else {
+      return tool_usage("profile", "more than one model given");
+    }
+  }
+  (void)have_backend;
+  if (!o.model) return tool_usage("profile", "no model given");
+  if (!o.input_file == !o.images) return tool_usage("profile", "give exactly one of --input NAME=FILE.npy and --images FILE.npy");
+  if (o.index && !o.images) return tool_usage("profile", "--index needs --images");
+  if (o.trace && strcmp(o.backend, "tsim"))
+    return tool_usage("profile", "--trace-json needs --backend tsim (the timeline is in device cycles)");
+  if (o.plots && strcmp(o.backend, "tsim")) return tool_usage("profile", "--plots needs --backend tsim (cycles)");
+
+  ovta_error err = {0};
+  ovta_exec *e = NULL;
+  ovta_tensor *x = NULL;
+  char in_name[256] = "", raw[4096] = "";
+  ovta_dev_opts dopts = {0};
+  if (o.trace) {
+    snprintf(raw, sizeof raw, "%s.tsim.tmp", o.trace);
+    dopts.chrome_trace_path = raw;
+  }
+  prof p = {0};
+  int rc = prepare(&o, &e, &x, in_name, sizeof in_name, &dopts, &err);
+  if (!rc) rc = ovta_exec_set_input(e, in_name, x, &err);
+  if (!rc) rc = ovta_exec_run(e, &err);
+  if (!rc) rc = collect(e, &p, &err);
+  if (!rc && o.outdir) rc = write_outputs(e, o.outdir, &err);
+  ovta_exec_free(e); /* closes the device: the tsim trace is complete */
+  e = NULL;
+  if (!rc && o.trace) rc = merge_trace(raw, o.trace, &p, &err);
+  if (raw[0]) unlink(raw);
+  if (!rc && o.plots) rc = write_plots(o.plots, &p, &err);
+  if (!rc) {
+    if (o.json) rc = print_json(&o, &p, o.backend, stdout, &err);
+    else print_text(&o, &p, o.backend);
+  }
+  if (!rc && o.json_out) {
+    FILE *f = fopen(o.json_out, "w");
+    if (!f) rc = OVTA_FAIL(&err, OVTA_EIO, "--json-out %s: %s", o.json_out, strerror(errno));
+    else {
+      rc = print_json(&o, &p, o.backend, f, &err);
+      if (fclose(f) != 0 && !rc) rc = OVTA_FAIL(&err, OVTA_EIO, "--json-out %s: write failed", o.json_out);
+    }
+  }
+  fflush(stdout);
+  if (!rc && o.trace && !o.json) fprintf(stderr, "ovta: wrote the timeline %s (open in https://ui.perfetto.dev)\n", o.trace);
+  if (!rc && o.plots && !o.json) fprintf(stderr, "ovta: wrote the plots in %s/\n", o.plots);
+  prof_free(&p);
+  ovta_tensor_free(x);
+  free((char *)o.input_name);
+  return rc ? tool_error(&err, NULL) : 0;
+}
