@@ -9,6 +9,7 @@ pkgs=(
   verilator yosys                  # RTL simulation and synthesis
   llvm-15-dev llvm-15-tools        # LLVM-C code generation, FileCheck
   libprotobuf-c-dev protobuf-c-compiler python3-onnx  # ONNX import (onnx.proto from python3-onnx)
+  python3-numpy                    # test scripts read .npy files with Debian's python
   libonnx-testdata                 # ONNX conformance tests
   dataset-fashion-mnist            # the shipped model's data set
   gnuplot-nox                      # profile plots
