@@ -3,16 +3,22 @@
 #   make test   install what is missing, build, run the tests
 # Each layer adds itself through its own fragment (isa/isa.mk, driver/driver.mk, ...).
 # Outputs go to build/ (SAN=1: build-san/ with AddressSanitizer and UBSan; FUZZ=1: build-fuzz/,
-# clang with libFuzzer instrumentation, used by `make fuzz`).
+# clang with libFuzzer instrumentation, used by `make fuzz`; TSAN=1: build-tsan/, clang with
+# ThreadSanitizer, used by `make test-tsan`).
 
 SRC := $(abspath .)
 SAN ?= 0
 FUZZ ?= 0
+TSAN ?= 0
 CC := gcc
 ifeq ($(FUZZ),1)
 B ?= build-fuzz
 CC := clang
 SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else ifeq ($(TSAN),1)
+B ?= build-tsan
+CC := clang
+SANFLAGS := -fsanitize=thread -fno-omit-frame-pointer
 else ifeq ($(SAN),1)
 B ?= build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -91,6 +97,6 @@ run: deps
 	@bash tools/run-main.sh $(B)
 
 clean:
-	rm -rf build build-san build-fuzz
+	rm -rf build build-san build-fuzz build-tsan
 
 -include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)

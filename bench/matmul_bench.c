@@ -4,7 +4,9 @@
  * per line: instructions and micro-ops issued (runtime counters), wall time, the device counters
  * and, when the backend reports cycles (tsim), cycles and GEMM utilization =
  * MACs / (cycles * BATCH*BLOCK_IN*BLOCK_OUT). The result is checked against the plain-C
- * reference ("correct"). Usage: make bench-matmul */
+ * reference ("correct"). Two cases per config: "tile", the shape of tests/runtime (default
+ * 256x256x64: a quarter of its micro-ops are ALU, an eighth resets), and "compute_bound"
+ * (mm_shape_compute_bound: K = 1024, big tiles, GEMM dominates). Usage: make bench-matmul */
 #include <stdio.h>
 #include <time.h>
 
@@ -16,7 +18,7 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-static int bench_one(const char *backend, const char *cfgname, int vt) {
+static int bench_one(const char *backend, const char *cfgname, int vt, bool compute_bound) {
   ovta_error err = {0};
   ovta_config cfg;
   ovta_dev *dev = NULL;
@@ -28,7 +30,7 @@ static int bench_one(const char *backend, const char *cfgname, int vt) {
     ovta_error_print(stderr, &err);
     return rc;
   }
-  mm_shape s = mm_shape_for(&cfg);
+  mm_shape s = compute_bound ? mm_shape_compute_bound(&cfg) : mm_shape_for(&cfg);
   rc = mm_setup(dev, &s, 1, &r, &err);
   if (!rc) rc = ovta_rt_create(dev, NULL, &rt, &err);
   double t0 = now_s();
@@ -46,10 +48,10 @@ static int bench_one(const char *backend, const char *cfgname, int vt) {
     bool ok = memcmp(r.got, r.ref, (size_t)s.m * s.n) == 0;
     uint64_t macs = (uint64_t)s.m * s.n * s.k;
     char *rj = ovta_rt_stats_to_json(&st), *dj = ovta_counters_to_json(&ct);
-    printf("{\"bench\": \"matmul\", \"backend\": \"%s\", \"config\": \"%s\", \"virtual_threads\": %d, "
-           "\"m\": %d, \"n\": %d, \"k\": %d, \"correct\": %s, \"insns\": %llu, \"uops_recorded\": %llu, "
+    printf("{\"bench\": \"matmul\", \"case\": \"%s\", \"backend\": \"%s\", \"config\": \"%s\", "
+           "\"virtual_threads\": %d, \"m\": %d, \"n\": %d, \"k\": %d, \"correct\": %s, \"insns\": %llu, \"uops_recorded\": %llu, "
            "\"gemm_uops\": %llu, \"alu_uops\": %llu, \"macs\": %llu, \"wall_ms\": %.3f",
-           backend, cfgname, vt, s.m, s.n, s.k, ok ? "true" : "false", (unsigned long long)st.insns,
+           compute_bound ? "compute_bound" : "tile", backend, cfgname, vt, s.m, s.n, s.k, ok ? "true" : "false", (unsigned long long)st.insns,
            (unsigned long long)st.uops_recorded, (unsigned long long)ct.gemm_uops, (unsigned long long)ct.alu_uops,
            (unsigned long long)macs, (t1 - t0) * 1e3);
     if (ct.cycles) {
@@ -78,7 +80,8 @@ int main(void) {
     char cbuf[256], *s2 = NULL;
     snprintf(cbuf, sizeof cbuf, "%s", configs);
     for (char *c = strtok_r(cbuf, ", ", &s2); c; c = strtok_r(NULL, ", ", &s2))
-      for (int vt = 1; vt <= 2; vt++) fails += bench_one(b, c, vt) != 0;
+      for (int cb = 0; cb <= 1; cb++)
+        for (int vt = 1; vt <= 2; vt++) fails += bench_one(b, c, vt, cb) != 0;
   }
   return fails ? 1 : 0;
 }

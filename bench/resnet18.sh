@@ -27,15 +27,21 @@ if [ ! -s "$d/resnet18.onnx" ] || [ ! -s "$d/calib.npy" ] || [ models/resnet18/e
 fi
 plan=$d/resnet18-int8-$config.ovta
 t0=$(date +%s.%N)
-"$b/ovta" compile "$d/resnet18.onnx" --target accel --calib "$d/calib.npy" --config "$config" -o "$plan" >&2
+# compiled again when the model, the calibration inputs or the ovta binary are newer than the plan
+if [ ! -s "$plan/plan.json" ] || [ "$d/resnet18.onnx" -nt "$plan/plan.json" ] || [ "$d/calib.npy" -nt "$plan/plan.json" ] ||
+  [ "$b/ovta" -nt "$plan/plan.json" ]; then
+  "$b/ovta" compile "$d/resnet18.onnx" --target accel --calib "$d/calib.npy" --config "$config" -o "$plan" >&2
+else
+  echo "resnet18: $plan is up to date" >&2
+fi
 t1=$(date +%s.%N)
 extra=()
 if [ "$backend" = tsim ]; then extra=(--trace-json "$d/trace.json" --plots "$d/plots"); fi
 if [ "$json" = 1 ]; then
-  "$b/ovta" profile "$plan" --input image="$d/input.npy" --backend "$backend" --json-out "$d/profile.json" \
+  "$b/ovta" profile "$plan" --input image="$d/input.npy" --backend "$backend" --json-out "$d/profile-$backend.json" \
     --output-dir "$d/out-$backend" "${extra[@]}" >&2
 else
-  "$b/ovta" profile "$plan" --input image="$d/input.npy" --backend "$backend" --json-out "$d/profile.json" \
+  "$b/ovta" profile "$plan" --input image="$d/input.npy" --backend "$backend" --json-out "$d/profile-$backend.json" \
     --output-dir "$d/out-$backend" "${extra[@]}"
 fi
 t2=$(date +%s.%N)
@@ -43,7 +49,7 @@ t2=$(date +%s.%N)
 import json, sys
 import numpy as np
 d, backend, config, t0, t1, t2, as_json = sys.argv[1:8]
-p = json.load(open(d + "/profile.json"))
+p = json.load(open(d + "/profile-%s.json" % backend))
 y = np.load(d + "/out-%s/logits.npy" % backend).astype(np.float64).ravel()
 r = np.load(d + "/torch_out.npy").astype(np.float64).ravel()
 top5 = lambda v: set(np.argsort(-v)[:5].tolist())
@@ -53,7 +59,7 @@ vs = {"top1_agree": bool(np.argmax(y) == np.argmax(r)), "top5_overlap": len(top5
 p["compile_s"] = round(float(t1) - float(t0), 2)
 p["profile_s"] = round(float(t2) - float(t1), 2)
 p["vs_torch"] = vs
-json.dump(p, open(d + "/profile.json", "w"), indent=1)
+json.dump(p, open(d + "/profile-%s.json" % backend, "w"), indent=1)
 t = p["totals"]
 acc = [l for l in p["layers"] if l["where"] == "accel"]
 amacs = sum(l["macs"] for l in acc)
@@ -69,7 +75,7 @@ else:
           % (backend, t["insns"], t["uops"]), file=out)
 print("resnet18: int8 vs torch fp32: top-1 %s, top-5 overlap %d/5, cosine %.4f, max |diff| %.3f"
       % ("agrees" if vs["top1_agree"] else "differs", vs["top5_overlap"], vs["cosine"], vs["max_abs_diff"]), file=out)
-print("resnet18: compile %.1f s, profile run %.1f s; JSON in %s/profile.json" % (p["compile_s"], p["profile_s"], d),
+print("resnet18: compile %.1f s, profile run %.1f s; JSON in %s/profile-%s.json" % (p["compile_s"], p["profile_s"], d, backend),
       file=out)
 if as_json == "1":
     print(json.dumps(p))

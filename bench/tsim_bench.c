@@ -2,7 +2,8 @@
  * program, sized from the config. Prints one JSON object per program: simulated cycles, wall
  * time, simulated cycles per second of wall time (the speed of the model), and what the
  * hardware achieved: GEMM micro-ops per cycle (overall and per busy compute cycle), DMA bytes
- * per cycle (load and store, against the bus width). Usage: tsim_bench [CONFIG [REPEAT]]
+ * per cycle (load and store, against the bus width). sim_cycles_per_cpu_s divides by the
+ * process's CPU time instead of wall time (steadier on a shared machine). Usage: tsim_bench [CONFIG [REPEAT]]
  * (make bench-tsim [BENCH_CONFIG=small]). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,13 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
+/* CPU time of this process: the speed measure that holds up on a loaded, shared machine */
+static double cpu_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 static uint32_t min_u(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* An instruction stream under construction. */
@@ -50,7 +58,7 @@ static int put(stream *st, ovta_insn *in) {
 static int measure(stream *st, const ovta_config *cfg, const char *name, int repeat) {
   ovta_counters k, sum;
   memset(&sum, 0, sizeof sum);
-  double t0 = now_s();
+  double t0 = now_s(), p0 = cpu_s();
   for (int r = 0; r < repeat; r++) {
     CHECK(ovta_dev_run(st->d, st->s->phys, (uint32_t)st->n, 0, &err));
     ovta_dev_counters(st->d, &k);
@@ -62,15 +70,16 @@ static int measure(stream *st, const ovta_config *cfg, const char *name, int rep
     sum.bytes_written += k.bytes_written;
     for (int m = 0; m < 5; m++) sum.bytes_read[m] += k.bytes_read[m];
   }
-  double wall = now_s() - t0;
+  double wall = now_s() - t0, cpu = cpu_s() - p0;
   uint64_t ld = sum.bytes_read[OVTA_MEM_INP] + sum.bytes_read[OVTA_MEM_WGT];
   double c = (double)sum.cycles;
   printf("{\"bench\": \"tsim\", \"program\": \"%s\", \"config\": \"%s\", \"runs\": %d, \"instructions\": %d, "
-         "\"cycles\": %llu, \"wall_s\": %.3f, \"sim_cycles_per_s\": %.0f, \"gemm_uops\": %llu, "
+         "\"cycles\": %llu, \"wall_s\": %.3f, \"sim_cycles_per_s\": %.0f, \"cpu_s\": %.3f, "
+         "\"sim_cycles_per_cpu_s\": %.0f, \"gemm_uops\": %llu, "
          "\"gemm_uops_per_cycle\": %.3f, \"gemm_uops_per_busy_compute_cycle\": %.3f, \"bus_bytes\": %d, "
          "\"load_bytes\": %llu, \"load_bytes_per_cycle\": %.2f, \"load_bytes_per_busy_cycle\": %.2f, "
          "\"store_bytes\": %llu, \"store_bytes_per_cycle\": %.2f, \"store_bytes_per_busy_cycle\": %.2f}\n",
-         name, cfg->name, repeat, st->n, (unsigned long long)sum.cycles, wall, c / wall,
+         name, cfg->name, repeat, st->n, (unsigned long long)sum.cycles, wall, c / wall, cpu, c / cpu,
          (unsigned long long)sum.gemm_uops, (double)sum.gemm_uops / c,
          sum.busy_compute ? (double)sum.gemm_uops / (double)sum.busy_compute : 0.0, cfg->axi_data_bits / 8,
          (unsigned long long)ld, (double)ld / c, sum.busy_load ? (double)ld / (double)sum.busy_load : 0.0,

@@ -71,3 +71,6 @@ TOOLS += $(VBOARD_TOOL)
 vboard: $(VBOARD_TOOL)
 $(VBOARD_TOOL): boards/vboard_main.c $(LIB) $(GEN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+# tests/boards/test_fsim_vboard runs the fsim directed tests on the virtual board
+$(B)/tests/boards/test_fsim_vboard: | $(B)/tests/fsim/test_fsim $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)

@@ -7,7 +7,7 @@ set -u
 board=$1 rep=$2
 json=boards/$board/board.json
 [ -f "$rep" ] || { echo "synth: $board: no report $rep (did yosys fail? see its log)" >&2; exit 1; }
-num() { sed -n "s/.*\"$1\": *\([0-9.]*\).*/\1/p" "$rep" | head -1; }
+num() { tr ',{}' '\n\n\n' < "$rep" | sed -n "s/^ *\"$1\": *\([0-9.]*\) *$/\1/p" | head -1; }
 cap() { sed -n "s/.*\"capacity\".*\"$1\": *\([0-9]*\).*/\1/p" "$json" | head -1; }
 part=$(sed -n 's/.*"part": *"\([^"]*\)".*/\1/p' "$json" | head -1)
 echo "$board ($part), Yosys synth_xilinx estimate:"

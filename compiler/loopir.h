@@ -383,8 +383,9 @@ typedef struct ovta_exec_opts {
 } ovta_exec_opts;
 void ovta_exec_opts_init(ovta_exec_opts *o);
 
-/* Compile a graph (it is inferred first with ovta_infer_graph if needed; g is not modified
- * otherwise, and may be freed afterwards). o may be NULL. */
+/* Compile a graph (it is inferred first with ovta_infer_graph, always: the types a model file
+ * declares are recomputed, not trusted; g is not modified otherwise, and may be freed
+ * afterwards). o may be NULL. */
 int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovta_error *err);
 void ovta_exec_free(ovta_exec *e);
 /* Save to / load from a folder (created if missing). */

@@ -60,6 +60,9 @@ int ovta_npy_read(const char *path, const char *name, ovta_tensor **out, ovta_er
   }
   memcpy(h, d + hs, hl);
   h[hl] = 0;
+  for (size_t i = 0; i < hl; i++) /* one line in messages: the padding's '\n' and control bytes */
+    if ((unsigned char)h[i] < ' ') h[i] = ' ';
+  for (size_t i = hl; i > 0 && h[i - 1] == ' '; i--) h[i - 1] = 0;
   const char *ds = dict_value(h, "descr"), *fo = dict_value(h, "fortran_order"), *sh = dict_value(h, "shape");
   ovta_dtype dt = OVTA_DT_UNDEF;
   int rank = 0;
@@ -73,12 +76,15 @@ int ovta_npy_read(const char *path, const char *name, ovta_tensor **out, ovta_er
     goto hdone;
   }
   char bo = ds[1];
-  for (size_t i = 0; i < sizeof DESCR / sizeof DESCR[0]; i++)
+  for (size_t i = 0; bo && i < sizeof DESCR / sizeof DESCR[0]; i++) /* bo 0: the header ends at ds + 1 */
     if (strncmp(ds + 2, DESCR[i].descr, 2) == 0 && ds[4] == '\'') dt = DESCR[i].dt;
   if (dt == OVTA_DT_UNDEF || (bo != '<' && bo != '|' && !(bo == '=' ))) {
-    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: dtype %.8s not supported (little-endian numbers and bool only)", path, ds);
+    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: dtype %.*s not supported (little-endian numbers and bool only)", path,
+                   (int)strcspn(ds + 1, "'") + 2 > 12 ? 12 : (int)strcspn(ds + 1, "'") + 2, ds);
     goto hdone;
   }
+  int shlen = (int)strcspn(sh, ")") + (strchr(sh, ')') ? 1 : 0); /* the shape's text in messages */
+  if (shlen > 80) shlen = 80;
   const char *p = sh + 1;
   while (*p && *p != ')') {
     while (*p == ' ' || *p == ',') p++;
@@ -87,15 +93,19 @@ int ovta_npy_read(const char *path, const char *name, ovta_tensor **out, ovta_er
     errno = 0;
     long long v = strtoll(p, &end, 10);
     if (end == p || v < 0 || errno || rank >= OVTA_MAX_RANK) {
-      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: bad shape %.60s", path, sh);
+      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: bad shape %.*s", path, shlen, sh);
       goto hdone;
     }
     shape[rank++] = v;
     p = end;
   }
   int64_t numel = ovta_shape_numel(shape, rank);
-  size_t bytes = numel < 0 ? 0 : (size_t)numel * ovta_dtype_size(dt);
-  if (numel < 0 || bytes > n - hs - hl) {
+  if (numel < 0 || numel > (int64_t)(((size_t)1 << 40) / ovta_dtype_size(dt))) {
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: the element count of shape %.*s overflows", path, shlen, sh);
+    goto hdone;
+  }
+  size_t bytes = (size_t)numel * ovta_dtype_size(dt);
+  if (bytes > n - hs - hl) {
     rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: shape needs %zu bytes of data, the file has %zu", path, bytes, n - hs - hl);
     goto hdone;
   }

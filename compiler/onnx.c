@@ -87,11 +87,12 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, const char *where, con
   if (tp->has_raw_data) {
     if (nbytes) memcpy(t->data, tp->raw_data.data, nbytes); /* little-endian host */
   } else {
+    /* the field chosen above, in the same order (a proto may hold several typed fields) */
     for (int64_t i = 0; i < numel; i++) {
       if (tp->n_float_data) ((float *)t->data)[i] = tp->float_data[i];
-      else if (tp->n_double_data) ((double *)t->data)[i] = tp->double_data[i];
-      else if (tp->n_int64_data) ((int64_t *)t->data)[i] = tp->int64_data[i];
-      else if (tp->n_uint64_data) {
+      else if (!tp->n_int32_data && tp->n_int64_data) ((int64_t *)t->data)[i] = tp->int64_data[i];
+      else if (!tp->n_int32_data && tp->n_double_data) ((double *)t->data)[i] = tp->double_data[i];
+      else if (!tp->n_int32_data && tp->n_uint64_data) {
         if (dt == OVTA_DT_U64) ((uint64_t *)t->data)[i] = tp->uint64_data[i];
         else ((uint32_t *)t->data)[i] = (uint32_t)tp->uint64_data[i];
       } else {

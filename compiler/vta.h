@@ -24,7 +24,12 @@
 
 /* ---------------------------------------------------------------- 1. Operators */
 
-typedef enum vta_op_kind { VTA_CONV = 0, VTA_DENSE = 1 } vta_op_kind;
+typedef enum vta_op_kind {
+  VTA_CONV = 0,
+  VTA_DENSE = 1,
+  VTA_ADD = 2,     /* residual add on the ALU: y = clamp(requant((a << shift_a) + (b << shift_b), shift)) */
+  VTA_MAXPOOL = 3, /* max pooling on the ALU (KHxKW window, stride, pads skipped = -inf padding) */
+} vta_op_kind;
 
 /* y = clamp(requant(sum(x*w) + bias, shift), clip_min, clip_max), ovta_requant semantics. */
 typedef struct vta_op {
@@ -38,12 +43,20 @@ typedef struct vta_op {
   bool has_bias;        /* int32 bias per output channel */
   int shift;            /* requantization shift (ovta_requant) */
   int clip_min, clip_max; /* clamp after the shift (relu: clip_min 0) */
+  int shift_a, shift_b; /* VTA_ADD: left shifts (0..31) aligning the two inputs before the add */
 } vta_op;
 
 /* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127). */
 void vta_op_conv(vta_op *op, const char *name, int n, int c, int h, int w, int o, int k, int stride,
                  int pad);
 void vta_op_dense(vta_op *op, const char *name, int m, int k, int n);
+/* ALU operators (compiler/vta_alu.c): x [N/B][C/BI][H][W][B][BI] in, y in the same layout (o = c).
+ * Buffers: add: x = a, w = b, bias = the identity weight block (vta_pack_identity), y;
+ * maxpool: x, bias = the identity block, y (w unused). Both copy int8 tensors into the ACC by a
+ * GEMM with the identity block, then work on the ALU (ADD/SHR with tensor operands, MAX over the
+ * window), vthreads 1. Remainder tiles: tile sizes need not divide the extents. */
+void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift);
+void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, int k, int stride, int pad);
 int vta_op_out_h(const vta_op *op);
 int vta_op_out_w(const vta_op *op);
 int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates */
@@ -222,6 +235,11 @@ void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
 void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw);
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb);
 void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y);
+/* The BLOCK_OUT x BLOCK_IN identity weight block (ALU operators' bias buffer, vta_bias_bytes). */
+void vta_pack_identity(const vta_plan *p, int8_t *blk);
+/* Plain-C references of the ALU operators on logical NCHW tensors. */
+void vta_reference_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y);
+void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y);
 /* The plain-C int8 reference on logical tensors (bias may be NULL). */
 void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
 

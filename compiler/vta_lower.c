@@ -794,8 +794,11 @@ static lir_stmt *emit_tiled(em *e) {
 
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
+int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
+
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
   *out = NULL;
+  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_lower(p, s, fname, uid, out, err);
   if ((unsigned)s >= VTA_S_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "vta_lower: bad stage %d", (int)s);
   lir_func *f = lir_func_new(fname);
   if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);

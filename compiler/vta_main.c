@@ -3,11 +3,14 @@
  *   ovta-vta conv N C H W O K STRIDE PAD [options]
  *   ovta-vta dense M K N [options]
  *   ovta-vta graph FILE.json [options]       compile report of a packed, quantized graph
+ *   ovta-vta sched mm|vec|conv SCRIPT [--run] apply schedule primitives (vta_sched.h) to an example,
+ *                                           dump after each; --run: CPU JIT, compare with the original
  * options: --config NAME  --vt 1|2  --tile t_n,t_oc,t_ic,t_h,t_w  --tuning FILE.json
  *          --bias  --shift S  --relu  --clip LO,HI  --print-after=PASS[,PASS]|all
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
 #include "vta.h"
+#include "vta_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,12 +64,126 @@ static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
   return rc;
 }
 
+/* ---------------------------------------------------------------- sched examples */
+
+/* mm: C[i, j] = sum_k A[i, k] * B[j, k] (8x8x6, i8 -> i32); vec: y[i] = 3 * x[i] (10); conv: the
+ * compute stage of conv 1x16x8x8 -> 16, 3x3, pad 1 (default config). */
+static lir_func *sched_example(const char *name, ovta_error *err) {
+  if (!strcmp(name, "conv")) {
+    ovta_config cfg;
+    vta_op op;
+    vta_plan p;
+    lir_func *f = NULL;
+    vta_op_conv(&op, "conv", 1, 16, 8, 8, 16, 3, 1, 1);
+    op.shift = 4;
+    if (ovta_config_load("default", &cfg, err) || vta_plan_make(&cfg, &op, NULL, &p, err) ||
+        vta_lower(&p, VTA_S_COMPUTE, "conv_compute", &f, err))
+      return NULL;
+    return f;
+  }
+  lir_func *f = lir_func_new(name);
+  if (!f) return NULL;
+  if (!strcmp(name, "mm")) {
+    int64_t as[2] = {8, 6}, cs[2] = {8, 8};
+    lir_buf *A = lir_param(f, "A", LIR_I8, 2, as), *B = lir_param(f, "B", LIR_I8, 2, as), *C = lir_param(f, "C", LIR_I32, 2, cs);
+    lir_var *i = lir_var_new(f, "i", LIR_I64), *j = lir_var_new(f, "j", LIR_I64), *k = lir_var_new(f, "k", LIR_I64);
+    lir_expr *ci[2] = {lir_ref(f, i), lir_ref(f, j)}, *ai[2] = {lir_ref(f, i), lir_ref(f, k)}, *bi[2] = {lir_ref(f, j), lir_ref(f, k)};
+    lir_expr *prod = lir_bin(f, LIR_MUL, lir_cast(f, LIR_I32, lir_load(f, A, ai)), lir_cast(f, LIR_I32, lir_load(f, B, bi)));
+    lir_stmt *two[2] = {lir_store(f, C, ci, lir_int(f, LIR_I32, 0)),
+                        lir_for(f, k, lir_i64(f, 0), lir_i64(f, 6), LIR_FOR_SERIAL,
+                                lir_store(f, C, ci, lir_bin(f, LIR_ADD, lir_load(f, C, ci), prod)))};
+    f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, 8), LIR_FOR_SERIAL,
+                      lir_for(f, j, lir_i64(f, 0), lir_i64(f, 8), LIR_FOR_SERIAL, lir_seq(f, 2, two)));
+  } else if (!strcmp(name, "vec")) {
+    int64_t s[1] = {10};
+    lir_buf *x = lir_param(f, "x", LIR_I32, 1, s), *y = lir_param(f, "y", LIR_I32, 1, s);
+    lir_var *i = lir_var_new(f, "i", LIR_I64);
+    lir_expr *ix[1] = {lir_ref(f, i)};
+    f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, 10), LIR_FOR_SERIAL,
+                      lir_store(f, y, ix, lir_bin(f, LIR_MUL, lir_load(f, x, ix), lir_int(f, LIR_I32, 3))));
+  } else {
+    lir_func_free(f);
+    OVTA_FAIL(err, OVTA_EINVAL, "sched: unknown example '%s' (mm, vec, conv)", name);
+    return NULL;
+  }
+  return f;
+}
+
+/* Run f on the CPU JIT with the given parameter buffers. */
+static int cpu_run(lir_func *f, void **args, ovta_error *err) {
+  lir_codegen_opts o;
+  lir_codegen_opts_init(&o);
+  lir_module *m = NULL;
+  lir_jit *j = NULL;
+  void *fn = NULL;
+  int rc = lir_module_new(f->name, &o, &m, err);
+  if (!rc) rc = lir_module_add(m, f, err);
+  if (!rc) rc = lir_module_optimize(m, err);
+  if (!rc) rc = lir_jit_new(&j, err);
+  if (!rc) rc = lir_jit_add_module(j, m, err);
+  if (!rc) rc = lir_jit_lookup(j, f->name, &fn, err);
+  if (!rc) ((lir_kernel_fn)fn)(args);
+  lir_jit_free(j);
+  lir_module_free(m);
+  return rc;
+}
+
+static int sched_main(int argc, char **argv) {
+  ovta_error err = {0};
+  if (argc < 4) {
+    fprintf(stderr, "usage: ovta-vta sched mm|vec|conv SCRIPT [--run]\n");
+    return 2;
+  }
+  bool run = argc > 4 && !strcmp(argv[4], "--run");
+  lir_func *f = sched_example(argv[2], &err), *ref = NULL;
+  int rc = f ? OVTA_OK : OVTA_EINVAL;
+  vta_sched s;
+  if (!rc) {
+    printf("// before\n");
+    lir_dump(stdout, f);
+    vta_sched_init(&s, f);
+    rc = vta_sched_apply(&s, argv[3], stdout, &err);
+  }
+  if (!rc && run) {
+    ref = sched_example(argv[2], &err);
+    void *a1[8], *a2[8];
+    size_t sz[8];
+    int np = f->nparams;
+    rc = ref ? OVTA_OK : OVTA_EINVAL;
+    for (int i = 0; i < np && !rc; i++) {
+      sz[i] = (size_t)lir_buf_numel(f->params[i]) * (size_t)lir_dtype_bytes(f->params[i]->dtype);
+      a1[i] = malloc(sz[i]), a2[i] = malloc(sz[i]);
+      if (!a1[i] || !a2[i]) rc = OVTA_FAIL(&err, OVTA_ENOMEM, "out of memory");
+      else fill(a1[i], sz[i], (uint32_t)i + 5), memcpy(a2[i], a1[i], sz[i]);
+    }
+    vta_sched_cpu_scopes(f);
+    if (!rc) rc = cpu_run(ref, a1, &err);
+    if (!rc) rc = cpu_run(f, a2, &err);
+    size_t diff = 0, tot = 0;
+    for (int i = 0; i < np && !rc; i++) {
+      for (size_t b = 0; b < sz[i]; b++) diff += ((int8_t *)a1[i])[b] != ((int8_t *)a2[i])[b];
+      tot += sz[i];
+    }
+    if (!rc) printf("run cpu: %zu of %zu bytes differ from the unscheduled function\n", diff, tot);
+    for (int i = 0; i < np; i++) free(a1[i]), free(a2[i]);
+    if (!rc && diff) rc = OVTA_FAIL(&err, OVTA_EINTERNAL, "scheduled function differs");
+  }
+  lir_func_free(f);
+  lir_func_free(ref);
+  if (rc) {
+    ovta_error_print(stderr, &err);
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   ovta_error err = {0};
   if (argc < 2) {
     fprintf(stderr, "usage: ovta-vta conv N C H W O K STRIDE PAD | dense M K N | graph FILE [options]\n");
     return 2;
   }
+  if (!strcmp(argv[1], "sched")) return sched_main(argc, argv);
   vta_op op;
   int ai = 2;
   const char *graph = NULL;

@@ -1,10 +1,12 @@
 // ovta_alu: the vector ALU, one op (isa/ISA.md, ALU) on BATCH x BLOCK_OUT int32 lanes.
-// Combinational.
+// Combinational; the result is zero unless en_i (a simulator then skips the lanes in cycles
+// without an ALU micro-op).
 `default_nettype none
 module ovta_alu
   import ovta_pkg::*;
   import ovta_rtl_pkg::*;
 (
+  input  wire logic                en_i,    // an ALU micro-op uses r_o (zero otherwise)
   input  wire logic [2:0]          op_i,    // alu_opcode_e
   input  wire logic [ACC_BITS-1:0] a_i,     // acc[dst]
   input  wire logic [ACC_BITS-1:0] s_i,     // acc[src] or the immediate in every lane
@@ -15,7 +17,8 @@ module ovta_alu
     assign a = $signed(a_i[32 * l +: 32]);
     assign s = $signed(s_i[32 * l +: 32]);
     always_comb begin
-      unique case (op_i)
+      r = '0;
+      if (en_i) unique case (op_i)
         ALU_MIN: r = a < s ? a : s;
         ALU_MAX: r = a > s ? a : s;
         ALU_ADD: r = a + s;

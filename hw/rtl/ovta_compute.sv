@@ -62,13 +62,16 @@ module ovta_compute
   // verilator lint_off UNUSEDSIGNAL
   mem_t hm, cm;           // head and current as LOAD format
   // verilator lint_on UNUSEDSIGNAL
-  logic [2:0] cop;         // opcode of the current instruction
+  logic [2:0] cop, hop;    // opcode of the current instruction, of the queue head
+  logic [INSN_BITS-1:0] ex_insn;  // the instruction ovta_exec runs (the head when it starts)
   logic ok_pop, ok_push, can_start, is_uop;
   rule_e rule_q, rule_d;
 
   assign hm = cmd_i.insn;
   assign cm = cur_q.insn;
   assign cop = cur_q.insn[2:0];
+  assign hop = cmd_i.insn[2:0];
+  assign ex_insn = state_q == S_IDLE ? cmd_i.insn : cur_q.insn;
   assign ok_pop = (!hm.pop_prev || l2c_tok_i) && (!hm.pop_next || s2c_tok_i);
   assign ok_push = (!hm.push_prev || c2l_room_i) && (!hm.push_next || c2s_room_i);
   assign can_start = cmd_valid_i && ok_pop && ok_push;
@@ -101,7 +104,7 @@ module ovta_compute
   logic [ACC_BITS-1:0] acc_rd, ex_wacc;
   logic [OUT_BITS-1:0] ex_wout;
   ovta_exec u_exec (
-    .clk_i, .rst_ni, .start_i(ex_start), .insn_i(cur_q.insn), .done_o(ex_done), .err_o(ex_err),
+    .clk_i, .rst_ni, .start_i(ex_start), .insn_i(ex_insn), .done_o(ex_done), .err_o(ex_err),
     .rule_o(ex_rule), .err_val_o(ex_val), .gemm_uop_o, .alu_uop_o,
     .uop_re_o(uop_re), .uop_raddr_o(uop_raddr), .uop_rdata_i(uop_rdata),
     .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
@@ -147,7 +150,11 @@ module ovta_compute
         l2c_pop_o = hm.pop_prev;
         s2c_pop_o = hm.pop_next;
         cur_d = cmd_i;
-        state_d = S_START;
+        // GEMM and ALU start the micro-op loop at once (ex_insn is the queue head this cycle)
+        if (hop == OP_GEMM || hop == OP_ALU) begin
+          ex_start = 1'b1;
+          state_d = S_EXEC;
+        end else state_d = S_START;
       end
       S_START: begin
         if (cop == OP_LOAD) begin
@@ -158,10 +165,7 @@ module ovta_compute
             c2s_push_o = cm.push_next;
             state_d = S_IDLE;
           end else state_d = S_DMA;
-        end else if (cop == OP_GEMM || cop == OP_ALU) begin
-          ex_start = 1'b1;
-          state_d = S_EXEC;
-        end else begin  // FINISH
+        end else begin  // FINISH (GEMM and ALU go from S_IDLE to S_EXEC)
           finish_o = 1'b1;
           retire_o = 1'b1;
           c2l_push_o = cm.push_prev;

@@ -64,7 +64,6 @@ module ovta_ctrl
       finishes_o <= '0;
       retired_o <= '0;
       quiet_n_q <= '0;
-      cnt_o <= '0;
     end else if (start_i && !running_o) begin
       running_o <= 1'b1;
       done_o <= 1'b0;
@@ -75,12 +74,10 @@ module ovta_ctrl
       finishes_o <= '0;
       retired_o <= '0;
       quiet_n_q <= '0;
-      cnt_o <= '0;
     end else if (running_o) begin
       retired_o <= retired_o + 32'(retire_i[0]) + 32'(retire_i[1]) + 32'(retire_i[2]);
       finishes_o <= finishes_o + 32'(finish_i);
       quiet_n_q <= !quiet_all ? 2'd0 : (quiet_n_q == 2'd2 ? 2'd2 : quiet_n_q + 1'b1);
-      for (int c = 0; c < int'(NCNT); c++) cnt_o[64 * c +: 64] <= cnt_o[64 * c +: 64] + 64'(inc_i[16 * c +: 16]);
       if (end_run) begin
         running_o <= 1'b0;
         done_o <= 1'b1;
@@ -96,5 +93,16 @@ module ovta_ctrl
         end
       end
     end
+  end
+
+  // event counters: one 64-bit register each (cleared at the start of a run, count while running)
+  for (genvar c = 0; c < int'(NCNT); c++) begin : g_cnt
+    logic [63:0] cnt_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) cnt_q <= '0;
+      else if (start_i && !running_o) cnt_q <= '0;
+      else if (running_o) cnt_q <= cnt_q + 64'(inc_i[16 * c +: 16]);
+    end
+    assign cnt_o[64 * c +: 64] = cnt_q;
   end
 endmodule

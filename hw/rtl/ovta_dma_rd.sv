@@ -1,9 +1,9 @@
-// ovta_dma_rd: the 2D load engine of a LOAD instruction (isa/ISA.md, LOAD). Issues AXI read
-// bursts for every DRAM row (split at 4 KiB and 256 beats) and writes SRAM elements in
-// order: padding rows, then per row x_pad_0 zeros, x_size elements from DRAM, x_pad_1 zeros,
-// then padding rows. Elements of at least one bus beat are assembled from beats (first beat
-// lowest); in UOP mode each element is one 32-bit word of a beat. The element appears in the
-// top bits of wr_data_o (the consumer slices the width of its memory type).
+// ovta_dma_rd: the 2D load engine of a LOAD instruction (isa/ISA.md, LOAD). ovta_dma_req
+// issues the AXI read bursts of every DRAM row (split at 4 KiB and 256 beats); this module
+// writes SRAM elements in order: padding rows, then per row x_pad_0 zeros, x_size elements
+// from DRAM, x_pad_1 zeros, then padding rows. Elements of at least one bus beat are assembled
+// from beats (first beat lowest); in UOP mode each element is one 32-bit word of a beat. The
+// element appears in the top bits of wr_data_o (the consumer slices the width of its type).
 `default_nettype none
 module ovta_dma_rd
   import ovta_pkg::*;
@@ -39,71 +39,10 @@ module ovta_dma_rd
 );
   localparam int unsigned UPB = BUS_BITS / 32;  // micro-ops per beat
   localparam int unsigned LUPB = $clog2(UPB);
-  localparam logic [ADDR_W-1:0] BUS_MASK = ADDR_W'(BUS_BYTES) - ADDR_W'(1);  // byte in a beat
 
-  // ---------------------------------------------------------------- request side
-  typedef enum logic [1:0] {RQ_IDLE, RQ_ROW, RQ_BURST} rq_e;
-  rq_e rq_q, rq_d;
-  logic [15:0] rq_row_q, rq_row_d;        // DRAM rows requested so far
-  logic [ADDR_W-1:0] rq_elem_q, rq_elem_d; // element index of the row: dram_base + r*x_stride
-  logic [ADDR_W-1:0] rq_addr_q, rq_addr_d; // next burst byte address
-  logic [31:0] rq_beats_q, rq_beats_d;     // beats left in the row
-  logic [ADDR_W-1:0] row_a, row_end, row_a0, row_e1;
-  logic [12:0] to_4k;                      // beats up to the next 4 KiB boundary
-  logic [31:0] blen;                       // beats of this burst
-  logic rq_err;
-
-  always_comb begin
-    row_a = rq_elem_q << log_eb_i;
-    row_end = row_a + (ADDR_W'(m_i.x_size) << log_eb_i);
-    row_a0 = row_a & ~BUS_MASK;
-    row_e1 = (row_end + BUS_MASK) & ~BUS_MASK;
-    to_4k = 13'((13'h1000 - {1'b0, rq_addr_q[11:0]}) >> LOG_BUS_BYTES);
-    blen = rq_beats_q;
-    if (blen > 32'd256) blen = 32'd256;
-    if (blen > 32'(to_4k)) blen = 32'(to_4k);
-    rq_d = rq_q;
-    rq_row_d = rq_row_q;
-    rq_elem_d = rq_elem_q;
-    rq_addr_d = rq_addr_q;
-    rq_beats_d = rq_beats_q;
-    req_valid_o = 1'b0;
-    rq_err = 1'b0;
-    unique case (rq_q)
-      RQ_IDLE: begin
-        if (start_i && m_i.x_size != '0 && m_i.y_size != '0) begin
-          rq_d = RQ_ROW;
-          rq_row_d = '0;
-          rq_elem_d = ADDR_W'(m_i.dram_base);
-        end
-      end
-      RQ_ROW: begin
-        if (row_e1 > (ADDR_W'(1) << AXI_ADDR_BITS)) begin
-          rq_err = 1'b1;
-          rq_d = RQ_IDLE;
-        end else begin
-          rq_addr_d = row_a0;
-          rq_beats_d = 32'((row_e1 - row_a0) >> LOG_BUS_BYTES);
-          rq_d = RQ_BURST;
-        end
-      end
-      RQ_BURST: begin
-        req_valid_o = 1'b1;
-        if (req_ready_i) begin
-          rq_addr_d = rq_addr_q + (ADDR_W'(blen) << LOG_BUS_BYTES);
-          rq_beats_d = rq_beats_q - blen;
-          if (rq_beats_q == blen) begin
-            rq_row_d = rq_row_q + 1'b1;
-            rq_elem_d = rq_elem_q + ADDR_W'(m_i.x_stride);
-            rq_d = (rq_row_q + 1'b1 == m_i.y_size) ? RQ_IDLE : RQ_ROW;
-          end
-        end
-      end
-      default: rq_d = RQ_IDLE;
-    endcase
-  end
-  assign req_addr_o = rq_addr_q[AXI_ADDR_BITS-1:0];
-  assign req_len_o = 8'(blen - 1);
+  ovta_dma_req u_req (
+    .clk_i, .rst_ni, .start_i, .m_i, .log_eb_i, .err_o, .req_valid_o, .req_addr_o, .req_len_o,
+    .req_ready_i);
 
   // ---------------------------------------------------------------- write side
   logic run_q, run_d;                      // writing elements
@@ -113,12 +52,14 @@ module ovta_dma_rd
   logic [15:0] idx_q, idx_d;               // SRAM index
   logic [LUPB:0] word_q, word_d;           // UOP mode: word within the beat
   logic [LUPB:0] wbase_q, wbase_d;         // UOP mode: first word of the current DRAM row
-  logic [MAXW-1:0] elem_q, elem_d;         // beats assembled so far (shifted in at the top)
+  localparam int unsigned EW = MAXW - BUS_BITS;
+  logic [EW-1:0] elem_q;                   // the beats before the last one (shifted in at the top)
+  logic shift;                             // a beat of an element arrives: shift it into elem_q
+  logic [31:0] uop_word;                   // UOP mode: the micro-op of this cycle
   logic [19:0] rows, width;
   logic [19:0] yb, ye, xb, xe;             // data rows [yb, ye), data columns [xb, xe)
   logic is_data, last_elem, last_col, row_last_data;
   logic [5:0] bpe_m1;                      // beats per element - 1
-  logic [MAXW-1:0] shifted;
   logic adv;                               // an element is written: advance
 
   always_comb begin
@@ -133,7 +74,6 @@ module ovta_dma_rd
     last_col = col_q == width - 1'b1;
     last_elem = last_col && row_q == rows - 1'b1;
     row_last_data = col_q == xe - 1'b1;
-    shifted = {rd_data_i, elem_q[MAXW-1:BUS_BITS]};
 
     run_d = run_q;
     row_d = row_q;
@@ -142,9 +82,9 @@ module ovta_dma_rd
     idx_d = idx_q;
     word_d = word_q;
     wbase_d = wbase_q;
-    elem_d = elem_q;
+    shift = 1'b0;
+    uop_word = rd_data_i[32 * word_q[LUPB-1:0] +: 32];
     wr_valid_o = 1'b0;
-    wr_data_o = '0;
     rd_ready_o = 1'b0;
     bytes_o = '0;
     done_o = 1'b0;
@@ -170,7 +110,6 @@ module ovta_dma_rd
       end else if (uop_mode_i) begin
         if (rd_valid_i) begin
           wr_valid_o = 1'b1;
-          wr_data_o[MAXW-1 -: 32] = rd_data_i[32 * word_q[LUPB-1:0] +: 32];
           bytes_o = 16'd4;
           adv = 1'b1;
           if (word_q == (LUPB + 1)'(UPB - 1) || row_last_data) begin
@@ -189,11 +128,10 @@ module ovta_dma_rd
         rd_ready_o = 1'b1;
         if (rd_valid_i) begin
           bytes_o = 16'(BUS_BYTES);
-          elem_d = shifted;
+          shift = 1'b1;
           beat_d = beat_q + 1'b1;
           if (beat_q == bpe_m1) begin
             wr_valid_o = 1'b1;
-            wr_data_o = shifted;
             beat_d = '0;
             adv = 1'b1;
           end
@@ -215,15 +153,14 @@ module ovta_dma_rd
     end
   end
   assign wr_idx_o = idx_q;
-  assign err_o = rq_err;
+  // the element: padding is zero; else this beat on top of the ones before it (UOP mode: the
+  // micro-op in the top 32 bits). One wide assignment per cycle, for simulation speed.
+  assign wr_data_o = !is_data ? '0 :
+      {uop_mode_i ? uop_word : rd_data_i[BUS_BITS-1 -: 32], rd_data_i[BUS_BITS-33:0],
+       elem_q};
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      rq_q <= RQ_IDLE;
-      rq_row_q <= '0;
-      rq_elem_q <= '0;
-      rq_addr_q <= '0;
-      rq_beats_q <= '0;
       run_q <= 1'b0;
       row_q <= '0;
       col_q <= '0;
@@ -232,11 +169,6 @@ module ovta_dma_rd
       word_q <= '0;
       wbase_q <= '0;
     end else begin
-      rq_q <= rq_d;
-      rq_row_q <= rq_row_d;
-      rq_elem_q <= rq_elem_d;
-      rq_addr_q <= rq_addr_d;
-      rq_beats_q <= rq_beats_d;
       run_q <= run_d;
       row_q <= row_d;
       col_q <= col_d;
@@ -248,7 +180,7 @@ module ovta_dma_rd
   end
 
   always_ff @(posedge clk_i) begin
-    elem_q <= elem_d;
+    if (shift) elem_q <= EW'({rd_data_i, elem_q} >> BUS_BITS);
   end
 
   // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)

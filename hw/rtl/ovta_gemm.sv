@@ -4,11 +4,14 @@
 // signed product that fits one DSP48 multiplier, gives both products: x*w0 is the low 16 bits
 // (signed; |x*w0| <= 2^14), x*w1 the rest plus the borrow of the low half. So a DSP computes
 // two int8 MACs (BATCH * BLOCK_IN * BLOCK_OUT / 2 multipliers).
+// The output is zero unless en_i: a simulator (Verilator) then skips the products in cycles
+// without a GEMM micro-op, and hardware only needs an AND per output bit.
 `default_nettype none
 module ovta_gemm
   import ovta_pkg::*;
   import ovta_rtl_pkg::*;
 (
+  input  wire logic                en_i,   // a GEMM micro-op uses acc_o (zero otherwise)
   input  wire logic [INP_BITS-1:0] inp_i,  // x[b][i], int8, byte b*BLOCK_IN + i
   input  wire logic [WGT_BITS-1:0] wgt_i,  // w[o][i], int8, byte o*BLOCK_IN + i
   input  wire logic [ACC_BITS-1:0] acc_i,  // a[b][o], int32, word b*BLOCK_OUT + o
@@ -17,17 +20,25 @@ module ovta_gemm
   for (genvar b = 0; b < int'(BATCH); b++) begin : g_b
     for (genvar o = 0; o < int'(BLOCK_OUT); o += 2) begin : g_o
       logic signed [31:0] sum0, sum1;
-      logic signed [24:0] wp [BLOCK_IN];   // w0 + w1 * 2^16
-      logic signed [32:0] p [BLOCK_IN];    // x * wp
+      logic signed [24:0] wp;   // w0 + w1 * 2^16
+      // x * wp: |x| <= 2^7, |wp| < 2^23 + 2^7, so the product fits 32 signed bits and
+      // p[31:16] is the upper part (p[32] of a 33-bit product equals p[31])
+      logic signed [31:0] p;
       always_comb begin
-        sum0 = $signed(acc_i[32 * (b * BLOCK_OUT + o) +: 32]);
-        sum1 = $signed(acc_i[32 * (b * BLOCK_OUT + o + 1) +: 32]);
-        for (int i = 0; i < int'(BLOCK_IN); i++) begin
-          wp[i] = $signed({wgt_i[8 * ((o + 1) * BLOCK_IN + i) +: 8], 16'd0}) +
-                  25'($signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8]));
-          p[i] = $signed(inp_i[8 * (b * BLOCK_IN + i) +: 8]) * wp[i];
-          sum0 = sum0 + 32'($signed(p[i][15:0]));
-          sum1 = sum1 + 32'($signed(p[i][32:16])) + 32'(p[i][15]);
+        sum0 = '0;
+        sum1 = '0;
+        wp = '0;
+        p = '0;
+        if (en_i) begin
+          sum0 = $signed(acc_i[32 * (b * BLOCK_OUT + o) +: 32]);
+          sum1 = $signed(acc_i[32 * (b * BLOCK_OUT + o + 1) +: 32]);
+          for (int i = 0; i < int'(BLOCK_IN); i++) begin
+            wp = $signed({wgt_i[8 * ((o + 1) * BLOCK_IN + i) +: 8], 16'd0}) +
+                 25'($signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8]));
+            p = 32'($signed(inp_i[8 * (b * BLOCK_IN + i) +: 8]) * wp);
+            sum0 = sum0 + 32'($signed(p[15:0]));
+            sum1 = sum1 + 32'($signed(p[31:16])) + 32'(p[15]);
+          end
         end
       end
       assign acc_o[32 * (b * BLOCK_OUT + o) +: 32] = sum0;

@@ -1,6 +1,7 @@
 // ovta_regs: the AXI4-Lite control slave (register map in hw/rtl/README.md). Holds the
 // writable registers (insn address and count) and turns CTRL writes into start / soft-reset
-// pulses; every other register is read from rd_i, one 32-bit word per address / 4.
+// pulses; reads return rd_data_i, the word at rd_addr_o (ovta_rdmux), registered at the AR
+// handshake.
 `default_nettype none
 module ovta_regs #(
   parameter int unsigned NREGS = 64   // readable words (byte addresses 0 .. 4*NREGS-1)
@@ -23,7 +24,8 @@ module ovta_regs #(
   input  wire logic        s_rready_i,
   output      logic [31:0] s_rdata_o,
   // registers
-  input  wire logic [NREGS*32-1:0] rd_i,       // what reads return, word w at [32w +: 32]
+  output      logic [9:0]  rd_addr_o,         // word address of a read (AR channel)
+  input  wire logic [31:0] rd_data_i,         // the word at rd_addr_o
   output      logic        start_o,           // pulse: CTRL bit 0 written as 1
   output      logic        soft_rst_o,        // pulse: CTRL bit 1 written as 1
   output      logic [31:0] insn_addr_o,       // INSN_ADDR
@@ -35,6 +37,7 @@ module ovta_regs #(
   assign s_awready_o = wr;
   assign s_wready_o = wr;
   assign s_arready_o = !s_rvalid_o;
+  assign rd_addr_o = s_araddr_i[11:2];
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -64,7 +67,7 @@ module ovta_regs #(
       end
       if (s_arvalid_i && s_arready_o) begin
         s_rvalid_o <= 1'b1;
-        s_rdata_o <= (32'(s_araddr_i) >> 2) < NREGS ? rd_i[32 * s_araddr_i[11:2] +: 32] : 32'hdead_beef;
+        s_rdata_o <= (32'(s_araddr_i) >> 2) < NREGS ? rd_data_i : 32'hdead_beef;
       end else if (s_rready_i) begin
         s_rvalid_o <= 1'b0;
       end

@@ -57,7 +57,8 @@ module ovta_top
   // ---------------------------------------------------------------- control and reset
   logic start, soft_rst, core_rst_n;
   logic [31:0] insn_addr, insn_count;
-  logic [NREGS*32-1:0] regs;          // word w at [32w +: 32]
+  logic [9:0] reg_addr;               // register read: word address and value (ovta_rdmux)
+  logic [31:0] reg_data;
   logic soft_rst_q;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) soft_rst_q <= 1'b0;
@@ -68,7 +69,8 @@ module ovta_top
   ovta_regs #(.NREGS(NREGS)) u_regs (
     .clk_i, .rst_ni, .s_awvalid_i, .s_awready_o, .s_awaddr_i, .s_wvalid_i, .s_wready_o,
     .s_wdata_i, .s_bvalid_o, .s_bready_i, .s_arvalid_i, .s_arready_o, .s_araddr_i, .s_rvalid_o,
-    .s_rready_i, .s_rdata_o, .rd_i(regs), .start_o(start), .soft_rst_o(soft_rst),
+    .s_rready_i, .s_rdata_o, .rd_addr_o(reg_addr), .rd_data_i(reg_data), .start_o(start),
+    .soft_rst_o(soft_rst),
     .insn_addr_o(insn_addr), .insn_count_o(insn_count));
 
   logic running, done;
@@ -88,7 +90,7 @@ module ovta_top
   localparam int unsigned QCW = $clog2(CMD_QUEUE_DEPTH) + 1;
   logic [QCW-1:0] q_cnt [3];
   for (genvar q = 0; q < 3; q++) begin : g_cmdq
-    ovta_fifo #(.WIDTH(CMD_BITS), .DEPTH(CMD_QUEUE_DEPTH)) u_q (
+    ovta_cmdq #(.WIDTH(CMD_BITS), .DEPTH(CMD_QUEUE_DEPTH)) u_q (
       .clk_i, .rst_ni(core_rst_n), .clr_i(run_start), .push_i(q_push[q]), .data_i(q_in),
       .full_o(q_full[q]), .pop_i(q_pop[q]), .valid_o(q_valid[q]), .data_o(q_head[q]),
       .count_o(q_cnt[q]));
@@ -231,27 +233,12 @@ module ovta_top
   function automatic logic [7:0] sat8(logic [31:0] v);
     sat8 = v > 32'd255 ? 8'd255 : v[7:0];
   endfunction
-  always_comb begin
-    regs = '0;
-    regs[32 * 0 +: 32] = {29'd0, status != ST_OK && done, done, running};
-    regs[32 * 1 +: 32] = {20'd0, 2'(err_unit), 2'd0, 4'(rule), 4'(status)};
-    regs[32 * 2 +: 32] = err_idx;
-    regs[32 * 3 +: 32] = insn_addr;
-    regs[32 * 5 +: 32] = insn_count;
-    regs[32 * 6 +: 32] = {8'(LOG_BATCH), 8'(LOG_BLOCK), 8'(AXI_DATA_BITS / 8), 8'h0a};  // CONFIG_ID
-    regs[32 * 7 +: 32] = finishes;
-    regs[32 * 8 +: 64 * NCNT] = cnt;  // words 8 + 2c (low), 9 + 2c (high)
-    regs[32 * 48 +: 32] = retired;
-    regs[32 * 49 +: 32] = 32'(d_load);
-    regs[32 * 50 +: 32] = m_idx[0];
-    regs[32 * 51 +: 32] = 32'(d_comp);
-    regs[32 * 52 +: 32] = m_idx[1];
-    regs[32 * 53 +: 32] = 32'(d_store);
-    regs[32 * 54 +: 32] = m_idx[2];
-    regs[32 * 55 +: 32] = {sat8(32'(t_cnt[3])), sat8(32'(t_cnt[2])), sat8(32'(t_cnt[1])),
-                           sat8(32'(t_cnt[0]))};
-    regs[32 * 56 +: 32] = {2'd0, 10'(q_cnt[2]), 10'(q_cnt[1]), 10'(q_cnt[0])};
-    regs[32 * 57 +: 32] = {29'd0, f_err, f_quiet, f_done};
-    regs[32 * 58 +: 32] = c_val;
-  end
+  ovta_rdmux #(.NCNT(NCNT)) u_rdmux (
+    .addr_i(reg_addr), .data_o(reg_data), .running_i(running), .done_i(done), .status_i(status),
+    .rule_i(rule), .err_unit_i(err_unit), .err_idx_i(err_idx), .insn_addr_i(insn_addr),
+    .insn_count_i(insn_count), .finishes_i(finishes), .cnt_i(cnt), .retired_i(retired),
+    .dbg_i({32'(d_store), 32'(d_comp), 32'(d_load)}), .idx_i({m_idx[2], m_idx[1], m_idx[0]}),
+    .tokens_i({sat8(32'(t_cnt[3])), sat8(32'(t_cnt[2])), sat8(32'(t_cnt[1])), sat8(32'(t_cnt[0]))}),
+    .cmdq_i({2'd0, 10'(q_cnt[2]), 10'(q_cnt[1]), 10'(q_cnt[0])}),
+    .fetch_i({f_err, f_quiet, f_done}), .err_val_i(c_val));
 endmodule

@@ -8,7 +8,7 @@
 TSIM_CONFIGS := default small batch2
 TSIM_RTL := $(sort $(wildcard hw/rtl/*.sv))
 TSIM_RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(TSIM_RTL))
-TSIM_VFLAGS := --cc -O3 --x-assign fast --x-initial 0 --top-module ovta_top -Wno-fatal \
+TSIM_VFLAGS := --cc -O3 --x-assign fast --x-initial 0 --top-module ovta_tsim_top -Wno-fatal \
   -Wno-lint -Wno-style --prefix Vovta_top
 TSIM_CXXFLAGS := -std=c++17 -O2 -fPIC -g0 -Wall -Wno-unused-parameter
 VERILATOR_INC := /usr/share/verilator/include
@@ -33,7 +33,8 @@ $(B)/tsim/%-trace/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
 define TSIM_BUILD
 	@mkdir -p $(1)/obj
 	verilator $(TSIM_VFLAGS) $(3) -Mdir $(1)/obj -CFLAGS "-fPIC -O2 -g0" \
-	  $(B)/gen/$(2)/ovta_pkg.sv $(TSIM_RTL_SRCS)
+	  $(B)/gen/$(2)/ovta_pkg.sv $(TSIM_RTL_SRCS) hw/sim/tsim/ovta_tsim_top.sv
+	@rm -f $(1)/obj/Vovta_top__ALL.a  # ar -rc would keep members of an older model next to the new ones
 	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
 	  OPT_FAST=-O2 OPT_SLOW=-O1 CXX="$(CXX) -fPIC" >/dev/null
 	$(CXX) $(TSIM_CXXFLAGS) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
@@ -43,11 +44,11 @@ define TSIM_BUILD
 endef
 
 $(B)/tsim/%/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv $(B)/tsim/%/tsim_cfg.h \
-    hw/sim/tsim/tsim.cpp hw/sim/tsim.h
+    hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
 	$(call TSIM_BUILD,$(B)/tsim/$*,$*,)
 
 $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
-    $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h
+    $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
 	$(call TSIM_BUILD,$(B)/tsim/$*-trace,$*,--trace-fst,$(VERILATOR_INC)/verilated_fst_c.cpp -lz)
 .PRECIOUS: $(B)/tsim/%/tsim_cfg.h $(B)/tsim/%-trace/tsim_cfg.h $(B)/gen/%/ovta_pkg.sv
 

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The catalogue of bad inputs: every file in tests/bad/cases/ (configs, assembler programs, raw
 # binary streams) goes through `ovta` as its sidecar CASE.expect says:
-#   cmd: SUBCOMMAND [OPTIONS]      run as `ovta SUBCOMMAND [OPTIONS] CASE` inside cases/
+#   cmd: SUBCOMMAND [OPTIONS]      run as `ovta SUBCOMMAND [OPTIONS] CASE` inside cases/; when the
+#                                  line holds {}, the case's name goes there instead of at the end
+#                                  (e.g. `cmd: run MODEL --input x={}`); {tmp} is a scratch path
+#                                  (not yet existing, removed after each case) for output folders
 #   exit: N                        the exit status it must give
 #   error: MESSAGE                 the first stderr line must be "ovta: error: MESSAGE..." (a prefix)
 # and stderr must hold exactly one "error:" line, no sanitizer report, and the command must end
@@ -21,8 +24,11 @@ for f in *; do
     echo "[  FAILED  ] $f: no $exp"; failed=$((failed + 1)); names+=("$f"); continue
   fi
   cmd=$(sed -n 's/^cmd: //p' "$exp"); want_rc=$(sed -n 's/^exit: //p' "$exp"); want=$(sed -n 's/^error: //p' "$exp")
+  cmd=${cmd//\{tmp\}/$T/tmp}
+  if [[ $cmd == *"{}"* ]]; then args=${cmd//\{\}/$f}; else args="$cmd $f"; fi
+  rm -rf "$T/tmp"
   # shellcheck disable=SC2086
-  timeout 60 "$OVTA" $cmd "$f" >"$T/out" 2>"$T/err"
+  timeout 60 "$OVTA" $args >"$T/out" 2>"$T/err"
   rc=$?
   first=$(head -n1 "$T/err")
   n=$(grep -c 'error:' "$T/err")

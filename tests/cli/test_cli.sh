@@ -137,6 +137,24 @@ else
   expect_error "sim bad dump buffer" "--dump 'zz:1': the program has no buffer 'zz'" "$OVTA" sim $D/gemm.s --dump zz:1
 fi
 
+# A model file whose declared output type (ONNX value_info) is larger than what its Relu makes:
+# the executor infers the types itself, so the output is the real 1x4, relu([1,-2,3,-4]).
+python3 -c "
+import struct
+h=\"{'descr': '<f4', 'fortran_order': False, 'shape': (1, 4), }\"
+h+=' '*((64-(10+len(h)+1)%64)%64)+'\\n'
+open('$T/x4.npy','wb').write(b'\\x93NUMPY\\x01\\x00'+struct.pack('<H',len(h))+h.encode()+struct.pack('<4f',1,-2,3,-4))"
+run "$OVTA" run $D/declared_shape_lie.onnx --input x="$T/x4.npy" --output-dir "$T/lie"
+if [ $rc -eq 0 ] && python3 -c "
+import struct,sys
+d=open('$T/lie/y.npy','rb').read()
+hl=struct.unpack('<H',d[8:10])[0]; h=d[10:10+hl].decode()
+sys.exit(0 if \"'shape': (1, 4)\" in h and d[10+hl:]==struct.pack('<4f',1,0,3,0) else 1)"; then
+  ok "run: declared output type not trusted"
+else
+  bad "run: declared output type not trusted" "exit $rc or y.npy is not [[1, 0, 3, 0]]"
+fi
+
 echo "[==========] $((passed + failed)) test(s) run."
 echo "[  PASSED  ] $passed test(s)."
 if [ $failed -gt 0 ]; then

@@ -37,6 +37,21 @@ static inline mm_shape mm_shape_for(const ovta_config *c) {
   return s;
 }
 
+/* A compute-bound shape per config (bench/matmul_bench.c): long K and big tiles so each loaded
+ * byte feeds many MACs (default: 4 B loaded per 16x16 GEMM micro-op against an 8 B/cycle bus)
+ * and the per-tile reset and requantization are a few percent of the micro-ops. The tiles fit
+ * the SRAM parts of 2 virtual threads. */
+static inline mm_shape mm_shape_compute_bound(const ovta_config *c) {
+  mm_shape s;
+  if (c->log_block <= 3) /* small: parts of 64 INP, 32 WGT, 64 ACC elements */
+    s = (mm_shape){64, 64, 512, 16, 4, 4, 11};
+  else if (c->batch == 2) /* parts of 512 INP, 512 WGT, 512 ACC elements */
+    s = (mm_shape){256, 256, 1024, 64, 8, 8, 12};
+  else /* parts of 1024 INP, 512 WGT, 1024 ACC elements */
+    s = (mm_shape){256, 256, 1024, 128, 8, 8, 12};
+  return s;
+}
+
 /* Plain C reference, straight from the definition. */
 static inline void mm_reference(const mm_shape *s, const int8_t *a, const int8_t *w, int8_t *c) {
   for (int i = 0; i < s->m; i++)

@@ -3,9 +3,11 @@
 #                        SOAK_SECONDS (default 60); a 30-round version is part of `make test`
 #   make test-san        the whole `make test` suite in the SAN=1 build (ASan + UBSan + LeakSanitizer)
 #   make test-valgrind   the fsim, driver, assembler and generator tests under valgrind (leaks, errors)
+#   make test-tsan       the multi-threaded tests (TSAN_TESTS) built with clang -fsanitize=thread in
+#                        build-tsan/ (TSAN=1); any data race report fails
 SOAK_SECONDS ?= 60
 TESTS += $(B)/tests/soak/soak
-.PHONY: soak test-san test-valgrind
+.PHONY: soak test-san test-valgrind test-tsan
 
 $(B)/tests/soak/soak: tests/soak/soak.c $(RANDPROG_DEPS)
 	@mkdir -p $(dir $@)
@@ -28,3 +30,15 @@ test-valgrind: $(VALGRIND_TESTS)
 	  tail -3 /tmp/ovta-vg.$$$$; grep -E '^==[0-9]+==' /tmp/ovta-vg.$$$$ | head -20; \
 	  if [ $$rc -ne 0 ]; then echo "valgrind: $$t exit $$rc"; fail=1; fi; rm -f /tmp/ovta-vg.$$$$; \
 	done; exit $$fail
+
+# Threads: each test runs several threads with their own device and command queue at once.
+TSAN_TESTS := $(B)/tests/runtime/test_rt_threads
+ifeq ($(TSAN),1)
+tsan-build: $(TSAN_TESTS)
+.PHONY: tsan-build
+else
+test-tsan:
+	@$(MAKE) --no-print-directory TSAN=1 tsan-build
+	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \
+	  bash tests/run.sh build-tsan $(TSAN_TESTS:$(B)/%=build-tsan/%)
+endif

@@ -171,7 +171,7 @@ int ovta_cmd_bench(int argc, char **argv) {
   snprintf(env_rb, sizeof env_rb, "BACKEND=%s", backend);
   snprintf(env_c, sizeof env_c, "OVTA_BENCH_CONFIGS=%s", cfg);
   snprintf(env_rc, sizeof env_rc, "CONFIG=%s", cfg);
-  const char *envs[] = {env_b, env_rb, "OVTA_BENCH_JSON=1", config ? env_c : NULL, env_rc, NULL};
+  const char *envs[] = {env_b, env_rb, env_rc, "OVTA_BENCH_JSON=1", config ? env_c : NULL, NULL};
 
   cJSON *doc = cJSON_CreateObject(), *arr;
   char date[32];

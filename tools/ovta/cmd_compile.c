@@ -180,7 +180,8 @@ int ovta_cmd_compile(int argc, char **argv) {
     o.vthreads = (int)vt;
     if (report) o.report = stdout;
   }
-  if (!rc) rc = ovta_exec_build(g, &o, &e, &err);
+  if (!rc && (rc = ovta_exec_build(g, &o, &e, &err)) && !strstr(err.msg, model))
+    ovta_error_wrap(&err, "%s", model); /* errors name the file */
   if (!rc) rc = ovta_exec_save(e, out, &err);
   if (!rc) {
     size_t arena, unshared;

@@ -653,7 +653,6 @@ int ovta_cmd_profile(int argc, char **argv) {
   popts o = {0};
   o.backend = "fsim";
   const char *v;
-  bool have_backend = false;
   for (int i = 1; i < argc; i++) {
     if (tool_is_help(argv[i])) {
       fputs(help, stdout);
@@ -671,7 +670,7 @@ int ovta_cmd_profile(int argc, char **argv) {
       if (!v || !tool_number(v, 0, INT32_MAX, &o.index)) return tool_usage("profile", "--index needs a number >= 0");
     } else if (tool_opt(argc, argv, &i, "--backend", &v)) {
       if (!v || !*v) return tool_usage("profile", "--backend needs a name");
-      o.backend = v, have_backend = true;
+      o.backend = v;
     } else if (tool_opt(argc, argv, &i, "--config", &v)) {
       if (!v) return tool_usage("profile", "--config needs a name");
       o.config = v;
@@ -704,7 +703,6 @@ int ovta_cmd_profile(int argc, char **argv) {
       return tool_usage("profile", "more than one model given");
     }
   }
-  (void)have_backend;
   if (!o.model) return tool_usage("profile", "no model given");
   if (!o.input_file == !o.images) return tool_usage("profile", "give exactly one of --input NAME=FILE.npy and --images FILE.npy");
   if (o.index && !o.images) return tool_usage("profile", "--index needs --images");

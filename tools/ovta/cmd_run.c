@@ -94,21 +94,35 @@ int ovta_cmd_run(int argc, char **argv) {
       for (int k = 0; k < nin; k++)
         if (strcmp(g->inputs[i]->name, in_name[k]) == 0) {
           ovta_tensor *t = g->inputs[i];
-          bool unknown = t->rank < 0;
-          for (int d = 0; d < t->rank; d++) unknown |= t->shape[d] < 0;
-          if (unknown) {
+          bool unknown = t->rank < 0, clash = t->rank >= 0 && t->rank != vals[k]->rank;
+          for (int d = 0; d < t->rank; d++) {
+            unknown |= t->shape[d] < 0;
+            clash |= d < vals[k]->rank && t->shape[d] >= 0 && t->shape[d] != vals[k]->shape[d];
+          }
+          if (clash) { /* only the symbolic dims may take the array's (known dims must match) */
+            char want[160], got[160];
+            ovta_shape_str(t, want, sizeof want);
+            ovta_shape_str(vals[k], got, sizeof got);
+            rc = OVTA_FAIL(&err, OVTA_EINVAL, "%s: shape %s does not match input %s of %s (%s)", in_file[k], got,
+                           t->name, model, want);
+          } else if (unknown) {
             t->rank = vals[k]->rank;
             memcpy(t->shape, vals[k]->shape, sizeof t->shape);
           }
         }
-    if (!rc) rc = ovta_exec_build(g, NULL, &e, &err);
+    if (!rc && (rc = ovta_exec_build(g, NULL, &e, &err)) && !strstr(err.msg, model))
+      ovta_error_wrap(&err, "%s", model); /* errors name the file */
   }
   for (int i = 0; !rc && i < ovta_exec_num_inputs(e); i++) {
     const char *nm = ovta_exec_input_name(e, i);
     int k = 0;
     while (k < nin && strcmp(in_name[k], nm) != 0) k++;
     if (k == nin) rc = OVTA_FAIL(&err, OVTA_EINVAL, "graph input %s has no --input %s=FILE.npy", nm, nm);
-    else rc = ovta_exec_set_input(e, nm, vals[k], &err);
+    else if ((rc = ovta_exec_set_input(e, nm, vals[k], &err))) { /* name the file */
+      char m[sizeof err.msg];
+      snprintf(m, sizeof m, "%s", err.msg);
+      snprintf(err.msg, sizeof err.msg, "%.150s: %.600s", in_file[k], m);
+    }
   }
   for (int k = 0; !rc && k < nin; k++) {
     bool found = false;

@@ -3,7 +3,7 @@
 // Sections:
 //   1. Model and DRAM state  - the Verilated top, an AXI4 DRAM model (latency, bandwidth,
 //                              bounds checks through the driver's callbacks), an AXI4-Lite master.
-//   2. Clocking              - one cycle: drive slave inputs, settle, sample handshakes, edge.
+//   2. Clocking              - one cycle: handshakes, DRAM model, next inputs, edge.
 //   3. Register access       - AXI4-Lite reads and writes.
 //   4. Runs                  - soft reset, start, poll, watchdog, results and messages.
 //   (Chrome trace: per-cycle sampling of the units' busy flags and instruction indices, which
@@ -83,6 +83,9 @@ struct WriteBurst {
   unsigned beats;    // beats announced
   unsigned done;     // beats received
 };
+struct Seen {       // inputs of ovta_top in the current cycle (the registered copies)
+  bool arready = false, rvalid = false, awready = false, wready = false, bvalid = false;
+};
 struct UnitSpan {
   bool on;           // the unit is executing an instruction
   uint32_t idx;      // its index in the stream
@@ -104,6 +107,8 @@ struct tsim {
   std::deque<WriteBurst> wq;              // write bursts accepted, waiting for W beats
   std::deque<uint64_t> bq;                // write responses: cycle each is due
   unsigned credit = 0;                    // bandwidth credit, 1/16 beats
+  Seen seen;                              // AXI inputs the design sees this cycle
+  bool beat_valid = false;                // m_rdata_i holds the front read beat
   uint64_t progress = 0;                  // last cycle with an AXI handshake
   // first DRAM fault of the run
   bool fault = false;                     // a bounds violation happened
@@ -153,8 +158,8 @@ void chrome_event(tsim *t, int u, uint32_t idx, uint64_t c0, uint64_t c1) {
 void chrome_sample(tsim *t) {
   Vovta_top___024root *r = t->top->rootp;
   for (int u = 0; u < 3; u++) {
-    bool busy = r->ovta_top__DOT__busy >> u & 1;
-    uint32_t idx = r->ovta_top__DOT__m_idx[u];
+    bool busy = r->ovta_tsim_top__DOT__u_top__DOT__busy >> u & 1;
+    uint32_t idx = r->ovta_tsim_top__DOT__u_top__DOT__m_idx[u];
     UnitSpan &s = t->span[u];
     if (s.on && (!busy || idx != s.idx)) {
       chrome_event(t, u, s.idx, s.start, t->cycle);
@@ -164,120 +169,138 @@ void chrome_sample(tsim *t) {
   }
 }
 
-// One clock cycle, with the DRAM model answering the AXI4 master.
+// One clock cycle, with the DRAM model answering the AXI4 master. The model is ovta_tsim_top
+// (hw/sim/tsim/ovta_tsim_top.sv): ovta_top behind one register on every input, so after a clock
+// edge its outputs are final for the new cycle and depend on no input. tick() first takes the
+// handshakes of the current cycle (outputs against the inputs the design sees, t->seen), updates
+// the DRAM model, then drives the inputs of the next cycle, which the edge registers. The DRAM
+// model decides the next cycle's inputs from its state after this cycle, as a slave that drove
+// them combinationally at the start of the next cycle would: the cycle timing is that of a
+// direct connection. Evaluations per cycle: one with the clock low (it finds nothing to do, no
+// logic depends on an input) and one for the rising edge.
 void tick(tsim *t) {
   Vovta_top *m = t->top.get();
-  // drive: read data
-  bool rv = false;
-  if (!t->rq.empty() && t->rq.front().ready_at <= t->cycle && t->credit >= 16) {
-    ReadBurst &b = t->rq.front();
-    uint8_t buf[BUS_BYTES];
-    uint64_t a = b.addr + (uint64_t)b.done * BUS_BYTES;
-    void *h = t->fault ? nullptr : t->dram.host(t->dram.ctx, a, BUS_BYTES);
-    if (h) memcpy(buf, h, BUS_BYTES);
-    else memset(buf, 0, BUS_BYTES);
-    put_bytes(m->m_rdata_i, buf);
-    m->m_rid_i = b.id;
-    m->m_rlast_i = b.done + 1 == b.beats;
-    rv = true;
-  }
-  m->m_rvalid_i = rv;
-  m->m_arready_i = t->rq.size() < 16;
-  m->m_awready_i = t->wq.size() < 4;
-  m->m_wready_i = !t->wq.empty();
-  m->m_bvalid_i = !t->bq.empty() && t->bq.front() <= t->cycle;
-  // settle, sample handshakes
-  m->clk_i = 0;
-  m->eval();
-  t->ctx->timeInc(1);
-  dump(t);
-  bool ar = m->m_arvalid_o && m->m_arready_i;
-  bool r = m->m_rvalid_i && m->m_rready_o;
-  bool aw = m->m_awvalid_o && m->m_awready_i;
-  bool w = m->m_wvalid_o && m->m_wready_i;
-  bool b = m->m_bvalid_i && m->m_bready_o;
-  uint64_t araddr = m->m_araddr_o, awaddr = m->m_awaddr_o;
-  unsigned arlen = m->m_arlen_o, awlen = m->m_awlen_o, arid = m->m_arid_o;
-  uint8_t wbuf[BUS_BYTES];
-  if (w) get_bytes(m->m_wdata_o, wbuf);
-  m->clk_i = 1;
-  m->eval();
-  t->ctx->timeInc(1);
-  dump(t);
-  // update the DRAM model
+  const Seen &sn = t->seen;
+  // 1. handshakes of this cycle
+  bool ar = m->m_arvalid_o && sn.arready;
+  bool r = sn.rvalid && m->m_rready_o;
+  bool aw = m->m_awvalid_o && sn.awready;
+  bool w = m->m_wvalid_o && sn.wready;
+  bool b = sn.bvalid && m->m_bready_o;
+  // 2. the DRAM model
   if (ar) {
     // Micro-op rows are read in whole beats and may end inside the last beat: check from the
     // first byte to the first byte of the last beat (element rows always fill whole beats).
+    uint64_t araddr = m->m_araddr_o;
+    unsigned arlen = m->m_arlen_o;
     uint64_t len = (uint64_t)(arlen + 1) * BUS_BYTES;
     if (!t->fault && !t->dram.inside(t->dram.ctx, araddr, len - BUS_BYTES + 1)) {
       t->fault = true;
       t->fault_write = false;
-      t->fault_id = arid;
+      t->fault_id = m->m_arid_o;
       t->fault_addr = araddr;
       t->fault_len = len;
     }
-    t->rq.push_back({araddr, arlen + 1, 0, arid, t->cycle + t->opts.read_latency});
+    t->rq.push_back({araddr, arlen + 1, 0, (unsigned)m->m_arid_o, t->cycle + t->opts.read_latency});
   }
-  if (r) {
+  if (r && !t->rq.empty()) {
     t->credit -= 16;
     if (++t->rq.front().done == t->rq.front().beats) t->rq.pop_front();
   }
   t->credit += t->opts.beats_per_cycle_x16;
   if (t->credit > 32) t->credit = 32;
   if (aw) {
-    uint64_t len = (uint64_t)(awlen + 1) * BUS_BYTES;
+    uint64_t awaddr = m->m_awaddr_o;
+    uint64_t len = (uint64_t)(m->m_awlen_o + 1) * BUS_BYTES;
     if (!t->fault && !t->dram.inside(t->dram.ctx, awaddr, len)) {
       t->fault = true;
       t->fault_write = true;
       t->fault_addr = awaddr;
       t->fault_len = len;
     }
-    t->wq.push_back({awaddr, awlen + 1, 0});
+    t->wq.push_back({awaddr, (unsigned)m->m_awlen_o + 1, 0});
   }
   if (w && !t->wq.empty()) {
     WriteBurst &wb = t->wq.front();
     uint64_t a = wb.addr + (uint64_t)wb.done * BUS_BYTES;
     if (!t->fault) {
       void *h = t->dram.host(t->dram.ctx, a, BUS_BYTES);
-      if (h) memcpy(h, wbuf, BUS_BYTES);
+      if (h) get_bytes(m->m_wdata_o, (uint8_t *)h);
     }
     if (++wb.done == wb.beats) {
       t->bq.push_back(t->cycle + t->opts.write_latency);
       t->wq.pop_front();
     }
   }
-  if (b) t->bq.pop_front();
+  if (b && !t->bq.empty()) t->bq.pop_front();
   if (ar || r || aw || w || b) t->progress = t->cycle;
-  if (t->chrome) chrome_sample(t);
   t->cycle++;
+  // 3. inputs of the next cycle (t->cycle now)
+  Seen nx;
+  nx.rvalid = !t->rq.empty() && t->rq.front().ready_at <= t->cycle && t->credit >= 16;
+  if (nx.rvalid) {
+    ReadBurst &rb = t->rq.front();
+    // the beat's bytes: read once per beat (a beat not taken stays on the bus)
+    if (r || ar || !t->beat_valid) {  // else the beat not taken stays
+      uint64_t a = rb.addr + (uint64_t)rb.done * BUS_BYTES;
+      const void *h = t->fault ? nullptr : t->dram.host(t->dram.ctx, a, BUS_BYTES);
+      if (h) put_bytes(m->m_rdata_i, (const uint8_t *)h);
+      else {
+        uint8_t z[BUS_BYTES] = {0};
+        put_bytes(m->m_rdata_i, z);
+      }
+      m->m_rid_i = rb.id;
+      m->m_rlast_i = rb.done + 1 == rb.beats;
+    }
+  }
+  t->beat_valid = nx.rvalid;
+  nx.arready = t->rq.size() < 16;
+  nx.awready = t->wq.size() < 4;
+  nx.wready = !t->wq.empty();
+  nx.bvalid = !t->bq.empty() && t->bq.front() <= t->cycle;
+  m->m_rvalid_i = nx.rvalid;
+  m->m_arready_i = nx.arready;
+  m->m_awready_i = nx.awready;
+  m->m_wready_i = nx.wready;
+  m->m_bvalid_i = nx.bvalid;
+  t->seen = nx;
+  // 4. the clock edge that ends this cycle
+  m->clk_i = 0;
+  m->eval();
+  t->ctx->timeInc(1);
+  dump(t);
+  m->clk_i = 1;
+  m->eval();
+  t->ctx->timeInc(1);
+  dump(t);
+  if (t->chrome) chrome_sample(t);
 }
 
 // ---------------------------------------------------------------- 3. Register access
 
+// AXI4-Lite: after tick() the design sees the inputs set before it, and its outputs belong to
+// that cycle; a handshake seen there completes at the next tick's edge.
 uint32_t reg_read(tsim *t, uint32_t addr) {
   Vovta_top *m = t->top.get();
   m->s_araddr_i = addr;
   m->s_arvalid_i = 1;
   m->s_rready_i = 0;
   for (int i = 0; i < 16; i++) {
-    m->clk_i = 0;
-    m->eval();
-    bool hs = m->s_arready_o;
     tick(t);
-    if (hs) break;
+    if (m->s_arready_o) break;
   }
   m->s_arvalid_i = 0;
   m->s_rready_i = 1;
   uint32_t v = 0;
   for (int i = 0; i < 16; i++) {
-    m->clk_i = 0;
-    m->eval();
-    bool hs = m->s_rvalid_o;
-    v = m->s_rdata_o;
     tick(t);
-    if (hs) break;
+    if (m->s_rvalid_o) {
+      v = m->s_rdata_o;
+      break;
+    }
   }
   m->s_rready_i = 0;
+  tick(t);
   return v;
 }
 
@@ -289,23 +312,18 @@ void reg_write(tsim *t, uint32_t addr, uint32_t value) {
   m->s_wvalid_i = 1;
   m->s_bready_i = 0;
   for (int i = 0; i < 16; i++) {
-    m->clk_i = 0;
-    m->eval();
-    bool hs = m->s_awready_o;
     tick(t);
-    if (hs) break;
+    if (m->s_awready_o) break;
   }
   m->s_awvalid_i = 0;
   m->s_wvalid_i = 0;
   m->s_bready_i = 1;
   for (int i = 0; i < 16; i++) {
-    m->clk_i = 0;
-    m->eval();
-    bool hs = m->s_bvalid_o;
     tick(t);
-    if (hs) break;
+    if (m->s_bvalid_o) break;
   }
   m->s_bready_i = 0;
+  tick(t);
 }
 
 uint64_t reg_read64(tsim *t, uint32_t addr) {
@@ -484,11 +502,12 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
   }
   // soft reset: clears queues, FSMs and counters; SRAM contents persist
   reg_write(t, R_CTRL, 2);
-  for (int i = 0; i < 4; i++) tick(t);
-  t->rq.clear();
+  t->rq.clear();  // bursts of an earlier, failed run; the ticks below flush the inputs
   t->wq.clear();
   t->bq.clear();
+  t->beat_valid = false;
   t->fault = false;
+  for (int i = 0; i < 4; i++) tick(t);
   uint64_t c0 = t->cycle;
   reg_write(t, R_INSN_ADDR, (uint32_t)insn_addr);
   reg_write(t, R_INSN_COUNT, count);
