@@ -72,6 +72,7 @@ include tests/fuzz/fuzz.mk
 include tests/gen/gen.mk
 include tests/bad/bad.mk
 include tests/soak/soak.mk
+include tests/readme/readme.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 
@@ -90,7 +91,8 @@ all: $(LIB) $(TOOLS) $(TESTS)
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@bash tests/run.sh $(B) $(TESTS)
+	$(if $(TEST_SAN_SUBSET),@$(MAKE) --no-print-directory SAN=1 $(TEST_SAN_SUBSET))
+	@bash tests/run.sh $(B) $(TESTS) $(TEST_SAN_SUBSET)
 
 run: deps
 	@$(MAKE) --no-print-directory all

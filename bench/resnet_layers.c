@@ -1,6 +1,7 @@
 /* resnet_layers.c: ResNet-18 conv layers C2..C11 compiled by the accelerator lowering
  * (compiler/vta.h) and run on each backend (env OVTA_BENCH_BACKENDS, default "fsim") and config
- * (env OVTA_BENCH_CONFIGS, default "default"), with 1 and 2 virtual threads. One JSON line per run:
+ * (env OVTA_BENCH_CONFIGS, default "default"), with 1 and 2 virtual threads; env OVTA_BENCH_LAYERS
+ * (e.g. "C4,C7,C10") runs only those layers. One JSON line per run:
  * the plan, instructions and micro-ops of the host code and of the device, bytes moved, and when
  * the backend counts cycles (tsim): cycles and MAC utilization = MACs / (cycles * B*BI*BO).
  * Every result is checked against the plain-C reference (vta_reference); a mismatch exits 1. */
@@ -114,12 +115,21 @@ int main(void) {
         ovta_error_print(stderr, &err);
         return 1;
       }
-      for (size_t i = 0; i < sizeof L / sizeof L[0]; i++)
+      const char *only = getenv("OVTA_BENCH_LAYERS");
+      for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+        if (only && *only) {
+          char ol[256];
+          bool hit = false;
+          snprintf(ol, sizeof ol, "%s", only);
+          for (char *s3 = NULL, *t = strtok_r(ol, ", ", &s3); t; t = strtok_r(NULL, ", ", &s3)) hit |= !strcmp(t, L[i].name);
+          if (!hit) continue;
+        }
         for (int vt = 1; vt <= 2; vt++)
           if (one(b, &cfg, &L[i], vt, &err)) {
             ovta_error_print(stderr, &err);
             status = 1;
           }
+      }
     }
   }
   return status;

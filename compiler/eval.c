@@ -268,7 +268,7 @@ static int ev_matmul(ev *e, double az, double bz) {
 static int ev_pool(ev *e) {
   const ovta_tensor *x = IN(e, 0);
   ovta_tensor *y = e->out[0];
-  bool mx = !strcmp(e->n->op, "MaxPool"), gap = !strcmp(e->n->op, "GlobalAveragePool");
+  bool mx = !strcmp(e->n->op, "MaxPool") || !strcmp(e->n->op, "ovta.QMaxPool"), gap = !strcmp(e->n->op, "GlobalAveragePool");
   if (x->rank != 4) return fail(e, OVTA_EUNSUPPORTED, "only 2-D pools are evaluated");
   int64_t N = x->shape[0], C = x->shape[1], H = x->shape[2], W = x->shape[3], OH = y->shape[2], OW = y->shape[3];
   int64_t k[2] = {H, W}, s[2] = {1, 1}, p[4] = {0, 0, 0, 0}, d[2] = {1, 1};
@@ -299,6 +299,24 @@ static int ev_pool(ev *e) {
           }
         ovta_tensor_put_f(y, (nc * OH + oh) * OW + ow, mx ? acc : acc / (double)(cnt ? cnt : 1));
       }
+  return OVTA_OK;
+}
+
+/* ovta.QAdd: y = clamp(ovta_requant((a << shift_a) + (b << shift_b), shift), clip_min, clip_max),
+ * int32 wrapping (graph.h). */
+static int ev_qadd(ev *e) {
+  const ovta_tensor *a = IN(e, 0), *b = IN(e, 1);
+  ovta_tensor *y = e->out[0];
+  int64_t n = ovta_tensor_numel(y);
+  if (ovta_tensor_numel(a) != n || ovta_tensor_numel(b) != n) return fail(e, OVTA_EINVAL, "inputs and output differ in size");
+  int sa = (int)ovta_node_attr_i(e->n, "shift_a", 0), sb = (int)ovta_node_attr_i(e->n, "shift_b", 0);
+  if (sa < 0 || sa > 31 || sb < 0 || sb > 31) return fail(e, OVTA_EINVAL, "shift_a/shift_b outside 0..31");
+  int shift = (int)ovta_node_attr_i(e->n, "shift", 0);
+  int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t s = ((uint32_t)(int32_t)ovta_tensor_get_i(a, i) << sa) + ((uint32_t)(int32_t)ovta_tensor_get_i(b, i) << sb);
+    ovta_tensor_put_f(y, i, ovta_requant((int32_t)s, shift, lo, hi));
+  }
   return OVTA_OK;
 }
 
@@ -448,7 +466,10 @@ int ovta_eval_node_ref(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_
     return ev_matmul(&e, 0, 0);
   if (!strcmp(op, "MatMulInteger"))
     return ev_matmul(&e, IN(&e, 2) ? ovta_tensor_get_f(IN(&e, 2), 0) : 0, IN(&e, 3) ? ovta_tensor_get_f(IN(&e, 3), 0) : 0);
-  if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") || !strcmp(op, "GlobalAveragePool")) return ev_pool(&e);
+  if (!strcmp(op, "MaxPool") || !strcmp(op, "AveragePool") || !strcmp(op, "GlobalAveragePool") ||
+      !strcmp(op, "ovta.QMaxPool"))
+    return ev_pool(&e);
+  if (!strcmp(op, "ovta.QAdd")) return ev_qadd(&e);
   if (!strcmp(op, "BatchNormalization")) return ev_bn(&e);
   if (!strcmp(op, "Identity") || !strcmp(op, "Flatten") || !strcmp(op, "Reshape") || !strcmp(op, "Squeeze") ||
       !strcmp(op, "Unsqueeze"))

@@ -109,8 +109,15 @@ void ovta_exec_free(ovta_exec *e) {
   free(e);
 }
 
+/* The largest arena, and tensor, a plan may have: a bigger one comes from a hostile or broken model
+ * (and its byte count could overflow). */
+#define MAX_ARENA ((size_t)1 << 34) /* 16 GiB */
+
 /* Allocate the arena and params, load the object code into a JIT and resolve every step. */
 static int finish(ovta_exec *e, ovta_error *err) {
+  if (e->arena_size > MAX_ARENA)
+    return OVTA_FAIL(err, OVTA_ENOMEM, "the plan needs a %zu-byte arena, above the limit of %zu bytes (16 GiB)",
+                     e->arena_size, MAX_ARENA);
   e->arena = aligned_alloc(ALIGN, align_up(e->arena_size ? e->arena_size : 1));
   if (!e->arena) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for a %zu-byte arena", e->arena_size);
   memset(e->arena, 0, e->arena_size);
@@ -174,6 +181,14 @@ static int tindex(const ovta_graph *g, const ovta_tensor *t) {
   return -1;
 }
 
+/* The operators the accelerator runs (vta_op_from_node): GEMM ones and the ALU ones. */
+static bool accel_op(const ovta_node *n) {
+  return !strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense") || !strcmp(n->op, "ovta.QAdd") ||
+         !strcmp(n->op, "ovta.QMaxPool");
+}
+
+static bool alu_kind(const vta_plan *p) { return p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL; }
+
 /* Accelerator preparation of a copy of the graph: pack/partition when not done yet, then per
  * packed ovta.QConv / ovta.QDense: compile it for the accelerator, or move it back to the plain
  * layout for the CPU (with the reason in the report). kern[i] is the kernel of node i (NULL: cpu). */
@@ -193,7 +208,7 @@ static int accel_prepare(ovta_graph *g, const ovta_exec_opts *o, const ovta_conf
   int n_acc = 0, n_fb = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     ovta_node *n = g->nodes[i];
-    bool q = !strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense");
+    bool q = accel_op(n);
     if (!q || !n->inputs[0] || n->inputs[0]->layout != OVTA_LAYOUT_ACT) continue;
     vta_op op;
     vta_knobs k = {.vthreads = o->vthreads};
@@ -224,7 +239,7 @@ static int accel_prepare(ovta_graph *g, const ovta_exec_opts *o, const ovta_conf
   *kern_out = kern;
   for (int i = 0; i < g->n_nodes; i++) {
     ovta_node *n = g->nodes[i];
-    bool q = !strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense");
+    bool q = accel_op(n);
     if (!q || n->target != OVTA_TARGET_ACCEL || !n->inputs[0] || n->inputs[0]->layout != OVTA_LAYOUT_ACT) continue;
     vta_op op;
     vta_knobs k = {.vthreads = o->vthreads};
@@ -340,7 +355,8 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   for (int s = 0; kern && s < g->n_nodes; s++)
     if (kern[s]) {
       const ovta_node *n = g->nodes[s];
-      dma[tindex(g, n->inputs[0])] = dma[tindex(g, n->inputs[1])] = dma[tindex(g, n->outputs[0])] = true;
+      dma[tindex(g, n->inputs[0])] = dma[tindex(g, n->outputs[0])] = true;
+      if (n->n_inputs > 1 && n->inputs[1]) dma[tindex(g, n->inputs[1])] = true;
     }
   /* liveness: def = producing step (-1 for inputs), last = last consuming step */
   for (int i = 0; i < g->n_inputs; i++) {
@@ -378,6 +394,11 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
                        ovta_dtype_name(t->dtype));
         goto done;
       }
+      if ((uint64_t)ovta_tensor_numel(t) > MAX_ARENA / ovta_dtype_size(t->dtype)) {
+        rc = OVTA_FAIL(err, OVTA_ENOMEM, "tensor %s: %lld elements of %s, above the limit of %zu bytes (16 GiB)",
+                       t->name, (long long)ovta_tensor_numel(t), ovta_dtype_name(t->dtype), MAX_ARENA);
+        goto done;
+      }
       x->name = strdup(t->name);
       x->dtype = t->dtype;
       x->rank = t->rank;
@@ -413,16 +434,19 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   }
   for (int s = 0; s < nn; s++) {
     bias_t[s] = -1;
-    if (!kern || !kern[s] || !vta_kernel_plan(kern[s])->op.has_bias) continue;
+    if (!kern || !kern[s] || (!vta_kernel_plan(kern[s])->op.has_bias && !alu_kind(vta_kernel_plan(kern[s])))) continue;
     const vta_plan *p = vta_kernel_plan(kern[s]);
+    bool alu = alu_kind(p);
     xtensor *x = &e->t[e->nt];
     char nm[600];
-    snprintf(nm, sizeof nm, "%s.acc", g->nodes[s]->inputs[2]->name);
+    /* ALU operators: the identity weight block (vta_pack_identity) in the bias slot */
+    if (alu) snprintf(nm, sizeof nm, "%s.ident", g->nodes[s]->name);
+    else snprintf(nm, sizeof nm, "%s.acc", g->nodes[s]->inputs[2]->name);
     x->name = strdup(nm);
-    x->dtype = OVTA_DT_I32;
+    x->dtype = alu ? OVTA_DT_I8 : OVTA_DT_I32;
     x->nbytes = vta_bias_bytes(p);
     x->rank = 1;
-    x->shape[0] = (int64_t)(x->nbytes / 4);
+    x->shape[0] = (int64_t)(x->nbytes / (alu ? 1 : 4));
     x->dma = true;
     x->where = W_PARAM;
     x->offset = e->params_size;
@@ -444,6 +468,10 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   for (int s = 0; s < nn; s++)
     if (bias_t[s] >= 0) {
       const vta_plan *p = vta_kernel_plan(kern[s]);
+      if (alu_kind(p)) {
+        vta_pack_identity(p, (int8_t *)(e->params + e->t[bias_t[s]].offset));
+        continue;
+      }
       const ovta_tensor *b = g->nodes[s]->inputs[2];
       if (b->nbytes < (size_t)p->op.o * 4 || !b->data) {
         rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s: bias %s has %zu bytes, %d channels need %d", g->nodes[s]->name,
@@ -475,7 +503,8 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
       st->fn = strdup(vta_kernel_host(kern[s])->name);
       st->args = calloc(1, sizeof(int));
       st->vb[VTA_BUF_X] = map[tindex(g, n->inputs[0])];
-      st->vb[VTA_BUF_W] = map[tindex(g, n->inputs[1])];
+      /* ovta.QMaxPool has no w operand: its host code never reads that buffer */
+      st->vb[VTA_BUF_W] = map[tindex(g, n->n_inputs > 1 && n->inputs[1] ? n->inputs[1] : n->inputs[0])];
       st->vb[VTA_BUF_BIAS] = bias_t[s];
       st->vb[VTA_BUF_Y] = map[tindex(g, n->outputs[0])];
       st->op = strdup(n->op), st->macs = node_macs(n);

@@ -97,11 +97,45 @@ static ovta_node *fresh_node(ovta_graph *g, int pos, const char *op, const char 
   return n;
 }
 
-/* Node *pi (a packed ovta.QConv / ovta.QDense) back to the plain layout for the CPU path:
+/* Node *pi (a packed ovta.QConv / ovta.QDense / ovta.QAdd / ovta.QMaxPool) back to the plain
+ * layout for the CPU path:
  * Unpack(x) -> node with plain weights/bias -> Pack -> the packed output the users read.
  * *pi moves to the node's new position. */
+/* An ALU node (ovta.QAdd / ovta.QMaxPool) back to the plain layout: Unpack each input, the node on
+ * plain tensors, Pack its output. */
+static int unpack_alu(ovta_graph *g, int *pi, ovta_error *err) {
+  ovta_node *n = g->nodes[*pi];
+  ovta_tensor *yp = n->outputs[0];
+  for (int k = 0; k < n->n_inputs; k++)
+    if (!n->inputs[k] || n->inputs[k]->layout != OVTA_LAYOUT_ACT)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name, n->op);
+  if (!yp || yp->layout != OVTA_LAYOUT_ACT)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name, n->op);
+  for (int k = 0; k < n->n_inputs; k++) {
+    ovta_tensor *xp = n->inputs[k];
+    ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, xp->logical_rank, xp->logical, err);
+    if (!xl) return err->code;
+    xl->quant = xp->quant;
+    ovta_node *un = fresh_node(g, *pi, "ovta.Unpack", "unpack", xp, xl, err);
+    if (!un || ovta_node_set_ints(un, "shape", xl->shape, xl->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
+    (*pi)++;
+    n->inputs[k] = xl;
+  }
+  ovta_tensor *yl = fresh_tensor(g, yp->name, yp->dtype, yp->logical_rank, yp->logical, err);
+  if (!yl) return err->code;
+  yl->quant = yp->quant;
+  n->outputs[0] = yl;
+  n->target = OVTA_TARGET_CPU;
+  ovta_node *pk = fresh_node(g, *pi + 1, "ovta.Pack", "pack", yl, yp, err);
+  if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", yp->shape[4], err) ||
+      ovta_node_set_i(pk, "block_in", yp->shape[5], err) || ovta_node_set_i(pk, "block_out", yp->shape[5], err))
+    return err->code ? err->code : OVTA_ENOMEM;
+  return ovta_graph_index(g, err);
+}
+
 int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error *err) {
   ovta_node *n = g->nodes[*pi];
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) return unpack_alu(g, pi, err);
   ovta_tensor *xp = n->inputs[0], *wp = n->inputs[1], *bp = ovta_node_in(n, 2), *yp = n->outputs[0];
   if (xp->layout != OVTA_LAYOUT_ACT || wp->layout != OVTA_LAYOUT_WGT || yp->layout != OVTA_LAYOUT_ACT || !wp->data ||
       (bp && !bp->data) || cfg->block_in != cfg->block_out || wp->rank != 6)
@@ -155,7 +189,9 @@ void exec_accel_needs(const ovta_graph *g, bool *pack, bool *partition) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ovta_node *n = g->nodes[i];
     if (n->target == OVTA_TARGET_ANY) *partition = true;
-    if ((!strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense")) && n->inputs[0] &&
+    if ((!strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense") || !strcmp(n->op, "ovta.QAdd") ||
+         !strcmp(n->op, "ovta.QMaxPool")) &&
+        n->inputs[0] &&
         n->inputs[0]->layout == OVTA_LAYOUT_PLAIN)
       *pack = true;
   }

@@ -37,6 +37,14 @@
  *               acc = sum(x*w) (int32) + b;  y = clamp(ovta_requant(acc, shift), clip_min, clip_max)
  *               INT attributes: shift, clip_min, clip_max (relu: clip_min 0). Scales: tensor
  *               quant.exp; exp(B) = exp(X) + exp(W); shift = exp(Y) - exp(X) - exp(W).
+ *   ovta.QAdd   (A:i8, B:i8) -> Y:i8   residual add, A, B and Y of one shape (no broadcasting):
+ *               y = clamp(ovta_requant((a << shift_a) + (b << shift_b), shift), clip_min, clip_max)
+ *               in int32 (wrapping). INT attributes shift_a, shift_b (0..31), shift, clip_min,
+ *               clip_max (relu: clip_min 0). Scales: e0 = min(exp(A), exp(B)),
+ *               shift_a = exp(A) - e0, shift_b = exp(B) - e0, shift = exp(Y) - e0.
+ *   ovta.QMaxPool (X:i8) -> Y:i8   MaxPool on int8 with the MaxPool attributes (kernel_shape,
+ *               strides, pads; dilations 1, ceil_mode 0, no Indices output): the max over the
+ *               window elements inside X (padding never wins); exp(Y) = exp(X).
  *   ovta.Eltwise (X, E1, E2, ...) -> Y    a chain of elementwise ops: STRING attribute "ops",
  *               comma-separated, from Add Sub Mul Div (binary: take the next extra input as
  *               the second operand, with broadcasting) and Relu Sigmoid Tanh HardSwish Neg Abs

@@ -399,12 +399,14 @@ static int infer_qlinearconv(ctx *c) {
  * auto_pad, ceil_mode; MaxPool: dilations, storage_order, optional Indices output (int64);
  * AveragePool: count_include_pad. Y [N, C, out...] (window()). */
 static int infer_pool(ctx *c) {
-  bool mx = !strcmp(c->n->op, "MaxPool");
+  bool q = !strcmp(c->n->op, "ovta.QMaxPool"), mx = q || !strcmp(c->n->op, "MaxPool");
   ovta_tensor *x;
-  if (allow(c, mx ? "auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides"
-                  : "auto_pad,ceil_mode,count_include_pad,kernel_shape,pads,strides") ||
-      count_io(c, 1, 1, 1, mx ? 2 : 1) || need(c, 0, &x))
+  if (allow(c, q    ? "auto_pad,ceil_mode,dilations,kernel_shape,pads,strides"
+               : mx ? "auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides"
+                    : "auto_pad,ceil_mode,count_include_pad,kernel_shape,pads,strides") ||
+      count_io(c, 1, 1, 1, mx && !q ? 2 : 1) || need(c, 0, &x))
     return c->err->code;
+  if (q && x->dtype != OVTA_DT_I8) return bad(c, OVTA_EINVAL, "X must be i8");
   const ovta_attr *ks = ovta_node_attr(c->n, "kernel_shape");
   int nsp = x->rank - 2;
   if (nsp < 1) return bad(c, OVTA_EINVAL, "input must have rank >= 3");
@@ -425,6 +427,21 @@ static int infer_pool(ctx *c) {
       return bad(c, OVTA_EINVAL, "pad %lld is not smaller than the kernel %lld in dim %d", (long long)w.p[i], (long long)w.k[i], i);
   if (set_out(c, 0, x->dtype, x->rank, s)) return c->err->code;
   return set_out(c, 1, OVTA_DT_I64, x->rank, s);
+}
+
+/* ovta.QAdd (graph.h): A, B i8 of one shape (no broadcasting) -> Y i8 of that shape;
+ * shift_a, shift_b in 0..31. */
+static int infer_qadd(ctx *c) {
+  ovta_tensor *a, *b;
+  if (allow(c, "shift_a,shift_b,shift,clip_min,clip_max") || count_io(c, 2, 2, 1, 1) || need(c, 0, &a) ||
+      need(c, 1, &b))
+    return c->err->code;
+  if (a->dtype != OVTA_DT_I8 || b->dtype != OVTA_DT_I8) return bad(c, OVTA_EINVAL, "A and B must be i8");
+  if (a->rank != b->rank || memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)(a->rank > 0 ? a->rank : 0)))
+    return bad(c, OVTA_EINVAL, "A and B must have the same shape (no broadcasting)");
+  int64_t sa = ovta_node_attr_i(c->n, "shift_a", 0), sb = ovta_node_attr_i(c->n, "shift_b", 0);
+  if (sa < 0 || sa > 31 || sb < 0 || sb > 31) return bad(c, OVTA_EINVAL, "shift_a and shift_b must be 0..31");
+  return set_out(c, 0, OVTA_DT_I8, a->rank, a->shape);
 }
 
 /* GlobalAveragePool (1): X [N, C, D...] -> Y [N, C, 1, ...]. */
@@ -876,6 +893,7 @@ static const op_rule RULES[] = {
     {"ovta.QConv", infer_qconv},   {"ovta.Dense", infer_dense},
     {"ovta.QDense", infer_dense},  {"ovta.Eltwise", infer_eltwise},
     {"ovta.Pack", infer_pack},     {"ovta.Unpack", infer_pack},
+    {"ovta.QAdd", infer_qadd},     {"ovta.QMaxPool", infer_pool},
 };
 
 static const op_rule *rule(const char *op) {

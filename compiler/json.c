@@ -1,6 +1,7 @@
 /* json.c: the graph's JSON text form (read and write, cJSON) and the human-readable dump
  * (graph.h section 5). The JSON form is documented in compiler/README.md. */
 #include <cjson/cJSON.h>
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,10 +211,20 @@ static int read_tensor_body(rd *r, const cJSON *o, ovta_tensor *t) {
   return OVTA_OK;
 }
 
+/* A FLOAT attribute value: a number in float range, or null (NaN or infinite: the writer's form for
+ * non-finite values, as in tensor data). */
+static bool float_ok(const cJSON *d) {
+  return cJSON_IsNull(d) || (cJSON_IsNumber(d) && fabs(d->valuedouble) <= FLT_MAX);
+}
+static float float_of(const cJSON *d) { return cJSON_IsNull(d) ? NAN : (float)d->valuedouble; }
+
 static int read_attr(rd *r, ovta_node *n, const cJSON *v) {
   const char *an = v->string;
   ovta_error *e = r->err;
   if (is_int(v)) return ovta_node_set_i(n, an, (int64_t)v->valuedouble, e);
+  if (cJSON_IsNumber(v) && !float_ok(v))
+    return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s': attribute '%s': %g is outside the float range", r->origin, n->name,
+                     an, v->valuedouble);
   if (cJSON_IsNumber(v)) return ovta_node_set_f(n, an, (float)v->valuedouble, e);
   if (cJSON_IsString(v)) return ovta_node_set_s(n, an, v->valuestring, e);
   const cJSON *arr = cJSON_IsArray(v) ? v : cJSON_GetObjectItemCaseSensitive(v, "floats");
@@ -222,8 +233,9 @@ static int read_attr(rd *r, ovta_node *n, const cJSON *v) {
     bool ints = arr == v;
     const cJSON *d;
     cJSON_ArrayForEach(d, arr) {
-      if (!cJSON_IsNumber(d))
-        return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s': attribute '%s': a list of numbers expected", r->origin, n->name, an);
+      if (!(arr == v ? cJSON_IsNumber(d) : float_ok(d)) || (!is_int(d) && !float_ok(d)))
+        return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s': attribute '%s': a list of numbers (in float range) expected",
+                         r->origin, n->name, an);
       if (!is_int(d)) ints = false;
     }
     int64_t *iv = calloc((size_t)(cnt ? cnt : 1), sizeof *iv);
@@ -236,7 +248,7 @@ static int read_attr(rd *r, ovta_node *n, const cJSON *v) {
     int i = 0;
     cJSON_ArrayForEach(d, arr) {
       iv[i] = ints ? (int64_t)d->valuedouble : 0;
-      fv[i++] = (float)d->valuedouble;
+      fv[i++] = float_of(d);
     }
     int rc = ints ? ovta_node_set_ints(n, an, iv, cnt, e) : ovta_node_set_floats(n, an, fv, cnt, e);
     free(iv);
@@ -244,7 +256,7 @@ static int read_attr(rd *r, ovta_node *n, const cJSON *v) {
     return rc;
   }
   const cJSON *f = cJSON_GetObjectItemCaseSensitive(v, "f");
-  if (cJSON_IsNumber(f)) return ovta_node_set_f(n, an, (float)f->valuedouble, e);
+  if (f && float_ok(f)) return ovta_node_set_f(n, an, float_of(f), e);
   const cJSON *i = cJSON_GetObjectItemCaseSensitive(v, "i");
   if (is_int(i)) return ovta_node_set_i(n, an, (int64_t)i->valuedouble, e);
   const cJSON *t = cJSON_GetObjectItemCaseSensitive(v, "t");
@@ -380,6 +392,8 @@ static int read_graph(rd *r, const cJSON *root, ovta_graph *g) {
     int k = 0;
     const cJSON *d;
     cJSON_ArrayForEach(d, a) {
+      if (!d->valuestring[0]) /* "" is an omitted optional node input; a graph's inputs all have names */
+        return OVTA_FAIL(e, OVTA_EPARSE, "%s: graph %s %d has an empty name", r->origin, pass ? "output" : "input", k);
       ovta_tensor *x = ovta_graph_tensor(g, d->valuestring);
       if (!x && pass == 0) x = ovta_graph_add_tensor(g, d->valuestring, OVTA_DT_UNDEF, -1, NULL, e);
       if (!x)

@@ -616,9 +616,28 @@ static int lower_fused_q(L *l, bool dense) {
   return conv_core(l, l->in[0], l->in[1], l->out[0], LIR_I32, NULL, NULL, &p);
 }
 
+/* ovta.QAdd (graph.h): y = clamp(ovta_requant((a << shift_a) + (b << shift_b), shift), clip_min,
+ * clip_max) in int32 (wrapping), A, B, Y of one shape. */
+static int lower_qadd(L *l) {
+  lir_buf *A = l->in[0], *B = l->in[1], *Y = l->out[0];
+  if (!A || !B || !Y) return bad(l, "missing input or output");
+  if (lir_buf_numel(A) != lir_buf_numel(Y) || lir_buf_numel(B) != lir_buf_numel(Y)) return bad(l, "A, B and Y differ in size");
+  int sa = (int)ovta_node_attr_i(l->n, "shift_a", 0), sb = (int)ovta_node_attr_i(l->n, "shift_b", 0);
+  if (sa < 0 || sa > 31 || sb < 0 || sb > 31) return bad(l, "shift_a/shift_b outside 0..31");
+  view1(A), view1(B), view1(Y);
+  post p = {.kind = P_QFUSED, .shift = (int)ovta_node_attr_i(l->n, "shift", 0),
+            .qlo = ovta_node_attr_i(l->n, "clip_min", -128), .qhi = ovta_node_attr_i(l->n, "clip_max", 127)};
+  lir_nest n;
+  lir_nest_open(F, &n, 1, Y->shape, "i");
+  lir_expr *a = lir_bin(F, LIR_SHL, lir_cast(F, LIR_I32, lir_load(F, A, n.idx)), lir_int(F, LIR_I32, sa));
+  lir_expr *b = lir_bin(F, LIR_SHL, lir_cast(F, LIR_I32, lir_load(F, B, n.idx)), lir_int(F, LIR_I32, sb));
+  F->body = lir_nest_close(F, &n, post_store(l, &p, Y, n.idx, NULL, lir_add(F, a, b)), LIR_FOR_SERIAL);
+  return 0;
+}
+
 /* ---------------------------------------------------------------- pools, normalization */
 
-/* MaxPool: y = max over the window (kernel_shape, strides, pads/auto_pad, dilations,
+/* MaxPool (and ovta.QMaxPool, int8, graph.h): y = max over the window (kernel_shape, strides, pads/auto_pad, dilations,
  * ceil_mode via the inferred output shape) of the in-bounds x; the optional Indices output
  * (int64) is the flat index into x of the first maximum: row-major (storage_order 0), or with
  * the spatial dims column-major (storage_order 1): ((n*C + c)*W + w)*H + h in 2-D.
@@ -947,7 +966,7 @@ static const char *const SUPPORTED[] = {
     "GlobalAveragePool", "BatchNormalization", "Flatten", "Reshape", "Transpose", "Concat", "Pad",
     "Squeeze", "Unsqueeze", "Identity", "QuantizeLinear", "DequantizeLinear", "QLinearConv",
     "QLinearMatMul", "ConvInteger", "MatMulInteger", "Neg", "Abs", "Exp",
-    "ovta.Conv", "ovta.Dense", "ovta.QConv", "ovta.QDense", "ovta.Eltwise", NULL};
+    "ovta.Conv", "ovta.Dense", "ovta.QConv", "ovta.QDense", "ovta.Eltwise", "ovta.QAdd", "ovta.QMaxPool", NULL};
 
 bool lir_lower_supported(const char *op) {
   for (int i = 0; SUPPORTED[i]; i++)
@@ -981,7 +1000,8 @@ static int dispatch(L *l) {
   if (IS("Exp")) return lower_unary(l, U_EXP, 0, 0);
   if (IS("Clip")) return lower_clip(l);
   if (IS("Softmax")) return lower_softmax(l);
-  if (IS("MaxPool")) return lower_pool(l, true);
+  if (IS("MaxPool") || IS("ovta.QMaxPool")) return lower_pool(l, true);
+  if (IS("ovta.QAdd")) return lower_qadd(l);
   if (IS("AveragePool")) return lower_pool(l, false);
   if (IS("GlobalAveragePool")) return lower_global_avg(l);
   if (IS("BatchNormalization")) return lower_batchnorm(l);

@@ -197,7 +197,7 @@ static int add_attr(imp *m, ovta_node *n, const Onnx__AttributeProto *a) {
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: return ovta_node_set_f(n, an, a->f, e);
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: return ovta_node_set_i(n, an, a->i, e);
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
-    if (memchr(a->s.data, 0, a->s.len))
+    if (a->s.len && memchr(a->s.data, 0, a->s.len)) /* an empty string has no data pointer */
       return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (%s): attribute '%s' holds a NUL byte", m->origin, n->name, n->op, an);
     char *s = strndup((const char *)a->s.data ? (const char *)a->s.data : "", a->s.len);
     if (!s) return OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");

@@ -492,34 +492,127 @@ static bool quantizable(const ovta_node *n) {
   return x && x->dtype == OVTA_DT_F32 && is_const(w) && w->dtype == OVTA_DT_F32 && (!b || is_const(b)) && !is_const(x);
 }
 
+static bool same_shape(const ovta_tensor *a, const ovta_tensor *b) {
+  if (a->rank != b->rank || a->rank < 0) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d] || a->shape[d] < 0) return false;
+  return true;
+}
+
+/* A residual add the quantize pass can make ovta.QAdd: `Add(A, B)` or `ovta.Eltwise(A, B)` with
+ * ops "Add" / "Add,Relu"; A, B non-constant f32 of the output's shape (rank 2 or 4, no
+ * broadcasting). *relu tells whether a ReLU follows. */
+static bool qadd_match(const ovta_node *n, ovta_tensor **a, ovta_tensor **b, bool *relu) {
+  *relu = false;
+  if (n->n_outputs != 1 || !n->outputs[0] || n->n_inputs != 2 || !n->inputs[0] || !n->inputs[1]) return false;
+  if (!strcmp(n->op, "ovta.Eltwise")) {
+    const char *ops = ovta_node_attr_s(n, "ops", "");
+    if (!strcmp(ops, "Add,Relu")) *relu = true;
+    else if (strcmp(ops, "Add")) return false;
+  } else if (strcmp(n->op, "Add")) return false;
+  *a = n->inputs[0], *b = n->inputs[1];
+  const ovta_tensor *y = n->outputs[0];
+  if ((*a)->dtype != OVTA_DT_F32 || (*b)->dtype != OVTA_DT_F32 || y->dtype != OVTA_DT_F32) return false;
+  if (is_const(*a) || is_const(*b) || (y->rank != 4 && y->rank != 2)) return false;
+  return same_shape(*a, y) && same_shape(*b, y);
+}
+
+/* A max pooling the quantize pass can make ovta.QMaxPool: 2-D MaxPool (rank 4) without the
+ * Indices output, dilations 1, ceil_mode 0, on a non-constant f32. */
+static bool qpool_match(const ovta_node *n) {
+  if (strcmp(n->op, "MaxPool") || n->n_inputs != 1 || !n->inputs[0] || n->n_outputs < 1 || !n->outputs[0]) return false;
+  if (n->n_outputs > 1 && n->outputs[1]) return false;
+  const ovta_tensor *x = n->inputs[0];
+  if (x->dtype != OVTA_DT_F32 || x->rank != 4 || is_const(x) || ovta_node_attr_i(n, "ceil_mode", 0) != 0) return false;
+  if (ovta_node_attr_i(n, "storage_order", 0) != 0) return false;
+  const ovta_attr *d = ovta_node_attr(n, "dilations"), *k = ovta_node_attr(n, "kernel_shape");
+  if (!k || k->type != OVTA_ATTR_INTS || k->n != 2) return false;
+  if (d && (d->type != OVTA_ATTR_INTS || d->n != 2 || d->ints[0] != 1 || d->ints[1] != 1)) return false;
+  return true;
+}
+
+enum { QK_NONE = 0, QK_LINEAR, QK_ADD, QK_POOL, QK_FLAT };
+
+/* The quantized twin of float tensor x with exponent ex: the one a quantized producer made, else
+ * a new QuantizeLinear inserted before *pos (which moves on). */
+static ovta_tensor *q_input(ovta_graph *g, ovta_tensor *x, int ex, int nt0, ovta_tensor **qtwin, int *pos,
+                            ovta_error *err) {
+  ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+  if (xq && xq->quant.exp == ex) return xq;
+  ovta_tensor *sc = new_scalar(g, "scale", OVTA_DT_F32, ldexp(1.0, ex), err);
+  ovta_tensor *zp = sc ? new_scalar(g, "zero_point", OVTA_DT_I8, 0, err) : NULL;
+  xq = zp ? new_value(g, x->name, OVTA_DT_I8, x, err) : NULL;
+  if (!xq) return NULL;
+  xq->quant = (ovta_quant){true, ex, 0};
+  ovta_tensor *qi[3] = {x, sc, zp};
+  if (!new_node(g, *pos, "QuantizeLinear", "quantize", 3, qi, xq, err)) return NULL;
+  (*pos)++;
+  if (x->id < nt0) qtwin[x->id] = xq;
+  return xq;
+}
+
+/* Node at *pos now produces yq (int8, exponent ey) instead of float y: remember the twin and
+ * insert a DequantizeLinear restoring y for float users after it (*pos moves to it). */
+static int q_output(ovta_graph *g, ovta_node *n, ovta_tensor *y, int ey, int nt0, ovta_tensor **qtwin, int *pos,
+                    ovta_error *err) {
+  ovta_tensor *yq = new_value(g, y->name, OVTA_DT_I8, y, err);
+  if (!yq) return err->code;
+  yq->quant = (ovta_quant){true, ey, 0};
+  n->outputs[0] = yq;
+  if (y->id < nt0) qtwin[y->id] = yq;
+  ovta_tensor *sc = new_scalar(g, "scale", OVTA_DT_F32, ldexp(1.0, ey), err);
+  ovta_tensor *zp = sc ? new_scalar(g, "zero_point", OVTA_DT_I8, 0, err) : NULL;
+  ovta_tensor *di[3] = {yq, sc, zp};
+  if (!zp || !new_node(g, *pos + 1, "DequantizeLinear", "dequantize", 3, di, y, err)) return err->code ? err->code : OVTA_ENOMEM;
+  (*pos)++;
+  return OVTA_OK;
+}
+
 /* quantize: ovta.Conv / ovta.Dense with activation none/relu/clip become ovta.QConv /
  * ovta.QDense (graph.h): symmetric per-tensor int8 with power-of-two scales. Exponents:
  *   activations: the tensor's "quant" annotation if present, else from the calibration range
  *     (max |x| over opts->calib samples run through opts->eval): ovta_quant_exp_for(absmax);
  *   weights: ovta_quant_exp_for(max |W|);  bias: int32 with exp(X) + exp(W);
  *   shift = exp(Y) - exp(X) - exp(W); clip: relu [0, 127], clip [q(min), q(max)], none [-127, 127].
- * A QuantizeLinear (scale 2^e, zero point 0, int8) feeds each quantized input that is not
- * already produced quantized; a DequantizeLinear restores the float value for other users
- * (dce removes the unused ones). */
+ * Then residual adds and max pools fed by quantized values (qadd_match / qpool_match, at least
+ * one input produced quantized) become ovta.QAdd / ovta.QMaxPool: an input produced quantized is
+ * used as it is (its exponent), e0 = min(exp(A), exp(B)) (|exp(A) - exp(B)| <= 16, else the add
+ * stays float), shift_a/shift_b align to e0, shift = exp(Y) - e0, clip [0, 127] with ReLU else
+ * [-127, 127]; a max pool keeps its input's exponent, and so does a Flatten of a quantized value
+ * (int8 Flatten). A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
+ * 0, int8) feeds each quantized input that is not already produced quantized; a
+ * DequantizeLinear restores the float value for other users (dce removes the unused ones). */
 static int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (rc) return rc;
-  int nt0 = g->n_tensors;
+  int nt0 = g->n_tensors, nn0 = g->n_nodes;
   int *texp = calloc((size_t)nt0 + 1, sizeof *texp);
-  char *have = calloc((size_t)nt0 + 1, 1);
+  char *have = calloc((size_t)nt0 + 1, 1), *willq = calloc((size_t)nt0 + 1, 1), *kind = calloc((size_t)nn0 + 1, 1);
   ovta_tensor **qtwin = calloc((size_t)nt0 + 1, sizeof *qtwin);
+  ovta_node **orig = calloc((size_t)nn0 + 1, sizeof *orig);
   calib cb = {calloc((size_t)nt0 + 1, sizeof(float))};
-  if (!texp || !have || !qtwin || !cb.absmax) {
+  if (!texp || !have || !willq || !kind || !qtwin || !orig || !cb.absmax) {
     rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
     goto done;
   }
-  /* which activation tensors need an exponent, and which lack an annotation */
+  /* which nodes become quantized (in order: an add/pool needs a quantized producer), which
+   * activation tensors need an exponent, and which lack an annotation */
   const ovta_tensor *missing = NULL;
-  for (int i = 0; i < g->n_nodes; i++) {
-    ovta_node *n = g->nodes[i];
-    if (!quantizable(n)) continue;
-    ovta_tensor *ts[2] = {n->inputs[0], n->outputs[0]};
-    for (int k = 0; k < 2; k++) {
+  for (int i = 0; i < nn0; i++) {
+    ovta_node *n = orig[i] = g->nodes[i];
+    ovta_tensor *ts[3] = {0}, *a, *b;
+    bool relu;
+    if (quantizable(n)) kind[i] = QK_LINEAR, ts[0] = n->inputs[0], ts[1] = n->outputs[0];
+    else if (qadd_match(n, &a, &b, &relu) && (willq[a->id] || willq[b->id]))
+      kind[i] = QK_ADD, ts[0] = a, ts[1] = b, ts[2] = n->outputs[0];
+    else if (qpool_match(n) && willq[n->inputs[0]->id]) kind[i] = QK_POOL, ts[0] = n->inputs[0];
+    else if (!strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
+             n->inputs[0]->dtype == OVTA_DT_F32 && willq[n->inputs[0]->id])
+      kind[i] = QK_FLAT; /* data movement: int8 in, int8 out, same exponent */
+    else continue;
+    willq[n->outputs[0]->id] = 1;
+    for (int k = 0; k < 3; k++) {
+      if (!ts[k]) continue;
       if (ts[k]->quant.valid) have[ts[k]->id] = 1, texp[ts[k]->id] = ts[k]->quant.exp;
       else if (!missing) missing = ts[k];
     }
@@ -539,24 +632,58 @@ static int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *
     for (int i = 0; i < nt0; i++)
       if (!have[i]) texp[i] = ovta_quant_exp_for(cb.absmax[i]), have[i] = 1;
   }
-  for (int i = 0; i < g->n_nodes; i++) {
-    ovta_node *n = g->nodes[i];
-    if (!quantizable(n)) continue;
-    ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
-    int ex = texp[x->id], ey = texp[y->id], ew = ovta_quant_exp_for(const_absmax(w));
-    /* input */
-    ovta_tensor *xq = qtwin[x->id];
-    if (!xq || xq->quant.exp != ex) {
-      ovta_tensor *sc = new_scalar(g, "scale", OVTA_DT_F32, ldexp(1.0, ex), err);
-      ovta_tensor *zp = sc ? new_scalar(g, "zero_point", OVTA_DT_I8, 0, err) : NULL;
-      xq = zp ? new_value(g, x->name, OVTA_DT_I8, x, err) : NULL;
-      if (!xq) goto fail;
-      xq->quant = (ovta_quant){true, ex, 0};
-      ovta_tensor *qi[3] = {x, sc, zp};
-      if (!new_node(g, i, "QuantizeLinear", "quantize", 3, qi, xq, err)) goto fail;
-      i++;
-      if (x->id < nt0) qtwin[x->id] = xq;
+  for (int j = 0; j < nn0; j++) {
+    if (!kind[j]) continue;
+    ovta_node *n = orig[j];
+    int i = node_index(g, n);
+    if (kind[j] == QK_FLAT) {
+      ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
+      ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+      if (!xq) continue; /* its producer stayed float */
+      if (y->dtype != OVTA_DT_F32) continue;
+      n->inputs[0] = xq;
+      if (q_output(g, n, y, xq->quant.exp, nt0, qtwin, &i, err)) goto fail;
+      continue;
     }
+    if (kind[j] == QK_POOL) {
+      ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
+      ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+      int ex = xq ? xq->quant.exp : texp[x->id];
+      if (!(xq = q_input(g, x, ex, nt0, qtwin, &i, err))) goto fail;
+      if (set_op(n, "ovta.QMaxPool", err)) goto fail;
+      ovta_node_del_attr(n, "storage_order");
+      if (set_inputs(n, 1, err)) goto fail;
+      n->n_outputs = 1;
+      n->inputs[0] = xq;
+      if (q_output(g, n, y, ex, nt0, qtwin, &i, err)) goto fail;
+      continue;
+    }
+    if (kind[j] == QK_ADD) {
+      ovta_tensor *a, *b, *y = n->outputs[0];
+      bool relu;
+      if (!qadd_match(n, &a, &b, &relu)) continue;
+      ovta_tensor *aq = a->id < nt0 ? qtwin[a->id] : NULL, *bq = b->id < nt0 ? qtwin[b->id] : NULL;
+      int ea = aq ? aq->quant.exp : texp[a->id], eb = bq ? bq->quant.exp : texp[b->id], ey = texp[y->id];
+      if (ea - eb > 16 || eb - ea > 16) continue; /* scales too far apart: stays float */
+      int e0 = ea < eb ? ea : eb;
+      if (!(aq = q_input(g, a, ea, nt0, qtwin, &i, err)) || !(bq = q_input(g, b, eb, nt0, qtwin, &i, err))) goto fail;
+      if (set_op(n, "ovta.QAdd", err)) goto fail;
+      ovta_node_del_attr(n, "ops");
+      if (ovta_node_set_i(n, "shift_a", ea - e0, err) || ovta_node_set_i(n, "shift_b", eb - e0, err) ||
+          ovta_node_set_i(n, "shift", ey - e0, err) || ovta_node_set_i(n, "clip_min", relu ? 0 : -127, err) ||
+          ovta_node_set_i(n, "clip_max", 127, err))
+        goto fail;
+      n->inputs[0] = aq, n->inputs[1] = bq;
+      if (q_output(g, n, y, ey, nt0, qtwin, &i, err)) goto fail;
+      continue;
+    }
+    ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
+    ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+    /* an input produced quantized (e.g. by a max pool or a flatten keeping their input's scale)
+     * is taken at its exponent */
+    int ex = xq ? xq->quant.exp : texp[x->id], ey = texp[y->id], ew = ovta_quant_exp_for(const_absmax(w));
+    xq = q_input(g, x, ex, nt0, qtwin, &i, err);
+    if (!xq) goto fail;
     /* weights and bias */
     ovta_tensor *wq = new_const(g, w->name, OVTA_DT_I8, w->rank, w->shape, err);
     if (!wq) goto fail;
@@ -578,9 +705,6 @@ static int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *
       lo = ovta_quant_i8(ovta_node_attr_f(n, "act_min", -INFINITY), ey);
       hi = ovta_quant_i8(ovta_node_attr_f(n, "act_max", INFINITY), ey);
     }
-    ovta_tensor *yq = new_value(g, y->name, OVTA_DT_I8, y, err);
-    if (!yq) goto fail;
-    yq->quant = (ovta_quant){true, ey, 0};
     bool conv = !strcmp(n->op, "ovta.Conv");
     const char *drop[] = {"act", "act_min", "act_max", "act_alpha", "act_beta"};
     for (int k = 0; k < 5; k++) ovta_node_del_attr(n, drop[k]);
@@ -589,14 +713,7 @@ static int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *
       goto fail;
     n->inputs[0] = xq, n->inputs[1] = wq;
     if (b) n->inputs[2] = bq;
-    n->outputs[0] = yq;
-    if (y->id < nt0) qtwin[y->id] = yq;
-    /* float value for everyone else */
-    ovta_tensor *sc = new_scalar(g, "scale", OVTA_DT_F32, ldexp(1.0, ey), err);
-    ovta_tensor *zp = sc ? new_scalar(g, "zero_point", OVTA_DT_I8, 0, err) : NULL;
-    ovta_tensor *di[3] = {yq, sc, zp};
-    if (!zp || !new_node(g, i + 1, "DequantizeLinear", "dequantize", 3, di, y, err)) goto fail;
-    i++;
+    if (q_output(g, n, y, ey, nt0, qtwin, &i, err)) goto fail;
   }
   rc = ovta_graph_index(g, err);
   goto done;
@@ -605,7 +722,10 @@ fail:
 done:
   free(texp);
   free(have);
+  free(willq);
+  free(kind);
   free(qtwin);
+  free(orig);
   free(cb.absmax);
   if (rc) return rc;
   return pass_dce(g, o, err);
@@ -640,6 +760,52 @@ static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t bi, in
   return p;
 }
 
+/* Pack an ALU operator (ovta.QAdd, ovta.QMaxPool) at *pi: its activation inputs through ovta.Pack
+ * (or the packed twin a packed producer made), the output in the act layout with channel
+ * blocks of block_in, an ovta.Unpack for plain users. Needs block_in == block_out (the
+ * accelerator copies through an identity weight block); rank 4 (QAdd also rank 2). */
+static int pack_alu(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int64_t bo, int nt0, ovta_tensor **twin,
+                    ovta_error *err) {
+  ovta_node *n = g->nodes[*pi];
+  bool add = !strcmp(n->op, "ovta.QAdd");
+  int ni = add ? 2 : 1;
+  ovta_tensor *y = n->outputs[0];
+  if (bi != bo || n->n_inputs != ni || !y || (y->rank != 4 && !(add && y->rank == 2)) || ovta_tensor_numel(y) < 0)
+    return OVTA_OK;
+  for (int k = 0; k < ni; k++) {
+    ovta_tensor *x = n->inputs[k];
+    if (!x || x->layout != OVTA_LAYOUT_PLAIN || x->rank != y->rank || ovta_tensor_numel(x) < 0) return OVTA_OK;
+  }
+  for (int k = 0; k < ni; k++) {
+    ovta_tensor *x = n->inputs[k];
+    ovta_tensor *xp = x->id >= 0 && x->id < nt0 ? twin[x->id] : NULL;
+    if (!xp) {
+      if (!(xp = new_value(g, x->name, x->dtype, NULL, err))) return err->code;
+      ovta_node *pk = new_node(g, *pi, "ovta.Pack", "pack", 1, &x, xp, err);
+      if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", bt, err) ||
+          ovta_node_set_i(pk, "block_in", bi, err) || ovta_node_set_i(pk, "block_out", bo, err) ||
+          ovta_infer_node(g, pk, err))
+        return err->code ? err->code : OVTA_ENOMEM;
+      (*pi)++;
+      if (x->id >= 0 && x->id < nt0) twin[x->id] = xp;
+    }
+    n->inputs[k] = xp;
+  }
+  ovta_tensor *yp = new_value(g, y->name, y->dtype, NULL, err);
+  if (!yp) return err->code;
+  int64_t N = y->shape[0], C = y->shape[1], H = y->rank == 4 ? y->shape[2] : 1, W = y->rank == 4 ? y->shape[3] : 1;
+  int64_t ys[6] = {(N + bt - 1) / bt, (C + bi - 1) / bi, H, W, bt, bi};
+  yp->dtype = y->dtype, yp->rank = 6, memcpy(yp->shape, ys, sizeof ys);
+  yp->layout = OVTA_LAYOUT_ACT, yp->logical_rank = y->rank, memcpy(yp->logical, y->shape, sizeof yp->logical);
+  yp->quant = y->quant;
+  n->outputs[0] = yp;
+  if (y->id >= 0 && y->id < nt0) twin[y->id] = yp;
+  ovta_node *up = new_node(g, *pi + 1, "ovta.Unpack", "unpack", 1, &yp, y, err);
+  if (!up || ovta_node_set_ints(up, "shape", y->shape, y->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
+  (*pi)++;
+  return OVTA_OK;
+}
+
 /* pack: ovta.QConv (group 1, 2-D) and ovta.QDense move to the accelerator's blocked layouts
  * (ovta_layout in graph.h) for opts->cfg's batch, block_in, block_out: weights and bias are
  * repacked as constants (zero padded), activations go through ovta.Pack, and an ovta.Unpack
@@ -656,6 +822,13 @@ static int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err)
   for (int i = 0; i < g->n_nodes; i++) {
     ovta_node *n = g->nodes[i];
     bool conv = !strcmp(n->op, "ovta.QConv");
+    if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) {
+      if ((rc = pack_alu(g, &i, bt, bi, bo, nt0, twin, err))) {
+        free(twin);
+        return rc;
+      }
+      continue;
+    }
     if (!conv && strcmp(n->op, "ovta.QDense")) continue;
     ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
     if (x->layout != OVTA_LAYOUT_PLAIN || !is_const(w) || (b && !is_const(b))) continue;
@@ -713,6 +886,15 @@ static bool desc_supports(const ovta_target_desc *t, const ovta_graph *g, const 
 
 static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
   if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) return true;
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) {
+    /* int8 in the act layout; whether the ALU kernels take the shape is the executor's check
+     * (vta_op_from_node, vta_plan_make), which falls back to the cpu with the reason */
+    const ovta_tensor *y = n->n_outputs ? n->outputs[0] : NULL;
+    if (!y || y->dtype != OVTA_DT_I8 || y->layout != OVTA_LAYOUT_ACT) return false;
+    for (int k = 0; k < n->n_inputs; k++)
+      if (!n->inputs[k] || n->inputs[k]->dtype != OVTA_DT_I8 || n->inputs[k]->layout != OVTA_LAYOUT_ACT) return false;
+    return n->n_inputs == (strcmp(n->op, "ovta.QAdd") ? 1 : 2);
+  }
   if (strcmp(n->op, "ovta.QConv") && strcmp(n->op, "ovta.QDense")) return false;
   if (ovta_node_attr_i(n, "group", 1) != 1) return false;
   const ovta_tensor *x = ovta_node_in(n, 0), *y = n->outputs[0];
@@ -769,8 +951,8 @@ static const ovta_pass PASSES[] = {
     {"dce", "remove nodes that do not reach a graph output, and unused tensors", pass_dce},
     {"fold-bn", "fold BatchNormalization into the preceding Conv", pass_fold_bn},
     {"fuse", "Conv/Gemm/MatMul + bias + activation -> ovta.Conv/ovta.Dense; elementwise chains -> ovta.Eltwise", pass_fuse},
-    {"quantize", "int8 power-of-two quantization: ovta.Conv/Dense -> ovta.QConv/QDense", pass_quantize},
-    {"pack", "blocked accelerator layouts for ovta.QConv/QDense (ovta.Pack/Unpack)", pass_pack},
+    {"quantize", "int8 power-of-two quantization: ovta.Conv/Dense -> ovta.QConv/QDense, residual Add -> ovta.QAdd, MaxPool -> ovta.QMaxPool", pass_quantize},
+    {"pack", "blocked accelerator layouts for ovta.QConv/QDense/QAdd/QMaxPool (ovta.Pack/Unpack)", pass_pack},
     {"partition", "assign accel/cpu targets and regions", pass_partition},
     {"verify", "structural checks; every used tensor typed", pass_verify},
 };

@@ -85,7 +85,10 @@ typedef struct vta_plan {
   int nb, cb, ob;                  /* N/B, C/BI, O/BO blocks */
   int oh, ow;                      /* output size */
   int t_n, t_oc, t_ic, t_h, t_w;   /* tile */
-  int in_h, in_w;                  /* input tile rows/cols incl. halo */
+  int in_h, in_w;                  /* input tile rows/cols incl. halo (SRAM) */
+  int in_rs;                       /* DRAM input rows per SRAM row: stride_h for an unpadded 1-row
+                                      kernel with stride_h > 1 (only the rows it reads are loaded,
+                                      a strided-row DMA), else 1 */
   int inp_part, wgt_part, acc_part;/* SRAM elements per virtual thread */
   int inp_tile, wgt_tile, acc_tile;/* elements one tile uses */
   int uop_budget;                  /* micro-ops one GEMM kernel may hold */

@@ -275,7 +275,7 @@ static lir_expr *ix_inp_sram(em *e, lir_expr **v, lir_expr **o) {
 }
 static lir_expr *ih_of(em *e, lir_expr *r) {
   const vta_plan *p = e->p;
-  return ADD(e, MULI(e, e->tv[2], (int64_t)p->t_h * p->op.stride_h), ADD(e, r, I(e, -p->op.pad_t)));
+  return ADD(e, MULI(e, e->tv[2], (int64_t)p->t_h * p->op.stride_h), ADD(e, MULI(e, r, p->in_rs), I(e, -p->op.pad_t)));
 }
 static lir_expr *iw_of(em *e, lir_expr *c) {
   const vta_plan *p = e->p;
@@ -348,7 +348,7 @@ static lir_stmt *emit_load_inp(em *e) {
     return copy_loops(e, e->inp, e->x, 6, ext, cn6, ix_inp_sram, ix_inp_dram, inb_inp);
   }
   copy c = {.nd = 4, .ext = {p->t_n, p->t_ic, p->in_h, p->in_w},
-            .dst = {(int64_t)p->cb * op->h * op->w, (int64_t)op->h * op->w, op->w, 1},
+            .dst = {(int64_t)p->cb * op->h * op->w, (int64_t)op->h * op->w, (int64_t)op->w * p->in_rs, 1},
             .sst = {(int64_t)p->t_ic * p->in_h * p->in_w, (int64_t)p->in_h * p->in_w, p->in_w, 1}};
   dma_args a = {.mem = OVTA_MEM_INP, .dram = e->x, .handle = VTA_BUF_X, .sram = e->inp, .sram_lead = e->pp,
                 .part_base = MULI(e, e->pp, p->inp_part)};
@@ -602,7 +602,7 @@ static void gemm_loops(const vta_plan *p, aloop *l) {
   const vta_op *op = &p->op;
   l[0] = (aloop){"gn", p->t_n, {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_ic * p->in_h * p->in_w, 0}};
   l[1] = (aloop){"go", p->t_oc, {(int64_t)p->t_h * p->t_w, 0, (int64_t)p->t_ic * op->kh * op->kw}};
-  l[2] = (aloop){"gh", p->t_h, {p->t_w, (int64_t)op->stride_h * p->in_w, 0}};
+  l[2] = (aloop){"gh", p->t_h, {p->t_w, (int64_t)(op->stride_h / p->in_rs) * p->in_w, 0}};
   l[3] = (aloop){"gw", p->t_w, {1, op->stride_w, 0}};
   l[4] = (aloop){"gc", p->t_ic, {0, (int64_t)p->in_h * p->in_w, (int64_t)op->kh * op->kw}};
   l[5] = (aloop){"gy", op->kh, {0, p->in_w, op->kw}};
@@ -623,7 +623,7 @@ static lir_stmt *emit_gemm(em *e) {
     for (int i = 0; i < ns.n; i++) v[i] = R(e, ns.v[i]);
     lir_expr *z = I(e, 0);
     lir_expr *ai[7] = {e->a, v[0], v[1], v[2], v[3], scalar ? v[7] : z, scalar ? v[8] : z};
-    lir_expr *ii[7] = {e->pp, v[0], v[4], ADD(e, MULI(e, v[2], op->stride_h), v[5]),
+    lir_expr *ii[7] = {e->pp, v[0], v[4], ADD(e, MULI(e, v[2], op->stride_h / p->in_rs), v[5]),
                        ADD(e, MULI(e, v[3], op->stride_w), v[6]), scalar ? v[7] : z, scalar ? v[9] : z};
     lir_expr *wi[7] = {e->pp, v[1], v[4], v[5], v[6], scalar ? v[8] : z, scalar ? v[9] : z};
     lir_stmt *body;

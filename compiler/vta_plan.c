@@ -97,7 +97,9 @@ typedef struct tiling { int t_n, t_oc, t_ic, t_h, t_w; } tiling;
 
 static void fill_sizes(vta_plan *p) {
   const vta_op *op = &p->op;
-  p->in_h = (p->t_h - 1) * op->stride_h + op->kh;
+  bool unpadded = !op->pad_t && !op->pad_l && !op->pad_b && !op->pad_r;
+  p->in_rs = op->kh == 1 && op->stride_h > 1 && unpadded ? op->stride_h : 1;
+  p->in_h = (p->t_h - 1) * (op->stride_h / p->in_rs) + op->kh;
   p->in_w = (p->t_w - 1) * op->stride_w + op->kw;
   p->inp_tile = p->t_n * p->t_ic * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
@@ -115,7 +117,7 @@ static double cost(const vta_plan *p) {
   const ovta_config *c = &p->cfg;
   double steps = (double)p->tiles * p->red_steps;
   double bytes = steps * ((double)p->inp_tile * c->inp_bytes + (double)p->wgt_tile * c->wgt_bytes);
-  double pad_or_split = (p->in_w != p->op.w || p->in_h != p->op.h) ? 1 : 0;
+  double pad_or_split = (p->in_w != p->op.w || p->in_h != p->op.h || p->in_rs > 1) ? 1 : 0;
   double ld = steps * ((pad_or_split ? (double)p->t_n * p->t_ic : (double)p->t_n) + 1);
   double insns = ld + steps * 2 + (double)p->tiles * (6 + (double)p->t_n * p->t_oc);
   return bytes + 64.0 * insns;

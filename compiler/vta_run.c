@@ -474,8 +474,62 @@ int vta_kernel_issue_mode(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_B
 
 /* ---------------------------------------------------------------- graph */
 
+/* ovta.QAdd / ovta.QMaxPool on packed int8 activations -> the ALU operators (vta_alu.c). */
+static int alu_op_from_node(const ovta_node *n, const ovta_config *cfg, vta_op *op, ovta_error *err) {
+  bool add = !strcmp(n->op, "ovta.QAdd");
+  const ovta_tensor *x = ovta_node_in(n, 0), *b = add ? ovta_node_in(n, 1) : NULL;
+  const ovta_tensor *y = n->n_outputs > 0 ? n->outputs[0] : NULL;
+  if (!x || !y || (add && !b)) return OVTA_FAIL(err, OVTA_EINVAL, "%s (%s): missing input or output", n->name, n->op);
+  const ovta_tensor *ts[3] = {x, y, b};
+  for (int k = 0; k < 3; k++) {
+    if (!ts[k]) continue;
+    if (ts[k]->dtype != OVTA_DT_I8)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): needs int8 inputs and output", n->name, n->op);
+    if (ts[k]->layout != OVTA_LAYOUT_ACT || ts[k]->rank != 6)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): tensors not in the packed act layout (run pass pack)", n->name,
+                       n->op);
+    if (ts[k]->shape[4] != cfg->batch || ts[k]->shape[5] != cfg->block_in)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): packed for another config", n->name, n->op);
+  }
+  int64_t N = x->shape[0] * cfg->batch, C = x->shape[1] * cfg->block_in, H = x->shape[2], W = x->shape[3];
+  if (N > 65536 || C > 65536 || H > 65535 || W > 65535 || y->shape[0] != x->shape[0] || y->shape[1] != x->shape[1])
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): too large or output blocks differ from the input's", n->name, n->op);
+  if (add) {
+    if (memcmp(b->shape, x->shape, sizeof x->shape) || y->shape[2] != H || y->shape[3] != W)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): inputs and output differ in shape", n->name, n->op);
+    vta_op_add(op, n->name, (int)N, (int)C, (int)H, (int)W, (int)ovta_node_attr_i(n, "shift_a", 0),
+               (int)ovta_node_attr_i(n, "shift_b", 0), (int)ovta_node_attr_i(n, "shift", 0));
+    op->clip_min = (int)ovta_node_attr_i(n, "clip_min", -128);
+    op->clip_max = (int)ovta_node_attr_i(n, "clip_max", 127);
+    return OVTA_OK;
+  }
+  const ovta_attr *k = ovta_node_attr(n, "kernel_shape"), *s = ovta_node_attr(n, "strides"), *pd = ovta_node_attr(n, "pads"),
+                  *d = ovta_node_attr(n, "dilations");
+  if (!k || k->type != OVTA_ATTR_INTS || k->n != 2 || k->ints[0] < 1 || k->ints[1] < 1 || k->ints[0] > 64 || k->ints[1] > 64)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): needs a 2-D kernel_shape of 1..64", n->name, n->op);
+  if (d && (d->n != 2 || d->ints[0] != 1 || d->ints[1] != 1))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): dilation", n->name, n->op);
+  vta_op_maxpool(op, n->name, (int)N, (int)C, (int)H, (int)W, 1, 1, 0);
+  op->kh = (int)k->ints[0], op->kw = (int)k->ints[1];
+  if (s && s->n == 2) {
+    if (s->ints[0] < 1 || s->ints[1] < 1 || s->ints[0] > 64 || s->ints[1] > 64)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): strides outside 1..64", n->name, n->op);
+    op->stride_h = (int)s->ints[0], op->stride_w = (int)s->ints[1];
+  }
+  if (pd && pd->n == 4) {
+    for (int q = 0; q < 4; q++)
+      if (pd->ints[q] < 0 || pd->ints[q] > 64) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): pads outside 0..64", n->name, n->op);
+    op->pad_t = (int)pd->ints[0], op->pad_l = (int)pd->ints[1], op->pad_b = (int)pd->ints[2], op->pad_r = (int)pd->ints[3];
+  }
+  if (vta_op_out_h(op) != y->shape[2] || vta_op_out_w(op) != y->shape[3])
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): output %lldx%lld is not the floor-mode window count", n->name,
+                     n->op, (long long)y->shape[2], (long long)y->shape[3]);
+  return OVTA_OK;
+}
+
 int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config *cfg, vta_op *op, ovta_error *err) {
   (void)g;
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) return alu_op_from_node(n, cfg, op, err);
   bool conv = !strcmp(n->op, "ovta.QConv"), dense = !strcmp(n->op, "ovta.QDense");
   if (!conv && !dense) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): not an accelerator operator", n->name, n->op);
   const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *b = ovta_node_in(n, 2);

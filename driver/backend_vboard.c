@@ -4,7 +4,8 @@
  * to the "zynq" backend (driver/backend_zynq.c) pointed at the board's files: register writes,
  * polling, u-dma-buf cache calls and all. Only the paths differ from a real board.
  * ovta_dev_opts: dram_bytes sizes the DMA region (0: 64 MiB), dram_latency goes to the model,
- * device_path (optional) is the directory to create the board's files in.
+ * device_path (optional) is the directory to create the board's files in; the files are
+ * removed as soon as both sides have opened them.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -360,6 +361,10 @@ static int vb_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) {
   }
   b->zynq = dev->impl;
   dev->impl = b;
+  /* both sides hold descriptors and mappings now: the names can go, so nothing is left behind
+     in /dev/shm even when the process dies without closing the device */
+  remove_files(b->vb);
+  b->vb->dir[0] = 0;
   return OVTA_OK;
 }
 

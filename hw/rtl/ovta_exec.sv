@@ -14,7 +14,7 @@ module ovta_exec
   input  wire logic                          clk_i,
   input  wire logic                          rst_ni,
   input  wire logic                          start_i,    // pulse: run the instruction in insn_i
-  input  wire logic [INSN_BITS-1:0]          insn_i,     // GEMM or ALU (with start_i, then held until done_o)
+  input  wire logic [INSN_BITS-1:0]          insn_i,     // GEMM or ALU (from start_i to done_o)
   output      logic                          done_o,     // pulse: completed (or failed)
   output      logic                          err_o,      // with done_o: a dynamic rule broke
   output      rule_e                         rule_o,     // which
@@ -108,8 +108,10 @@ module ovta_exec
     av = (fw_q && fw_idx_q == dc_q) ? fw_data_q : acc_rdata_i;
     sv = a.use_imm ? {(BATCH * BLOCK_OUT){32'($signed(a.imm))}} : src_q;
   end
-  ovta_gemm u_gemm (.en_i(vc_q && !is_alu && !g.reset), .inp_i(inp_rdata_i), .wgt_i(wgt_rdata_i), .acc_i(av), .acc_o(gemm_r));
-  ovta_alu u_alu (.en_i(vc_q && is_alu && !g.reset), .op_i(a.alu_opcode), .a_i(av), .s_i(sv), .r_o(alu_r));
+  ovta_gemm u_gemm (.en_i(vc_q && !is_alu && !g.reset), .inp_i(inp_rdata_i), .wgt_i(wgt_rdata_i),
+                    .acc_i(av), .acc_o(gemm_r));
+  ovta_alu u_alu (.en_i(vc_q && is_alu && !g.reset), .op_i(a.alu_opcode), .a_i(av), .s_i(sv),
+                  .r_o(alu_r));
   assign res = g.reset ? '0 : (is_alu ? alu_r : gemm_r);
   assign we_o = vc_q;
   assign waddr_o = dc_q;

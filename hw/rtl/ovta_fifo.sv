@@ -1,5 +1,6 @@
-// ovta_fifo: synchronous first-word-fall-through FIFO (command queues). The head is visible on
-// data_o while valid_o; pop_i removes it. Storage is an array read combinationally.
+// ovta_fifo: synchronous first-word-fall-through FIFO (fetch's burst buffer; the command queues
+// are ovta_cmdq). The head is visible on data_o while valid_o; pop_i removes it. Storage is an
+// array read combinationally.
 `default_nettype none
 module ovta_fifo #(
   parameter int unsigned WIDTH = 8,  // bits per entry

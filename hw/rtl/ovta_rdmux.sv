@@ -21,7 +21,7 @@ module ovta_rdmux
   input  wire logic [31:0]           finishes_i,
   input  wire logic [NCNT*64-1:0]    cnt_i,        // counter c at [64c +: 64]
   input  wire logic [31:0]           retired_i,
-  input  wire logic [3*32-1:0]       dbg_i,        // DBG word of load, compute, store (unit u at [32u +: 32])
+  input  wire logic [3*32-1:0]       dbg_i,        // DBG words: load, compute, store at [32u +: 32]
   input  wire logic [3*32-1:0]       idx_i,        // IDX word of load, compute, store
   input  wire logic [31:0]           tokens_i,     // TOKENS
   input  wire logic [31:0]           cmdq_i,       // CMDQ

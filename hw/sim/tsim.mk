@@ -1,8 +1,10 @@
 # hw/sim/tsim.mk: the Verilator model of hw/rtl ("tsim"), one shared library per config:
 #   build/tsim/CONFIG/libovta_tsim.so         (make tsim-CONFIG, e.g. make tsim-default)
 #   build/tsim/CONFIG-trace/libovta_tsim.so   (with FST waveforms: make tsim-CONFIG-trace)
-# loaded with dlopen by driver/backend_tsim.c. Rebuilt only when the RTL, the config's package
-# or the harness change; Verilator's own make rebuilds incrementally inside obj/.
+# loaded with dlopen by driver/backend_tsim.c. The Verilated top is hw/sim/tsim/ovta_tsim_top.sv
+# (ovta_top with registered inputs: one evaluation per cycle; see hw/sim/README.md). Rebuilt
+# only when the RTL, the config's package or the harness change; Verilator's own make rebuilds
+# incrementally inside obj/.
 # Not part of `make all` (expensive); the tsim tests build what they need through `make tsim`.
 
 TSIM_CONFIGS := default small batch2

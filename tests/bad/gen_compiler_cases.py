@@ -145,7 +145,7 @@ save("onnx-unknown-attr.onnx", model([node("Relu", ["x"], ["y"], "r", [attr_floa
 save("onnx-reshape-overflow.onnx",
      model([node("Reshape", ["x", "s"], ["y"], "reshape")], [X], [Y],
            [tensor("s", [3], INT64, raw=struct.pack("<3q", 1 << 40, 1 << 40, 1 << 40))]))
-# Pad to 2^20 x 2^20 elements: a 4 TiB arena, refused
+# Pad to 2^20 x 2^20 elements: a 4 TiB tensor, refused (the executor tried to allocate it)
 save("onnx-pad-huge.onnx",
      model([node("Pad", ["x", "p"], ["y"], "pad")], [X], [Y],
            [tensor("p", [4], INT64, raw=struct.pack("<4q", 1 << 20, 1 << 20, 0, 0))]))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The catalogue of bad inputs: every file in tests/bad/cases/ (configs, assembler programs, raw
-# binary streams) goes through `ovta` as its sidecar CASE.expect says:
+# binary streams; ONNX models and JSON graphs for `ovta compile`, .npy inputs of `ovta run` and
+# `ovta eval`: the hostile ones are made by tests/bad/gen_compiler_cases.py) goes through `ovta`
+# as its sidecar CASE.expect says:
 #   cmd: SUBCOMMAND [OPTIONS]      run as `ovta SUBCOMMAND [OPTIONS] CASE` inside cases/; when the
 #                                  line holds {}, the case's name goes there instead of at the end
 #                                  (e.g. `cmd: run MODEL --input x={}`); {tmp} is a scratch path

@@ -12,7 +12,7 @@ for t in "$@"; do
     -artifact_prefix="$b/crashes/$t/" "$b/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-  [ -z "$execs" ] && execs=$(grep -oE '#[0-9]+' "$log" | tail -1 | tr -d '#')
+  [ -z "$execs" ] && execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#') # progress lines, not stack frames
   crashes=$(ls "$b/crashes/$t" | wc -l)
   echo "{\"target\": \"$t\", \"seconds\": $secs, \"executions\": ${execs:-0}, \"crashes\": $crashes, \"exit\": $rc}"
   [ "$crashes" -gt 0 ] && total_fail=1
