@@ -5,6 +5,7 @@ set -eu
 pkgs=(
   gcc g++ make pkg-config          # build
   libcjson-dev                     # JSON configs and graphs
+  libpng-dev                       # PNG image inputs (ovta run/profile --input, eval --images)
   libcmocka-dev                    # tests
   verilator yosys                  # RTL simulation and synthesis
   llvm-15-dev llvm-15-tools        # LLVM-C code generation, FileCheck

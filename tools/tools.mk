@@ -3,7 +3,8 @@
 # -DOVTA_HAVE_DRIVER once both are part of libovta (driver/driver.mk, hw/sim/sim.mk); until then
 # `ovta sim` says it is not built yet.
 OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c tools/ovta/cmd_disasm.c \
-  tools/ovta/cmd_sim.c tools/ovta/cmd_config.c tools/ovta/cmd_compile.c tools/ovta/cmd_run.c
+  tools/ovta/cmd_sim.c tools/ovta/cmd_config.c tools/ovta/cmd_compile.c tools/ovta/cmd_run.c \
+  tools/ovta/image.c
 OVTA_TOOL_DEFS :=
 ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
 OVTA_TOOL_SRCS += tools/ovta/load.c
@@ -15,12 +16,14 @@ include tools/e2e.mk
 include tests/profile/profile.mk
 # Extra link libraries a backend needs (e.g. the Verilator model's C++ runtime): set by its fragment.
 OVTA_TOOL_LDLIBS ?=
+# PNG inputs (tools/ovta/image.c): Debian's libpng (libpng-dev).
+OVTA_TOOL_PNG_LDLIBS := -lpng
 
 TOOLS += $(B)/ovta
 
 $(B)/ovta: $(OVTA_TOOL_SRCS) tools/ovta/ovta_tool.h tools/tools.mk $(LIB) $(GEN)
 	$(CC) $(CPPFLAGS) -Itools/ovta $(OVTA_TOOL_DEFS) $(CFLAGS) -o $@ $(OVTA_TOOL_SRCS) $(LIB) $(LDFLAGS) \
-	  $(OVTA_TOOL_LDLIBS) $(LDLIBS)
+	  $(OVTA_TOOL_LDLIBS) $(OVTA_TOOL_PNG_LDLIBS) $(LDLIBS)
 
 # CLI tests: tests/cli/test_cli.sh, run by tests/run.sh through a wrapper that names the build.
 TESTS += $(B)/tests/cli/test_cli

@@ -155,6 +155,64 @@ else
   bad "run: declared output type not trusted" "exit $rc or y.npy is not [[1, 0, 3, 0]]"
 fi
 
+# compile --print-after on tests/filecheck/fold-bn.json (a Conv followed by one
+# BatchNormalization): the dump after infer still has the BatchNormalization, after fold-bn not.
+run "$OVTA" compile tests/filecheck/fold-bn.json -o "$T/pa.ovta" --print-after=infer,fold-bn
+dump_infer=$(sed -n '/^\/\/ after infer/,/^\/\/ after fold-bn/p' "$T/err")
+dump_fold=$(sed -n '/^\/\/ after fold-bn/,$p' "$T/err")
+if [ $rc -eq 0 ] && echo "$dump_infer" | grep -q 'BatchNormalization(' && [ -n "$dump_fold" ] \
+   && ! echo "$dump_fold" | grep -q 'BatchNormalization(' && echo "$dump_fold" | grep -q ' = Conv('; then
+  ok "compile --print-after=infer,fold-bn"
+else bad "compile --print-after=infer,fold-bn" "exit $rc or the dumps do not show the folding"; fi
+run "$OVTA" compile tests/filecheck/fold-bn.json -o "$T/pa2.ovta" --print-after-all
+if [ $rc -eq 0 ] && grep -q '^// after dce' "$T/err" && grep -q '^// after fuse' "$T/err"; then ok "compile --print-after-all"
+else bad "compile --print-after-all" "exit $rc or a pass dump is missing"; fi
+expect_error "compile --print-after unknown pass" "*" "$OVTA" compile models/fmnist/fmnist_cnn.onnx -o "$T/pa3.ovta" --print-after=nosuchpass
+
+# ---- PNG inputs (tools/ovta/image.c): test image 0 of models/fmnist/test_images.npy written as an
+# 8-bit gray PNG (zlib + struct) and as a float32 .npy [1,1,28,28] = pixel/255 (the division in
+# double rounded once to float32 equals the float32 division). `ovta run` must give bit-identical
+# logits from both; a truncated PNG and a non-PNG file are one clean error each.
+if /usr/bin/python3 - "$T" <<'PYEOF'
+import struct, sys, zlib
+t = sys.argv[1]
+d = open('models/fmnist/test_images.npy', 'rb').read()
+hl = struct.unpack('<H', d[8:10])[0] if d[6] == 1 else struct.unpack('<I', d[8:12])[0]
+off = (10 if d[6] == 1 else 12) + hl
+hdr = d[off - hl:off].decode('latin1')
+assert "'<u1'" in hdr or "'|u1'" in hdr, hdr
+px = d[off:off + 28 * 28]
+def chunk(k, b):
+    return struct.pack('>I', len(b)) + k + b + struct.pack('>I', zlib.crc32(k + b) & 0xffffffff)
+raw = b''.join(b'\x00' + px[y * 28:(y + 1) * 28] for y in range(28))
+png = (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 28, 28, 8, 0, 0, 0, 0))
+       + chunk(b'IDAT', zlib.compress(raw, 9)) + chunk(b'IEND', b''))
+open(t + '/img0.png', 'wb').write(png)
+open(t + '/trunc.png', 'wb').write(png[:len(png) // 2])
+open(t + '/garbage.png', 'wb').write(b'this is not a PNG image at all\n' * 4)
+h = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 28, 28), }"
+h += ' ' * ((64 - (10 + len(h) + 1) % 64) % 64) + '\n'
+open(t + '/img0.npy', 'wb').write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode()
+                                  + struct.pack('<784f', *[p / 255 for p in px]))
+PYEOF
+then
+  run "$OVTA" run models/fmnist/fmnist_cnn.onnx --input image="$T/img0.png" --output-dir "$T/png_out"
+  rc_png=$rc
+  run "$OVTA" run models/fmnist/fmnist_cnn.onnx --input image="$T/img0.npy" --output-dir "$T/npy_out"
+  png_logits=$(ls "$T/png_out"/*.npy 2>/dev/null | head -n1)
+  npy_logits=$(ls "$T/npy_out"/*.npy 2>/dev/null | head -n1)
+  if [ "$rc_png" -eq 0 ] && [ $rc -eq 0 ] && [ -n "$png_logits" ] && [ -n "$npy_logits" ] \
+     && cmp -s "$png_logits" "$npy_logits"; then
+    ok "run: --input FILE.png = the same image as float .npy (bit-identical logits)"
+  else bad "run: --input FILE.png = the same image as float .npy (bit-identical logits)" "exit $rc_png/$rc or logits differ"; fi
+  expect_error "run: truncated PNG" "$T/trunc.png: bad PNG: *" \
+    "$OVTA" run models/fmnist/fmnist_cnn.onnx --input image="$T/trunc.png" --output-dir "$T/bad_out"
+  expect_error "run: non-PNG file named .png" "$T/garbage.png: not a PNG file*" \
+    "$OVTA" run models/fmnist/fmnist_cnn.onnx --input image="$T/garbage.png" --output-dir "$T/bad_out"
+else
+  bad "PNG inputs" "could not write the test PNG with /usr/bin/python3"
+fi
+
 echo "[==========] $((passed + failed)) test(s) run."
 echo "[  PASSED  ] $passed test(s)."
 if [ $failed -gt 0 ]; then

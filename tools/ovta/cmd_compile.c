@@ -17,6 +17,8 @@ static const char *help =
     "options:\n"
     "  -o, --output DIR    the folder to write (created)\n"
     "  --passes LIST       run these graph passes first (comma-separated; see ovta-opt)\n"
+    "  --print-after=PASS  print the graph IR (stderr) after each named pass (comma-separated)\n"
+    "  --print-after-all   print the graph IR after every pass\n"
     "  --dump-lir          print every node's loop IR on stdout\n"
     "  --dump-llvm         print the optimized LLVM IR on stdout\n"
     "  -O N                LLVM optimization level 0..3 (default 3)\n\n"
@@ -82,7 +84,7 @@ static int load_calib(ovta_graph *g, const char *path, int64_t want, ovta_tensor
 
 int ovta_cmd_compile(int argc, char **argv) {
   const char *model = NULL, *out = NULL, *passes = NULL, *v, *target = "cpu", *calib = NULL, *cfgname = NULL,
-             *tuning = NULL;
+             *tuning = NULL, *print_after = NULL;
   bool report = false;
   int64_t calib_count = 0, vt = 0;
   ovta_exec_opts o;
@@ -97,6 +99,11 @@ int ovta_cmd_compile(int argc, char **argv) {
     } else if (tool_opt(argc, argv, &i, "--passes", &v)) {
       if (!v) return tool_usage("compile", "--passes needs a list");
       passes = v;
+    } else if (tool_opt(argc, argv, &i, "--print-after", &v)) {
+      if (!v) return tool_usage("compile", "--print-after needs a pass name (see ovta-opt --list-passes)");
+      print_after = v;
+    } else if (!strcmp(argv[i], "--print-after-all")) {
+      print_after = "all";
     } else if (tool_opt(argc, argv, &i, "-O", &v)) {
       int64_t lvl;
       if (!v || !tool_number(v, 0, 3, &lvl)) return tool_usage("compile", "-O needs 0..3");
@@ -145,9 +152,10 @@ int ovta_cmd_compile(int argc, char **argv) {
   int ncal = 0;
   char *tjson = NULL;
   int rc = ovta_graph_load(model, &g, &err);
-  if (!rc && passes) {
+  if (!rc && (passes || (print_after && !accel))) { /* NULL passes: the default pipeline */
     ovta_compile_opts co = {0};
     co.passes = passes;
+    co.print_after = print_after;
     rc = ovta_compile_pipeline(g, &co, &err);
   }
   if (!rc && accel) {
@@ -168,6 +176,7 @@ int ovta_cmd_compile(int argc, char **argv) {
         ovta_compile_opts co = {0};
         co.cfg = &cfg;
         co.passes = ovta_accel_pipeline;
+        co.print_after = print_after;
         co.n_calib = ncal;
         co.calib = ptrs;
         rc = ovta_compile_pipeline(g, &co, &err);

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "loopir.h"
@@ -32,7 +33,8 @@ static const char *help =
     "  none   x = (value - mean) / std        (images float32 already, or uint8 taken as is)\n"
     "Labels: integers [N]; reference logits: float32 [N,K].\n\n"
     "options:\n"
-    "  --images FILE.npy     the images (required)\n"
+    "  --images FILE.npy     the images (required); or a folder of .png files (taken in name\n"
+    "                        order, all one size: uint8 [N,H,W] gray or [N,C,H,W])\n"
     "  --labels FILE.npy     their labels (required)\n"
     "  --reference FILE.npy  reference fp32 logits (e.g. torch's) to check the fp32 path against\n"
     "  --calib FILE.npy      calibration images, same format (default: the first 64 --images)\n"
@@ -80,7 +82,9 @@ typedef struct dataset {
 static int images_open(const char *path, const char *opt, const prep *pp, dataset *d, ovta_error *err) {
   memset(d, 0, sizeof *d);
   d->path = path;
-  int rc = ovta_npy_read(path, "images", &d->t, err);
+  struct stat st; /* a folder: its *.png files sorted by name, stacked (image.c) */
+  int rc = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? tool_png_dir_read(path, "images", &d->t, err)
+                                                       : ovta_npy_read(path, "images", &d->t, err);
   if (rc) return ovta_error_wrap(err, "%s", opt), rc;
   ovta_tensor *t = d->t;
   char s[128];

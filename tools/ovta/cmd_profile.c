@@ -42,7 +42,8 @@ static const char *help =
     "(calibrated on --calib, default the --images) with conv/dense on the accelerator, as\n"
     "`ovta compile --target accel`; for --backend cpu the model as it is on the CPU path.\n\n"
     "options:\n"
-    "  --input NAME=FILE.npy  the value of graph input NAME, fed as it is\n"
+    "  --input NAME=FILE.npy  the value of graph input NAME, fed as it is; FILE.png (gray, RGB,\n"
+    "                         RGBA, palette) is fed as float32 [1,C,H,W] = pixel/255\n"
     "  --images FILE.npy      images uint8 [N,H,W] or [N,C,H,W] (fed as pixel/255) or float\n"
     "                         (fed as they are); image --index K is profiled (default 0)\n"
     "  --index K              which of --images (default 0)\n"
@@ -134,7 +135,7 @@ static int prepare(const popts *o, ovta_exec **ep, ovta_tensor **xp, char *in_na
   ovta_tensor **cvals = NULL;
   int ncal = 0, rc = 0;
   bool cpu = !strcmp(o->backend, "cpu");
-  if (o->input_file) rc = ovta_npy_read(o->input_file, o->input_name, &x, err);
+  if (o->input_file) rc = tool_input_read(o->input_file, o->input_name, &x, err);
   else {
     rc = ovta_npy_read(o->images, "images", &imgs, err);
     if (!rc) rc = sample_of(imgs, o->index, o->images, &x, err);

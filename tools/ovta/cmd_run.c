@@ -1,4 +1,4 @@
-/* cmd_run.c: `ovta run MODEL --input NAME=FILE.npy ... --output-dir DIR`: run a compiled model
+/* cmd_run.c: `ovta run MODEL --input NAME=FILE.npy|FILE.png ... --output-dir DIR`: run a compiled model
  * (a folder from `ovta compile`) or a model file (compiled on the fly) on the CPU, writing one
  * .npy per graph output named after it. */
 #include "ovta_tool.h"
@@ -19,7 +19,9 @@ static const char *help =
     "file take the shape of the given array. Writes DIR/OUTPUT_NAME.npy for every graph output\n"
     "(characters other than letters, digits, '.', '-' and '_' in the name become '_').\n\n"
     "options:\n"
-    "  --input NAME=FILE.npy   value of graph input NAME (repeatable)\n"
+    "  --input NAME=FILE.npy   value of graph input NAME (repeatable); FILE.png (gray, RGB,\n"
+    "                          RGBA, palette; 8 or 16 bits) is fed as float32 [1,C,H,W] =\n"
+    "                          pixel/255 (gray: C = 1)\n"
     "  --output-dir DIR        where the outputs go (created; default: .)\n"
     "  --repeat N              run N times and print the mean time per run\n"
     "  --backend NAME          cpu, or a device (fsim, tsim, ...) for a folder compiled with\n"
@@ -69,7 +71,7 @@ int ovta_cmd_run(int argc, char **argv) {
   ovta_graph *g = NULL;
   ovta_exec *e = NULL;
   int rc = 0;
-  for (int i = 0; i < nin && !rc; i++) rc = ovta_npy_read(in_file[i], in_name[i], &vals[i], &err);
+  for (int i = 0; i < nin && !rc; i++) rc = tool_input_read(in_file[i], in_name[i], &vals[i], &err);
   struct stat st;
   if (!rc && stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
     rc = ovta_exec_load(model, &e, &err);

@@ -63,6 +63,22 @@ typedef enum tool_input { TOOL_INPUT_AUTO = 0, TOOL_INPUT_TEXT, TOOL_INPUT_BINAR
  * .config that differs from an explicit --config is an error. On error prints it, returns 1. */
 int tool_read_program(const char *path, tool_input how, const char *cfg_opt, ovta_program *out);
 
+/* Images (image.c, libpng). A PNG (8/16-bit gray, gray+alpha, RGB, RGBA, palette) as uint8 [H,W]
+ * (gray) or [C,H,W] (C = 2 gray+alpha, 3 RGB, 4 RGBA) named `name`; 16-bit samples are scaled to
+ * 8 bits, palettes expanded. Images larger than TOOL_PNG_MAX_DIM either way are refused. Any
+ * libpng error (truncated, corrupt, not a PNG) is one error naming the file. */
+#define TOOL_PNG_MAX_DIM 16384
+struct ovta_tensor;
+int tool_png_read(const char *path, const char *name, struct ovta_tensor **out, ovta_error *err);
+/* Is path a PNG: a .png name (any case) or the PNG signature in its first bytes? */
+bool tool_is_png(const char *path);
+/* A model input value from a file: a PNG (tool_is_png) as float32 [1,C,H,W] = pixel/255 (gray:
+ * C = 1); anything else as a .npy (ovta_npy_read). */
+int tool_input_read(const char *path, const char *name, struct ovta_tensor **out, ovta_error *err);
+/* Every *.png in folder dir (sorted by name; all one size and channel count) stacked as uint8
+ * [N,H,W] or [N,C,H,W], like an images .npy. */
+int tool_png_dir_read(const char *dir, const char *name, struct ovta_tensor **out, ovta_error *err);
+
 /* ---------------------------------------------------------------- 4. Progress */
 
 /* A progress report on stderr: on a terminal a bar redrawn in place (at most every 100 ms);
