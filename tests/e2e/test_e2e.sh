@@ -233,7 +233,7 @@ else bad "cpu runs a model with nothing to quantize" "rc $rc"; fi
 
 # ---- the int8 model on the accelerator: the same logits as on the CPU path (both implement
 # ovta_requant exactly), so the same counts and the same largest difference from fp32
-for be_n in fsim:10 tsim:3; do
+for be_n in fsim:10 tsim:3 vboard:3; do  # vboard: the zynq backend code on the virtual board
   be=${be_n%:*} n=${be_n#*:}
   run "${EVAL[@]}" --calib "$M/calib_images.npy" --count "$n" --json
   cp "$T/out" "$T/cpu.json"
