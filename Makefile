@@ -91,7 +91,7 @@ all: $(LIB) $(TOOLS) $(TESTS)
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	$(if $(TEST_SAN_SUBSET),@$(MAKE) --no-print-directory SAN=1 $(TEST_SAN_SUBSET))
+	$(if $(TEST_SAN_BUILD),@$(MAKE) --no-print-directory SAN=1 $(TEST_SAN_BUILD))
 	@bash tests/run.sh $(B) $(TESTS) $(TEST_SAN_SUBSET)
 
 run: deps
