@@ -213,6 +213,20 @@ else
   bad "PNG inputs" "could not write the test PNG with /usr/bin/python3"
 fi
 
+# -vv dumps the runtime's instruction streams in the assembler's text form: the shipped model on
+# fsim runs 3 convs and a dense layer as GEMMs, so GEMM lines appear, and none without -vv.
+run "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel --calib models/fmnist/calib_images.npy -o "$T/vv.ovta"
+/usr/bin/python3 -c "
+import numpy as np
+x=np.load('models/fmnist/test_images.npy')[:1].astype(np.float32)/255.0
+np.save('$T/img1.npy', x.reshape(1,1,28,28))" 2>/dev/null
+run "$OVTA" -vv run "$T/vv.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/vv"
+n_gemm=$(grep -c '^GEMM ' "$T/err")
+run "$OVTA" run "$T/vv.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/vv0"
+if [ "$n_gemm" -ge 4 ] && ! grep -q '^GEMM ' "$T/err" && cmp -s "$T/vv/logits.npy" "$T/vv0/logits.npy"; then
+  ok "-vv dumps instruction streams, same result"
+else bad "-vv dumps instruction streams, same result" "$n_gemm GEMM lines with -vv"; fi
+
 echo "[==========] $((passed + failed)) test(s) run."
 echo "[  PASSED  ] $passed test(s)."
 if [ $failed -gt 0 ]; then

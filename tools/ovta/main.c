@@ -2,6 +2,7 @@
  * A new subcommand is one function (in its own file) and one line in `cmds` below. */
 #include "ovta_tool.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const ovta_cmd cmds[] = {
@@ -18,13 +19,16 @@ static const ovta_cmd cmds[] = {
 enum { NCMDS = sizeof cmds / sizeof cmds[0] };
 
 static void usage(FILE *f) {
-  fprintf(f, "usage: ovta [--help] [--version] COMMAND [ARGS...]\n\n"
+  fprintf(f, "usage: ovta [--help] [--version] [-v|-vv|-vvv] COMMAND [ARGS...]\n\n"
              "The ovta accelerator stack's command line.\n\ncommands:\n");
   for (int i = 0; i < NCMDS; i++) fprintf(f, "  %-8s %s\n", cmds[i].name, cmds[i].summary);
   fprintf(f, "\n`ovta COMMAND --help` describes a command. Environment: OVTA_CONFIG names the\n"
              "config used when no --config is given (default: \"default\"); OVTA_CONFIG_PATH adds\n"
              "folders to search for configs; OVTA_DEBUG=1 adds where an error was raised.\n"
-             "The text form of programs is described in isa/ASM.md.\n");
+             "The text form of programs is described in isa/ASM.md.\n\n"
+             "verbosity (before the command): -v adds where an error was raised (OVTA_DEBUG=1);\n"
+             "-vv also dumps every accelerator instruction stream the runtime runs, in the\n"
+             "assembler's text form, on stderr (OVTA_RT_DEBUG=1); -vvv adds the micro-ops (=3).\n");
 }
 
 int main(int argc, char **argv) {
@@ -35,6 +39,21 @@ int main(int argc, char **argv) {
   if (tool_is_help(argv[1])) {
     usage(stdout);
     return 0;
+  }
+  /* -v, -vv, -vvv, --verbose (repeatable): set the environment the layers read, then go on */
+  int verbose = 0;
+  while (argc > 1 && (!strcmp(argv[1], "--verbose") || (argv[1][0] == '-' && argv[1][1] == 'v' &&
+                                                         strspn(argv[1] + 1, "v") == strlen(argv[1] + 1)))) {
+    verbose += !strcmp(argv[1], "--verbose") ? 1 : (int)strlen(argv[1] + 1);
+    argv[1] = argv[0];
+    argv++;
+    argc--;
+  }
+  if (verbose >= 1) setenv("OVTA_DEBUG", "1", 1);
+  if (verbose >= 2) setenv("OVTA_RT_DEBUG", verbose >= 3 ? "3" : "1", 1);
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
   }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
     printf("ovta %s\n", OVTA_VERSION);
