@@ -23,6 +23,12 @@ module ovta_alu
         ALU_MAX: r = a > s ? a : s;
         ALU_ADD: r = a + s;
         ALU_MUL: r = a * s;
+        ALU_MOV: r = s;
+        ALU_CLP: begin   // clip into [sext(s[7:0]), sext(s[15:8])]
+          if (a < 32'($signed(s[7:0]))) r = 32'($signed(s[7:0]));
+          else r = a;
+          if (r > 32'($signed(s[15:8]))) r = 32'($signed(s[15:8]));
+        end
         ALU_SHR: begin
           if (s >= 32'sd32) r = a >>> 31;
           else if (s >= 32'sd0) r = a >>> s[4:0];

@@ -115,7 +115,7 @@ module ovta_decode
       else if (sram_end > depth) rule_o = RULE_SRAM;
     end else if (op == OP_GEMM || op == OP_ALU) begin
       if (32'(g.uop_bgn) > 32'(g.uop_end) || 32'(g.uop_end) > 32'(UOP_DEPTH)) rule_o = RULE_UOP;
-      else if (op == OP_ALU && a.alu_opcode > ALU_MUL) rule_o = RULE_ALUOP;
+      else if (op == OP_ALU && a.alu_opcode > ALU_CLP) rule_o = RULE_ALUOP;
     end
     if (rule_o == RULE_NONE) err_o = 1'b0;
   end

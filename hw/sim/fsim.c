@@ -351,6 +351,12 @@ static inline int32_t alu_op(uint32_t op, int32_t a, int32_t sv) {
   case OVTA_ALU_ADD: return (int32_t)((uint32_t)a + (uint32_t)sv);
   case OVTA_ALU_SHR: return alu_shr(a, sv);
   case OVTA_ALU_MUL: return (int32_t)((uint32_t)a * (uint32_t)sv);
+  case OVTA_ALU_MOV: return sv;
+  case OVTA_ALU_CLP: {
+    int32_t lo = (int8_t)(uint8_t)(sv & 0xff), hi = (int8_t)(uint8_t)((sv >> 8) & 0xff);
+    a = a > lo ? a : lo;
+    return a < hi ? a : hi;
+  }
   default: unreachable(); /* ovta_insn_check rejects unknown alu_opcodes */
   }
 }
@@ -387,6 +393,8 @@ static bool alu_max(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA
 static bool alu_add(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_ADD); }
 static bool alu_shr_loops(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_SHR); }
 static bool alu_mul(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MUL); }
+static bool alu_mov(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MOV); }
+static bool alu_clp(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_CLP); }
 
 /* isa/ISA.md ALU: the GEMM loops; a = acc[dst], s = use_imm ? sext(imm) : acc[src];
  * acc[dst] = reset ? 0 : op(a, s); out[dst] = low 8 bits. */
@@ -418,6 +426,8 @@ static int exec_alu(fsim *s, const fsim_cmd *c, ovta_error *err) {
     case OVTA_ALU_ADD: ok = alu_add(s, in); break;
     case OVTA_ALU_SHR: ok = alu_shr_loops(s, in); break;
     case OVTA_ALU_MUL: ok = alu_mul(s, in); break;
+    case OVTA_ALU_MOV: ok = alu_mov(s, in); break;
+    case OVTA_ALU_CLP: ok = alu_clp(s, in); break;
     default: unreachable();
     }
   }

@@ -31,6 +31,14 @@ static int32_t ref_alu(uint32_t op, int32_t a, int32_t s) {
   case OVTA_ALU_MAX: return A >= S ? a : s;
   case OVTA_ALU_ADD: return wrap32(A + S);
   case OVTA_ALU_MUL: return wrap32(A * S);
+  case OVTA_ALU_MOV: return s;
+  case OVTA_ALU_CLP: {
+    int64_t lo = S & 0xff, hi = (S >> 8) & 0xff; /* bytes as int8 */
+    if (lo >= 128) lo -= 256;
+    if (hi >= 128) hi -= 256;
+    int64_t x = A < lo ? lo : A; /* max(a, lo), then min(., hi) */
+    return (int32_t)(x > hi ? hi : x);
+  }
   case OVTA_ALU_SHR:
     if (S >= 32) return A < 0 ? -1 : 0;
     if (S >= 0) return (int32_t)floor_div_pow2(A, (int)S);
@@ -217,6 +225,9 @@ static void test_alu_ops(void **state) {
       {OVTA_ALU_SHR, 1, 40},    {OVTA_ALU_SHR, 1, -1},   {OVTA_ALU_SHR, 1, -4},    {OVTA_ALU_SHR, 1, -31},
       {OVTA_ALU_SHR, 1, -32},   {OVTA_ALU_SHR, 1, -40},  {OVTA_ALU_SHR, 1, -32768}, {OVTA_ALU_SHR, 0, 0},
       {OVTA_ALU_MUL, 1, -3},    {OVTA_ALU_MUL, 1, 1000}, {OVTA_ALU_MUL, 0, 0},
+      {OVTA_ALU_MOV, 1, -7},    {OVTA_ALU_MOV, 1, 32767}, {OVTA_ALU_MOV, 0, 0},
+      {OVTA_ALU_CLP, 1, 0x7f00}, {OVTA_ALU_CLP, 1, 0x7f80}, {OVTA_ALU_CLP, 1, 0x807f - 0x10000}, {OVTA_ALU_CLP, 1, 0x0a05},
+      {OVTA_ALU_CLP, 1, 0x050a}, {OVTA_ALU_CLP, 1, -1},   {OVTA_ALU_CLP, 0, 0},
   };
   tprog p;
   TP_FOR_EACH_DEVICE(&p, 0, {

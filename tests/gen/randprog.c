@@ -530,6 +530,12 @@ static int32_t ref_alu(uint32_t op, int32_t a, int32_t s) {
   case OVTA_ALU_MAX: return A > S ? a : s;
   case OVTA_ALU_ADD: v = A + S; break;
   case OVTA_ALU_MUL: v = (int64_t)((uint64_t)A * (uint64_t)S); break;
+  case OVTA_ALU_MOV: return s;
+  case OVTA_ALU_CLP: { /* isa/ISA.md: bounds are the low two bytes of s, as int8 */
+    int64_t lo = (int8_t)(uint8_t)(S & 0xff), hi = (int8_t)(uint8_t)((S >> 8) & 0xff);
+    v = A < lo ? lo : A;
+    return (int32_t)(v > hi ? hi : v);
+  }
   case OVTA_ALU_SHR:
     if (S >= 32) S = 31;
     if (S >= 0) { /* floor division by 2^S */
