@@ -5,44 +5,11 @@
 # Usage: tests/cli/test_cli.sh [PATH/TO/ovta]   (default build/ovta). Prints cmocka-style lines.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
 OVTA=${1:-build/ovta}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 D=tests/cli
-passed=0
-failed=0
-failed_names=()
 
 echo "[==========] Running ovta CLI tests."
-# run NAME: $out, $err, $rc hold the last command's stdout, stderr, exit status.
-run() {
-  "$@" >"$T/out" 2>"$T/err"
-  rc=$?
-  out=$(cat "$T/out")
-  err=$(cat "$T/err")
-}
-ok() { echo "[       OK ] $1"; passed=$((passed + 1)); }
-bad() {
-  echo "[  FAILED  ] $1: $2"
-  echo "  stdout: $(head -c 600 "$T/out")"
-  echo "  stderr: $(head -c 600 "$T/err")"
-  failed=$((failed + 1))
-  failed_names+=("$1")
-}
-# expect_error NAME MESSAGE CMD...: exit non-zero, exactly one line with "error:", the first
-# stderr line is exactly "ovta: error: MESSAGE" (MESSAGE may end in * to match a prefix).
-expect_error() {
-  local name=$1 msg=$2
-  shift 2
-  run "$@"
-  local first n
-  first=$(head -n1 "$T/err")
-  n=$(grep -c 'error:' "$T/err")
-  if [ $rc -eq 0 ]; then bad "$name" "exit status 0"
-  elif [ "$n" -ne 1 ]; then bad "$name" "$n error lines"
-  elif [[ "$first" != "ovta: error: "$msg ]]; then bad "$name" "first line '$first', expected 'ovta: error: $msg'"
-  else ok "$name"; fi
-}
 
 # ---- help and version
 run "$OVTA" --help
@@ -227,11 +194,4 @@ if [ "$n_gemm" -ge 4 ] && ! grep -q '^GEMM ' "$T/err" && cmp -s "$T/vv/logits.np
   ok "-vv dumps instruction streams, same result"
 else bad "-vv dumps instruction streams, same result" "$n_gemm GEMM lines with -vv"; fi
 
-echo "[==========] $((passed + failed)) test(s) run."
-echo "[  PASSED  ] $passed test(s)."
-if [ $failed -gt 0 ]; then
-  echo "[  FAILED  ] $failed test(s), listed below:"
-  for n in "${failed_names[@]}"; do echo "[  FAILED  ] $n"; done
-  exit 1
-fi
-exit 0
+finish

@@ -15,42 +15,11 @@
 # Needs Debian's /usr/bin/python3 with numpy (python3-numpy, a dependency of python3-onnx).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
 OVTA=${1:-build/ovta}
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 M=models/fmnist
-passed=0
-failed=0
-failed_names=()
 
 echo "[==========] Running ovta eval end-to-end tests."
-run() {
-  "$@" >"$T/out" 2>"$T/err"
-  rc=$?
-}
-ok() { echo "[       OK ] $1"; passed=$((passed + 1)); }
-bad() {
-  echo "[  FAILED  ] $1: $2"
-  echo "  stdout: $(head -c 800 "$T/out")"
-  echo "  stderr: $(head -c 800 "$T/err")"
-  failed=$((failed + 1))
-  failed_names+=("$1")
-}
-# expect_error NAME MESSAGE CMD...: non-zero exit, exactly one stderr line with "error:", and it
-# is "ovta: error: MESSAGE" (MESSAGE may contain * wildcards).
-expect_error() {
-  local name=$1 msg=$2
-  shift 2
-  run "$@"
-  local first n
-  first=$(head -n1 "$T/err")
-  n=$(grep -c 'error:' "$T/err")
-  if [ $rc -eq 0 ]; then bad "$name" "exit status 0"
-  elif [ "$n" -ne 1 ]; then bad "$name" "$n error lines"
-  elif [[ "$first" != "ovta: error: "$msg ]]; then bad "$name" "first line '$first', expected 'ovta: error: $msg'"
-  else ok "$name"; fi
-}
 # check NAME: runs the python check on stdin with the JSON in $T/out; it prints "ok" or reasons.
 check() {
   local name=$1 res
@@ -265,11 +234,4 @@ done
 run "$OVTA" eval --help
 if [ $rc -eq 0 ] && grep -q '^usage: ovta eval' "$T/out" && grep -q -- '--preprocess' "$T/out"; then ok "help"; else bad "help" "no usage"; fi
 
-echo "[==========] $((passed + failed)) test(s) run."
-echo "[  PASSED  ] $passed test(s)."
-if [ $failed -gt 0 ]; then
-  echo "[  FAILED  ] $failed test(s), listed below:"
-  for n in "${failed_names[@]}"; do echo "[  FAILED  ] $n"; done
-  exit 1
-fi
-exit 0
+finish

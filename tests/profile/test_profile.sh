@@ -18,49 +18,13 @@
 # /usr/bin/python3 with numpy and onnx (python3-onnx, installed by tools/install-deps.sh).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+. tests/lib.sh
 OVTA=${1:-build/ovta}
-PY=/usr/bin/python3
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
 M=models/fmnist
 MODEL=$M/fmnist_cnn.onnx
 IMGS=(--images $M/test_images.npy --calib $M/calib_images.npy --index 3)
-passed=0
-failed=0
-failed_names=()
 
 echo "[==========] Running ovta profile tests."
-run() {
-  "$@" >"$T/out" 2>"$T/err"
-  rc=$?
-}
-ok() { echo "[       OK ] $1"; passed=$((passed + 1)); }
-bad() {
-  echo "[  FAILED  ] $1: $2"
-  echo "  stdout: $(head -c 600 "$T/out")"
-  echo "  stderr: $(head -c 600 "$T/err")"
-  failed=$((failed + 1))
-  failed_names+=("$1")
-}
-expect_error() {
-  local name=$1 msg=$2
-  shift 2
-  run "$@"
-  local first n
-  first=$(head -n1 "$T/err")
-  n=$(grep -c 'error:' "$T/err")
-  if [ $rc -eq 0 ]; then bad "$name" "exit status 0"
-  elif [ "$n" -ne 1 ]; then bad "$name" "$n error lines"
-  elif [[ "$first" != "ovta: error: "$msg ]]; then bad "$name" "first line '$first', expected 'ovta: error: $msg'"
-  else ok "$name"; fi
-}
-# pycheck NAME SCRIPT ARGS...: the python script prints "ok" or the reasons.
-pycheck() {
-  local name=$1 script=$2 res
-  shift 2
-  res=$("$PY" -c "$script" "$@" 2>&1)
-  if [ "$res" = ok ]; then ok "$name"; else bad "$name" "$res"; fi
-}
 
 # MACs of every Conv / Gemm of the ONNX model, from its own shapes (onnx shape inference):
 # written as JSON {node name: MACs} for the checks below.
@@ -260,10 +224,4 @@ expect_error "bad_backend" "*nope*" "$OVTA" profile "$MODEL" "${IMGS[@]}" --back
 expect_error "bad_option" "unknown option --frobnicate*" "$OVTA" profile "$MODEL" --frobnicate
 expect_error "bad_bench_name" "unknown benchmark 'nope'*" "$OVTA" bench --only nope
 
-echo "[==========] $((passed + failed)) test(s) ran."
-echo "[  PASSED  ] $passed test(s)."
-if [ $failed -gt 0 ]; then
-  echo "[  FAILED  ] $failed test(s), listed below:"
-  for n in "${failed_names[@]}"; do echo "[  FAILED  ] $n"; done
-  exit 1
-fi
+finish

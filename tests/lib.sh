@@ -1,0 +1,67 @@
+# tests/lib.sh: helpers shared by the shell test scripts (tests/cli, tests/e2e, tests/profile).
+# Source it after `cd` to the repository root; it makes the scratch folder $T (removed on exit)
+# and keeps the pass/fail tally that `finish` prints in cmocka's style, which tests/run.sh counts.
+#   run CMD...                      $rc = exit status; $T/out, $T/err = stdout, stderr
+#                                   ($out, $err hold them too)
+#   ok NAME / bad NAME WHY          record a pass / a failure (with the last command's output)
+#   expect_error NAME MESSAGE CMD... pass when CMD exits non-zero and writes exactly one line with
+#                                   "error:", the first stderr line being "ovta: error: MESSAGE"
+#                                   (MESSAGE may contain * wildcards)
+#   pycheck NAME SCRIPT ARGS...     pass when `$PY -c SCRIPT ARGS` prints exactly "ok"
+#   finish                          print the tally, exit 1 when anything failed
+# shellcheck shell=bash
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+PY=${PY:-/usr/bin/python3}   # Debian's python (numpy, onnx), not the first on PATH
+passed=0
+failed=0
+failed_names=()
+
+run() {
+  "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  out=$(cat "$T/out")
+  err=$(cat "$T/err")
+}
+
+ok() { echo "[       OK ] $1"; passed=$((passed + 1)); }
+
+bad() {
+  echo "[  FAILED  ] $1: $2"
+  echo "  stdout: $(head -c 800 "$T/out" 2>/dev/null)"
+  echo "  stderr: $(head -c 800 "$T/err" 2>/dev/null)"
+  failed=$((failed + 1))
+  failed_names+=("$1")
+}
+
+expect_error() {
+  local name=$1 msg=$2
+  shift 2
+  run "$@"
+  local first n
+  first=$(head -n1 "$T/err")
+  n=$(grep -c 'error:' "$T/err")
+  if [ $rc -eq 0 ]; then bad "$name" "exit status 0"
+  elif [ "$n" -ne 1 ]; then bad "$name" "$n error lines"
+  elif [[ "$first" != "ovta: error: "$msg ]]; then bad "$name" "first line '$first', expected 'ovta: error: $msg'"
+  else ok "$name"; fi
+}
+
+pycheck() {
+  local name=$1 script=$2 res
+  shift 2
+  res=$("$PY" -c "$script" "$@" 2>&1)
+  if [ "$res" = ok ]; then ok "$name"; else bad "$name" "$res"; fi
+}
+
+finish() {
+  echo "[==========] $((passed + failed)) test(s) run."
+  echo "[  PASSED  ] $passed test(s)."
+  if [ $failed -gt 0 ]; then
+    echo "[  FAILED  ] $failed test(s), listed below:"
+    for n in "${failed_names[@]}"; do echo "[  FAILED  ] $n"; done
+    exit 1
+  fi
+  exit 0
+}
