@@ -327,34 +327,30 @@ int ovta_node_set_s(ovta_node *n, const char *name, const char *v, ovta_error *e
   return OVTA_OK;
 }
 
-int ovta_node_set_ints(ovta_node *n, const char *name, const int64_t *v, int cnt, ovta_error *err) {
-  int64_t *c = malloc((size_t)(cnt > 0 ? cnt : 1) * sizeof *c);
+/* Copy cnt elements of esz bytes into a new attribute array of the given type (ints, floats). */
+static int set_array(ovta_node *n, const char *name, const void *v, int cnt, size_t esz, ovta_attr_type type,
+                     ovta_error *err) {
+  void *c = malloc((size_t)(cnt > 0 ? cnt : 1) * esz);
   if (!c) return OVTA_FAIL(err, OVTA_ENOMEM, "node '%s': out of memory", n->name);
-  if (cnt > 0) memcpy(c, v, (size_t)cnt * sizeof *c);
+  if (cnt > 0) memcpy(c, v, (size_t)cnt * esz);
   ovta_attr *a = attr_slot(n, name, err);
   if (!a) {
     free(c);
     return OVTA_ENOMEM;
   }
-  a->type = OVTA_ATTR_INTS;
-  a->ints = c;
+  a->type = type;
+  if (type == OVTA_ATTR_INTS) a->ints = c;
+  else a->floats = c;
   a->n = cnt;
   return OVTA_OK;
 }
 
+int ovta_node_set_ints(ovta_node *n, const char *name, const int64_t *v, int cnt, ovta_error *err) {
+  return set_array(n, name, v, cnt, sizeof *v, OVTA_ATTR_INTS, err);
+}
+
 int ovta_node_set_floats(ovta_node *n, const char *name, const float *v, int cnt, ovta_error *err) {
-  float *c = malloc((size_t)(cnt > 0 ? cnt : 1) * sizeof *c);
-  if (!c) return OVTA_FAIL(err, OVTA_ENOMEM, "node '%s': out of memory", n->name);
-  if (cnt > 0) memcpy(c, v, (size_t)cnt * sizeof *c);
-  ovta_attr *a = attr_slot(n, name, err);
-  if (!a) {
-    free(c);
-    return OVTA_ENOMEM;
-  }
-  a->type = OVTA_ATTR_FLOATS;
-  a->floats = c;
-  a->n = cnt;
-  return OVTA_OK;
+  return set_array(n, name, v, cnt, sizeof *v, OVTA_ATTR_FLOATS, err);
 }
 
 int ovta_node_set_tensor(ovta_node *n, const char *name, ovta_tensor *t, ovta_error *err) {
