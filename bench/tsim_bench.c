@@ -1,8 +1,8 @@
-/* tsim_bench: the tsim model (Verilator, cycle-accurate) on a GEMM-heavy and on a DMA-heavy
- * program, sized from the config. Prints one JSON object per program: simulated cycles, wall
- * time, simulated cycles per second of wall time (the speed of the model), and what the
- * hardware achieved: GEMM micro-ops per cycle (overall and per busy compute cycle), DMA bytes
- * per cycle (load and store, against the bus width). sim_cycles_per_cpu_s divides by the
+/* tsim_bench: the tsim model (Verilator, cycle-accurate) on a GEMM-heavy, two ALU-heavy (tensor
+ * operand, immediate) and a DMA-heavy program, sized from the config. Prints one JSON object
+ * per program: simulated cycles, wall time, simulated cycles per second of wall time (the speed
+ * of the model), and what the hardware achieved: GEMM and ALU micro-ops per cycle (overall and
+ * per busy compute cycle), DMA bytes per cycle (load and store, against the bus width). sim_cycles_per_cpu_s divides by the
  * process's CPU time instead of wall time (steadier on a shared machine). Usage: tsim_bench [CONFIG [REPEAT]]
  * (make bench-tsim [BENCH_CONFIG=small]). */
 #include <stdio.h>
@@ -64,6 +64,7 @@ static int measure(stream *st, const ovta_config *cfg, const char *name, int rep
     ovta_dev_counters(st->d, &k);
     sum.cycles += k.cycles;
     sum.gemm_uops += k.gemm_uops;
+    sum.alu_uops += k.alu_uops;
     sum.busy_compute += k.busy_compute;
     sum.busy_load += k.busy_load;
     sum.busy_store += k.busy_store;
@@ -76,12 +77,15 @@ static int measure(stream *st, const ovta_config *cfg, const char *name, int rep
   printf("{\"bench\": \"tsim\", \"program\": \"%s\", \"config\": \"%s\", \"runs\": %d, \"instructions\": %d, "
          "\"cycles\": %llu, \"wall_s\": %.3f, \"sim_cycles_per_s\": %.0f, \"cpu_s\": %.3f, "
          "\"sim_cycles_per_cpu_s\": %.0f, \"gemm_uops\": %llu, "
-         "\"gemm_uops_per_cycle\": %.3f, \"gemm_uops_per_busy_compute_cycle\": %.3f, \"bus_bytes\": %d, "
+         "\"gemm_uops_per_cycle\": %.3f, \"gemm_uops_per_busy_compute_cycle\": %.3f, \"alu_uops\": %llu, "
+         "\"alu_uops_per_cycle\": %.3f, \"alu_uops_per_busy_compute_cycle\": %.3f, \"bus_bytes\": %d, "
          "\"load_bytes\": %llu, \"load_bytes_per_cycle\": %.2f, \"load_bytes_per_busy_cycle\": %.2f, "
          "\"store_bytes\": %llu, \"store_bytes_per_cycle\": %.2f, \"store_bytes_per_busy_cycle\": %.2f}\n",
          name, cfg->name, repeat, st->n, (unsigned long long)sum.cycles, wall, c / wall, cpu, c / cpu,
          (unsigned long long)sum.gemm_uops, (double)sum.gemm_uops / c,
-         sum.busy_compute ? (double)sum.gemm_uops / (double)sum.busy_compute : 0.0, cfg->axi_data_bits / 8,
+         sum.busy_compute ? (double)sum.gemm_uops / (double)sum.busy_compute : 0.0,
+         (unsigned long long)sum.alu_uops, (double)sum.alu_uops / c,
+         sum.busy_compute ? (double)sum.alu_uops / (double)sum.busy_compute : 0.0, cfg->axi_data_bits / 8,
          (unsigned long long)ld, (double)ld / c, sum.busy_load ? (double)ld / (double)sum.busy_load : 0.0,
          (unsigned long long)sum.bytes_written, (double)sum.bytes_written / c,
          sum.busy_store ? (double)sum.bytes_written / (double)sum.busy_store : 0.0);
@@ -131,6 +135,18 @@ int main(int argc, char **argv) {
   CHECK(I(in.opcode = OVTA_OP_STORE, in.memory_type = OVTA_MEM_OUT, in.dram_base = eo, in.y_size = 1, in.x_size = no, in.x_stride = no, in.pop_prev = 1, in.push_prev = 1));
   CHECK(I(in.opcode = OVTA_OP_FINISH, in.pop_next = 1));
   if (measure(&st, &cfg, "gemm", repeat)) return 1;
+
+  /* ALU-heavy: 64 ALU instructions of nu x io x ii micro-ops (ADD; the uops' src = dst, a
+   * tensor operand read through the second ACC port, or an immediate) */
+  for (int imm = 0; imm < 2; imm++) {
+    st.n = 0;
+    CHECK(I(in.opcode = OVTA_OP_LOAD, in.memory_type = OVTA_MEM_UOP, in.dram_base = eu, in.y_size = 1, in.x_size = nu, in.x_stride = nu));
+    for (int g = 0; g < NG; g++)
+      CHECK(I(in.opcode = OVTA_OP_ALU, in.alu_opcode = OVTA_ALU_ADD, in.use_imm = (uint32_t)imm, in.imm = 1, in.uop_bgn = 0,
+              in.uop_end = nu, in.iter_out = io, in.iter_in = ii, in.dst_factor_out = nu, in.src_factor_out = nu));
+    CHECK(I(in.opcode = OVTA_OP_FINISH));
+    if (measure(&st, &cfg, imm ? "alu_imm" : "alu_tensor", repeat)) return 1;
+  }
 
   /* DMA-heavy: 48 loads (INP and WGT, whole buffers) and 48 stores, no compute but FINISH */
   st.n = 0;

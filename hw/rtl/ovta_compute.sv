@@ -1,7 +1,7 @@
 // ovta_compute: the compute module. Executes LOAD UOP/ACC, GEMM, ALU and FINISH from its
 // command queue in order, one at a time, under the token rule (pops L2C/S2C, pushes C2L/C2S).
-// Owns the uop SRAM, the accumulator SRAM (one read port) and the write side
-// of the OUT SRAM (whose read port serves the store module).
+// Owns the uop SRAM, the accumulator SRAM (two copies: two read ports, ovta_sram_2r) and the
+// write side of the OUT SRAM (whose read port serves the store module).
 `default_nettype none
 module ovta_compute
   import ovta_pkg::*;
@@ -97,18 +97,19 @@ module ovta_compute
   logic ex_start, ex_done, ex_err;
   rule_e ex_rule;
   logic [31:0] ex_val, val_q;
-  logic uop_re, acc_re, ex_we;
+  logic uop_re, acc_re_a, acc_re_b, ex_we;
   logic [$clog2(UOP_DEPTH)-1:0] uop_raddr;
   logic [UOP_BITS-1:0] uop_rdata;
-  logic [$clog2(ACC_DEPTH)-1:0] acc_ra, ex_waddr;
-  logic [ACC_BITS-1:0] acc_rd, ex_wacc;
+  logic [$clog2(ACC_DEPTH)-1:0] acc_ra_a, acc_ra_b, ex_waddr;
+  logic [ACC_BITS-1:0] acc_rd_a, acc_rd_b, ex_wacc;
   logic [OUT_BITS-1:0] ex_wout;
   ovta_exec u_exec (
     .clk_i, .rst_ni, .start_i(ex_start), .insn_i(ex_insn), .done_o(ex_done), .err_o(ex_err),
     .rule_o(ex_rule), .err_val_o(ex_val), .gemm_uop_o, .alu_uop_o,
     .uop_re_o(uop_re), .uop_raddr_o(uop_raddr), .uop_rdata_i(uop_rdata),
     .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
-    .acc_re_o(acc_re), .acc_raddr_o(acc_ra), .acc_rdata_i(acc_rd),
+    .acc_re_a_o(acc_re_a), .acc_raddr_a_o(acc_ra_a), .acc_rdata_a_i(acc_rd_a),
+    .acc_re_b_o(acc_re_b), .acc_raddr_b_o(acc_ra_b), .acc_rdata_b_i(acc_rd_b),
     .we_o(ex_we), .waddr_o(ex_waddr), .wacc_o(ex_wacc), .wout_o(ex_wout));
 
   // ---------------------------------------------------------------- memories
@@ -123,9 +124,11 @@ module ovta_compute
     .clk_i, .we_i(dma_wr && is_uop), .waddr_i($clog2(UOP_DEPTH)'(dma_idx)),
     .wdata_i(dma_data[ACC_BITS-1 -: UOP_BITS]), .re_i(uop_re), .raddr_i(uop_raddr),
     .rdata_o(uop_rdata));
-  ovta_sram #(.WIDTH(ACC_BITS), .DEPTH(ACC_DEPTH)) u_acc (
-    .clk_i, .we_i(acc_we), .waddr_i(acc_wa), .wdata_i(acc_wd), .re_i(acc_re), .raddr_i(acc_ra),
-    .rdata_o(acc_rd));
+  // both copies take every write (DMA loads and micro-ops): port a reads dst, port b src
+  ovta_sram_2r #(.WIDTH(ACC_BITS), .DEPTH(ACC_DEPTH)) u_acc (
+    .clk_i, .we_i(acc_we), .waddr_i(acc_wa), .wdata_i(acc_wd),
+    .re_a_i(acc_re_a), .raddr_a_i(acc_ra_a), .rdata_a_o(acc_rd_a),
+    .re_b_i(acc_re_b), .raddr_b_i(acc_ra_b), .rdata_b_o(acc_rd_b));
   ovta_sram #(.WIDTH(OUT_BITS), .DEPTH(OUT_DEPTH)) u_out (
     .clk_i, .we_i(ex_we), .waddr_i(ex_waddr), .wdata_i(ex_wout), .re_i(out_re_i),
     .raddr_i(out_raddr_i), .rdata_o(out_rdata_o));

@@ -2,10 +2,11 @@
 //   A  loop counters (i, j, k) -> uop SRAM read, index offsets;
 //   B  indices = uop fields + offsets, range check (dynamic rules) -> INP/WGT/ACC reads;
 //   C  GEMM core or ALU -> ACC and OUT writes.
-// A micro-op in C that reads the ACC element the previous micro-op wrote takes the forwarded
-// value (the SRAM read was issued before that write), so the sequential semantics hold.
-// The ACC SRAM has one read port: an ALU micro-op with a src operand stays two cycles in B
-// (src read, then dst read; A holds), every other micro-op one.
+// A micro-op in C that reads an ACC element the previous micro-op wrote (as dst or as src)
+// takes the forwarded value (the SRAM read was issued before that write), so the sequential
+// semantics hold. The ACC SRAM has two read ports (two copies, ovta_sram_2r): port a reads
+// acc[dst], port b acc[src] of an ALU micro-op with a tensor operand, in the same cycle, so
+// every micro-op takes one cycle in each stage.
 `default_nettype none
 module ovta_exec
   import ovta_pkg::*;
@@ -32,10 +33,14 @@ module ovta_exec
   output      logic                          wgt_re_o,
   output      logic [$clog2(WGT_DEPTH)-1:0]  wgt_raddr_o,
   input  wire logic [WGT_BITS-1:0]           wgt_rdata_i,
-  // ACC SRAM: one read port (dst, or src first) and the write port, shared by ACC and OUT
-  output      logic                          acc_re_o,
-  output      logic [$clog2(ACC_DEPTH)-1:0]  acc_raddr_o,
-  input  wire logic [ACC_BITS-1:0]           acc_rdata_i,
+  // ACC SRAM: read port a (dst), read port b (src of an ALU micro-op with a tensor operand)
+  output      logic                          acc_re_a_o,
+  output      logic [$clog2(ACC_DEPTH)-1:0]  acc_raddr_a_o,
+  input  wire logic [ACC_BITS-1:0]           acc_rdata_a_i,
+  output      logic                          acc_re_b_o,
+  output      logic [$clog2(ACC_DEPTH)-1:0]  acc_raddr_b_o,
+  input  wire logic [ACC_BITS-1:0]           acc_rdata_b_i,
+  // ACC and OUT write port
   output      logic                          we_o,       // write ACC and OUT at dst
   output      logic [$clog2(ACC_DEPTH)-1:0]  waddr_o,
   output      logic [ACC_BITS-1:0]           wacc_o,
@@ -58,25 +63,23 @@ module ovta_exec
   logic [13:0] i_q, j_q;
   logic [31:0] d_i_q, d_ij_q, s_i_q, s_ij_q, w_i_q, w_ij_q;  // offsets at i, and at (i, j)
   logic last_k, last_j, last_i, empty;
-  logic hold;   // the micro-op in B reads its src this cycle: A and B stay
 
   assign last_k = k_q == KW'(g.uop_end) - 1'b1;
   assign last_j = j_q == 14'(g.iter_in) - 1'b1;
   assign last_i = i_q == 14'(g.iter_out) - 1'b1;
   assign empty = g.iter_out == '0 || g.iter_in == '0 || 32'(g.uop_bgn) == 32'(g.uop_end);
-  assign uop_re_o = run_q && !killed_q && !hold;
+  assign uop_re_o = run_q && !killed_q;
   assign uop_raddr_o = $clog2(UOP_DEPTH)'(k_q);
 
   // ---------------------------------------------------------------- stage B
   logic vb_q;
-  logic b2_q;                      // second cycle in B of a micro-op that read its src
   logic [31:0] db_q, sb_q, wb_q;   // offsets of the uop in B
   // lint waiver: the reserved bits of a micro-op (small configs) are not used
   // verilator lint_off UNUSEDSIGNAL
   uop_t u;
   // verilator lint_on UNUSEDSIGNAL
   logic [31:0] dst, src, wgt;
-  logic bad_dst, bad_src, bad_wgt, vb_ok;
+  logic bad_dst, bad_src, bad_wgt, vb_ok, rd_src, rd_dst;
   assign u = uop_rdata_i;
   always_comb begin
     dst = 32'(u.dst_idx) + db_q;
@@ -86,27 +89,32 @@ module ovta_exec
     bad_src = !g.reset && (is_alu ? (!a.use_imm && src >= 32'(ACC_DEPTH)) : src >= 32'(INP_DEPTH));
     bad_wgt = !g.reset && !is_alu && wgt >= 32'(WGT_DEPTH);
     vb_ok = vb_q && !killed_q && !bad_dst && !bad_src && !bad_wgt;
-    hold = vb_ok && is_alu && !a.use_imm && !g.reset && !b2_q;
+    // the ACC operands a micro-op uses: src for an ALU tensor operand, dst unless reset or MOV
+    rd_src = is_alu && !a.use_imm && !g.reset;
+    rd_dst = !g.reset && !(is_alu && a.alu_opcode == ALU_MOV);
   end
   assign inp_re_o = vb_ok && !is_alu;
   assign inp_raddr_o = $clog2(INP_DEPTH)'(src);
   assign wgt_re_o = vb_ok && !is_alu;
   assign wgt_raddr_o = $clog2(WGT_DEPTH)'(wgt);
-  assign acc_re_o = vb_ok;
-  assign acc_raddr_o = hold ? $clog2(ACC_DEPTH)'(src) : $clog2(ACC_DEPTH)'(dst);
+  assign acc_re_a_o = vb_ok && rd_dst;
+  assign acc_raddr_a_o = $clog2(ACC_DEPTH)'(dst);
+  assign acc_re_b_o = vb_ok && rd_src;
+  assign acc_raddr_b_o = $clog2(ACC_DEPTH)'(src);
 
   // ---------------------------------------------------------------- stage C
   logic vc_q;
-  logic [$clog2(ACC_DEPTH)-1:0] dc_q;         // dst of the uop in C
+  logic [$clog2(ACC_DEPTH)-1:0] dc_q, sc_q;   // dst and src of the uop in C
   logic fw_q;                                 // the previous cycle wrote fw_idx_q
   logic [$clog2(ACC_DEPTH)-1:0] fw_idx_q;
   logic [ACC_BITS-1:0] fw_data_q;
   logic [ACC_BITS-1:0] av, sv, gemm_r, alu_r, res;
-  logic [ACC_BITS-1:0] src_q;                 // src element read in the first cycle in B
 
+  // an element the previous cycle wrote comes from fw_data_q (its read was issued before)
   always_comb begin
-    av = (fw_q && fw_idx_q == dc_q) ? fw_data_q : acc_rdata_i;
-    sv = a.use_imm ? {(BATCH * BLOCK_OUT){32'($signed(a.imm))}} : src_q;
+    av = (fw_q && fw_idx_q == dc_q) ? fw_data_q : acc_rdata_a_i;
+    sv = a.use_imm ? {(BATCH * BLOCK_OUT){32'($signed(a.imm))}}
+                   : ((fw_q && fw_idx_q == sc_q) ? fw_data_q : acc_rdata_b_i);
   end
   ovta_gemm u_gemm (.en_i(vc_q && !is_alu && !g.reset), .inp_i(inp_rdata_i), .wgt_i(wgt_rdata_i),
                     .acc_i(av), .acc_o(gemm_r));
@@ -144,10 +152,10 @@ module ovta_exec
       j_q <= '0;
       {d_i_q, d_ij_q, s_i_q, s_ij_q, w_i_q, w_ij_q} <= '0;
       vb_q <= 1'b0;
-      b2_q <= 1'b0;
       {db_q, sb_q, wb_q} <= '0;
       vc_q <= 1'b0;
       dc_q <= '0;
+      sc_q <= '0;
       fw_q <= 1'b0;
       fw_idx_q <= '0;
     end else begin
@@ -160,7 +168,7 @@ module ovta_exec
         i_q <= '0;
         j_q <= '0;
         {d_i_q, d_ij_q, s_i_q, s_ij_q, w_i_q, w_ij_q} <= '0;
-      end else if (run_q && !hold) begin
+      end else if (run_q) begin
         if (fail) run_q <= 1'b0;
         else if (!last_k) k_q <= k_q + 1'b1;
         else begin
@@ -186,16 +194,14 @@ module ovta_exec
       if (done_o) active_q <= 1'b0;
       if (fail) killed_q <= 1'b1;
       // B
-      b2_q <= hold;
-      if (!hold) begin
-        vb_q <= run_q && !killed_q && !fail && !start_i;
-        db_q <= d_ij_q;
-        sb_q <= s_ij_q;
-        wb_q <= w_ij_q;
-      end
+      vb_q <= run_q && !killed_q && !fail && !start_i;
+      db_q <= d_ij_q;
+      sb_q <= s_ij_q;
+      wb_q <= w_ij_q;
       // C
-      vc_q <= vb_ok && !hold;
+      vc_q <= vb_ok;
       dc_q <= $clog2(ACC_DEPTH)'(dst);
+      sc_q <= $clog2(ACC_DEPTH)'(src);
       fw_q <= vc_q;
       fw_idx_q <= dc_q;
     end
@@ -203,7 +209,5 @@ module ovta_exec
 
   always_ff @(posedge clk_i) begin
     fw_data_q <= res;
-    // the src read of the cycle before (b2_q), or the write that landed after it
-    if (b2_q) src_q <= (fw_q && fw_idx_q == $clog2(ACC_DEPTH)'(src)) ? fw_data_q : acc_rdata_i;
   end
 endmodule

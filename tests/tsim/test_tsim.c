@@ -156,15 +156,15 @@ static void test_gemm(void **state) {
   compare(build_gemm, 1, OVTA_OK);
 }
 
-/* Every ALU op, with an immediate (variant 0..4: one op, several immediates in sequence) and
- * vector-vector (variant 5..9), on random accumulators loaded with an ACC load. */
+/* Every ALU op, with an immediate (variant 0..6: one op, several immediates in sequence) and
+ * vector-vector (variant 7..13), on random accumulators loaded with an ACC load. */
 static void build_alu(tprog *p, bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 99 + (uint64_t)variant;
   enum { N = 4 };
-  uint32_t op = (uint32_t)(variant % 5);
+  uint32_t op = (uint32_t)(variant % OVTA_ALU_COUNT);
   ovta_buf *a = rand_buf(p, bs, 2 * N * c->acc_bytes, &seed);
-  if (op == OVTA_ALU_SHR && variant >= 5) {
+  if (op == OVTA_ALU_SHR && variant >= OVTA_ALU_COUNT) {
     /* vector shift amounts in -40..40 for the second half */
     int32_t *v = malloc(N * c->acc_bytes);
     for (size_t i = 0; i < N * (size_t)c->acc_bytes / 4; i++) v[i] = (int32_t)(tp_rand(&seed) % 81) - 40;
@@ -177,7 +177,7 @@ static void build_alu(tprog *p, bufs *bs, int variant) {
   ovta_buf *out = add_buf(bs, tp_buf(p, 4 * N * c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 2, 2);
   tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, a, OVTA_MEM_ACC, 0), 1, 2 * N, 2 * N);
-  if (variant < 5) {
+  if (variant < OVTA_ALU_COUNT) {
     static const int32_t imms[] = {-3, 7, -32768, 32767, 1};
     static const int32_t shr[] = {3, -5, 31, 40, -40};
     for (int i = 0; i < 5; i++) tp_alu(p, op, 1, op == OVTA_ALU_SHR ? shr[i] : imms[i], 0, 1, N, 1, 1);
@@ -191,7 +191,110 @@ static void build_alu(tprog *p, bufs *bs, int variant) {
 
 static void test_alu(void **state) {
   (void)state;
-  for (int v = 0; v < 10; v++) compare(build_alu, v, OVTA_OK);
+  for (int v = 0; v < 2 * OVTA_ALU_COUNT; v++) compare(build_alu, v, OVTA_OK);
+}
+
+/* Back-to-back ALU micro-ops with a tensor operand that read what the micro-op just before
+ * wrote (the ACC read of a micro-op is issued before the previous one's write lands, so the RTL
+ * forwards it, for dst and for src): src == previous dst, dst == previous dst, src == dst, a
+ * distance of two micro-ops (no forwarding: the write is in the SRAM), across loop iterations,
+ * and through iter_in/iter_out factors. variant: the ALU op (ADD, MAX, MOV first). */
+static const uint32_t chain_ops[] = {OVTA_ALU_ADD, OVTA_ALU_MAX, OVTA_ALU_MOV, OVTA_ALU_MIN,
+                                     OVTA_ALU_MUL, OVTA_ALU_CLP, OVTA_ALU_SHR};
+static void build_alu_chain(tprog *p, bufs *bs, int variant) {
+  const ovta_config *c = p->cfg;
+  uint64_t seed = 1234 + (uint64_t)variant;
+  enum { N = 32 };
+  uint32_t op = chain_ops[variant];
+  ovta_buf *a = rand_buf(p, bs, N * c->acc_bytes, &seed);
+  static const uint32_t du[][2] = {
+      {0, 0},                                   /* 0: {dst, src} = {i, i} for store_words */
+      {1, 2},   {3, 1},   {4, 3},   {5, 4},     /* 1-4: src == previous dst */
+      {6, 7},   {6, 8},   {6, 9},               /* 5-7: dst == previous dst */
+      {10, 10}, {10, 10}, {11, 10}, {10, 11},   /* 8-11: src == dst == previous dst, both ways */
+      {12, 13}, {14, 15}, {15, 12}, {13, 14},   /* 12-15: the element of two micro-ops before */
+      {2, 5},                                   /* 16: the next iteration's uop 1 reads src 2 */
+      {17, 16},                                 /* 17: with factors: src (i, j) == dst (i, j-1) */
+  };
+  enum { NU = sizeof du / sizeof du[0] };
+  ovta_uop u[NU];
+  memset(u, 0, sizeof u);
+  for (int i = 0; i < NU; i++) u[i].dst_idx = du[i][0], u[i].src_idx = du[i][1];
+  ovta_buf *ub = add_buf(bs, tp_uops(p, u, NU));
+  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * N * c->out_bytes));
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, NU, NU);
+  tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, a, OVTA_MEM_ACC, 0), 1, N, N);
+  tp_alu(p, op, 0, 0, 1, 17, 3, 0, 0);                 /* uops 1..16 three times */
+  ovta_insn *in = tp_alu(p, op, 0, 0, 17, 18, 2, 4, 4); /* dst 17 + 4i + j, src 16 + 4i + j */
+  in->iter_in = 4, in->dst_factor_in = 1, in->src_factor_in = 1;
+  tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 0, 0, 1, 1, 0, 0), 0, 0, 0, 1);
+  store_words(p, out, N, 0);
+}
+
+static void test_alu_chain(void **state) {
+  (void)state;
+  for (int v = 0; v < (int)(sizeof chain_ops / sizeof chain_ops[0]); v++) compare(build_alu_chain, v, OVTA_OK);
+}
+
+/* ---------------------------------------------------------------- ALU throughput */
+
+/* ovta_exec's pipeline: A (uop read), B (indices, SRAM reads), C (compute, write). The compute
+ * module is busy from the cycle after it pops a GEMM/ALU (the first micro-op in A) to the cycle
+ * its last micro-op is in C: at one micro-op per cycle, uops + (EXEC_STAGES - 1) cycles. A
+ * FINISH is busy for one cycle (ovta_compute's S_START). */
+enum { EXEC_STAGES = 3, FINISH_BUSY = 1 };
+
+/* One run of ALU `op` (tensor operand or immediate) over 16 uops x iter_out x iter_in on a tsim
+ * device whose uop SRAM holds the chain {dst k + 1, src k} (each src the previous dst); returns
+ * the run's counters. */
+static ovta_counters alu_run(tprog *p, uint32_t op, uint32_t use_imm, uint32_t io, uint32_t ii) {
+  tp_reset(p);
+  ovta_insn *in = tp_alu(p, op, use_imm, use_imm ? 3 : 0, 0, 16, io, 0, 0);
+  in->iter_in = ii;
+  tp_finish(p);
+  tp_run_ok(p);
+  ovta_counters k;
+  ovta_dev_counters(p->dev, &k);
+  assert_int_equal(k.alu_uops, 16ull * io * ii);
+  assert_int_equal(k.insns_compute, 2);
+  return k;
+}
+
+static void test_alu_throughput(void **state) {
+  (void)state;
+  static const struct { uint32_t op, use_imm; } cases[] = {
+      {OVTA_ALU_ADD, 0}, {OVTA_ALU_MOV, 0}, {OVTA_ALU_MAX, 0}, {OVTA_ALU_ADD, 1}, {OVTA_ALU_MOV, 1}};
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    tprog p;
+    tp_open(&p, "tsim", *cf, 0);
+    uint64_t seed = 77;
+    ovta_uop u[16];
+    memset(u, 0, sizeof u);
+    for (uint32_t k = 0; k < 16; k++) u[k].dst_idx = k + 1, u[k].src_idx = k;
+    ovta_buf *ub = tp_uops(&p, u, 16);
+    uint8_t *d = malloc(17 * p.cfg->acc_bytes);
+    for (size_t i = 0; i < 17 * (size_t)p.cfg->acc_bytes; i++) d[i] = (uint8_t)tp_rand(&seed);
+    ovta_buf *ab = tp_buf_from(&p, d, 17 * (size_t)p.cfg->acc_bytes);
+    free(d);
+    tp_load(&p, OVTA_MEM_UOP, 0, tp_elem(&p, ub, OVTA_MEM_UOP, 0), 1, 16, 16);
+    tp_load(&p, OVTA_MEM_ACC, 0, tp_elem(&p, ab, OVTA_MEM_ACC, 0), 1, 17, 17);
+    tp_finish(&p);
+    tp_run_ok(&p);  /* the SRAMs keep uops and accumulators for the runs below */
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+      ovta_counters k1 = alu_run(&p, cases[c].op, cases[c].use_imm, 8, 8);   /* 1,024 micro-ops */
+      ovta_counters k2 = alu_run(&p, cases[c].op, cases[c].use_imm, 16, 8);  /* 2,048 */
+      uint64_t fill = EXEC_STAGES - 1 + FINISH_BUSY;
+      if (k1.busy_compute > k1.alu_uops + fill || k2.busy_compute > k2.alu_uops + fill)
+        fail_msg("%s: ALU %s %s: busy %llu cycles for %llu micro-ops, %llu for %llu (at most uops + %llu)", *cf,
+                 ovta_alu_op_names[cases[c].op], cases[c].use_imm ? "imm" : "tensor",
+                 (unsigned long long)k1.busy_compute, (unsigned long long)k1.alu_uops,
+                 (unsigned long long)k2.busy_compute, (unsigned long long)k2.alu_uops, (unsigned long long)fill);
+      assert_true(k1.busy_compute >= k1.alu_uops);
+      /* 1,024 more micro-ops, exactly 1,024 more busy cycles */
+      assert_int_equal(k2.busy_compute - k1.busy_compute, k2.alu_uops - k1.alu_uops);
+    }
+    tp_close(&p);
+  }
 }
 
 /* Padded INP and ACC loads; the INP goes through a GEMM with one weight, ACC straight out. */
@@ -455,6 +558,7 @@ static void test_chrome_trace(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm),         cmocka_unit_test(test_alu),
+      cmocka_unit_test(test_alu_chain),    cmocka_unit_test(test_alu_throughput),
       cmocka_unit_test(test_padded_loads), cmocka_unit_test(test_errors),
       cmocka_unit_test(test_registers),    cmocka_unit_test(test_chrome_trace),
   };
