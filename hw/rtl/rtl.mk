@@ -10,7 +10,7 @@
 #                   About 5 minutes for the default config; not part of `make test`.
 # The Verilator simulation is built by hw/sim/tsim.mk.
 
-RTL_CONFIGS := default small batch2
+RTL_CONFIGS := default small batch2 wide wide256 alveo-u250
 RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(sort $(wildcard hw/rtl/*.sv)))
 
 .PHONY: lint-rtl synth

@@ -7,7 +7,7 @@
 # incrementally inside obj/.
 # Not part of `make all` (expensive); the tsim tests build what they need through `make tsim`.
 
-TSIM_CONFIGS := default small batch2
+TSIM_CONFIGS := default small batch2 wide wide256
 TSIM_RTL := $(sort $(wildcard hw/rtl/*.sv))
 TSIM_RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(TSIM_RTL))
 TSIM_VFLAGS := --cc -O3 --x-assign fast --x-initial 0 --top-module ovta_tsim_top -Wno-fatal \
