@@ -44,7 +44,10 @@ module ovta_dma_rd
   input  wire logic [BUS_BITS-1:0]      rd_data_i,
   output      logic                     rd_ready_o
 );
-  localparam int unsigned LB = LOG_BUS_BYTES;
+  // LOG_BUS_BYTES, from a local copy of the bus width: Yosys 0.23 fails to fold a package-level
+  // $clog2 (or a $clog2 of a package parameter) in the size casts below
+  localparam int unsigned BB = BUS_BITS / 8;
+  localparam int unsigned LB = $clog2(BB);
   localparam int unsigned BPE_MAX = MAXW > BUS_BITS ? MAXW / BUS_BITS : 1;  // beats per element
   localparam int unsigned BCW = $clog2(BPE_MAX) + 1;
   localparam int unsigned LOG_MINB = $clog2(MINW / 8);
