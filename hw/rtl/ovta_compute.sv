@@ -85,9 +85,9 @@ module ovta_compute
   // verilator lint_on UNUSEDSIGNAL
   logic [15:0] dma_bytes;
   logic [ACC_BITS-1:0] dma_data;
-  ovta_dma_rd #(.MAXW(ACC_BITS)) u_dma (
+  ovta_dma_rd #(.MAXW(ACC_BITS), .MINW(UOP_BITS)) u_dma (
     .clk_i, .rst_ni, .start_i(dma_start), .m_i(cm),
-    .log_eb_i(is_uop ? 4'($clog2(UOP_BYTES)) : 4'($clog2(ACC_BYTES))), .uop_mode_i(is_uop),
+    .log_eb_i(is_uop ? 4'($clog2(UOP_BYTES)) : 4'($clog2(ACC_BYTES))),
     .done_o(dma_done), .err_o(dma_err),
     .wr_valid_o(dma_wr), .wr_idx_o(dma_idx), .wr_data_o(dma_data), .bytes_o(dma_bytes),
     .req_valid_o, .req_addr_o, .req_len_o, .req_ready_i, .rd_valid_i, .rd_data_i, .rd_ready_o);

@@ -1,7 +1,11 @@
 // ovta_fetch: reads insn_count instructions from DRAM at insn_addr in bursts into a small
 // buffer, checks each against the static rules (ovta_decode) and dispatches it in order to the
 // command queue of its module, stalling while that queue is full. On an invalid instruction
-// it stops dispatching and reports the index and rule.
+// it stops dispatching and reports the index and rule. An instruction is 128 bits: on a 64-bit
+// bus it is two beats; on a 256/512-bit bus a beat holds 2/4 of them, unpacked one per cycle
+// (the dispatch rate), and the stream (16-byte aligned) may start and end inside a beat. Every
+// burst but the stream's last then ends at a beat boundary (requests are trimmed to one), so
+// the receive side knows each beat's instructions from the stream address alone.
 `default_nettype none
 module ovta_fetch
   import ovta_pkg::*;
@@ -35,7 +39,10 @@ module ovta_fetch
 );
   localparam int unsigned BUF = 16;          // instructions buffered
   localparam int unsigned MAXB = 8;          // instructions per burst at most
-  localparam int unsigned BPI = INSN_BITS / BUS_BITS;  // beats per instruction (1 or 2)
+  localparam int unsigned BPI = INSN_BITS > BUS_BITS ? INSN_BITS / BUS_BITS : 1;  // beats/insn
+  localparam int unsigned IPB = BUS_BITS > INSN_BITS ? BUS_BITS / INSN_BITS : 1;  // insns/beat
+  localparam int unsigned LIPB = IPB > 1 ? $clog2(IPB) : 1;
+  localparam logic [AXI_ADDR_BITS-1:0] BUS_MASK = AXI_ADDR_BITS'(BUS_BYTES - 1);
   localparam int unsigned BW = $clog2(BUF + 1);
 
   logic active_q;                    // a run is in progress
@@ -44,8 +51,6 @@ module ovta_fetch
   logic [AXI_ADDR_BITS-1:0] addr_q;  // next request address
   logic [BW-1:0] resv_q;             // buffer entries held or in flight
   logic stopped_q;                   // stopped on an error
-  logic [INSN_BITS-1:0] asm_q;       // assembling an instruction from beats
-  logic beat_q;                      // beats of it received (when BPI = 2)
   logic err_q;
   rule_e rule_q;
   logic [31:0] eidx_q;
@@ -65,6 +70,7 @@ module ovta_fetch
   // request sizing: up to MAXB instructions, not past the stream end, a 4 KiB boundary or room
   logic [31:0] left;
   logic [8:0] to_4k, n;
+  logic [LIPB-1:0] slot0, tail;      // slot of the burst's first instruction; past the last beat
   always_comb begin
     left = insn_count_i - req_n_q;
     to_4k = 9'((13'h1000 - {1'b0, addr_q[11:0]}) >> 4);
@@ -72,24 +78,53 @@ module ovta_fetch
     if (32'(n) > left) n = 9'(left);
     if (n > to_4k) n = to_4k;
     if (32'(n) > 32'(BUF) - 32'(resv_q)) n = 9'(32'(BUF) - 32'(resv_q));
+    slot0 = IPB > 1 ? LIPB'(addr_q >> 4) : '0;
+    tail = IPB > 1 ? LIPB'(slot0 + LIPB'(n)) : '0;
+    // several instructions per beat: end the burst at a beat boundary unless it ends the stream
+    if (32'(n) != left && tail != '0) n = n > 9'(tail) ? n - 9'(tail) : '0;
   end
   assign req_valid_o = active_q && !stopped_q && n != '0;
-  assign req_addr_o = addr_q;
-  assign req_len_o = 8'(32'(n) * BPI - 1);
+  assign req_addr_o = addr_q & ~BUS_MASK;
+  assign req_len_o = IPB > 1 ? 8'((32'(slot0) + 32'(n) + IPB - 1) / IPB - 1) : 8'(32'(n) * BPI - 1);
 
-  // beats into instructions (first beat lowest)
-  logic [INSN_BITS-1:0] asm_next;
-  assign asm_next = INSN_BITS'({rd_data_i, asm_q} >> BUS_BITS);
-  assign rd_ready_o = 1'b1;
-  always_comb begin
-    b_push = 1'b0;
-    b_in = '0;
-    if (BPI == 1) begin
-      b_push = rd_valid_i;
-      b_in = INSN_BITS'(rd_data_i);
-    end else begin
-      b_push = rd_valid_i && beat_q;
-      b_in = asm_next;
+  if (IPB > 1) begin : g_unpack
+    // a beat into instructions, one per cycle; the beat is released after its last one
+    logic [LIPB-1:0] rs_q;           // slot of the next instruction in the beat
+    logic [31:0] rx_n_q;             // instructions received in this run
+    assign b_push = rd_valid_i;
+    assign b_in = rd_data_i[INSN_BITS * rs_q +: INSN_BITS];
+    assign rd_ready_o = rs_q == '1 || rx_n_q + 1'b1 == insn_count_i;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        rs_q <= '0;
+        rx_n_q <= '0;
+      end else if (start_i) begin
+        rs_q <= LIPB'(insn_addr_i >> 4);
+        rx_n_q <= '0;
+      end else if (rd_valid_i) begin
+        rs_q <= rs_q + 1'b1;
+        rx_n_q <= rx_n_q + 1'b1;
+      end
+    end
+  end else begin : g_asm
+    // beats into instructions (first beat lowest); BPI = 1 or 2
+    logic [INSN_BITS-1:0] asm_q;     // assembling an instruction from beats
+    logic beat_q;                    // beats of it received (when BPI = 2)
+    logic [INSN_BITS-1:0] asm_next;
+    assign asm_next = INSN_BITS'({rd_data_i, asm_q} >> BUS_BITS);
+    assign rd_ready_o = 1'b1;
+    assign b_push = BPI == 1 ? rd_valid_i : rd_valid_i && beat_q;
+    assign b_in = BPI == 1 ? INSN_BITS'(rd_data_i) : asm_next;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        asm_q <= '0;
+        beat_q <= 1'b0;
+      end else if (start_i) begin
+        beat_q <= 1'b0;
+      end else if (rd_valid_i) begin
+        asm_q <= asm_next;
+        beat_q <= !beat_q;
+      end
     end
   end
 
@@ -117,8 +152,6 @@ module ovta_fetch
       addr_q <= '0;
       resv_q <= '0;
       stopped_q <= 1'b0;
-      asm_q <= '0;
-      beat_q <= 1'b0;
       err_q <= 1'b0;
       rule_q <= RULE_NONE;
       eidx_q <= '0;
@@ -129,7 +162,6 @@ module ovta_fetch
       addr_q <= insn_addr_i;
       resv_q <= '0;
       stopped_q <= 1'b0;
-      beat_q <= 1'b0;
       err_q <= 1'b0;
       rule_q <= RULE_NONE;
     end else begin
@@ -138,10 +170,6 @@ module ovta_fetch
         addr_q <= addr_q + AXI_ADDR_BITS'({n, 4'b0});
       end
       resv_q <= resv_q + ((req_valid_o && req_ready_i) ? BW'(n) : '0) - BW'(b_pop);
-      if (rd_valid_i) begin
-        asm_q <= asm_next;
-        beat_q <= !beat_q;
-      end
       if (can_disp) disp_n_q <= disp_n_q + 1'b1;
       if (active_q && !stopped_q && b_valid && bad) begin
         stopped_q <= 1'b1;
@@ -165,7 +193,7 @@ module ovta_fetch
   // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
 `ifndef SYNTHESIS
   initial begin
-    assert (BPI == 1 || BPI == 2) else $fatal(1, "ovta_fetch: bus must be 64 or 128 bits");
+    assert (BUS_BITS >= 64 && BUS_BITS <= 512) else $fatal(1, "ovta_fetch: bus must be 64 to 512 bits");
   end
 `endif
 endmodule

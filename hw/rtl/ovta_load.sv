@@ -104,8 +104,8 @@ module ovta_load
   assign start = start_q;
 
   logic wr_valid;
-  ovta_dma_rd #(.MAXW(WGT_BITS)) u_dma (
-    .clk_i, .rst_ni, .start_i(start), .m_i(cm), .log_eb_i(log_eb), .uop_mode_i(1'b0),
+  ovta_dma_rd #(.MAXW(WGT_BITS), .MINW(INP_BITS < WGT_BITS ? INP_BITS : WGT_BITS)) u_dma (
+    .clk_i, .rst_ni, .start_i(start), .m_i(cm), .log_eb_i(log_eb),
     .done_o(done), .err_o(dma_err),
     .wr_valid_o(wr_valid), .wr_idx_o(wr_idx_o), .wr_data_o(wr_data_o), .bytes_o(bytes),
     .req_valid_o, .req_addr_o, .req_len_o, .req_ready_i, .rd_valid_i, .rd_data_i, .rd_ready_o);
@@ -129,4 +129,11 @@ module ovta_load
     dbg_o.opcode = state_q == S_IDLE ? cmd_i.insn[2:0] : cur_q.insn[2:0];
     dbg_o.wait_q = {1'b0, cmd_valid_i && !ok_pop, 1'b0, cmd_valid_i && !ok_push};
   end
+
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
+  initial begin
+    assert (WGT_BITS >= INP_BITS) else $fatal(1, "ovta_load: INP elements wider than WGT elements");
+  end
+`endif
 endmodule

@@ -1,7 +1,10 @@
 // ovta_store: the store module. Executes STORE (OUT) from its command queue in order: waits
 // for the C2S token (pop_prev) and S2C room (push_prev), pops, then per row reads x_size OUT
 // elements from sram_base + r*x_size and writes them to DRAM (AW + W bursts split at 4 KiB and
-// 256 beats), waits for every write response, and pushes.
+// 256 beats), waits for every write response, and pushes. A row's bursts cover whole beats from
+// the beat of its first byte to the beat of its last: with OUT elements narrower than a beat
+// the first and last beats are partial, and ovta_store_pack sets the strobes of the row's
+// bytes only.
 `default_nettype none
 module ovta_store
   import ovta_pkg::*;
@@ -37,12 +40,13 @@ module ovta_store
   output      logic                     wvalid_o,
   input  wire logic                     wready_i,
   output      logic [BUS_BITS-1:0]      wdata_o,
+  output      logic [BUS_BYTES-1:0]     wstrb_o,
   output      logic                     wlast_o,
   input  wire logic                     bvalid_i,
   output      logic                     bready_o
 );
-  localparam int unsigned BPE = OUT_BYTES / BUS_BYTES;  // beats per OUT element
   localparam int unsigned LOG_OB = $clog2(OUT_BYTES);
+  localparam logic [ADDR_W-1:0] BUS_MASK = ADDR_W'(BUS_BYTES) - ADDR_W'(1);  // byte in a beat
   typedef enum logic [3:0] {S_IDLE, S_ROW, S_AW, S_W, S_RESP, S_HALT} state_e;
   state_e state_q, state_d;
   cmd_t cur_q, cur_d;
@@ -58,8 +62,7 @@ module ovta_store
   logic [8:0] blen_q, blen_d;             // beats of the current burst
   logic [8:0] sent_q, sent_d;             // beats of it sent
   logic [15:0] outs_q;                    // write responses outstanding
-  logic [31:0] sidx_q, sidx_d;            // next OUT SRAM index to read
-  logic [ADDR_W-1:0] row_a, row_end;
+  logic [ADDR_W-1:0] row_a, row_end, row_a0, row_e1;
   logic [12:0] to_4k;
   logic [31:0] blen;
 
@@ -69,44 +72,19 @@ module ovta_store
   assign ok_push = !hm.push_prev || s2c_room_i;
   assign can_start = cmd_valid_i && ok_pop && ok_push;
 
-  // ---- element prefetch: OUT SRAM -> 2-entry element buffer -> beats
-  logic [OUT_BITS-1:0] eb_q [2];
-  logic [1:0] ecnt_q;                     // elements buffered
-  logic ewr_q, erd_q;                     // write / read slot
-  logic inflight_q;                       // a read was issued last cycle
-  logic [31:0] ereq_q, ereq_d;            // elements still to read for this instruction
-  logic [$clog2(BPE+1)-1:0] bsel_q;       // beat within the head element
-  logic beat_take;                        // a W beat is sent
-  logic elem_done;
-
-  assign out_re_o = ereq_q != '0 && (32'(ecnt_q) + 32'(inflight_q)) < 32'd2;
-  assign out_raddr_o = $clog2(OUT_DEPTH)'(sidx_q);
-  assign elem_done = beat_take && 32'(bsel_q) == 32'(BPE - 1);
-  assign wdata_o = eb_q[erd_q][BUS_BITS * bsel_q +: BUS_BITS];
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      ecnt_q <= '0;
-      ewr_q <= 1'b0;
-      erd_q <= 1'b0;
-      inflight_q <= 1'b0;
-      bsel_q <= '0;
-    end else begin
-      inflight_q <= out_re_o;
-      if (inflight_q) ewr_q <= !ewr_q;
-      if (beat_take) bsel_q <= elem_done ? '0 : bsel_q + 1'b1;
-      if (elem_done) erd_q <= !erd_q;
-      ecnt_q <= ecnt_q + 2'(inflight_q) - 2'(elem_done);
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (inflight_q) eb_q[ewr_q] <= out_rdata_i;
-  end
+  // ---- the data: OUT SRAM -> write beats with strobes (ovta_store_pack)
+  logic beat_valid, beat_take;
+  logic [15:0] beat_bytes;
+  ovta_store_pack u_pack (
+    .clk_i, .rst_ni, .start_i(cmd_pop_o), .m_i(hm), .out_re_o, .out_raddr_o, .out_rdata_i,
+    .beat_valid_o(beat_valid), .beat_data_o(wdata_o), .beat_strb_o(wstrb_o),
+    .beat_bytes_o(beat_bytes), .beat_take_i(beat_take));
 
   always_comb begin
     row_a = elem_q << LOG_OB;
     row_end = row_a + (ADDR_W'(cm.x_size) << LOG_OB);
+    row_a0 = row_a & ~BUS_MASK;                  // the row's beats: [row_a0, row_e1)
+    row_e1 = (row_end + BUS_MASK) & ~BUS_MASK;
     to_4k = 13'((13'h1000 - {1'b0, addr_q[11:0]}) >> LOG_BUS_BYTES);
     blen = beats_q;
     if (blen > 32'd256) blen = 32'd256;
@@ -120,8 +98,6 @@ module ovta_store
     beats_d = beats_q;
     blen_d = blen_q;
     sent_d = sent_q;
-    sidx_d = sidx_q + 32'(out_re_o);
-    ereq_d = ereq_q - 32'(out_re_o);
     cmd_pop_o = 1'b0;
     c2s_pop_o = 1'b0;
     s2c_push_o = 1'b0;
@@ -137,15 +113,13 @@ module ovta_store
         cur_d = cmd_i;
         row_d = '0;
         elem_d = ADDR_W'(hm.dram_base);
-        sidx_d = 32'(hm.sram_base);
-        ereq_d = hm.x_size == '0 ? '0 : 32'(hm.x_size) * 32'(hm.y_size);
         state_d = (hm.x_size == '0 || hm.y_size == '0) ? S_RESP : S_ROW;
       end
       S_ROW: begin
         if (row_end > (ADDR_W'(1) << AXI_ADDR_BITS)) state_d = S_HALT;
         else begin
-          addr_d = row_a;
-          beats_d = 32'(cm.x_size) * 32'(BPE);
+          addr_d = row_a0;
+          beats_d = 32'((row_e1 - row_a0) >> LOG_BUS_BYTES);
           state_d = S_AW;
         end
       end
@@ -160,7 +134,7 @@ module ovta_store
         end
       end
       S_W: begin
-        wvalid_o = ecnt_q != '0;
+        wvalid_o = beat_valid;
         wlast_o = sent_q == blen_q - 1'b1;
         if (wvalid_o && wready_i) begin
           beat_take = 1'b1;
@@ -188,7 +162,7 @@ module ovta_store
   assign awaddr_o = addr_q[AXI_ADDR_BITS-1:0];
   assign awlen_o = 8'(blen - 1);
   assign bready_o = 1'b1;
-  assign bytes_o = beat_take ? 16'(BUS_BYTES) : '0;
+  assign bytes_o = beat_take ? beat_bytes : '0;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -201,8 +175,6 @@ module ovta_store
       blen_q <= '0;
       sent_q <= '0;
       outs_q <= '0;
-      sidx_q <= '0;
-      ereq_q <= '0;
     end else begin
       state_q <= state_d;
       cur_q <= cur_d;
@@ -212,8 +184,6 @@ module ovta_store
       beats_q <= beats_d;
       blen_q <= blen_d;
       sent_q <= sent_d;
-      sidx_q <= sidx_d;
-      ereq_q <= ereq_d;
       outs_q <= outs_q + 16'(awvalid_o && awready_i) - 16'(bvalid_i);
     end
   end
@@ -232,11 +202,4 @@ module ovta_store
     dbg_o.opcode = state_q == S_IDLE ? cmd_i.insn[2:0] : cur_q.insn[2:0];
     dbg_o.wait_q = {cmd_valid_i && !ok_pop, 1'b0, cmd_valid_i && !ok_push, 1'b0};
   end
-
-  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
-`ifndef SYNTHESIS
-  initial begin
-    assert (OUT_BYTES >= BUS_BYTES) else $fatal(1, "ovta_store: OUT elements narrower than the bus");
-  end
-`endif
 endmodule

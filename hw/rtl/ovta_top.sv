@@ -121,7 +121,6 @@ module ovta_top
   assign m_arburst_o = 2'b01;
   assign m_awsize_o = 3'(LOG_BUS_BYTES);
   assign m_awburst_o = 2'b01;
-  assign m_wstrb_o = '1;
 
   // ---------------------------------------------------------------- units
   logic f_done, f_err, f_quiet, f_busy;
@@ -204,7 +203,8 @@ module ovta_top
     .retire_o(retire[2]), .busy_o(busy[2]), .stall_o(stall[2]), .quiet_o(quiet[3]),
     .err_o(uerr[3]), .idx_o(m_idx[2]), .dbg_o(d_store), .bytes_o(b_out),
     .awvalid_o(m_awvalid_o), .awready_i(m_awready_i), .awaddr_o(m_awaddr_o), .awlen_o(m_awlen_o),
-    .wvalid_o(m_wvalid_o), .wready_i(m_wready_i), .wdata_o(m_wdata_o), .wlast_o(m_wlast_o),
+    .wvalid_o(m_wvalid_o), .wready_i(m_wready_i), .wdata_o(m_wdata_o), .wstrb_o(m_wstrb_o),
+    .wlast_o(m_wlast_o),
     .bvalid_i(m_bvalid_i), .bready_o(m_bready_o));
 
   assign quiet[0] = f_quiet;

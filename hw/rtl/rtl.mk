@@ -1,16 +1,18 @@
 # hw/rtl: the accelerator RTL (SystemVerilog; see hw/rtl/README.md).
-#   make lint-rtl   verilator --lint-only -Wall on every config (must print nothing)
+#   make lint-rtl   verilator --lint-only -Wall on every config of RTL_CONFIGS (must print only
+#                   the config names): the test configs and alveo-u250 (512-bit bus)
 #   make synth      Yosys synth_xilinx: LUT/FF/DSP/BRAM counts, printed and written as JSON to
 #                   build/synth/NAME.json (NAME-FAMILY.json for another family); work files
 #                   in build/synth/NAME[-FAMILY]/. Parameters:
-#                     SYNTH_CONFIG=default|small|batch2|path/to/config.json  (default: default)
+#                     SYNTH_CONFIG=default|small|batch2|wide|wide256|path/to/config.json
+#                                  (default: default)
 #                     SYNTH_FAMILY=xc7|xcup       synth_xilinx -family (default xc7: Zynq-7000)
 #                     SYNTH_LIMITS="LUT FF DSP BRAM36"  part limits for the utilization and
 #                                  "fits" fields (default for xc7: the xc7z020; none otherwise)
 #                   About 5 minutes for the default config; not part of `make test`.
 # The Verilator simulation is built by hw/sim/tsim.mk.
 
-RTL_CONFIGS := default small batch2
+RTL_CONFIGS := default small batch2 wide wide256 alveo-u250
 RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(sort $(wildcard hw/rtl/*.sv)))
 
 .PHONY: lint-rtl synth

@@ -7,7 +7,7 @@
 # incrementally inside obj/.
 # Not part of `make all` (expensive); the tsim tests build what they need through `make tsim`.
 
-TSIM_CONFIGS := default small batch2
+TSIM_CONFIGS := default small batch2 wide wide256
 TSIM_RTL := $(sort $(wildcard hw/rtl/*.sv))
 TSIM_RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(TSIM_RTL))
 TSIM_VFLAGS := --cc -O3 --x-assign fast --x-initial 0 --top-module ovta_tsim_top -Wno-fatal \
@@ -65,11 +65,13 @@ $(B)/tests/tsim/test_tsim_diff: tests/tsim/test_tsim_diff.c tests/gen/randprog.c
 	$(CC) $(CPPFLAGS) -Itests $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
 	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
 
-# make test-diff-long also runs DIFF_LONG_SEEDS programs per config on fsim against tsim
+# make test-diff-long also runs DIFF_LONG_SEEDS programs per config on fsim against tsim, on
+# the test configs and on alveo-u250 (the 512-bit board config; its model is built only here)
+TSIM_LONG_CONFIGS := small default batch2 wide wide256 alveo-u250
 .PHONY: test-diff-tsim-long
 test-diff-long: test-diff-tsim-long
-test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
-	@for c in small default batch2; do \
+test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_LONG_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+	@for c in $(TSIM_LONG_CONFIGS); do \
 	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --backends fsim,tsim \
 	    --fail-dir $(B)/randprog-fail || exit 1; \
 	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$$(($(DIFF_LONG_SEEDS) / 4)) --backends fsim,tsim \

@@ -21,6 +21,6 @@ $(B)/tests/gen/%: tests/gen/%.c $(RANDPROG_DEPS)
 
 .PHONY: test-diff-long
 test-diff-long: $(B)/ovta-randprog
-	@for c in small default batch2; do \
+	@for c in small default batch2 wide wide256; do \
 	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --fail-dir $(B)/randprog-fail || exit 1; \
 	done

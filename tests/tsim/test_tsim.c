@@ -5,7 +5,9 @@
  * two identical runs in a row.
  *
  * Needs the models build/tsim/CONFIG/libovta_tsim.so (hw/sim/tsim.mk builds them before these
- * tests). Configs: every one of ovta_test_configs(). */
+ * tests). Configs: every one of ovta_test_configs(), plus the wide-bus test configs (wide: a
+ * 512-bit bus, wide256: 256 bits) whose INP/OUT/ACC elements and micro-ops are narrower than a
+ * beat. */
 #include <cjson/cJSON.h>
 #include <dlfcn.h>
 #include <unistd.h>
@@ -48,12 +50,45 @@ typedef struct outcome {
   ovta_counters k;        /* counters */
 } outcome;
 
+/* The configs of the fsim-vs-tsim tests: ovta_test_configs() and the wide-bus configs. */
+static const char *const *tsim_configs(void) {
+  static const char *list[16];
+  if (!list[0]) {
+    int n = 0;
+    for (const char *const *cf = ovta_test_configs(); *cf && n < 13; cf++) list[n++] = *cf;
+    list[n++] = "wide";
+    list[n++] = "wide256";
+    list[n] = NULL;
+  }
+  return list;
+}
+
+/* run_on: the instruction stream starts this many instructions (16 bytes each) into its
+ * buffer, so on a 256/512-bit bus it starts inside a beat. */
+static int g_skip;
+
+/* tp_run with the stream g_skip instructions into its buffer. */
+static int run_skip(tprog *p, uint32_t timeout_ms) {
+  if (!g_skip) return tp_run(p, timeout_ms);
+  if (p->stream) ovta_buf_free(p->stream);
+  p->stream = tp_buf(p, (p->n + (size_t)g_skip) * 16);
+  for (size_t i = 0; i < p->n; i++) {
+    ovta_insn_bits b;
+    OVTA_ASSERT_OK(ovta_insn_encode(p->isa, &p->e[i].in, &b, &p->err), p->err);
+    uint8_t bytes[16];
+    ovta_insn_bits_store(&b, bytes);
+    OVTA_ASSERT_OK(ovta_buf_write(p->stream, (i + (size_t)g_skip) * 16, bytes, 16, &p->err), p->err);
+  }
+  ovta_error_clear(&p->err);
+  return ovta_dev_run(p->dev, p->stream->phys + 16 * (uint64_t)g_skip, (uint32_t)p->n, timeout_ms, &p->err);
+}
+
 static void run_on(const char *backend, const char *config, build_fn fn, int variant, outcome *o) {
   tprog p;
   bufs bs = {0};
   tp_open(&p, backend, config, 0);
   fn(&p, &bs, variant);
-  o->rc = tp_run(&p, 120000);
+  o->rc = run_skip(&p, 120000);
   snprintf(o->msg, sizeof o->msg, "%s", p.err.msg);
   o->n = bs.n;
   for (int i = 0; i < bs.n; i++) {
@@ -76,7 +111,7 @@ static long insn_index(const char *msg) {
 
 /* Run on both backends and every config; compare DRAM, rc, failing index and counters. */
 static void compare(build_fn fn, int variant, int expect_rc) {
-  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+  for (const char *const *cf = tsim_configs(); *cf; cf++) {
     outcome f = {0}, t = {0};
     run_on("fsim", *cf, fn, variant, &f);
     run_on("tsim", *cf, fn, variant, &t);
@@ -327,6 +362,53 @@ static void test_padded_loads(void **state) {
   for (int v = 0; v < 4; v++) compare(build_pad, v, OVTA_OK);
 }
 
+/* Rows that start and end inside a bus beat (on the wide configs, whose INP/OUT/ACC elements are
+ * narrower than a beat; element-aligned rows on the others): ACC and INP loads at element offset
+ * `variant` or across a 4 KiB boundary, rows of 1..5 elements, contiguous, gapped and
+ * overlapping strides, padding; OUT stores at other offsets with contiguous, beat-sharing
+ * (stride 1: every row rewrites part of the one before) and gapped strides, one across 4 KiB. */
+static void build_narrow(tprog *p, bufs *bs, int variant) {
+  const ovta_config *c = p->cfg;
+  uint64_t seed = 31 + (uint64_t)variant;
+  uint32_t v = (uint32_t)variant;
+  ovta_buf *a = rand_buf(p, bs, 8192 + 16 * (size_t)c->acc_bytes, &seed);
+  ovta_buf *x = rand_buf(p, bs, 8192 + 16 * (size_t)c->inp_bytes, &seed);
+  ovta_buf *w = rand_buf(p, bs, c->wgt_bytes, &seed);
+  ovta_uop u[1] = {{0}};
+  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 1));
+  ovta_buf *out = add_buf(bs, tp_buf(p, 8192 + 64 * (size_t)c->out_bytes));
+  uint32_t xs = 1 + v % 5, x0 = v % 2, W = x0 + xs + 1, total = 4 * W;
+  uint32_t stride = v % 3 == 0 ? xs : v % 3 == 1 ? xs + 1 : 1;
+  /* ACC rows at offset v, or ending 1..4 elements past 4 KiB */
+  uint32_t a0 = v % 2 ? tp_elem(p, a, OVTA_MEM_ACC, 4096) - (1 + v % 4) : tp_elem(p, a, OVTA_MEM_ACC, 0) + v;
+  uint32_t i0 = v % 2 ? tp_elem(p, x, OVTA_MEM_INP, 4096) - (1 + v % 3) : tp_elem(p, x, OVTA_MEM_INP, 0) + v + 1;
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 1, 1);
+  tp_pad(tp_load(p, OVTA_MEM_ACC, 0, a0, 3, xs, stride), 1, 0, x0, 1);
+  tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 1, 0, 1, total, 1, 1), 0, 0, 0, 1);
+  /* store 1: rows of 1..5 elements at offset 3v mod 8 */
+  uint32_t sx = 1 + (v + 2) % 5, sy = total / sx < 4 ? total / sx : 4;
+  uint32_t ss = (v / 2) % 3 == 0 ? sx : (v / 2) % 3 == 1 ? 1 : sx + 3;
+  tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, 0) + (3 * v) % 8, sy, sx, ss), 1, 0, 1, 0);
+  /* INP rows like the ACC rows, through a GEMM with one weight */
+  tp_pad(tp_load(p, OVTA_MEM_INP, 0, i0, 3, xs, stride), 1, 0, x0, 1);
+  tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, 1, 1), 0, 0, 0, 1);
+  tp_deps(tp_gemm(p, 1, 0, 1, total, 1, 1, 0, 0, 0, 0, 0), 1, 1, 0, 0);
+  tp_deps(tp_gemm(p, 0, 0, 1, total, 1, 1, 0, 1, 0, 0, 0), 0, 0, 0, 1);
+  /* store 2: two rows, the first ending 1..3 elements past 4 KiB */
+  uint32_t s2 = tp_elem(p, out, OVTA_MEM_OUT, 4096) - (1 + v % 3);
+  tp_deps(tp_store(p, 0, s2, 2, total / 2, total / 2 + v % 3), 1, 0, 1, 0);
+  tp_deps(tp_finish(p), 0, 1, 0, 0);
+}
+
+static void test_narrow_rows(void **state) {
+  (void)state;
+  for (int v = 0; v < 12; v++) {
+    g_skip = v % 4; /* and the instruction stream 0..3 instructions into its buffer */
+    compare(build_narrow, v, OVTA_OK);
+  }
+  g_skip = 0;
+}
+
 /* Errors: variant 0 GEMM dst out of range at instruction 3; 1 raw unknown opcode at 2;
  * 2 deadlock (compute pops a token nobody pushes); 3 no FINISH; 4 store outside any buffer. */
 static void build_err(tprog *p, bufs *bs, int variant) {
@@ -560,7 +642,8 @@ int main(void) {
       cmocka_unit_test(test_gemm),         cmocka_unit_test(test_alu),
       cmocka_unit_test(test_alu_chain),    cmocka_unit_test(test_alu_throughput),
       cmocka_unit_test(test_padded_loads), cmocka_unit_test(test_errors),
-      cmocka_unit_test(test_registers),    cmocka_unit_test(test_chrome_trace),
+      cmocka_unit_test(test_narrow_rows),  cmocka_unit_test(test_registers),
+      cmocka_unit_test(test_chrome_trace),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

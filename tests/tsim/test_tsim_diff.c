@@ -2,8 +2,11 @@
  * the sequential reference interpreter of tests/gen/randprog.c, on random valid programs: every
  * program's output buffer and counters must come out byte for byte the same on all three.
  *
- * Per config (small, default, batch2) TSIM_DIFF_SEEDS programs (default 120 / 50 / 40: about
- * a minute in all; `make test-diff-long` runs thousands), in four program shapes (the default
+ * Per config (small, default, batch2, wide, wide256) TSIM_DIFF_SEEDS programs (default
+ * 120 / 50 / 40 / 80 / 60: about a minute in all; `make test-diff-long` runs thousands). wide (a
+ * 512-bit bus) and wide256 (256 bits) have INP/OUT (and wide: ACC) elements and micro-ops
+ * narrower than a beat, so most rows start or end inside a beat (dram_base is a random element)
+ * and many are narrower than one. Four program shapes (the default
  * generator options, long micro-op loops, many small tiles, no hermetic prologue). A mismatch
  * prints its config, shape and seed, and saves the program as build/randprog-fail/CONFIG-SEED.s;
  *   build/ovta-randprog --diff --config CONFIG --seeds SEED:SEED --backends fsim,tsim [SHAPE]
@@ -68,12 +71,16 @@ static void diff_config(const char *config, int dflt) {
 static void diff_small(void **st) { diff_config("small", 120); }
 static void diff_default(void **st) { diff_config("default", 50); }
 static void diff_batch2(void **st) { diff_config("batch2", 40); }
+static void diff_wide(void **st) { diff_config("wide", 80); }
+static void diff_wide256(void **st) { diff_config("wide256", 60); }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(diff_small),
       cmocka_unit_test(diff_default),
       cmocka_unit_test(diff_batch2),
+      cmocka_unit_test(diff_wide),
+      cmocka_unit_test(diff_wide256),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,6 +20,7 @@
 #include <ctime>
 #include <deque>
 #include <memory>
+#include <vector>
 
 #include "Vovta_top.h"
 #include "Vovta_top___024root.h"
@@ -62,6 +63,8 @@ template <std::size_t N> void put_bytes(VlWide<N> &d, const uint8_t *p) {
     d[w] = v;
   }
 }
+// WSTRB: one bit per byte lane, at most 64 (a 512-bit bus)
+template <typename T> uint64_t get_strb(const T &d) { return (uint64_t)d; }
 template <typename T> void get_bytes(const T &d, uint8_t *p) {
   uint64_t v = d;
   for (int i = 0; i < BUS_BYTES; i++) p[i] = (uint8_t)(v >> (8 * i));
@@ -82,6 +85,7 @@ struct WriteBurst {
   uint64_t addr;     // byte address of the first beat
   unsigned beats;    // beats announced
   unsigned done;     // beats received
+  std::vector<uint8_t> data, strb;  // the beats received, and their byte strobes
 };
 struct Seen {       // inputs of ovta_top in the current cycle (the registered copies)
   bool arready = false, rvalid = false, awready = false, wready = false, bvalid = false;
@@ -189,8 +193,10 @@ void tick(tsim *t) {
   bool b = sn.bvalid && m->m_bready_o;
   // 2. the DRAM model
   if (ar) {
-    // Micro-op rows are read in whole beats and may end inside the last beat: check from the
-    // first byte to the first byte of the last beat (element rows always fill whole beats).
+    // Rows of elements narrower than a beat (micro-ops; INP/ACC on a wide bus) are read in
+    // whole beats and may start and end inside a beat: check from the first byte to the first
+    // byte of the last beat (buffers are at least 64-byte aligned, so the first beat starts
+    // inside the row's buffer).
     uint64_t araddr = m->m_araddr_o;
     unsigned arlen = m->m_arlen_o;
     uint64_t len = (uint64_t)(arlen + 1) * BUS_BYTES;
@@ -209,25 +215,33 @@ void tick(tsim *t) {
   }
   t->credit += t->opts.beats_per_cycle_x16;
   if (t->credit > 32) t->credit = 32;
-  if (aw) {
-    uint64_t awaddr = m->m_awaddr_o;
-    uint64_t len = (uint64_t)(m->m_awlen_o + 1) * BUS_BYTES;
-    if (!t->fault && !t->dram.inside(t->dram.ctx, awaddr, len)) {
-      t->fault = true;
-      t->fault_write = true;
-      t->fault_addr = awaddr;
-      t->fault_len = len;
-    }
-    t->wq.push_back({awaddr, (unsigned)m->m_awlen_o + 1, 0});
-  }
+  if (aw) t->wq.push_back({(uint64_t)m->m_awaddr_o, (unsigned)m->m_awlen_o + 1, 0, {}, {}});
   if (w && !t->wq.empty()) {
+    // A burst is kept until its last beat, then its strobed bytes (a row's bytes: the first and
+    // last beats of a row of elements narrower than a beat are partial) are checked to lie
+    // inside one allocated buffer and written.
     WriteBurst &wb = t->wq.front();
-    uint64_t a = wb.addr + (uint64_t)wb.done * BUS_BYTES;
-    if (!t->fault) {
-      void *h = t->dram.host(t->dram.ctx, a, BUS_BYTES);
-      if (h) get_bytes(m->m_wdata_o, (uint8_t *)h);
-    }
+    size_t at = wb.data.size();
+    wb.data.resize(at + BUS_BYTES);
+    wb.strb.resize(at + BUS_BYTES);
+    get_bytes(m->m_wdata_o, &wb.data[at]);
+    uint64_t st = get_strb(m->m_wstrb_o);
+    for (int i = 0; i < BUS_BYTES; i++) wb.strb[at + i] = (uint8_t)(st >> i & 1);
     if (++wb.done == wb.beats) {
+      size_t lo = 0, hi = wb.strb.size();
+      while (lo < hi && !wb.strb[lo]) lo++;
+      while (hi > lo && !wb.strb[hi - 1]) hi--;
+      if (lo < hi && !t->fault) {
+        if (!t->dram.inside(t->dram.ctx, wb.addr + lo, hi - lo)) {
+          t->fault = true;
+          t->fault_write = true;
+          t->fault_addr = wb.addr + lo;
+          t->fault_len = hi - lo;
+        } else if (uint8_t *h = (uint8_t *)t->dram.host(t->dram.ctx, wb.addr + lo, hi - lo)) {
+          for (size_t i = lo; i < hi; i++)
+            if (wb.strb[i]) h[i - lo] = wb.data[i];
+        }
+      }
       t->bq.push_back(t->cycle + t->opts.write_latency);
       t->wq.pop_front();
     }
