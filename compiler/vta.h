@@ -104,6 +104,10 @@ typedef struct vta_plan {
                                       the ACC, loaded once before the first tile, shared by the
                                       virtual threads); -1: each tile loads its t_oc bias elements
                                       after its ACC tile (or no bias) */
+  int q_chunks;                    /* the last tile's requantization and store go in this many
+                                      output-channel chunks (divides t_oc): the store of one chunk
+                                      runs under the ALU of the next, so only the last chunk's
+                                      store is not hidden */
   int uop_budget;                  /* micro-ops one GEMM kernel may hold */
   int red_steps;                   /* cb / t_ic */
   int64_t tiles;                   /* output tiles */

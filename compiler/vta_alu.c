@@ -39,6 +39,7 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   p->vt = 1;
   p->in_rs = 1;
   p->bias_base = -1;
+  p->q_chunks = 1;
   if (op->n <= 0 || op->c <= 0 || op->h <= 0 || op->w <= 0 || op->kh <= 0 || op->kw <= 0 || op->stride_h <= 0 ||
       op->stride_w <= 0 || op->pad_t < 0 || op->pad_l < 0 || op->pad_b < 0 || op->pad_r < 0 || op->o != op->c)
     return OVTA_FAIL(err, OVTA_EINVAL, "%s: bad shape", nm);

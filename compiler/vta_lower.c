@@ -30,6 +30,8 @@ typedef struct em {
   lir_expr *a;            /* ACC part of this tile: tile % vt */
   lir_expr *pp;           /* INP/WGT part of this reduction step */
   lir_expr *tk;           /* reduction step within the tile */
+  lir_expr *tq;           /* requantization/store chunk of the tile (NULL: one chunk) */
+  int qoc;                /* output-channel blocks per chunk (t_oc / q_chunks) */
   int kseq;               /* kernel kinds used so far */
   int rc;
   ovta_error *err;
@@ -226,6 +228,7 @@ typedef struct dma_args {
   lir_expr *sram_lead;     /* leading SRAM index: the part (before fold-uops) */
   bool store;
   lir_expr *pads[4];  /* x0 y0 x1 y1 or NULL */
+  lir_expr *sram_org[8]; /* SRAM index origin per copy dim (stages before fold-uops; NULL: 0) */
 } dma_args;
 
 static lir_expr *flat(em *e, lir_buf *b, lir_expr **idx, int n) {
@@ -262,7 +265,10 @@ static lir_stmt *emit_dma(em *e, const copy *c, dma_args *a, lir_expr **dram_org
     /* SRAM as a buffer reference: copy dim d is SRAM buffer dim d + 1 (after the part) */
     lir_expr *si[8];
     si[0] = a->sram_lead;
-    for (int i = 1; i < a->sram->ndim; i++) si[i] = (i - 1 < c->nd && hv[i - 1]) ? hv[i - 1] : I(e, 0);
+    for (int i = 1; i < a->sram->ndim; i++) {
+      si[i] = (i - 1 < c->nd && hv[i - 1]) ? hv[i - 1] : I(e, 0);
+      if (i - 1 < c->nd && a->sram_org[i - 1]) si[i] = hv[i - 1] ? ADD(e, a->sram_org[i - 1], hv[i - 1]) : a->sram_org[i - 1];
+    }
     args[n++] = lir_load(F, a->sram, si);
   } else {
     args[n++] = ADD(e, a->part_base, soff);
@@ -465,27 +471,35 @@ static lir_stmt *emit_load_bias(em *e) {
   return emit_dma(e, &c, &a, org, 1, dd, n);
 }
 
+/* The output-channel block of chunk-local block v within the tile. */
+static lir_expr *chunk_oc(em *e, lir_expr *v) { return e->tq ? ADD(e, MULI(e, e->tq, e->qoc), v) : v; }
+
+/* Store of the tile's current chunk (output-channel blocks tq * qoc .. + qoc). */
 static lir_stmt *emit_store(em *e) {
   const vta_plan *p = e->p;
   int B = p->cfg.batch, BO = p->cfg.block_out;
   static const char *const n[6] = {"sn", "so", "sh", "sw", "sb", "si"};
   if (e->st < VTA_S_DMA) {
-    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    int64_t ext[6] = {p->t_n, e->qoc, p->t_h, p->t_w, B, BO};
     nest ns;
     nest_open(e, &ns, 6, ext, n);
     lir_expr *v[6], *di[6], *si[7];
     for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
+    v[1] = chunk_oc(e, v[1]);
     ix_y_dram(e, v, di);
     ix_acc_sram(e, v, si);
     return nest_close(e, &ns, lir_store(F, e->y, di, lir_cast(F, LIR_I8, lir_load(F, e->acc, si))));
   }
-  copy c = {.nd = 4, .ext = {p->t_n, p->t_oc, p->t_h, p->t_w},
+  copy c = {.nd = 4, .ext = {p->t_n, e->qoc, p->t_h, p->t_w},
             .dst = {(int64_t)p->ob * p->oh * p->ow, (int64_t)p->oh * p->ow, p->ow, 1},
             .sst = {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_h * p->t_w, p->t_w, 1}};
   copy_plan(&c);
+  lir_expr *pb = MULI(e, e->a, p->acc_part);
+  if (e->tq) pb = ADD(e, pb, MULI(e, e->tq, (int64_t)e->qoc * p->t_h * p->t_w));
   dma_args a = {.mem = OVTA_MEM_OUT, .dram = e->y, .handle = VTA_BUF_Y, .sram = e->acc, .sram_lead = e->a,
-                .part_base = MULI(e, e->a, p->acc_part), .store = true};
-  lir_expr *org[4] = {MULI(e, e->tv[0], p->t_n), MULI(e, e->tv[1], p->t_oc), MULI(e, e->tv[2], p->t_h),
+                .part_base = pb, .store = true};
+  if (e->tq) a.sram_org[1] = MULI(e, e->tq, e->qoc);
+  lir_expr *org[4] = {MULI(e, e->tv[0], p->t_n), chunk_oc(e, MULI(e, e->tv[1], p->t_oc)), MULI(e, e->tv[2], p->t_h),
                       MULI(e, e->tv[3], p->t_w)};
   static const int dd[4] = {0, 1, 2, 3};
   return emit_dma(e, &c, &a, org, 4, dd, n);
@@ -552,7 +566,7 @@ static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
 }
 
 /* Kernel kinds (part of the key). */
-enum { K_TILE = 1, K_GEMM = 2, K_BIAS = 3 };
+enum { K_TILE = 1, K_GEMM = 2, K_BIAS = 3, K_REQ = 4 };
 
 /* Emit a folded kernel: host loops { kernel_begin(key); record {loop levels; uops}; pushes; end }.
  * base: flat dst/src/wgt bases; push(e) adds the GEMM/ALU pushes. */
@@ -638,18 +652,26 @@ static lir_stmt *emit_bias_kernel(em *e, lir_stmt *pushes) {
   return emit_kernel(e, &fo, base, K_BIAS, e->a, pushes);
 }
 
-/* An immediate ALU program over the whole ACC tile: one kernel (one micro-op, the tile as loop levels). */
-static lir_stmt *emit_tile_alu(em *e, const alu_prog *ap) {
+/* An immediate ALU program over the whole ACC tile (chunk: over the current chunk's output-channel
+ * blocks): one kernel (one micro-op, the region as loop levels). */
+static lir_stmt *emit_tile_alu(em *e, const alu_prog *ap, bool chunk) {
   const vta_plan *p = e->p;
   aloop l[4];
   tile_loops(p, l);
+  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), I(e, 0), I(e, 0)};
+  int kind = K_TILE;
+  lir_expr *parts = e->a;
+  if (chunk && e->tq) {
+    l[1].ext = e->qoc;
+    base[0] = ADD(e, base[0], MULI(e, e->tq, (int64_t)e->qoc * p->t_h * p->t_w));
+    kind = K_REQ, parts = ADD(e, e->a, MULI(e, e->tq, p->vt));
+  }
   fold fo;
   fold_loops(l, 4, 1, &fo);
-  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), I(e, 0), I(e, 0)};
   lir_block pushes;
   lir_block_init(&pushes, F);
   for (int i = 0; i < ap->n; i++) lir_block_add(&pushes, push_alu(e, ap->op[i], 1, ap->imm[i]));
-  return emit_kernel(e, &fo, base, K_TILE, e->a, lir_block_stmt(&pushes));
+  return emit_kernel(e, &fo, base, kind, parts, lir_block_stmt(&pushes));
 }
 
 /* acc init = the value the reduction starts from: the bias (with the rounding constant folded in,
@@ -691,7 +713,7 @@ static lir_stmt *emit_init(em *e) {
     return nest_close(e, &ns, lir_block_stmt(&in));
   }
   if (op->has_bias) return emit_bias_kernel(e, push_alu(e, OVTA_ALU_MOV, 0, 0));
-  return emit_tile_alu(e, &ap);
+  return emit_tile_alu(e, &ap, false);
 }
 
 static void gemm_loops(const vta_plan *p, aloop *l) {
@@ -741,7 +763,8 @@ static lir_stmt *emit_gemm(em *e) {
   return emit_kernel(e, &fo, base, K_GEMM, ADD(e, MULI(e, e->a, 2), e->pp), push_gemm(e, 0));
 }
 
-/* requantization after the reduction (the bias and rounding constant are in the initial value) */
+/* requantization after the reduction (the bias and rounding constant are in the initial value), of
+ * the tile's current chunk */
 static lir_stmt *emit_epilogue(em *e) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
@@ -750,11 +773,12 @@ static lir_stmt *emit_epilogue(em *e) {
   requant_alu(op, &ap);
   if (e->st < VTA_S_FOLD) {
     bool scalar = e->st < VTA_S_ALU;
-    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    int64_t ext[6] = {p->t_n, e->qoc, p->t_h, p->t_w, B, BO};
     nest ns;
     nest_open(e, &ns, scalar ? 6 : 4, ext, an6);
     lir_expr *v[6], *si[7];
     for (int i = 0; i < ns.n; i++) v[i] = R(e, ns.v[i]);
+    v[1] = chunk_oc(e, v[1]);
     if (!scalar) v[4] = v[5] = I(e, 0);
     ix_acc_sram(e, v, si);
     if (scalar) return nest_close(e, &ns, lir_store(F, e->acc, si, requant_expr(e, lir_load(F, e->acc, si))));
@@ -763,13 +787,34 @@ static lir_stmt *emit_epilogue(em *e) {
     for (int i = 0; i < ap.n; i++) lir_block_add(&in, alu_imm_call(e, lir_load(F, e->acc, si), ap.op[i], ap.imm[i]));
     return nest_close(e, &ns, lir_block_stmt(&in));
   }
-  return emit_tile_alu(e, &ap);
+  return emit_tile_alu(e, &ap, true);
 }
 
 /* ---------------------------------------------------------------- tiled program */
 
 static lir_stmt *dep(em *e, bool push, int from, int to) {
   return call2(e, nm(e, push ? "dep_push" : "dep_pop"), from, to);
+}
+
+/* A tile's requantization and store in nq output-channel chunks: compute hands each chunk to the
+ * store (one compute->store token each); the caller returns the ACC part after the last store. */
+static lir_stmt *emit_requant_store(em *e, int nq) {
+  const vta_plan *p = e->p;
+  bool deps = e->st >= VTA_S_DEPS;
+  lir_var *qv = nq > 1 ? lir_var_new(F, "tq", LIR_I64) : NULL;
+  e->tq = qv ? R(e, qv) : NULL;
+  e->qoc = p->t_oc / nq;
+  lir_block q;
+  lir_block_init(&q, F);
+  lir_block_add(&q, emit_epilogue(e));
+  if (deps) {
+    lir_block_add(&q, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+    lir_block_add(&q, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+  }
+  lir_block_add(&q, emit_store(e));
+  lir_stmt *qs = lir_block_stmt(&q);
+  e->tq = NULL, e->qoc = p->t_oc;
+  return qv ? lir_for(F, qv, I(e, 0), I(e, nq), LIR_FOR_SERIAL, qs) : qs;
 }
 
 static lir_stmt *emit_tiled(em *e) {
@@ -821,12 +866,13 @@ static lir_stmt *emit_tiled(em *e) {
   lir_stmt *red = lir_block_stmt(&r);
   if (p->vt > 1) red = lir_attr(F, "virtual_thread", e->pp, red);
   lir_block_add(&t, lir_for(F, kv, I(e, 0), I(e, p->red_steps), LIR_FOR_SERIAL, red));
-  lir_block_add(&t, emit_epilogue(e));
-  if (deps) {
-    lir_block_add(&t, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-    lir_block_add(&t, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-  }
-  lir_block_add(&t, emit_store(e));
+  /* requantization and store; the last tile's in q_chunks output-channel chunks (its store is not
+   * hidden behind other work: chunked, only the last chunk's store is) */
+  lir_stmt *whole = emit_requant_store(e, 1);
+  if (p->q_chunks == 1) lir_block_add(&t, whole);
+  else if (p->tiles == 1) lir_block_add(&t, emit_requant_store(e, p->q_chunks));
+  else
+    lir_block_add(&t, lir_if(F, lir_bin(F, LIR_EQ, tile, I(e, p->tiles - 1)), emit_requant_store(e, p->q_chunks), whole));
   if (deps) lir_block_add(&t, dep(e, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
   lir_stmt *tb = lir_block_stmt(&t);
   if (p->vt > 1) tb = lir_attr(F, "virtual_thread", e->a, tb);

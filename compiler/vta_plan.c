@@ -116,6 +116,9 @@ static void fill_sizes(vta_plan *p) {
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
   p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? p->ob : p->t_oc);
   p->red_steps = p->cb / p->t_ic;
+  p->q_chunks = 1;
+  for (int q = 2; q <= 4; q++)
+    if (p->t_oc % q == 0) p->q_chunks = q;
   p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
 }
 
@@ -129,7 +132,8 @@ static bool fits(const vta_plan *p) {
  * takes one cycle, an ALU pass one cycle per ACC element with an immediate and two with a tensor
  * operand (the MOV of the bias: one ACC read port), ~4 cycles between compute instructions.
  * Per reduction step: load L (INP + WGT), GEMM G; per tile: ALU init I (+ its bias load when the
- * bias is not held for the whole op), requantization Q, store S. The three modules are simulated
+ * bias is not held for the whole op), requantization Q and store S (the last tile's in q_chunks
+ * parts, each store after its part of Q). The three modules are simulated
  * in program order with the token rules of insert-deps: the load of step s waits for the GEMM of
  * step s - vt (its INP/WGT part), a tile's init for the store of tile t - vt (its ACC part), each
  * GEMM for its load, each store for its tile's requantization. Ties go to fewer DRAM bytes and
@@ -169,8 +173,11 @@ static double cost(const vta_plan *p) {
       cp = (ld > cp ? ld : cp) + G;
       g_end[s % vt] = cp;
     }
-    cp += Q;
-    st = (cp > st ? cp : st) + S;
+    int nq = t == p->tiles - 1 ? p->q_chunks : 1; /* the last tile in chunks, each stored after its part */
+    for (int q = 0; q < nq; q++) {
+      cp += Q / nq + (nq > 1 ? 40 : 0);
+      st = (cp > st ? cp : st) + S / nq + (nq > 1 ? 40 : 0);
+    }
     s_end[t % vt] = st;
   }
   return st + tie;
