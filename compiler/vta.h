@@ -107,7 +107,7 @@ typedef struct vta_plan {
   int q_chunks;                    /* the last tile's requantization and store go in this many
                                       output-channel chunks (divides t_oc): the store of one chunk
                                       runs under the ALU of the next, so only the last chunk's
-                                      store is not hidden */
+                                      store is not hidden; 1 when t_n > 1 */
   int uop_budget;                  /* micro-ops one GEMM kernel may hold */
   int red_steps;                   /* cb / t_ic */
   int64_t tiles;                   /* output tiles */

@@ -116,8 +116,8 @@ static void fill_sizes(vta_plan *p) {
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
   p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? p->ob : p->t_oc);
   p->red_steps = p->cb / p->t_ic;
-  p->q_chunks = 1;
-  for (int q = 2; q <= 4; q++)
+  p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
+  for (int q = 2; q <= 4 && p->t_n == 1; q++)
     if (p->t_oc % q == 0) p->q_chunks = q;
   p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
 }
