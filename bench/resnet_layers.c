@@ -3,7 +3,8 @@
  * (env OVTA_BENCH_CONFIGS, default "default"), with 1 and 2 virtual threads; env OVTA_BENCH_LAYERS
  * (e.g. "C4,C7,C10") runs only those layers. One JSON line per run:
  * the plan, instructions and micro-ops of the host code and of the device, bytes moved, and when
- * the backend counts cycles (tsim): cycles and MAC utilization = MACs / (cycles * B*BI*BO).
+ * the backend counts cycles (tsim): cycles and MAC utilization = MACs / (cycles * B*BI*BO), busy and
+ * stall cycles of the load, compute and store modules.
  * Every result is checked against the plain-C reference (vta_reference); a mismatch exits 1. */
 #include "vta.h"
 
@@ -86,8 +87,10 @@ static int one(const char *backend, const ovta_config *cfg, const layer *l, int 
                                 dc.bytes_read[OVTA_MEM_UOP] + dc.bytes_written),
            bad);
     if (dc.cycles)
-      printf(", \"cycles\": %llu, \"mac_utilization\": %.4f", (unsigned long long)dc.cycles,
-             macs / ((double)dc.cycles * cfg->batch * cfg->block_in * cfg->block_out));
+      printf(", \"cycles\": %llu, \"mac_utilization\": %.4f, \"busy\": [%llu, %llu, %llu], \"stall\": [%llu, %llu, %llu]",
+             (unsigned long long)dc.cycles, macs / ((double)dc.cycles * cfg->batch * cfg->block_in * cfg->block_out),
+             (unsigned long long)dc.busy_load, (unsigned long long)dc.busy_compute, (unsigned long long)dc.busy_store,
+             (unsigned long long)dc.stall_load, (unsigned long long)dc.stall_compute, (unsigned long long)dc.stall_store);
     printf("}\n");
     fflush(stdout);
     if (bad) rc = OVTA_FAIL(err, OVTA_EINTERNAL, "%s: %zu outputs differ from the reference", l->name, bad);

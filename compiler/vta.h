@@ -13,7 +13,8 @@
  * DRAM layouts (elements of the config, graph.h OVTA_LAYOUT_*):
  *   x    int8  [N/B][C/BI][H][W][B][BI]          (dense: H = W = 1)
  *   w    int8  [O/BO][C/BI][KH][KW][BO][BI]
- *   bias int32 [O/BO][BO]  (expanded to ACC elements [O/BO][B][BO] when bound)
+ *   bias int32 [O/BO][BO]  (expanded to ACC elements [O/BO][B][BO] when bound, the rounding
+ *                           constant 2^(shift-1) added: vta_pack_bias)
  *   y    int8  [N/B][O/BO][OH][OW][B][BO]
  */
 #ifndef OVTA_VTA_H
@@ -60,6 +61,13 @@ void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, in
 int vta_op_out_h(const vta_op *op);
 int vta_op_out_w(const vta_op *op);
 int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates */
+/* The rounding constant of the requantization: 2^(shift-1) for shift 1..31, else 0. The lowering
+ * starts each accumulator at bias + this constant (vta_pack_bias folds it into the packed bias; a
+ * bias-free op fills the ACC with it), so the ALU chain after the GEMMs is only SHR and the clip. */
+int32_t vta_requant_round(const vta_op *op);
+/* The clip as one ALU CLP immediate ((hi << 8) | (lo & 0xff), signed 16 bits) when both bounds
+ * are int8; false when a bound lies outside (MAX + MIN then). */
+bool vta_clip_imm(const vta_op *op, int32_t *imm);
 
 /* ---------------------------------------------------------------- 2. Schedule */
 
@@ -90,7 +98,16 @@ typedef struct vta_plan {
                                       kernel with stride_h > 1 (only the rows it reads are loaded,
                                       a strided-row DMA), else 1 */
   int inp_part, wgt_part, acc_part;/* SRAM elements per virtual thread */
-  int inp_tile, wgt_tile, acc_tile;/* elements one tile uses */
+  int inp_tile, wgt_tile, acc_tile;/* elements one tile uses (ACC: with the bias elements it needs
+                                      in its part: its t_oc, or the whole bias for bias_base >= 0) */
+  int bias_base;                   /* >= 0: ACC index of the whole bias (ob elements at the end of
+                                      the ACC, loaded once before the first tile, shared by the
+                                      virtual threads); -1: each tile loads its t_oc bias elements
+                                      after its ACC tile (or no bias) */
+  int q_chunks;                    /* the last tile's requantization and store go in this many
+                                      output-channel chunks (divides t_oc): the store of one chunk
+                                      runs under the ALU of the next, so only the last chunk's
+                                      store is not hidden; 1 when t_n > 1 */
   int uop_budget;                  /* micro-ops one GEMM kernel may hold */
   int red_steps;                   /* cb / t_ic */
   int64_t tiles;                   /* output tiles */
@@ -113,7 +130,8 @@ typedef enum vta_stage {
                         compute_at the tile, virtual-thread attribute */
   VTA_S_DMA,         /* inject-dma: cache copies become 2D strided DMA with halo padding */
   VTA_S_TENSORIZE,   /* tensorize: the BATCH x BLOCK_IN x BLOCK_OUT body becomes the GEMM intrinsic */
-  VTA_S_ALU,         /* inject-alu: bias add, requant (add-round, SHR, MAX, MIN) on the ALU */
+  VTA_S_ALU,         /* inject-alu: ACC init by MOV (bias + rounding constant, or an immediate),
+                        requant after the GEMMs: SHR, CLP (or MAX, MIN) on the ALU */
   VTA_S_FOLD,        /* fold-uops: loops folded into micro-op kernels with two hardware levels */
   VTA_S_DEPS,        /* insert-deps: load/compute/store tokens, ping-pong for virtual threads */
   VTA_S_HOST,        /* host: host loops + calls into the runtime (ovta_vrt_*) */
@@ -233,7 +251,8 @@ size_t vta_w_bytes(const vta_plan *p);
 size_t vta_bias_bytes(const vta_plan *p); /* the ACC-expanded bias */
 size_t vta_y_bytes(const vta_plan *p);
 /* Pack logical tensors into the DRAM layouts: x NCHW (dense [M,K]), w OIHW (dense [N,K]),
- * bias [O] int32; unpack y to NCHW (dense [M,N]). */
+ * bias [O] int32 (to ACC elements [O/BO][B][BO] holding bias + vta_requant_round, wrapping: the
+ * value the accumulator starts from); unpack y to NCHW (dense [M,N]). */
 void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
 void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw);
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb);

@@ -38,6 +38,8 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: the ALU operators run with one virtual thread", nm);
   p->vt = 1;
   p->in_rs = 1;
+  p->bias_base = -1;
+  p->q_chunks = 1;
   if (op->n <= 0 || op->c <= 0 || op->h <= 0 || op->w <= 0 || op->kh <= 0 || op->kw <= 0 || op->stride_h <= 0 ||
       op->stride_w <= 0 || op->pad_t < 0 || op->pad_l < 0 || op->pad_b < 0 || op->pad_r < 0 || op->o != op->c)
     return OVTA_FAIL(err, OVTA_EINVAL, "%s: bad shape", nm);
@@ -173,14 +175,14 @@ static lir_stmt *dep(ae *e, bool push, int from, int to) {
 /* A micro-op kernel: up to two loop levels {ext, dst, src, wgt}, nu micro-ops {dst, src, wgt},
  * then the instructions: gemm reset flags (gemm >= 0) and ALU (op, use_imm, imm) triples. */
 typedef struct kspec {
-  int nl;
-  int64_t l[2][4];
-  int nu;
-  int64_t u[64][3];
-  int ngemm;
-  int gemm[2];
-  int nalu;
-  int64_t alu[8][3];
+  int nl;            /* loop levels (0..2) */
+  int64_t l[2][4];   /* per level: extent, dst, src, wgt factors */
+  int nu;            /* micro-ops */
+  int64_t u[64][3];  /* per micro-op: dst, src, wgt */
+  int ngemm;         /* GEMM instructions on the kernel */
+  int gemm[2];       /* their reset flags */
+  int nalu;          /* ALU instructions after them */
+  int64_t alu[8][3]; /* per ALU instruction: opcode, use_imm, imm */
 } kspec;
 
 static void kernel(ae *e, lir_block *out, const kspec *k) {
@@ -198,13 +200,33 @@ static void kernel(ae *e, lir_block *out, const kspec *k) {
   lir_block_add(out, callv(e, "ovta_vrt_kernel_end", 0, NULL));
 }
 
+/* The requantization after the add: SHR by the shift (when not 0), then CLP when both clip bounds
+ * are int8, else MAX and MIN (the rounding constant is added before: add_round). */
 static int requant_ops(const vta_op *op, int64_t ops[8][3]) {
   int n = 0;
-  if (op->shift > 0 && op->shift < 32) ops[n][0] = OVTA_ALU_ADD, ops[n][1] = 1, ops[n++][2] = 1 << (op->shift - 1);
+  int32_t clp;
   if (op->shift != 0) ops[n][0] = OVTA_ALU_SHR, ops[n][1] = 1, ops[n++][2] = op->shift;
-  ops[n][0] = OVTA_ALU_MAX, ops[n][1] = 1, ops[n++][2] = op->clip_min;
-  ops[n][0] = OVTA_ALU_MIN, ops[n][1] = 1, ops[n++][2] = op->clip_max;
+  if (vta_clip_imm(op, &clp)) {
+    ops[n][0] = OVTA_ALU_CLP, ops[n][1] = 1, ops[n++][2] = clp;
+  } else {
+    ops[n][0] = OVTA_ALU_MAX, ops[n][1] = 1, ops[n++][2] = op->clip_min;
+    ops[n][0] = OVTA_ALU_MIN, ops[n][1] = 1, ops[n++][2] = op->clip_max;
+  }
   return n;
+}
+
+/* Where the add's rounding constant r = 2^(shift-1) goes: into the initial value of input a's ACC
+ * region (r >> shift_a, when shift_a < shift: (a + (r >> shift_a)) << shift_a = (a << shift_a) + r,
+ * wrapping) or else of b's; *init_a / *init_b get the fills (0: none); returns the immediate of a
+ * separate ALU ADD when neither input shift allows it (0: none). The plan keeps shift <= 15. */
+static int32_t add_round(const vta_op *op, int32_t *init_a, int32_t *init_b) {
+  int32_t r = vta_requant_round(op);
+  *init_a = *init_b = 0;
+  if (!r) return 0;
+  if (op->shift_a < op->shift) *init_a = r >> op->shift_a;
+  else if (op->shift_b < op->shift) *init_b = r >> op->shift_b;
+  else return r;
+  return 0;
 }
 
 /* One add tile of s elements at flat element offset `off` (an expression). */
@@ -222,8 +244,20 @@ static lir_stmt *add_tile(ae *e, lir_expr *off, int64_t s) {
   lir_block_add(&b, dep(e, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
   lir_block_add(&b, dep(e, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
   lir_block_add(&b, dep(e, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
-  /* ACC[0, 2s) = 0, then += INP[j] x identity: a in ACC[0, s), b in ACC[s, 2s) */
-  kernel(e, &b, &(kspec){.nl = 1, .l = {{2 * s, 1, 0, 0}}, .nu = 1, .ngemm = 1, .gemm = {1}});
+  /* ACC[0, 2s) = 0 (a region whose initial value carries the rounding constant: MOV of it), then
+   * += INP[j] x identity: a in ACC[0, s), b in ACC[s, 2s) */
+  int32_t ia, ib, radd = add_round(op, &ia, &ib);
+  if (!ia && !ib) {
+    kernel(e, &b, &(kspec){.nl = 1, .l = {{2 * s, 1, 0, 0}}, .nu = 1, .ngemm = 1, .gemm = {1}});
+  } else {
+    for (int r = 0; r < 2; r++) {
+      int32_t v = r ? ib : ia;
+      kspec k = {.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1, .u = {{r * s, 0, 0}}};
+      if (v) k.nalu = 1, k.alu[0][0] = OVTA_ALU_MOV, k.alu[0][1] = 1, k.alu[0][2] = v;
+      else k.ngemm = 1, k.gemm[0] = 1;
+      kernel(e, &b, &k);
+    }
+  }
   kernel(e, &b, &(kspec){.nl = 1, .l = {{2 * s, 1, 1, 0}}, .nu = 1, .ngemm = 1, .gemm = {0}});
   lir_block_add(&b, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
   if (op->shift_a) kernel(e, &b, &(kspec){.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1, .nalu = 1, .alu = {{OVTA_ALU_SHR, 1, -op->shift_a}}});
@@ -231,7 +265,8 @@ static lir_stmt *add_tile(ae *e, lir_expr *off, int64_t s) {
     kernel(e, &b, &(kspec){.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1, .u = {{s, 0, 0}}, .nalu = 1, .alu = {{OVTA_ALU_SHR, 1, -op->shift_b}}});
   kernel(e, &b, &(kspec){.nl = 1, .l = {{s, 1, 1, 0}}, .nu = 1, .u = {{0, s, 0}}, .nalu = 1, .alu = {{OVTA_ALU_ADD, 0, 0}}});
   kspec rq = {.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1};
-  rq.nalu = requant_ops(op, rq.alu);
+  if (radd) rq.alu[rq.nalu][0] = OVTA_ALU_ADD, rq.alu[rq.nalu][1] = 1, rq.alu[rq.nalu++][2] = radd;
+  rq.nalu += requant_ops(op, rq.alu + rq.nalu);
   kernel(e, &b, &rq);
   lir_block_add(&b, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
   lir_block_add(&b, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
@@ -269,10 +304,9 @@ static lir_stmt *pool_tile(ae *e, lir_expr *nbv, lir_expr *cbase, int oh0, int t
   kernel(e, &b, &(kspec){.nl = 1, .l = {{X, 1, 0, 0}}, .nu = 1, .ngemm = 1, .gemm = {1}});
   kernel(e, &b, &(kspec){.nl = 1, .l = {{X, 1, 1, 0}}, .nu = 1, .ngemm = 1, .gemm = {0}});
   lir_block_add(&b, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
-  /* Y = -128: reset, then add the immediate */
+  /* Y = -128: one MOV fill */
   int64_t ny = (int64_t)tc * th * OW;
-  kernel(e, &b, &(kspec){.nl = 1, .l = {{ny, 1, 0, 0}}, .nu = 1, .u = {{X, 0, 0}}, .ngemm = 1, .gemm = {1}, .nalu = 1,
-                         .alu = {{OVTA_ALU_ADD, 1, -128}}});
+  kernel(e, &b, &(kspec){.nl = 1, .l = {{ny, 1, 0, 0}}, .nu = 1, .u = {{X, 0, 0}}, .nalu = 1, .alu = {{OVTA_ALU_MOV, 1, -128}}});
   /* MAX over the window: per (ky, kx) the output rectangle whose window position is in the image */
   for (int ky = 0; ky < op->kh; ky++)
     for (int kx = 0; kx < op->kw; kx++) {
@@ -340,13 +374,13 @@ static lir_stmt *alu_compute(ae *e, lir_buf *x, lir_buf *w, lir_buf *y) {
     lir_expr *va = lir_bin(f, LIR_SHL, lir_cast(f, LIR_I32, lir_load(f, x, o.idx)), lir_int(f, LIR_I32, op->shift_a));
     lir_expr *vb = lir_bin(f, LIR_SHL, lir_cast(f, LIR_I32, lir_load(f, w, o.idx)), lir_int(f, LIR_I32, op->shift_b));
     lir_expr *v = lir_bin(f, LIR_ADD, va, vb);
-    int64_t ops[8][3];
-    int n = requant_ops(op, ops);
-    for (int i = 0; i < n; i++) {
-      lir_expr *imm = lir_int(f, LIR_I32, ops[i][2]);
-      static const int bop[5] = {LIR_MIN, LIR_MAX, LIR_ADD, LIR_SHR, LIR_MUL};
-      v = lir_bin(f, bop[ops[i][0]], v, imm);
+    if (vta_requant_round(op)) v = lir_bin(f, LIR_ADD, v, lir_int(f, LIR_I32, vta_requant_round(op)));
+    if (op->shift != 0) {
+      int sh = op->shift >= 32 ? 31 : op->shift;
+      if (sh > 0) v = lir_bin(f, LIR_SHR, v, lir_int(f, LIR_I32, sh));
+      else v = sh <= -32 ? lir_int(f, LIR_I32, 0) : lir_bin(f, LIR_SHL, v, lir_int(f, LIR_I32, -sh));
     }
+    v = lir_bin(f, LIR_MIN, lir_bin(f, LIR_MAX, v, lir_int(f, LIR_I32, op->clip_min)), lir_int(f, LIR_I32, op->clip_max));
     return lir_nest_close(f, &o, lir_store(f, y, o.idx, lir_cast(f, LIR_I8, v)), LIR_FOR_SERIAL);
   }
   lir_buf *m = lir_buf_new(f, "m", LIR_I32, 0, NULL, LIR_SCOPE_LOCAL);

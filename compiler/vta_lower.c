@@ -30,6 +30,8 @@ typedef struct em {
   lir_expr *a;            /* ACC part of this tile: tile % vt */
   lir_expr *pp;           /* INP/WGT part of this reduction step */
   lir_expr *tk;           /* reduction step within the tile */
+  lir_expr *tq;           /* requantization/store chunk of the tile (NULL: one chunk) */
+  int qoc;                /* output-channel blocks per chunk (t_oc / q_chunks) */
   int kseq;               /* kernel kinds used so far */
   int rc;
   ovta_error *err;
@@ -83,13 +85,11 @@ static lir_stmt *nest_close(em *e, nest *ns, lir_stmt *body) {
 
 /* ---------------------------------------------------------------- requantization */
 
+/* The requantization after the reduction, as scalar IR (stages before inject-alu): the rounding
+ * constant is already in the accumulator (its initial value: bias + vta_requant_round), so only
+ * the shift (arithmetic right, or wrapping left for a negative shift) and the clip remain. */
 static lir_expr *requant_expr(em *e, lir_expr *v) {
   const vta_op *op = &e->p->op;
-  lir_expr *c;
-  if (op->shift > 0 && op->shift < 32) {
-    c = lir_int(F, LIR_I32, 1 << (op->shift - 1));
-    v = lir_bin(F, LIR_ADD, v, c);
-  }
   if (op->shift != 0) {
     int s = op->shift >= 32 ? 31 : op->shift;
     if (s > 0) v = lir_bin(F, LIR_SHR, v, lir_int(F, LIR_I32, s));
@@ -99,14 +99,50 @@ static lir_expr *requant_expr(em *e, lir_expr *v) {
   return lir_bin(F, LIR_MIN, v, lir_int(F, LIR_I32, op->clip_max));
 }
 
-/* The ALU program of the requantization: (opcode, imm) pairs. */
-static int requant_alu(const vta_op *op, int ops[4][2]) {
-  int n = 0;
-  if (op->shift > 0 && op->shift < 32) ops[n][0] = OVTA_ALU_ADD, ops[n++][1] = 1 << (op->shift - 1);
-  if (op->shift != 0) ops[n][0] = OVTA_ALU_SHR, ops[n++][1] = op->shift;
-  ops[n][0] = OVTA_ALU_MAX, ops[n++][1] = op->clip_min;
-  ops[n][0] = OVTA_ALU_MIN, ops[n++][1] = op->clip_max;
-  return n;
+/* An ALU program over the whole ACC tile: immediate instructions in order. */
+typedef struct alu_prog {
+  int n;          /* instructions */
+  int op[4];      /* OVTA_ALU_* opcodes */
+  int32_t imm[4]; /* their 16-bit immediates (CLP: the packed int8 bounds) */
+} alu_prog;
+
+static void alu_push(alu_prog *a, int op, int32_t imm) { a->op[a->n] = op, a->imm[a->n++] = imm; }
+
+/* The ACC fill of a bias-free op: MOV of the rounding constant, or (shift 16..31, the constant
+ * beyond the 16-bit immediate) MOV 1 then a left shift by shift - 1. */
+static void init_alu(const vta_op *op, alu_prog *a) {
+  int32_t r = vta_requant_round(op);
+  a->n = 0;
+  if (r <= 32767) alu_push(a, OVTA_ALU_MOV, r);
+  else alu_push(a, OVTA_ALU_MOV, 1), alu_push(a, OVTA_ALU_SHR, -(op->shift - 1));
+}
+
+/* The requantization after the GEMMs: SHR by the shift (when not 0), then CLP when both clip
+ * bounds are int8, else MAX and MIN. */
+static void requant_alu(const vta_op *op, alu_prog *a) {
+  a->n = 0;
+  int32_t clp;
+  if (op->shift != 0) alu_push(a, OVTA_ALU_SHR, op->shift);
+  if (vta_clip_imm(op, &clp)) {
+    alu_push(a, OVTA_ALU_CLP, clp);
+  } else {
+    alu_push(a, OVTA_ALU_MAX, op->clip_min);
+    alu_push(a, OVTA_ALU_MIN, op->clip_max);
+  }
+}
+
+/* Intrinsic names of the ALU opcodes (stages inject-alu .. tensorize-level IR). */
+static const char *const alu_names[7] = {"ovta.alu_min", "ovta.alu_max", "ovta.alu_add", "ovta.alu_shr",
+                                         "ovta.alu_mul", "ovta.alu_mov", "ovta.alu_clp"};
+
+/* One ALU intrinsic call on acc with an immediate (CLP printed with its two bounds). */
+static lir_stmt *alu_imm_call(em *e, lir_expr *acc, int op, int32_t imm) {
+  if (op == OVTA_ALU_CLP) {
+    lir_expr *args[3] = {acc, lir_int(F, LIR_I32, (int8_t)(imm & 0xff)), lir_int(F, LIR_I32, (int8_t)((imm >> 8) & 0xff))};
+    return call(e, alu_names[op], 3, args);
+  }
+  lir_expr *args[2] = {acc, lir_int(F, LIR_I32, imm)};
+  return call(e, alu_names[op], 2, args);
 }
 
 /* ---------------------------------------------------------------- stage compute */
@@ -122,7 +158,7 @@ static lir_stmt *emit_compute(em *e) {
   lir_buf *acc = lir_buf_new(F, "acc", LIR_I32, 0, NULL, LIR_SCOPE_LOCAL);
   lir_block blk;
   lir_block_init(&blk, F);
-  lir_expr *init = lir_int(F, LIR_I32, 0);
+  lir_expr *init = lir_int(F, LIR_I32, vta_requant_round(op)); /* bias: rounding folded in */
   if (op->has_bias) {
     lir_expr *bi[3] = {R(e, o.v[1]), R(e, o.v[4]), R(e, o.v[5])};
     init = lir_load(F, e->b, bi);
@@ -192,6 +228,7 @@ typedef struct dma_args {
   lir_expr *sram_lead;     /* leading SRAM index: the part (before fold-uops) */
   bool store;
   lir_expr *pads[4];  /* x0 y0 x1 y1 or NULL */
+  lir_expr *sram_org[8]; /* SRAM index origin per copy dim (stages before fold-uops; NULL: 0) */
 } dma_args;
 
 static lir_expr *flat(em *e, lir_buf *b, lir_expr **idx, int n) {
@@ -228,7 +265,10 @@ static lir_stmt *emit_dma(em *e, const copy *c, dma_args *a, lir_expr **dram_org
     /* SRAM as a buffer reference: copy dim d is SRAM buffer dim d + 1 (after the part) */
     lir_expr *si[8];
     si[0] = a->sram_lead;
-    for (int i = 1; i < a->sram->ndim; i++) si[i] = (i - 1 < c->nd && hv[i - 1]) ? hv[i - 1] : I(e, 0);
+    for (int i = 1; i < a->sram->ndim; i++) {
+      si[i] = (i - 1 < c->nd && hv[i - 1]) ? hv[i - 1] : I(e, 0);
+      if (i - 1 < c->nd && a->sram_org[i - 1]) si[i] = hv[i - 1] ? ADD(e, a->sram_org[i - 1], hv[i - 1]) : a->sram_org[i - 1];
+    }
     args[n++] = lir_load(F, a->sram, si);
   } else {
     args[n++] = ADD(e, a->part_base, soff);
@@ -336,6 +376,11 @@ static lir_expr *ix_bias_dram(em *e, lir_expr **v, lir_expr **o) {
   o[0] = ADD(e, MULI(e, e->tv[1], e->p->t_oc), v[0]), o[1] = v[1], o[2] = v[2];
   return NULL;
 }
+/* the whole bias (bias_base >= 0): bias_buf[bo, b, o] = bias[bo, b, o] */
+static lir_expr *ix_bias_all(em *e, lir_expr **v, lir_expr **o) {
+  o[0] = v[0], o[1] = v[1], o[2] = v[2];
+  return NULL;
+}
 
 static const char *const cn6[6] = {"cn", "cc", "cr", "cw", "cb", "ci"};
 
@@ -396,6 +441,20 @@ static lir_stmt *emit_load_wgt(em *e) {
 static lir_stmt *emit_load_bias(em *e) {
   const vta_plan *p = e->p;
   int B = p->cfg.batch, BO = p->cfg.block_out;
+  if (p->bias_base >= 0) { /* the whole bias, once */
+    static const char *const n[3] = {"bo", "bb", "bi"};
+    if (e->st < VTA_S_DMA) {
+      int64_t ext[3] = {p->ob, B, BO};
+      return copy_loops(e, e->bias, e->b, 3, ext, n, ix_bias_all, ix_bias_all, NULL);
+    }
+    copy c = {.nd = 1, .ext = {p->ob}, .dst = {1}, .sst = {1}};
+    copy_plan(&c);
+    dma_args a = {.mem = OVTA_MEM_ACC, .dram = e->b, .handle = VTA_BUF_BIAS, .sram = e->bias, .sram_lead = I(e, 0),
+                  .part_base = I(e, p->bias_base)};
+    lir_expr *org[1] = {I(e, 0)};
+    static const int dd[1] = {0};
+    return emit_dma(e, &c, &a, org, 1, dd, n);
+  }
   if (e->st < VTA_S_DMA) {
     int64_t ext[3] = {p->t_oc, B, BO};
     static const char *const n[3] = {"bo", "bb", "bi"};
@@ -412,27 +471,35 @@ static lir_stmt *emit_load_bias(em *e) {
   return emit_dma(e, &c, &a, org, 1, dd, n);
 }
 
+/* The output-channel block of chunk-local block v within the tile. */
+static lir_expr *chunk_oc(em *e, lir_expr *v) { return e->tq ? ADD(e, MULI(e, e->tq, e->qoc), v) : v; }
+
+/* Store of the tile's current chunk (output-channel blocks tq * qoc .. + qoc). */
 static lir_stmt *emit_store(em *e) {
   const vta_plan *p = e->p;
   int B = p->cfg.batch, BO = p->cfg.block_out;
   static const char *const n[6] = {"sn", "so", "sh", "sw", "sb", "si"};
   if (e->st < VTA_S_DMA) {
-    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    int64_t ext[6] = {p->t_n, e->qoc, p->t_h, p->t_w, B, BO};
     nest ns;
     nest_open(e, &ns, 6, ext, n);
     lir_expr *v[6], *di[6], *si[7];
     for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
+    v[1] = chunk_oc(e, v[1]);
     ix_y_dram(e, v, di);
     ix_acc_sram(e, v, si);
     return nest_close(e, &ns, lir_store(F, e->y, di, lir_cast(F, LIR_I8, lir_load(F, e->acc, si))));
   }
-  copy c = {.nd = 4, .ext = {p->t_n, p->t_oc, p->t_h, p->t_w},
+  copy c = {.nd = 4, .ext = {p->t_n, e->qoc, p->t_h, p->t_w},
             .dst = {(int64_t)p->ob * p->oh * p->ow, (int64_t)p->oh * p->ow, p->ow, 1},
             .sst = {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_h * p->t_w, p->t_w, 1}};
   copy_plan(&c);
+  lir_expr *pb = MULI(e, e->a, p->acc_part);
+  if (e->tq) pb = ADD(e, pb, MULI(e, e->tq, (int64_t)e->qoc * p->t_h * p->t_w));
   dma_args a = {.mem = OVTA_MEM_OUT, .dram = e->y, .handle = VTA_BUF_Y, .sram = e->acc, .sram_lead = e->a,
-                .part_base = MULI(e, e->a, p->acc_part), .store = true};
-  lir_expr *org[4] = {MULI(e, e->tv[0], p->t_n), MULI(e, e->tv[1], p->t_oc), MULI(e, e->tv[2], p->t_h),
+                .part_base = pb, .store = true};
+  if (e->tq) a.sram_org[1] = MULI(e, e->tq, e->qoc);
+  lir_expr *org[4] = {MULI(e, e->tv[0], p->t_n), chunk_oc(e, MULI(e, e->tv[1], p->t_oc)), MULI(e, e->tv[2], p->t_h),
                       MULI(e, e->tv[3], p->t_w)};
   static const int dd[4] = {0, 1, 2, 3};
   return emit_dma(e, &c, &a, org, 4, dd, n);
@@ -499,7 +566,7 @@ static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
 }
 
 /* Kernel kinds (part of the key). */
-enum { K_TILE = 1, K_GEMM = 2, K_BIAS = 3 };
+enum { K_TILE = 1, K_GEMM = 2, K_BIAS = 3, K_REQ = 4 };
 
 /* Emit a folded kernel: host loops { kernel_begin(key); record {loop levels; uops}; pushes; end }.
  * base: flat dst/src/wgt bases; push(e) adds the GEMM/ALU pushes. */
@@ -516,8 +583,9 @@ static lir_stmt *emit_kernel(em *e, const fold *fo, lir_expr *const base[3], int
     for (int k = 0; k < 3; k++) b[k] = ADD(e, b[k], MULI(e, R(e, hn.v[i]), fo->h[i].f[k]));
     hidx = ADD(e, MULI(e, hidx, fo->h[i].ext), R(e, hn.v[i]));
   }
-  /* key: compile uid, kind, parts, host iteration */
-  lir_expr *key = ADD(e, I(e, (int64_t)(e->uid << 32 | (uint64_t)kind << 24)), ADD(e, MULI(e, parts, 1 << 20), hidx));
+  /* key: compile uid (bits 32..62), kind (28..31), parts (20..27: ACC/INP parts, for the bias
+   * copy of a shared bias also the output-channel tile), host iteration (0..19) */
+  lir_expr *key = ADD(e, I(e, (int64_t)(e->uid << 32 | (uint64_t)kind << 28)), ADD(e, MULI(e, parts, 1 << 20), hidx));
   lir_block rec;
   lir_block_init(&rec, F);
   for (int i = 0; i < fo->nl; i++) {
@@ -566,36 +634,86 @@ static void tile_loops(const vta_plan *p, aloop *l) {
 
 static const char *const an6[6] = {"an", "ao", "ah", "aw", "ab", "ai"};
 
-/* acc init: zero (schedule), GEMM reset (tensorize on). */
-static lir_stmt *emit_init(em *e) {
+/* The bias-copy kernel: the ACC tile as loops with src = the tile's bias element of its output
+ * channel block (bias_buf follows the tile in the ACC part). */
+static lir_stmt *emit_bias_kernel(em *e, lir_stmt *pushes) {
   const vta_plan *p = e->p;
-  int B = p->cfg.batch, BO = p->cfg.block_out;
-  if (e->st < VTA_S_TENSORIZE) {
-    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
-    nest ns;
-    nest_open(e, &ns, 6, ext, an6);
-    lir_expr *v[6], *si[7];
-    for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
-    ix_acc_sram(e, v, si);
-    return nest_close(e, &ns, lir_store(F, e->acc, si, lir_int(F, LIR_I32, 0)));
-  }
-  if (e->st < VTA_S_FOLD) {
-    int64_t ext[4] = {p->t_n, p->t_oc, p->t_h, p->t_w};
-    nest ns;
-    nest_open(e, &ns, 4, ext, an6);
-    lir_expr *v[6], *si[7];
-    for (int i = 0; i < 4; i++) v[i] = R(e, ns.v[i]);
-    v[4] = v[5] = I(e, 0);
-    ix_acc_sram(e, v, si);
-    lir_expr *a = lir_load(F, e->acc, si);
-    return nest_close(e, &ns, call(e, "ovta.gemm_reset", 1, &a));
-  }
   aloop l[4];
   tile_loops(p, l);
+  l[1].f[1] = 1; /* bias element per output-channel block */
+  fold fo;
+  fold_loops(l, 4, p->uop_budget, &fo);
+  if (p->bias_base >= 0) { /* src: the tile's first bias element in the shared region; one kernel per output-channel tile */
+    lir_expr *base[3] = {MULI(e, e->a, p->acc_part), ADD(e, I(e, p->bias_base), MULI(e, e->tv[1], p->t_oc)), I(e, 0)};
+    return emit_kernel(e, &fo, base, K_BIAS, ADD(e, e->a, MULI(e, e->tv[1], p->vt)), pushes);
+  }
+  int64_t acc_elems = (int64_t)p->t_n * p->t_oc * p->t_h * p->t_w;
+  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), ADD(e, MULI(e, e->a, p->acc_part), I(e, acc_elems)), I(e, 0)};
+  return emit_kernel(e, &fo, base, K_BIAS, e->a, pushes);
+}
+
+/* An immediate ALU program over the whole ACC tile (chunk: over the current chunk's output-channel
+ * blocks): one kernel (one micro-op, the region as loop levels). */
+static lir_stmt *emit_tile_alu(em *e, const alu_prog *ap, bool chunk) {
+  const vta_plan *p = e->p;
+  aloop l[4];
+  tile_loops(p, l);
+  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), I(e, 0), I(e, 0)};
+  int kind = K_TILE;
+  lir_expr *parts = e->a;
+  if (chunk && e->tq) {
+    l[1].ext = e->qoc;
+    base[0] = ADD(e, base[0], MULI(e, e->tq, (int64_t)e->qoc * p->t_h * p->t_w));
+    kind = K_REQ, parts = ADD(e, e->a, MULI(e, e->tq, p->vt));
+  }
   fold fo;
   fold_loops(l, 4, 1, &fo);
-  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), I(e, 0), I(e, 0)};
-  return emit_kernel(e, &fo, base, K_TILE, e->a, push_gemm(e, 1));
+  lir_block pushes;
+  lir_block_init(&pushes, F);
+  for (int i = 0; i < ap->n; i++) lir_block_add(&pushes, push_alu(e, ap->op[i], 1, ap->imm[i]));
+  return emit_kernel(e, &fo, base, kind, parts, lir_block_stmt(&pushes));
+}
+
+/* acc init = the value the reduction starts from: the bias (with the rounding constant folded in,
+ * vta_pack_bias) or the rounding constant. Scalar copy up to tensorize; inject-alu: ALU MOV with
+ * the bias as tensor operand (one read per element) or an immediate fill (init_alu). It replaces
+ * VTA's GEMM reset pass, bias add and rounding add. */
+static lir_stmt *emit_init(em *e) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BO = p->cfg.block_out;
+  alu_prog ap;
+  init_alu(op, &ap);
+  if (e->st < VTA_S_FOLD) {
+    bool scalar = e->st < VTA_S_ALU;
+    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+    nest ns;
+    nest_open(e, &ns, scalar ? 6 : 4, ext, an6);
+    lir_expr *v[6], *si[7];
+    for (int i = 0; i < ns.n; i++) v[i] = R(e, ns.v[i]);
+    if (!scalar) v[4] = v[5] = I(e, 0);
+    ix_acc_sram(e, v, si);
+    lir_expr *bias = NULL;
+    if (op->has_bias && p->bias_base >= 0) {
+      lir_expr *bi[3] = {ADD(e, MULI(e, e->tv[1], p->t_oc), v[1]), v[4], v[5]};
+      bias = lir_load(F, e->bias, bi);
+    } else if (op->has_bias) {
+      lir_expr *bi[4] = {e->a, v[1], v[4], v[5]};
+      bias = lir_load(F, e->bias, bi);
+    }
+    if (scalar)
+      return nest_close(e, &ns, lir_store(F, e->acc, si, bias ? bias : lir_int(F, LIR_I32, vta_requant_round(op))));
+    if (bias) {
+      lir_expr *args[2] = {lir_load(F, e->acc, si), bias};
+      return nest_close(e, &ns, call(e, alu_names[OVTA_ALU_MOV], 2, args));
+    }
+    lir_block in;
+    lir_block_init(&in, F);
+    for (int i = 0; i < ap.n; i++) lir_block_add(&in, alu_imm_call(e, lir_load(F, e->acc, si), ap.op[i], ap.imm[i]));
+    return nest_close(e, &ns, lir_block_stmt(&in));
+  }
+  if (op->has_bias) return emit_bias_kernel(e, push_alu(e, OVTA_ALU_MOV, 0, 0));
+  return emit_tile_alu(e, &ap, false);
 }
 
 static void gemm_loops(const vta_plan *p, aloop *l) {
@@ -645,77 +763,58 @@ static lir_stmt *emit_gemm(em *e) {
   return emit_kernel(e, &fo, base, K_GEMM, ADD(e, MULI(e, e->a, 2), e->pp), push_gemm(e, 0));
 }
 
-/* bias add and requantization */
+/* requantization after the reduction (the bias and rounding constant are in the initial value), of
+ * the tile's current chunk */
 static lir_stmt *emit_epilogue(em *e) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
   int B = p->cfg.batch, BO = p->cfg.block_out;
-  lir_block blk;
-  lir_block_init(&blk, F);
-  if (e->st < VTA_S_ALU) {
-    int64_t ext[6] = {p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
-    nest ns;
-    nest_open(e, &ns, 6, ext, an6);
-    lir_expr *v[6], *si[7];
-    for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
-    ix_acc_sram(e, v, si);
-    lir_expr *val = lir_load(F, e->acc, si);
-    if (op->has_bias) {
-      lir_expr *bi[4] = {e->a, v[1], v[4], v[5]};
-      val = lir_bin(F, LIR_ADD, val, lir_load(F, e->bias, bi));
-    }
-    return nest_close(e, &ns, lir_store(F, e->acc, si, requant_expr(e, val)));
-  }
-  int ops[4][2];
-  int nops = requant_alu(op, ops);
+  alu_prog ap;
+  requant_alu(op, &ap);
   if (e->st < VTA_S_FOLD) {
-    int64_t ext[4] = {p->t_n, p->t_oc, p->t_h, p->t_w};
+    bool scalar = e->st < VTA_S_ALU;
+    int64_t ext[6] = {p->t_n, e->qoc, p->t_h, p->t_w, B, BO};
     nest ns;
-    nest_open(e, &ns, 4, ext, an6);
+    nest_open(e, &ns, scalar ? 6 : 4, ext, an6);
     lir_expr *v[6], *si[7];
-    for (int i = 0; i < 4; i++) v[i] = R(e, ns.v[i]);
-    v[4] = v[5] = I(e, 0);
+    for (int i = 0; i < ns.n; i++) v[i] = R(e, ns.v[i]);
+    v[1] = chunk_oc(e, v[1]);
+    if (!scalar) v[4] = v[5] = I(e, 0);
     ix_acc_sram(e, v, si);
+    if (scalar) return nest_close(e, &ns, lir_store(F, e->acc, si, requant_expr(e, lir_load(F, e->acc, si))));
     lir_block in;
     lir_block_init(&in, F);
-    static const char *const names[5] = {"ovta.alu_min", "ovta.alu_max", "ovta.alu_add", "ovta.alu_shr", "ovta.alu_mul"};
-    if (op->has_bias) {
-      lir_expr *bi[4] = {e->a, v[1], I(e, 0), I(e, 0)};
-      lir_expr *args[2] = {lir_load(F, e->acc, si), lir_load(F, e->bias, bi)};
-      lir_block_add(&in, call(e, names[OVTA_ALU_ADD], 2, args));
-    }
-    for (int i = 0; i < nops; i++) {
-      lir_expr *args[2] = {lir_load(F, e->acc, si), lir_int(F, LIR_I32, ops[i][1])};
-      lir_block_add(&in, call(e, names[ops[i][0]], 2, args));
-    }
+    for (int i = 0; i < ap.n; i++) lir_block_add(&in, alu_imm_call(e, lir_load(F, e->acc, si), ap.op[i], ap.imm[i]));
     return nest_close(e, &ns, lir_block_stmt(&in));
   }
-  if (op->has_bias) {
-    aloop l[4];
-    tile_loops(p, l);
-    l[1].f[1] = 1; /* bias element per output-channel block */
-    fold fo;
-    fold_loops(l, 4, p->uop_budget, &fo);
-    int64_t acc_elems = (int64_t)p->t_n * p->t_oc * p->t_h * p->t_w;
-    lir_expr *base[3] = {MULI(e, e->a, p->acc_part), ADD(e, MULI(e, e->a, p->acc_part), I(e, acc_elems)), I(e, 0)};
-    lir_block_add(&blk, emit_kernel(e, &fo, base, K_BIAS, e->a, push_alu(e, OVTA_ALU_ADD, 0, 0)));
-  }
-  aloop l[4];
-  tile_loops(p, l);
-  fold fo;
-  fold_loops(l, 4, 1, &fo);
-  lir_expr *base[3] = {MULI(e, e->a, p->acc_part), I(e, 0), I(e, 0)};
-  lir_block pushes;
-  lir_block_init(&pushes, F);
-  for (int i = 0; i < nops; i++) lir_block_add(&pushes, push_alu(e, ops[i][0], 1, ops[i][1]));
-  lir_block_add(&blk, emit_kernel(e, &fo, base, K_TILE, e->a, lir_block_stmt(&pushes)));
-  return lir_block_stmt(&blk);
+  return emit_tile_alu(e, &ap, true);
 }
 
 /* ---------------------------------------------------------------- tiled program */
 
 static lir_stmt *dep(em *e, bool push, int from, int to) {
   return call2(e, nm(e, push ? "dep_push" : "dep_pop"), from, to);
+}
+
+/* A tile's requantization and store in nq output-channel chunks: compute hands each chunk to the
+ * store (one compute->store token each); the caller returns the ACC part after the last store. */
+static lir_stmt *emit_requant_store(em *e, int nq) {
+  const vta_plan *p = e->p;
+  bool deps = e->st >= VTA_S_DEPS;
+  lir_var *qv = nq > 1 ? lir_var_new(F, "tq", LIR_I64) : NULL;
+  e->tq = qv ? R(e, qv) : NULL;
+  e->qoc = p->t_oc / nq;
+  lir_block q;
+  lir_block_init(&q, F);
+  lir_block_add(&q, emit_epilogue(e));
+  if (deps) {
+    lir_block_add(&q, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+    lir_block_add(&q, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+  }
+  lir_block_add(&q, emit_store(e));
+  lir_stmt *qs = lir_block_stmt(&q);
+  e->tq = NULL, e->qoc = p->t_oc;
+  return qv ? lir_for(F, qv, I(e, 0), I(e, nq), LIR_FOR_SERIAL, qs) : qs;
 }
 
 static lir_stmt *emit_tiled(em *e) {
@@ -732,7 +831,9 @@ static lir_stmt *emit_tiled(em *e) {
     e->inp = lir_buf_new(F, "inp_buf", LIR_I8, 7, is, LIR_SCOPE_INP);
     e->wgt = lir_buf_new(F, "wgt_buf", LIR_I8, 7, ws, LIR_SCOPE_WGT);
     e->acc = lir_buf_new(F, "acc_buf", LIR_I32, 7, as, LIR_SCOPE_ACC);
-    if (op->has_bias) e->bias = lir_buf_new(F, "bias_buf", LIR_I32, 4, bs, LIR_SCOPE_ACC);
+    int64_t ball[3] = {p->ob, B, BO};
+    if (op->has_bias && p->bias_base >= 0) e->bias = lir_buf_new(F, "bias_buf", LIR_I32, 3, ball, LIR_SCOPE_ACC);
+    else if (op->has_bias) e->bias = lir_buf_new(F, "bias_buf", LIR_I32, 4, bs, LIR_SCOPE_ACC);
   }
   nest tn;
   int64_t text[4] = {p->nb / p->t_n, p->ob / p->t_oc, p->oh / p->t_h, p->ow / p->t_w};
@@ -749,7 +850,7 @@ static lir_stmt *emit_tiled(em *e) {
   lir_block t;
   lir_block_init(&t, F);
   if (deps) lir_block_add(&t, dep(e, false, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* ACC part free */
-  if (op->has_bias) lir_block_add(&t, emit_load_bias(e));
+  if (op->has_bias && p->bias_base < 0) lir_block_add(&t, emit_load_bias(e));
   lir_block_add(&t, emit_init(e));
   lir_block r;
   lir_block_init(&r, F);
@@ -765,17 +866,19 @@ static lir_stmt *emit_tiled(em *e) {
   lir_stmt *red = lir_block_stmt(&r);
   if (p->vt > 1) red = lir_attr(F, "virtual_thread", e->pp, red);
   lir_block_add(&t, lir_for(F, kv, I(e, 0), I(e, p->red_steps), LIR_FOR_SERIAL, red));
-  lir_block_add(&t, emit_epilogue(e));
-  if (deps) {
-    lir_block_add(&t, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-    lir_block_add(&t, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-  }
-  lir_block_add(&t, emit_store(e));
+  /* requantization and store; the last tile's in q_chunks output-channel chunks (its store is not
+   * hidden behind other work: chunked, only the last chunk's store is) */
+  lir_stmt *whole = emit_requant_store(e, 1);
+  if (p->q_chunks == 1) lir_block_add(&t, whole);
+  else if (p->tiles == 1) lir_block_add(&t, emit_requant_store(e, p->q_chunks));
+  else
+    lir_block_add(&t, lir_if(F, lir_bin(F, LIR_EQ, tile, I(e, p->tiles - 1)), emit_requant_store(e, p->q_chunks), whole));
   if (deps) lir_block_add(&t, dep(e, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
   lir_stmt *tb = lir_block_stmt(&t);
   if (p->vt > 1) tb = lir_attr(F, "virtual_thread", e->a, tb);
   lir_block top;
   lir_block_init(&top, F);
+  if (op->has_bias && p->bias_base >= 0) lir_block_add(&top, emit_load_bias(e)); /* the whole bias, once */
   if (deps)
     for (int v = 0; v < p->vt; v++) {
       lir_block_add(&top, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));

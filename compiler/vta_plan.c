@@ -39,6 +39,17 @@ int64_t vta_op_macs(const vta_op *op) {
   return (int64_t)op->n * op->o * vta_op_out_h(op) * vta_op_out_w(op) * op->c * op->kh * op->kw;
 }
 
+int32_t vta_requant_round(const vta_op *op) {
+  return op->shift >= 1 && op->shift <= 31 ? (int32_t)(1u << (op->shift - 1)) : 0;
+}
+
+bool vta_clip_imm(const vta_op *op, int32_t *imm) {
+  if (op->clip_min < -128 || op->clip_min > 127 || op->clip_max < -128 || op->clip_max > 127) return false;
+  int32_t v = (int32_t)(((uint32_t)op->clip_max & 0xffu) << 8 | ((uint32_t)op->clip_min & 0xffu));
+  *imm = v >= 32768 ? v - 65536 : v;
+  return true;
+}
+
 /* ---------------------------------------------------------------- knobs */
 
 int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
@@ -103,8 +114,11 @@ static void fill_sizes(vta_plan *p) {
   p->in_w = (p->t_w - 1) * op->stride_w + op->kw;
   p->inp_tile = p->t_n * p->t_ic * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
-  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (op->has_bias ? p->t_oc : 0);
+  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? p->ob : p->t_oc);
   p->red_steps = p->cb / p->t_ic;
+  p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
+  for (int q = 2; q <= 4 && p->t_n == 1; q++)
+    if (p->t_oc % q == 0) p->q_chunks = q;
   p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
 }
 
@@ -113,14 +127,60 @@ static bool fits(const vta_plan *p) {
          p->t_n * p->t_oc * p->t_h <= 16383 && p->t_w <= 16383;
 }
 
+/* Estimated cycles of a tiling, on the RTL's timing (hw/rtl, tsim): a DMA moves one bus beat per
+ * cycle plus ~40 cycles per instruction (read latency), a store also ~2 per row; a GEMM micro-op
+ * takes one cycle, an ALU pass one cycle per ACC element with an immediate and two with a tensor
+ * operand (the MOV of the bias: one ACC read port), ~4 cycles between compute instructions.
+ * Per reduction step: load L (INP + WGT), GEMM G; per tile: ALU init I (+ its bias load when the
+ * bias is not held for the whole op), requantization Q and store S (the last tile's in q_chunks
+ * parts, each store after its part of Q). The three modules are simulated
+ * in program order with the token rules of insert-deps: the load of step s waits for the GEMM of
+ * step s - vt (its INP/WGT part), a tile's init for the store of tile t - vt (its ACC part), each
+ * GEMM for its load, each store for its tile's requantization. Ties go to fewer DRAM bytes and
+ * instructions. */
 static double cost(const vta_plan *p) {
   const ovta_config *c = &p->cfg;
+  const vta_op *op = &p->op;
+  double bus = c->axi_data_bits / 8.0;
+  double te = (double)p->t_n * p->t_oc * p->t_h * p->t_w; /* ACC elements of a tile */
   double steps = (double)p->tiles * p->red_steps;
-  double bytes = steps * ((double)p->inp_tile * c->inp_bytes + (double)p->wgt_tile * c->wgt_bytes);
-  double pad_or_split = (p->in_w != p->op.w || p->in_h != p->op.h || p->in_rs > 1) ? 1 : 0;
-  double ld = steps * ((pad_or_split ? (double)p->t_n * p->t_ic : (double)p->t_n) + 1);
-  double insns = ld + steps * 2 + (double)p->tiles * (6 + (double)p->t_n * p->t_oc);
-  return bytes + 64.0 * insns;
+  bool pad_or_split = p->in_w != op->w || p->in_h != op->h || p->in_rs > 1;
+  double nld = (pad_or_split ? (double)p->t_n * p->t_ic : (double)p->t_n) + 1;
+  double step_bytes = (double)p->inp_tile * c->inp_bytes + (double)p->wgt_tile * c->wgt_bytes;
+  double L = step_bytes / bus + 40 * nld;
+  double G = te * p->t_ic * op->kh * op->kw + 4;
+  int32_t clp;
+  int nreq = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2);
+  double I = (op->has_bias ? 2 * te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
+  if (op->has_bias && p->bias_base < 0) I += p->t_oc * c->acc_bytes / bus + 40;
+  double Q = te * nreq + 4 * nreq;
+  double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
+  double S = te * c->out_bytes / bus + 2 * rows + 40;
+  double insns = steps * (nld + 2) + (double)p->tiles * (6 + (double)p->t_n * p->t_oc);
+  double tie = 1e-3 * (steps * step_bytes + 64.0 * insns);
+  int vt = p->vt;
+  if (steps > 200000) /* closed form for huge step counts: the busier module plus fill and drain */
+    return (steps * (vt > 1 && L > G ? L : G + (vt > 1 ? 0 : L)) + (double)p->tiles * (I + Q)) + L + S + tie;
+  /* ring buffers of the last vt finish times: GEMM per step, store per tile */
+  double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0;
+  int64_t s = 0;
+  for (int64_t t = 0; t < p->tiles; t++) {
+    double start = s_end[t % vt] > cp ? s_end[t % vt] : cp; /* init: ACC part free */
+    cp = start + I;
+    for (int k = 0; k < p->red_steps; k++, s++) {
+      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
+      ld = lstart + L;
+      cp = (ld > cp ? ld : cp) + G;
+      g_end[s % vt] = cp;
+    }
+    int nq = t == p->tiles - 1 ? p->q_chunks : 1; /* the last tile in chunks, each stored after its part */
+    for (int q = 0; q < nq; q++) {
+      cp += Q / nq + (nq > 1 ? 40 : 0);
+      st = (cp > st ? cp : st) + S / nq + (nq > 1 ? 40 : 0);
+    }
+    s_end[t % vt] = st;
+  }
+  return st + tie;
 }
 
 int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p, ovta_error *err);
@@ -149,10 +209,6 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding above 15 (DMA padding limit)", nm);
   if (op->pad_t >= op->kh || op->pad_b >= op->kh || op->pad_l >= op->kw || op->pad_r >= op->kw)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding as large as the kernel (a tile could lie in the padding)", nm);
-  if (op->shift >= 16 && op->shift <= 31)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
-                     "%s: shift %d: the rounding constant 2^%d does not fit the ALU's 16-bit immediate", nm,
-                     op->shift, op->shift - 1);
   if (op->shift < -32768 || op->shift > 32767 || op->clip_min < -32768 || op->clip_max > 32767 ||
       op->clip_min > op->clip_max)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: shift/clip outside the ALU's 16-bit immediates", nm);
@@ -164,6 +220,10 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   p->inp_part = cfg->inp_depth / p->vt;
   p->wgt_part = cfg->wgt_depth / p->vt;
   p->acc_part = cfg->acc_depth / p->vt;
+  /* the whole bias at the end of the ACC, loaded once, when small: saves one ACC load per tile,
+   * which runs in the compute module and competes for the bus with the INP/WGT loads (the uop
+   * kernel keys number the output-channel tiles up to 255 with the ACC part) */
+  p->bias_base = op->has_bias && p->ob * p->vt <= 255 && p->ob <= p->acc_part / 4 ? cfg->acc_depth - p->ob : -1;
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
   if (p->uop_budget < 1) p->uop_budget = 1;
 
@@ -255,8 +315,9 @@ void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw) {
 
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb) {
   int B = p->cfg.batch, BO = p->cfg.block_out;
+  uint32_t rnd = (uint32_t)vta_requant_round(&p->op);
   for (int o = 0; o < p->op.o; o++)
-    for (int r = 0; r < B; r++) pb[((size_t)(o / BO) * B + r) * BO + o % BO] = b[o];
+    for (int r = 0; r < B; r++) pb[((size_t)(o / BO) * B + r) * BO + o % BO] = (int32_t)((uint32_t)b[o] + rnd);
 }
 
 void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y) {

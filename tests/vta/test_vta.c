@@ -115,9 +115,15 @@ static void run_op(const char *backend, const char *cfgname, const vta_op *op, i
     assert_int_equal(dc.gemm_uops, cnt.gemm_uops);
     assert_int_equal(dc.alu_uops, cnt.alu_uops);
   }
+  /* GEMM micro-ops are MAC blocks only (no reset pass: the ALU MOV starts each accumulator from
+   * the bias); the ALU runs per output element the init (MOV; bias-free with shift 16..31: MOV 1
+   * and a left shift), SHR (shift != 0) and CLP (int8 bounds, else MAX + MIN) */
   int64_t macs_blocks = vta_op_macs(op) / ((int64_t)cfg.batch * cfg.block_in * cfg.block_out);
-  int64_t resets = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow;
-  assert_int_equal((int64_t)cnt.gemm_uops, macs_blocks + resets);
+  int64_t outs = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow;
+  assert_int_equal((int64_t)cnt.gemm_uops, macs_blocks);
+  bool i8clip = op->clip_min >= -128 && op->clip_max <= 127;
+  int passes = (!op->has_bias && op->shift >= 16 && op->shift <= 31 ? 2 : 1) + (op->shift != 0) + (i8clip ? 1 : 2);
+  assert_int_equal((int64_t)cnt.alu_uops, outs * passes);
   ovta_rt_destroy(rt);
   ovta_dev_close(dev);
   vta_kernel_free(kern);
@@ -194,6 +200,14 @@ static void test_dense(void **st) {
       vta_op_dense(&op, "mm", 32 * cfg.batch, 64, 96);
       op.shift = 8, op.clip_min = -100, op.clip_max = 100;
       every_backend(*c, &op, vt, NULL);
+      /* 2048 outputs: too many bias elements to hold for the whole op, each tile loads its own */
+      vta_op_dense(&op, "wide", 2 * cfg.batch, 64, 2048);
+      op.has_bias = true, op.shift = 7;
+      ovta_error err2 = {0};
+      vta_plan p;
+      OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 2}, &p, &err2), err2);
+      assert_true(p.bias_base < 0);
+      every_backend(*c, &op, vt, NULL);
     }
   }
 }
@@ -244,7 +258,12 @@ static void test_unsupported(void **st) {
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
   assert_non_null(strstr(err.msg, "odd"));
   vta_op_conv(&op, "sh", 1, 16, 8, 8, 16, 3, 1, 1);
-  op.shift = 20;
+  op.shift = 20; /* fine since the rounding constant is the ACC's initial value (not an ADD immediate) */
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  op.shift = 40000; /* the SHR immediate is 16 bits */
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "16-bit immediates"));
+  op.shift = 3, op.clip_min = -40000;
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
   vta_op_conv(&op, "pad", 1, 16, 8, 8, 16, 3, 1, 16);
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
@@ -252,47 +271,58 @@ static void test_unsupported(void **st) {
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EINVAL);
 }
 
-/* negative and large shifts, clip ranges: the ALU program matches the reference semantics */
+/* negative and large shifts, clip ranges, with and without bias: the ALU program (MOV init, SHR,
+ * CLP or MAX + MIN) matches the reference semantics; 1 and 2 virtual threads */
 static void test_requant_edges(void **st) {
   (void)st;
-  int shifts[] = {0, 1, 15, 32, -1};
-  for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++) {
-    vta_op op;
-    vta_op_dense(&op, "rq", 16, 32, 32);
-    op.shift = shifts[i];
-    op.clip_min = -128, op.clip_max = 127;
-    ovta_error err = {0};
-    ovta_config cfg;
-    OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-    vta_plan p;
-    OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
-    vta_kernel *k;
-    OVTA_ASSERT_OK(vta_compile(&p, NULL, NULL, &k, &err), err);
-    /* run and compare with vta_reference (shift semantics of isa/ISA.md SHR) */
-    size_t nx = vta_x_bytes(&p), nw = vta_w_bytes(&p), ny = vta_y_bytes(&p);
-    int8_t x[16 * 32], w[32 * 32], px[16 * 32], pw[32 * 32], py[16 * 32], y[16 * 32], ref[16 * 32];
-    fill(x, nx, 5), fill(w, nw, 6);
-    vta_reference(&op, x, w, NULL, ref);
-    vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw);
-    ovta_dev *dev;
-    OVTA_ASSERT_OK(ovta_dev_open("fsim", &cfg, NULL, &dev, &err), err);
-    ovta_buf *b[VTA_BUF_COUNT] = {0};
-    OVTA_ASSERT_OK(ovta_buf_alloc(dev, nx, &b[0], &err), err);
-    OVTA_ASSERT_OK(ovta_buf_alloc(dev, nw, &b[1], &err), err);
-    OVTA_ASSERT_OK(ovta_buf_alloc(dev, ny, &b[3], &err), err);
-    OVTA_ASSERT_OK(ovta_buf_write(b[0], 0, px, nx, &err), err);
-    OVTA_ASSERT_OK(ovta_buf_write(b[1], 0, pw, nw, &err), err);
-    ovta_rt *rt;
-    OVTA_ASSERT_OK(ovta_rt_create(dev, NULL, &rt, &err), err);
-    OVTA_ASSERT_OK(vta_kernel_issue(k, rt, b, &err), err);
-    OVTA_ASSERT_OK(ovta_rt_synchronize(rt, 60000, &err), err);
-    OVTA_ASSERT_OK(ovta_buf_read(b[3], 0, py, ny, &err), err);
-    vta_unpack_y(&p, py, y);
-    assert_memory_equal(y, ref, ny);
-    ovta_rt_destroy(rt);
-    ovta_dev_close(dev);
-    vta_kernel_free(k);
-  }
+  static const int shifts[] = {0, 1, 12, 15, 16, 20, 31, 32, 40, -1, -5, -40};
+  static const int clips[][2] = {{-128, 127}, {0, 127}, {-20, 90}, {-300, 300}, {-1000, 5}};
+  for (size_t i = 0; i < sizeof shifts / sizeof shifts[0]; i++)
+    for (size_t c = 0; c < sizeof clips / sizeof clips[0]; c++)
+      for (int bias = 0; bias < 2; bias++) {
+        vta_op op;
+        vta_op_dense(&op, "rq", 16, 32, 32);
+        op.shift = shifts[i], op.has_bias = bias;
+        op.clip_min = clips[c][0], op.clip_max = clips[c][1];
+        ovta_error err = {0};
+        ovta_config cfg;
+        OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+        vta_plan p;
+        OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 1 + (int)(i % 2)}, &p, &err), err);
+        vta_kernel *k;
+        OVTA_ASSERT_OK(vta_compile(&p, NULL, NULL, &k, &err), err);
+        /* run and compare with vta_reference (shift semantics of isa/ISA.md SHR); biases large
+         * enough for every shift to matter, the rounding constant folded in by the packing */
+        size_t nx = vta_x_bytes(&p), nw = vta_w_bytes(&p), ny = vta_y_bytes(&p), nb = vta_bias_bytes(&p);
+        int8_t x[16 * 32], w[32 * 32], px[16 * 32], pw[32 * 32], py[16 * 32], y[16 * 32], ref[16 * 32];
+        int32_t b[32], pb[32];
+        assert_true(nb <= sizeof pb);
+        fill(x, nx, 5), fill(w, nw, 6);
+        for (int o = 0; o < 32; o++) b[o] = o * 70001 - 1100000 + (o == 7 ? INT32_MAX - 2000000 : 0);
+        vta_reference(&op, x, w, bias ? b : NULL, ref);
+        vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);
+        ovta_dev *dev;
+        OVTA_ASSERT_OK(ovta_dev_open("fsim", &cfg, NULL, &dev, &err), err);
+        ovta_buf *bf[VTA_BUF_COUNT] = {0};
+        OVTA_ASSERT_OK(ovta_buf_alloc(dev, nx, &bf[0], &err), err);
+        OVTA_ASSERT_OK(ovta_buf_alloc(dev, nw, &bf[1], &err), err);
+        OVTA_ASSERT_OK(ovta_buf_alloc(dev, nb, &bf[2], &err), err);
+        OVTA_ASSERT_OK(ovta_buf_alloc(dev, ny, &bf[3], &err), err);
+        OVTA_ASSERT_OK(ovta_buf_write(bf[0], 0, px, nx, &err), err);
+        OVTA_ASSERT_OK(ovta_buf_write(bf[1], 0, pw, nw, &err), err);
+        OVTA_ASSERT_OK(ovta_buf_write(bf[2], 0, pb, nb, &err), err);
+        if (!bias) ovta_buf_free(bf[2]), bf[2] = NULL; /* a bias-free op reads no bias buffer */
+        ovta_rt *rt;
+        OVTA_ASSERT_OK(ovta_rt_create(dev, NULL, &rt, &err), err);
+        OVTA_ASSERT_OK(vta_kernel_issue(k, rt, bf, &err), err);
+        OVTA_ASSERT_OK(ovta_rt_synchronize(rt, 60000, &err), err);
+        OVTA_ASSERT_OK(ovta_buf_read(bf[3], 0, py, ny, &err), err);
+        vta_unpack_y(&p, py, y);
+        if (memcmp(y, ref, ny)) fail_msg("shift %d clip %d..%d bias %d: differs", op.shift, op.clip_min, op.clip_max, bias);
+        ovta_rt_destroy(rt);
+        ovta_dev_close(dev);
+        vta_kernel_free(k);
+      }
 }
 
 int main(void) {

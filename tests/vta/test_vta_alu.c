@@ -16,6 +16,7 @@ static void ref_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *
   for (size_t i = 0; i < (size_t)op->n * op->c * op->h * op->w; i++) {
     int64_t v = (int64_t)a[i] * (1 << op->shift_a) + (int64_t)b[i] * (1 << op->shift_b); /* small: no wrap */
     if (op->shift > 0) v = (v + (1 << (op->shift - 1))) >> op->shift; /* arithmetic (floor) */
+    if (op->shift < 0) v *= 1 << -op->shift;
     v = v < op->clip_min ? op->clip_min : v > op->clip_max ? op->clip_max : v;
     y[i] = (int8_t)v;
   }
@@ -115,6 +116,16 @@ static void test_add(void **st) {
     op.clip_min = 0;
     vta_knobs k = {.t_w = 7}; /* 50 (batch2: 25) elements in tiles of 7: a remainder tile */
     check("fsim", *cf, &op, &k);
+    /* where the rounding constant goes: into a's fill (above), b's fill (shift_a >= shift), a
+     * separate ALU ADD (both input shifts >= shift); no rounding (shift 0, negative); the clip
+     * as CLP (int8 bounds) or MAX + MIN (bounds outside int8: the low byte wraps) */
+    static const int cases[][5] = {{3, 0, 2, -128, 127}, {4, 3, 2, -50, 60}, {0, 0, 0, -128, 127},
+                                   {0, 1, -1, -300, 300}, {2, 2, 15, -1, 1}, {1, 0, 3, -200, 100}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      vta_op_add(&op, "add_chain", 2, 16, 3, 5, cases[i][0], cases[i][1], cases[i][2]);
+      op.clip_min = cases[i][3], op.clip_max = cases[i][4];
+      check("fsim", *cf, &op, NULL);
+    }
   }
 }
 
