@@ -129,8 +129,9 @@ static bool fits(const vta_plan *p) {
 
 /* Estimated cycles of a tiling, on the RTL's timing (hw/rtl, tsim): a DMA moves one bus beat per
  * cycle plus ~40 cycles per instruction (read latency), a store also ~2 per row; a GEMM micro-op
- * takes one cycle, an ALU pass one cycle per ACC element with an immediate and two with a tensor
- * operand (the MOV of the bias: one ACC read port), ~4 cycles between compute instructions.
+ * takes one cycle, an ALU pass one cycle per ACC element (the ACC SRAM has two read ports, so a
+ * tensor operand such as the MOV of the bias costs no extra cycle), ~4 cycles between compute
+ * instructions.
  * Per reduction step: load L (INP + WGT), GEMM G; per tile: ALU init I (+ its bias load when the
  * bias is not held for the whole op), requantization Q and store S (the last tile's in q_chunks
  * parts, each store after its part of Q). The three modules are simulated
@@ -151,7 +152,7 @@ static double cost(const vta_plan *p) {
   double G = te * p->t_ic * op->kh * op->kw + 4;
   int32_t clp;
   int nreq = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2);
-  double I = (op->has_bias ? 2 * te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
+  double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += p->t_oc * c->acc_bytes / bus + 40;
   double Q = te * nreq + 4 * nreq;
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
