@@ -14,16 +14,14 @@
 # Usage: tests/bad/run.sh [PATH/TO/ovta]. Prints cmocka-style lines.
 set -u
 cd "$(dirname "$0")/cases" || exit 1
+. ../../lib.sh
 OVTA=$(realpath "${1:-../../../build/ovta}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-passed=0; failed=0; names=()
 echo "[==========] Running the bad-input catalogue ($(ls | grep -vc '\.expect$') cases)."
 for f in *; do
   case $f in *.expect) continue ;; esac
   exp=$f.expect
   if [ ! -f "$exp" ]; then
-    echo "[  FAILED  ] $f: no $exp"; failed=$((failed + 1)); names+=("$f"); continue
+    echo "[  FAILED  ] $f: no $exp"; failed=$((failed + 1)); failed_names+=("$f"); continue
   fi
   cmd=$(sed -n 's/^cmd: //p' "$exp"); want_rc=$(sed -n 's/^exit: //p' "$exp"); want=$(sed -n 's/^error: //p' "$exp")
   cmd=${cmd//\{tmp\}/$T/tmp}
@@ -41,16 +39,10 @@ for f in *; do
   elif [ "$n" -ne 1 ]; then why="$n error lines"
   elif [[ "$first" != "ovta: error: $want"* ]]; then why="got '$first'"
   fi
-  if [ -z "$why" ]; then echo "[       OK ] $f"; passed=$((passed + 1))
+  if [ -z "$why" ]; then ok "$f"
   else
     echo "[  FAILED  ] $f: $why"; echo "  expected: ovta: error: $want"; head -c 600 "$T/err" | sed 's/^/  stderr: /'
-    failed=$((failed + 1)); names+=("$f")
+    failed=$((failed + 1)); failed_names+=("$f")
   fi
 done
-echo "[==========] $((passed + failed)) case(s) run."
-echo "[  PASSED  ] $passed test(s)."
-if [ $failed -gt 0 ]; then
-  echo "[  FAILED  ] $failed test(s), listed below:"
-  for n in "${names[@]}"; do echo "[  FAILED  ] $n"; done
-  exit 1
-fi
+finish
