@@ -15,112 +15,23 @@
 #include <unistd.h>
 
 #include "ovta_test.h"
-#include "fsim/prog.h"
+#include "fsim/against.h"
 #include "ovta_vboard.h"
 
 /* ---------------------------------------------------------------- 1. fsim vs vboard */
 
-#define MAXB 12
-typedef struct outcome {
-  int rc;
-  char msg[768];
-  uint8_t *dram[MAXB];
-  size_t size[MAXB];
-  int n;
-  ovta_counters k;
-} outcome;
-
-typedef struct bset {
-  ovta_buf *b[MAXB];
-  int n;
-} bset;
-
-static ovta_buf *keep(bset *s, ovta_buf *b) {
-  assert_true(s->n < MAXB);
-  s->b[s->n++] = b;
-  return b;
-}
-
-static ovta_buf *random_buf(tprog *p, bset *s, size_t n, uint64_t *seed) {
-  uint8_t *d = malloc(n);
-  for (size_t i = 0; i < n; i++) d[i] = (uint8_t)tp_rand(seed);
-  ovta_buf *b = tp_buf_from(p, d, n);
-  free(d);
-  return keep(s, b);
-}
-
-typedef void (*builder)(tprog *p, bset *s, int variant);
-
-static void run_one(const char *backend, const char *config, builder fn, int variant, outcome *o) {
-  tprog p;
-  bset s = {0};
-  tp_open(&p, backend, config, 0);
-  fn(&p, &s, variant);
-  o->rc = tp_run(&p, 120000);
-  snprintf(o->msg, sizeof o->msg, "%s", p.err.msg);
-  o->n = s.n;
-  for (int i = 0; i < s.n; i++) {
-    o->size[i] = s.b[i]->size;
-    o->dram[i] = tp_read(&p, s.b[i], 0, s.b[i]->size);
-  }
-  ovta_dev_counters(p.dev, &o->k);
-  tp_close(&p);
-}
-
-static long index_in(const char *msg) {
-  const char *s = strstr(msg, "instruction ");
-  return s ? strtol(s + 12, NULL, 10) : -1;
-}
-
-static void against_fsim(builder fn, int variant, int expect_rc) {
-  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
-    outcome f = {0}, v = {0};
-    run_one("fsim", *cf, fn, variant, &f);
-    run_one("vboard", *cf, fn, variant, &v);
-    if (f.rc != expect_rc) fail_msg("%s variant %d: fsim gave %s: %s", *cf, variant, ovta_rc_name(f.rc), f.msg);
-    if (v.rc != f.rc)
-      fail_msg("%s variant %d: fsim %s (%s) but vboard %s (%s)", *cf, variant, ovta_rc_name(f.rc), f.msg,
-               ovta_rc_name(v.rc), v.msg);
-    if (f.rc == OVTA_EINSN && index_in(v.msg) != index_in(f.msg))
-      fail_msg("%s variant %d: fsim '%s' but vboard '%s'", *cf, variant, f.msg, v.msg);
-    assert_int_equal(v.n, f.n);
-    for (int i = 0; i < f.n; i++)
-      for (size_t j = 0; j < f.size[i]; j++)
-        if (f.dram[i][j] != v.dram[i][j])
-          fail_msg("%s variant %d: buffer %d byte %zu: fsim %02x vboard %02x", *cf, variant, i, j, f.dram[i][j],
-                   v.dram[i][j]);
-    if (f.rc == OVTA_OK) {
-      assert_int_equal(v.k.insns_load, f.k.insns_load);
-      assert_int_equal(v.k.insns_compute, f.k.insns_compute);
-      assert_int_equal(v.k.insns_store, f.k.insns_store);
-      assert_int_equal(v.k.gemm_uops, f.k.gemm_uops);
-      assert_int_equal(v.k.alu_uops, f.k.alu_uops);
-      assert_int_equal(v.k.bytes_written, f.k.bytes_written);
-      for (int m = 0; m < OVTA_MEM_COUNT; m++) assert_int_equal(v.k.bytes_read[m], f.k.bytes_read[m]);
-      assert_true(v.k.cycles > 0);
-    }
-    for (int i = 0; i < f.n; i++) free(f.dram[i]), free(v.dram[i]);
-  }
-}
-
-/* Store OUT [0, n) four times with SHR 8 in between (all 32 accumulator bits reach DRAM), then
- * FINISH. The instruction before pushes C2S. */
-static void store_all_bits(tprog *p, ovta_buf *out, uint32_t n) {
-  for (uint32_t k = 0; k < 4; k++) {
-    if (k) tp_deps(tp_alu(p, OVTA_ALU_SHR, 1, 8, 0, 1, n, 1, 1), 0, 1, 0, 1);
-    tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, (size_t)k * n * p->cfg->out_bytes), 1, n, n), 1, 0, 1, 0);
-  }
-  tp_deps(tp_finish(p), 0, 1, 0, 0);
+static void against_fsim(tp_builder fn, int variant, int expect_rc) {
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) tp_against_fsim("vboard", *cf, fn, variant, NULL, expect_rc);
 }
 
 /* GEMM: INP/WGT loads with tokens both ways, accumulation chains, outer/inner loops, a reset.
  * variant 0/1: different data and uop orders. */
-static void build_gemm(tprog *p, bset *s, int variant) {
+static void build_gemm(tprog *p, tp_bufs *s, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 1234 + (uint64_t)variant;
   enum { NI = 6, NW = 3, NO = 4 };
-  ovta_buf *x = random_buf(p, s, NI * (size_t)c->inp_bytes, &seed);
-  ovta_buf *w = random_buf(p, s, NW * (size_t)c->wgt_bytes, &seed);
+  ovta_buf *x = tp_rand_buf(p, s, NI * (size_t)c->inp_bytes, &seed);
+  ovta_buf *w = tp_rand_buf(p, s, NW * (size_t)c->wgt_bytes, &seed);
   ovta_uop u[7];
   memset(u, 0, sizeof u);
   int nu = 1;
@@ -129,8 +40,8 @@ static void build_gemm(tprog *p, bset *s, int variant) {
       int kk = variant ? 2 - k : k;
       u[nu].dst_idx = (uint32_t)d, u[nu].src_idx = (uint32_t)(d + kk), u[nu].wgt_idx = (uint32_t)kk, nu++;
     }
-  ovta_buf *ub = keep(s, tp_uops(p, u, (size_t)nu));
-  ovta_buf *out = keep(s, tp_buf(p, 4 * NO * (size_t)c->out_bytes));
+  ovta_buf *ub = tp_keep(s, tp_uops(p, u, (size_t)nu));
+  ovta_buf *out = tp_keep(s, tp_buf(p, 4 * NO * (size_t)c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, (uint32_t)nu, (uint32_t)nu);
   tp_load(p, OVTA_MEM_INP, 0, tp_elem(p, x, OVTA_MEM_INP, 0), 2, NI / 2, NI / 2);
   tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, NW, NW), 0, 0, 0, 1);
@@ -138,16 +49,16 @@ static void build_gemm(tprog *p, bset *s, int variant) {
   tp_deps(tp_load(p, OVTA_MEM_INP, NI, tp_elem(p, x, OVTA_MEM_INP, 0), 1, NI, NI), 0, 1, 0, 1);
   tp_deps(tp_gemm(p, 0, 1, (uint32_t)nu, 2, 1, 2, 0, 2, 0, 0, 0), 1, 0, 0, 0);
   tp_deps(tp_gemm(p, 0, 1, (uint32_t)nu, 1, 2, 0, 1, 0, 1, 0, 0), 0, 0, 0, 1);
-  store_all_bits(p, out, NO);
+  tp_store_words(p, out, NO, 0);
 }
 
 /* ALU: op = variant % 5, immediate (variant < 5) or vector-vector on random accumulators. */
-static void build_alu(tprog *p, bset *s, int variant) {
+static void build_alu(tprog *p, tp_bufs *s, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 77 + (uint64_t)variant;
   enum { N = 3 };
   uint32_t op = (uint32_t)(variant % 5);
-  ovta_buf *a = random_buf(p, s, 2 * N * (size_t)c->acc_bytes, &seed);
+  ovta_buf *a = tp_rand_buf(p, s, 2 * N * (size_t)c->acc_bytes, &seed);
   if (op == OVTA_ALU_SHR) { /* shift amounts in -36..36 */
     size_t nw = N * (size_t)c->acc_bytes / 4;
     int32_t *v = malloc(nw * 4);
@@ -157,8 +68,8 @@ static void build_alu(tprog *p, bset *s, int variant) {
   }
   ovta_uop u[2] = {{0}};
   u[1].dst_idx = 0, u[1].src_idx = N;
-  ovta_buf *ub = keep(s, tp_uops(p, u, 2));
-  ovta_buf *out = keep(s, tp_buf(p, 4 * N * (size_t)c->out_bytes));
+  ovta_buf *ub = tp_keep(s, tp_uops(p, u, 2));
+  ovta_buf *out = tp_keep(s, tp_buf(p, 4 * N * (size_t)c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 2, 2);
   tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, a, OVTA_MEM_ACC, 0), 1, 2 * N, 2 * N);
   if (variant < 5) {
@@ -169,21 +80,21 @@ static void build_alu(tprog *p, bset *s, int variant) {
     tp_alu(p, op, 0, 0, 1, 2, N, 1, 1);
   }
   tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 0, 0, 1, 1, 0, 0), 0, 0, 0, 1);
-  store_all_bits(p, out, N);
+  tp_store_words(p, out, N, 0);
 }
 
 /* Padded INP (through a GEMM) and ACC loads. */
-static void build_pad(tprog *p, bset *s, int variant) {
+static void build_pad(tprog *p, tp_bufs *s, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 31 + (uint64_t)variant;
   uint32_t y0 = (uint32_t)variant & 1, y1 = (uint32_t)variant >> 1 & 1, x0 = 1 + (uint32_t)variant % 2, x1 = 2;
   uint32_t rows = 2, cols = 2, W = x0 + cols + x1, total = (y0 + rows + y1) * W;
-  ovta_buf *x = random_buf(p, s, rows * 3 * (size_t)c->inp_bytes, &seed);
-  ovta_buf *w = random_buf(p, s, (size_t)c->wgt_bytes, &seed);
-  ovta_buf *a = random_buf(p, s, rows * 3 * (size_t)c->acc_bytes, &seed);
+  ovta_buf *x = tp_rand_buf(p, s, rows * 3 * (size_t)c->inp_bytes, &seed);
+  ovta_buf *w = tp_rand_buf(p, s, (size_t)c->wgt_bytes, &seed);
+  ovta_buf *a = tp_rand_buf(p, s, rows * 3 * (size_t)c->acc_bytes, &seed);
   ovta_uop u[1] = {{0}};
-  ovta_buf *ub = keep(s, tp_uops(p, u, 1));
-  ovta_buf *out = keep(s, tp_buf(p, 2 * total * (size_t)c->out_bytes));
+  ovta_buf *ub = tp_keep(s, tp_uops(p, u, 1));
+  ovta_buf *out = tp_keep(s, tp_buf(p, 2 * total * (size_t)c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 1, 1);
   tp_pad(tp_load(p, OVTA_MEM_INP, 0, tp_elem(p, x, OVTA_MEM_INP, 0), rows, cols, 3), y0, y1, x0, x1);
   tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, 1, 1), 0, 0, 0, 1);
@@ -198,10 +109,10 @@ static void build_pad(tprog *p, bset *s, int variant) {
 }
 
 /* Errors: 0 dst index out of range at 3; 1 unknown opcode at 2; 2 deadlock; 3 no FINISH. */
-static void build_err(tprog *p, bset *s, int variant) {
+static void build_err(tprog *p, tp_bufs *s, int variant) {
   const ovta_config *c = p->cfg;
   ovta_uop u[1] = {{0}};
-  ovta_buf *ub = keep(s, tp_uops(p, u, 1));
+  ovta_buf *ub = tp_keep(s, tp_uops(p, u, 1));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 1, 1);
   tp_gemm(p, 1, 0, 1, 2, 1, 1, 0, 0, 0, 0, 0);
   switch (variant) {

@@ -13,42 +13,10 @@
 #include <unistd.h>
 
 #include "ovta_test.h"
-#include "fsim/prog.h"
+#include "fsim/against.h"
 #include "tsim.h"
 
 /* ---------------------------------------------------------------- fsim vs tsim */
-
-#define MAXB 16
-typedef struct bufs {
-  ovta_buf *b[MAXB];  /* every buffer of the program, in allocation order */
-  int n;              /* count */
-} bufs;
-
-static ovta_buf *add_buf(bufs *bs, ovta_buf *b) {
-  assert_true(bs->n < MAXB);
-  bs->b[bs->n++] = b;
-  return b;
-}
-
-/* A random int8 buffer of n bytes. */
-static ovta_buf *rand_buf(tprog *p, bufs *bs, size_t n, uint64_t *seed) {
-  uint8_t *d = malloc(n);
-  for (size_t i = 0; i < n; i++) d[i] = (uint8_t)tp_rand(seed);
-  ovta_buf *b = tp_buf_from(p, d, n);
-  free(d);
-  return add_buf(bs, b);
-}
-
-typedef void (*build_fn)(tprog *p, bufs *bs, int variant);
-
-typedef struct outcome {
-  int rc;                 /* run result */
-  char msg[768];          /* its message */
-  uint8_t *dram[MAXB];    /* every buffer after the run */
-  size_t size[MAXB];
-  int n;
-  ovta_counters k;        /* counters */
-} outcome;
 
 /* The configs of the fsim-vs-tsim tests: ovta_test_configs() and the wide-bus configs. */
 static const char *const *tsim_configs(void) {
@@ -83,85 +51,20 @@ static int run_skip(tprog *p, uint32_t timeout_ms) {
   return ovta_dev_run(p->dev, p->stream->phys + 16 * (uint64_t)g_skip, (uint32_t)p->n, timeout_ms, &p->err);
 }
 
-static void run_on(const char *backend, const char *config, build_fn fn, int variant, outcome *o) {
-  tprog p;
-  bufs bs = {0};
-  tp_open(&p, backend, config, 0);
-  fn(&p, &bs, variant);
-  o->rc = run_skip(&p, 120000);
-  snprintf(o->msg, sizeof o->msg, "%s", p.err.msg);
-  o->n = bs.n;
-  for (int i = 0; i < bs.n; i++) {
-    o->size[i] = bs.b[i]->size;
-    o->dram[i] = tp_read(&p, bs.b[i], 0, bs.b[i]->size);
-  }
-  ovta_dev_counters(p.dev, &o->k);
-  tp_close(&p);
-}
-
-static void free_outcome(outcome *o) {
-  for (int i = 0; i < o->n; i++) free(o->dram[i]);
-}
-
-/* The index N of "instruction N" in a message, or -1. */
-static long insn_index(const char *msg) {
-  const char *s = strstr(msg, "instruction ");
-  return s ? strtol(s + 12, NULL, 10) : -1;
-}
-
 /* Run on both backends and every config; compare DRAM, rc, failing index and counters. */
-static void compare(build_fn fn, int variant, int expect_rc) {
-  for (const char *const *cf = tsim_configs(); *cf; cf++) {
-    outcome f = {0}, t = {0};
-    run_on("fsim", *cf, fn, variant, &f);
-    run_on("tsim", *cf, fn, variant, &t);
-    if (f.rc != expect_rc) fail_msg("%s: fsim rc %s: %s", *cf, ovta_rc_name(f.rc), f.msg);
-    if (t.rc != f.rc)
-      fail_msg("%s variant %d: fsim %s (%s) but tsim %s (%s)", *cf, variant, ovta_rc_name(f.rc), f.msg,
-               ovta_rc_name(t.rc), t.msg);
-    if (f.rc == OVTA_EINSN) assert_int_equal(insn_index(t.msg), insn_index(f.msg));
-    assert_int_equal(t.n, f.n);
-    for (int i = 0; i < f.n; i++) {
-      for (size_t j = 0; j < f.size[i]; j++)
-        if (f.dram[i][j] != t.dram[i][j])
-          fail_msg("%s variant %d: buffer %d byte %zu: fsim %02x tsim %02x", *cf, variant, i, j, f.dram[i][j],
-                   t.dram[i][j]);
-    }
-    if (f.rc == OVTA_OK) {
-      assert_int_equal(t.k.insns_load, f.k.insns_load);
-      assert_int_equal(t.k.insns_compute, f.k.insns_compute);
-      assert_int_equal(t.k.insns_store, f.k.insns_store);
-      assert_int_equal(t.k.gemm_uops, f.k.gemm_uops);
-      assert_int_equal(t.k.alu_uops, f.k.alu_uops);
-      assert_int_equal(t.k.bytes_written, f.k.bytes_written);
-      for (int m = 0; m < 4; m++) assert_int_equal(t.k.bytes_read[m], f.k.bytes_read[m]);
-      assert_true(t.k.cycles > 0);
-    }
-    free_outcome(&f);
-    free_outcome(&t);
-  }
-}
-
-/* Store OUT [0, n) into `out`, then shift the accumulators right by 8 and store again, four
- * times, so all 32 accumulator bits reach DRAM; ends with FINISH. The previous instruction must
- * push_next (C2S). u_self: index of a uop {dst 0, src 0}. */
-static void store_words(tprog *p, ovta_buf *out, uint32_t n, uint32_t u_self) {
-  for (uint32_t k = 0; k < 4; k++) {
-    if (k) tp_deps(tp_alu(p, OVTA_ALU_SHR, 1, 8, u_self, u_self + 1, n, 1, 1), 0, 1, 0, 1);
-    tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, (size_t)k * n * p->cfg->out_bytes), 1, n, n), 1, 0, 1, 0);
-  }
-  tp_deps(tp_finish(p), 0, 1, 0, 0);
+static void compare(tp_builder fn, int variant, int expect_rc) {
+  for (const char *const *cf = tsim_configs(); *cf; cf++) tp_against_fsim("tsim", *cf, fn, variant, run_skip, expect_rc);
 }
 
 /* GEMM with tokens between all modules: load INP/WGT (load module, in two halves with C2L/L2C
  * tokens), uops with read-after-write chains (same dst back to back), loops with factors,
  * reset, then store through a strided store. variant: 0 plain, 1 uops loaded at an odd offset. */
-static void build_gemm(tprog *p, bufs *bs, int variant) {
+static void build_gemm(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 7 + (uint64_t)variant;
   enum { NI = 8, NW = 4, NO = 4 };
-  ovta_buf *x = rand_buf(p, bs, NI * c->inp_bytes, &seed);
-  ovta_buf *w = rand_buf(p, bs, NW * c->wgt_bytes, &seed);
+  ovta_buf *x = tp_rand_buf(p, bs, NI * c->inp_bytes, &seed);
+  ovta_buf *w = tp_rand_buf(p, bs, NW * c->wgt_bytes, &seed);
   ovta_uop u[8];
   memset(u, 0, sizeof u);
   /* uops 1..: acc[i] += x[i + k] * w[k] chains; uop 0 = {0,0,0} for the shifts */
@@ -172,8 +75,8 @@ static void build_gemm(tprog *p, bufs *bs, int variant) {
   ovta_uop uu[9];
   memset(uu, 0, sizeof uu);
   memcpy(uu + off, u, sizeof u);
-  ovta_buf *ub = add_buf(bs, tp_uops(p, uu, (size_t)(nu + off)));
-  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * NO * c->out_bytes * 2));
+  ovta_buf *ub = tp_keep(bs, tp_uops(p, uu, (size_t)(nu + off)));
+  ovta_buf *out = tp_keep(bs, tp_buf(p, 4 * NO * c->out_bytes * 2));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0) + (uint32_t)off, 1, (uint32_t)nu, (uint32_t)nu);
   tp_deps(tp_load(p, OVTA_MEM_INP, 0, tp_elem(p, x, OVTA_MEM_INP, 0), 2, NI / 2, NI / 2), 0, 0, 0, 0);
   tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, NW, NW), 0, 0, 0, 1);
@@ -182,7 +85,7 @@ static void build_gemm(tprog *p, bufs *bs, int variant) {
   tp_deps(tp_load(p, OVTA_MEM_INP, NI, tp_elem(p, x, OVTA_MEM_INP, 0), 1, NI, NI), 0, 1, 0, 1);
   tp_deps(tp_gemm(p, 0, 1, (uint32_t)nu, 2, 1, 2, 0, 2, 0, 0, 0), 1, 0, 0, 0); /* iter_out 2: dst +2, src +2 */
   tp_deps(tp_gemm(p, 0, 1, (uint32_t)nu, 1, 2, 0, 1, 0, 1, 0, 0), 0, 0, 0, 1); /* iter_in 2 */
-  store_words(p, out, NO, 0);
+  tp_store_words(p, out, NO, 0);
 }
 
 static void test_gemm(void **state) {
@@ -193,12 +96,12 @@ static void test_gemm(void **state) {
 
 /* Every ALU op, with an immediate (variant 0..6: one op, several immediates in sequence) and
  * vector-vector (variant 7..13), on random accumulators loaded with an ACC load. */
-static void build_alu(tprog *p, bufs *bs, int variant) {
+static void build_alu(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 99 + (uint64_t)variant;
   enum { N = 4 };
   uint32_t op = (uint32_t)(variant % OVTA_ALU_COUNT);
-  ovta_buf *a = rand_buf(p, bs, 2 * N * c->acc_bytes, &seed);
+  ovta_buf *a = tp_rand_buf(p, bs, 2 * N * c->acc_bytes, &seed);
   if (op == OVTA_ALU_SHR && variant >= OVTA_ALU_COUNT) {
     /* vector shift amounts in -40..40 for the second half */
     int32_t *v = malloc(N * c->acc_bytes);
@@ -208,8 +111,8 @@ static void build_alu(tprog *p, bufs *bs, int variant) {
   }
   ovta_uop u[3] = {{0}};
   u[1].dst_idx = 0, u[1].src_idx = N;
-  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 2));
-  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * N * c->out_bytes));
+  ovta_buf *ub = tp_keep(bs, tp_uops(p, u, 2));
+  ovta_buf *out = tp_keep(bs, tp_buf(p, 4 * N * c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 2, 2);
   tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, a, OVTA_MEM_ACC, 0), 1, 2 * N, 2 * N);
   if (variant < OVTA_ALU_COUNT) {
@@ -221,7 +124,7 @@ static void build_alu(tprog *p, bufs *bs, int variant) {
     tp_alu(p, op, 0, 0, 0, 1, N, 1, 0); /* src = dst 0 for every i: a chain on acc[0] */
   }
   tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 0, 0, 1, 1, 0, 0), 0, 0, 0, 1);
-  store_words(p, out, N, 0);
+  tp_store_words(p, out, N, 0);
 }
 
 static void test_alu(void **state) {
@@ -236,12 +139,12 @@ static void test_alu(void **state) {
  * and through iter_in/iter_out factors. variant: the ALU op (ADD, MAX, MOV first). */
 static const uint32_t chain_ops[] = {OVTA_ALU_ADD, OVTA_ALU_MAX, OVTA_ALU_MOV, OVTA_ALU_MIN,
                                      OVTA_ALU_MUL, OVTA_ALU_CLP, OVTA_ALU_SHR};
-static void build_alu_chain(tprog *p, bufs *bs, int variant) {
+static void build_alu_chain(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 1234 + (uint64_t)variant;
   enum { N = 32 };
   uint32_t op = chain_ops[variant];
-  ovta_buf *a = rand_buf(p, bs, N * c->acc_bytes, &seed);
+  ovta_buf *a = tp_rand_buf(p, bs, N * c->acc_bytes, &seed);
   static const uint32_t du[][2] = {
       {0, 0},                                   /* 0: {dst, src} = {i, i} for store_words */
       {1, 2},   {3, 1},   {4, 3},   {5, 4},     /* 1-4: src == previous dst */
@@ -255,15 +158,15 @@ static void build_alu_chain(tprog *p, bufs *bs, int variant) {
   ovta_uop u[NU];
   memset(u, 0, sizeof u);
   for (int i = 0; i < NU; i++) u[i].dst_idx = du[i][0], u[i].src_idx = du[i][1];
-  ovta_buf *ub = add_buf(bs, tp_uops(p, u, NU));
-  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * N * c->out_bytes));
+  ovta_buf *ub = tp_keep(bs, tp_uops(p, u, NU));
+  ovta_buf *out = tp_keep(bs, tp_buf(p, 4 * N * c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, NU, NU);
   tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, a, OVTA_MEM_ACC, 0), 1, N, N);
   tp_alu(p, op, 0, 0, 1, 17, 3, 0, 0);                 /* uops 1..16 three times */
   ovta_insn *in = tp_alu(p, op, 0, 0, 17, 18, 2, 4, 4); /* dst 17 + 4i + j, src 16 + 4i + j */
   in->iter_in = 4, in->dst_factor_in = 1, in->src_factor_in = 1;
   tp_deps(tp_alu(p, OVTA_ALU_ADD, 1, 0, 0, 1, 1, 0, 0), 0, 0, 0, 1);
-  store_words(p, out, N, 0);
+  tp_store_words(p, out, N, 0);
 }
 
 static void test_alu_chain(void **state) {
@@ -333,17 +236,17 @@ static void test_alu_throughput(void **state) {
 }
 
 /* Padded INP and ACC loads; the INP goes through a GEMM with one weight, ACC straight out. */
-static void build_pad(tprog *p, bufs *bs, int variant) {
+static void build_pad(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 5 + (uint64_t)variant;
   uint32_t y0 = (uint32_t)variant % 2, y1 = (uint32_t)(variant / 2) % 2, x0 = (uint32_t)variant % 3, x1 = 1;
   uint32_t rows = 2, cols = 3, W = x0 + cols + x1, total = (y0 + rows + y1) * W;
-  ovta_buf *x = rand_buf(p, bs, rows * 4 * c->inp_bytes, &seed);
-  ovta_buf *w = rand_buf(p, bs, c->wgt_bytes, &seed);
-  ovta_buf *a = rand_buf(p, bs, rows * 4 * c->acc_bytes, &seed);
+  ovta_buf *x = tp_rand_buf(p, bs, rows * 4 * c->inp_bytes, &seed);
+  ovta_buf *w = tp_rand_buf(p, bs, c->wgt_bytes, &seed);
+  ovta_buf *a = tp_rand_buf(p, bs, rows * 4 * c->acc_bytes, &seed);
   ovta_uop u[2] = {{0}};
-  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 1));
-  ovta_buf *out = add_buf(bs, tp_buf(p, 8 * total * c->out_bytes));
+  ovta_buf *ub = tp_keep(bs, tp_uops(p, u, 1));
+  ovta_buf *out = tp_keep(bs, tp_buf(p, 8 * total * c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 1, 1);
   tp_pad(tp_load(p, OVTA_MEM_INP, 0, tp_elem(p, x, OVTA_MEM_INP, 0), rows, cols, 4), y0, y1, x0, x1);
   tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, 1, 1), 0, 0, 0, 1);
@@ -367,16 +270,16 @@ static void test_padded_loads(void **state) {
  * `variant` or across a 4 KiB boundary, rows of 1..5 elements, contiguous, gapped and
  * overlapping strides, padding; OUT stores at other offsets with contiguous, beat-sharing
  * (stride 1: every row rewrites part of the one before) and gapped strides, one across 4 KiB. */
-static void build_narrow(tprog *p, bufs *bs, int variant) {
+static void build_narrow(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 31 + (uint64_t)variant;
   uint32_t v = (uint32_t)variant;
-  ovta_buf *a = rand_buf(p, bs, 8192 + 16 * (size_t)c->acc_bytes, &seed);
-  ovta_buf *x = rand_buf(p, bs, 8192 + 16 * (size_t)c->inp_bytes, &seed);
-  ovta_buf *w = rand_buf(p, bs, c->wgt_bytes, &seed);
+  ovta_buf *a = tp_rand_buf(p, bs, 8192 + 16 * (size_t)c->acc_bytes, &seed);
+  ovta_buf *x = tp_rand_buf(p, bs, 8192 + 16 * (size_t)c->inp_bytes, &seed);
+  ovta_buf *w = tp_rand_buf(p, bs, c->wgt_bytes, &seed);
   ovta_uop u[1] = {{0}};
-  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 1));
-  ovta_buf *out = add_buf(bs, tp_buf(p, 8192 + 64 * (size_t)c->out_bytes));
+  ovta_buf *ub = tp_keep(bs, tp_uops(p, u, 1));
+  ovta_buf *out = tp_keep(bs, tp_buf(p, 8192 + 64 * (size_t)c->out_bytes));
   uint32_t xs = 1 + v % 5, x0 = v % 2, W = x0 + xs + 1, total = 4 * W;
   uint32_t stride = v % 3 == 0 ? xs : v % 3 == 1 ? xs + 1 : 1;
   /* ACC rows at offset v, or ending 1..4 elements past 4 KiB */
@@ -411,11 +314,11 @@ static void test_narrow_rows(void **state) {
 
 /* Errors: variant 0 GEMM dst out of range at instruction 3; 1 raw unknown opcode at 2;
  * 2 deadlock (compute pops a token nobody pushes); 3 no FINISH; 4 store outside any buffer. */
-static void build_err(tprog *p, bufs *bs, int variant) {
+static void build_err(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   ovta_uop u[1] = {{0}};
-  ovta_buf *ub = add_buf(bs, tp_uops(p, u, 1));
-  ovta_buf *out = add_buf(bs, tp_buf(p, 4 * c->out_bytes));
+  ovta_buf *ub = tp_keep(bs, tp_uops(p, u, 1));
+  ovta_buf *out = tp_keep(bs, tp_buf(p, 4 * c->out_bytes));
   tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 1, 1);
   tp_gemm(p, 1, 0, 1, 2, 1, 1, 0, 0, 0, 0, 0);
   switch (variant) {
