@@ -3,6 +3,7 @@
  * emitter whose stage number switches each construct to its lowered form; the dump of stage s is
  * what pass s produces (spec: compiler/README-vta.md). */
 #include "vta.h"
+#include "vta_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -897,6 +898,49 @@ static lir_stmt *emit_tiled(em *e) {
 
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
+/* ---------------------------------------------------------------- stage schedule: primitives */
+
+/* The schedule primitives (vta_sched.h) that turn the compute stage into the schedule stage of the
+ * plan (README-vta.md "Passes", 2): output tiles tn to th tw (split + reorder), the per-element
+ * accumulator distributed into init / reduction / requantize-and-store nests over the tile
+ * (fission: `acc` becomes the tile), the reduction split into steps tk of t_ic channel blocks
+ * moved outside the tile's loops (split + reorder), `acc` in the ACC scope as acc_buf, the bias,
+ * weights and input cached in acc/wgt/inp at the tile / step (the whole bias once when the plan
+ * shares it), ping-pong parts over the fused tile index (ACC, bias) and step index (INP, WGT), the
+ * allocations at the top. Returns false when the script did not fit buf. */
+static bool sched_script(const vta_plan *p, char *buf, size_t n) {
+  const vta_op *op = &p->op;
+  bool tile_bias = op->has_bias && p->bias_base < 0;
+  int w = snprintf(buf, n,
+                   "split n %d; split oc %d; split oh %d; split ow %d; "
+                   "reorder n_o oc_o oh_o ow_o n_i oc_i oh_i ow_i b o; "
+                   "rename n_o tn; rename oc_o to; rename oh_o th; rename ow_o tw; "
+                   "fission n_i; split ic %d; rename ic_o tk; "
+                   "reorder tk n_i_2 oc_i_2 oh_i_2 ow_i_2 ic_i kh kw b_2 o_2 i; "
+                   "set_scope acc acc acc_buf; %s%s"
+                   "cache_read w wgt wgt_buf; compute_at wgt_buf tk; cache_read x inp inp_buf; compute_at inp_buf tk; "
+                   "vthread tn,to,th,tw %d acc_buf%s; vthread tn,to,th,tw,tk %d inp_buf wgt_buf; "
+                   "%shoist_alloc acc_buf; hoist_alloc wgt_buf; hoist_alloc inp_buf",
+                   p->t_n, p->t_oc, p->t_h, p->t_w, p->t_ic, op->has_bias ? "cache_read bias acc bias_buf; " : "",
+                   tile_bias ? "compute_at bias_buf tw; " : "", p->vt, tile_bias ? " bias_buf" : "", p->vt,
+                   tile_bias ? "hoist_alloc bias_buf; " : "");
+  return w > 0 && (size_t)w < n;
+}
+
+/* The schedule stage: the compute stage rewritten by the plan's primitive script, under
+ * `attr vthreads`. */
+static int lower_schedule(em *e) {
+  char script[1024];
+  if (!sched_script(e->p, script, sizeof script)) return OVTA_FAIL(e->err, OVTA_EINTERNAL, "schedule script too long");
+  F->body = emit_compute(e);
+  vta_sched sc;
+  vta_sched_init(&sc, F);
+  int rc = vta_sched_apply(&sc, script, NULL, e->err);
+  if (rc) return rc;
+  F->body = lir_attr(F, "vthreads", I(e, e->p->vt), F->body);
+  return OVTA_OK;
+}
+
 int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
@@ -915,8 +959,10 @@ int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t ui
   e->w = lir_param(f, "w", LIR_I8, 6, ws);
   if (p->op.has_bias) e->b = lir_param(f, "bias", LIR_I32, 3, bs);
   e->y = lir_param(f, "y", LIR_I8, 6, ys);
-  f->body = s == VTA_S_COMPUTE ? emit_compute(e) : emit_tiled(e);
-  int rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
+  int rc = OVTA_OK;
+  if (s == VTA_S_SCHEDULE) rc = lower_schedule(e);
+  else f->body = s == VTA_S_COMPUTE ? emit_compute(e) : emit_tiled(e);
+  if (!rc) rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
   if (rc) {
     ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));
     lir_func_free(f);
