@@ -1,8 +1,11 @@
 /* vta_lower.c: the lowering stages of an accelerator operator (compiler/vta.h section 3), from the
- * scalar loop nest to host code calling the runtime. Every stage is built from the plan by one
- * emitter whose stage number switches each construct to its lowered form; the dump of stage s is
- * what pass s produces (spec: compiler/README-vta.md). */
+ * scalar loop nest to host code calling the runtime. The compute stage is emitted from the plan;
+ * the schedule stage is the compute stage rewritten by schedule primitives (vta_sched.h, script
+ * from the plan: sched_script); the stages from inject-dma on are built from the plan by one
+ * emitter whose stage number switches each construct to its lowered form (emit_tiled); the dump of
+ * stage s is what pass s produces (spec: compiler/README-vta.md). */
 #include "vta.h"
+#include "vta_sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -290,29 +293,6 @@ static lir_stmt *emit_dma(em *e, const copy *c, dma_args *a, lir_expr **dram_org
   return nest_close(e, &hn, call(e, nm(e, a->store ? "dma_store" : "dma_load"), n, args));
 }
 
-/* Scalar copy loops (stage schedule): dst[...] = src[...] over the given nest. */
-static lir_stmt *copy_loops(em *e, lir_buf *dstb, lir_buf *srcb, int nd, const int64_t *ext, const char *const *names,
-                            lir_expr *(*dix)(em *, lir_expr **, lir_expr **), lir_expr *(*six)(em *, lir_expr **, lir_expr **),
-                            lir_expr *(*cond)(em *, lir_expr **)) {
-  nest ns;
-  nest_open(e, &ns, nd, ext, names);
-  lir_expr *v[10], *di[10], *si[10];
-  for (int i = 0; i < nd; i++) v[i] = R(e, ns.v[i]);
-  dix(e, v, di);
-  six(e, v, si);
-  lir_expr *val = lir_load(F, srcb, si);
-  if (val->dtype != dstb->dtype) val = lir_cast(F, dstb->dtype, val);
-  lir_expr *cv = cond ? cond(e, v) : NULL;
-  if (cv) val = lir_select(F, cv, val, lir_int(F, dstb->dtype, 0));
-  return nest_close(e, &ns, lir_store(F, dstb, di, val));
-}
-
-/* index builders for the copies: v = loop values of the copy nest */
-static lir_expr *ix_inp_sram(em *e, lir_expr **v, lir_expr **o) {
-  o[0] = e->pp;
-  for (int i = 0; i < 6; i++) o[i + 1] = v[i];
-  return NULL;
-}
 static lir_expr *ih_of(em *e, lir_expr *r) {
   const vta_plan *p = e->p;
   return ADD(e, MULI(e, e->tv[2], (int64_t)p->t_h * p->op.stride_h), ADD(e, MULI(e, r, p->in_rs), I(e, -p->op.pad_t)));
@@ -321,64 +301,9 @@ static lir_expr *iw_of(em *e, lir_expr *c) {
   const vta_plan *p = e->p;
   return ADD(e, MULI(e, e->tv[3], (int64_t)p->t_w * p->op.stride_w), ADD(e, c, I(e, -p->op.pad_l)));
 }
-static lir_expr *ix_inp_dram(em *e, lir_expr **v, lir_expr **o) {
-  const vta_plan *p = e->p;
-  bool padded = p->op.pad_t || p->op.pad_l || p->op.pad_b || p->op.pad_r;
-  o[0] = ADD(e, MULI(e, e->tv[0], p->t_n), v[0]);
-  o[1] = ADD(e, MULI(e, e->tk, p->t_ic), v[1]);
-  o[2] = ih_of(e, v[2]);
-  o[3] = iw_of(e, v[3]);
-  if (padded) {
-    o[2] = lir_max(F, lir_min(F, o[2], I(e, p->op.h - 1)), I(e, 0));
-    o[3] = lir_max(F, lir_min(F, o[3], I(e, p->op.w - 1)), I(e, 0));
-  }
-  o[4] = v[4], o[5] = v[5];
-  return NULL;
-}
-static lir_expr *inb_inp(em *e, lir_expr **v) {
-  const vta_plan *p = e->p;
-  if (!(p->op.pad_t || p->op.pad_l || p->op.pad_b || p->op.pad_r)) return NULL;
-  lir_expr *ih = ih_of(e, v[2]), *iw = iw_of(e, v[3]);
-  return lir_bin(F, LIR_AND,
-                 lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, ih, I(e, 0)), lir_bin(F, LIR_LT, ih, I(e, p->op.h))),
-                 lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, iw, I(e, 0)), lir_bin(F, LIR_LT, iw, I(e, p->op.w))));
-}
-static lir_expr *ix_wgt_sram(em *e, lir_expr **v, lir_expr **o) {
-  o[0] = e->pp;
-  for (int i = 0; i < 6; i++) o[i + 1] = v[i];
-  return NULL;
-}
-static lir_expr *ix_wgt_dram(em *e, lir_expr **v, lir_expr **o) {
-  o[0] = ADD(e, MULI(e, e->tv[1], e->p->t_oc), v[0]);
-  o[1] = ADD(e, MULI(e, e->tk, e->p->t_ic), v[1]);
-  for (int i = 2; i < 6; i++) o[i] = v[i];
-  return NULL;
-}
 static lir_expr *ix_acc_sram(em *e, lir_expr **v, lir_expr **o) {
   o[0] = e->a;
   for (int i = 0; i < 6; i++) o[i + 1] = v[i];
-  return NULL;
-}
-static lir_expr *ix_y_dram(em *e, lir_expr **v, lir_expr **o) {
-  const vta_plan *p = e->p;
-  o[0] = ADD(e, MULI(e, e->tv[0], p->t_n), v[0]);
-  o[1] = ADD(e, MULI(e, e->tv[1], p->t_oc), v[1]);
-  o[2] = ADD(e, MULI(e, e->tv[2], p->t_h), v[2]);
-  o[3] = ADD(e, MULI(e, e->tv[3], p->t_w), v[3]);
-  o[4] = v[4], o[5] = v[5];
-  return NULL;
-}
-static lir_expr *ix_bias_sram(em *e, lir_expr **v, lir_expr **o) {
-  o[0] = e->a, o[1] = v[0], o[2] = v[1], o[3] = v[2];
-  return NULL;
-}
-static lir_expr *ix_bias_dram(em *e, lir_expr **v, lir_expr **o) {
-  o[0] = ADD(e, MULI(e, e->tv[1], e->p->t_oc), v[0]), o[1] = v[1], o[2] = v[2];
-  return NULL;
-}
-/* the whole bias (bias_base >= 0): bias_buf[bo, b, o] = bias[bo, b, o] */
-static lir_expr *ix_bias_all(em *e, lir_expr **v, lir_expr **o) {
-  o[0] = v[0], o[1] = v[1], o[2] = v[2];
   return NULL;
 }
 
@@ -387,11 +312,6 @@ static const char *const cn6[6] = {"cn", "cc", "cr", "cw", "cb", "ci"};
 static lir_stmt *emit_load_inp(em *e) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
-  int B = p->cfg.batch, BI = p->cfg.block_in;
-  if (e->st < VTA_S_DMA) {
-    int64_t ext[6] = {p->t_n, p->t_ic, p->in_h, p->in_w, B, BI};
-    return copy_loops(e, e->inp, e->x, 6, ext, cn6, ix_inp_sram, ix_inp_dram, inb_inp);
-  }
   copy c = {.nd = 4, .ext = {p->t_n, p->t_ic, p->in_h, p->in_w},
             .dst = {(int64_t)p->cb * op->h * op->w, (int64_t)op->h * op->w, (int64_t)op->w * p->in_rs, 1},
             .sst = {(int64_t)p->t_ic * p->in_h * p->in_w, (int64_t)p->in_h * p->in_w, p->in_w, 1}};
@@ -420,12 +340,6 @@ static lir_stmt *emit_load_inp(em *e) {
 static lir_stmt *emit_load_wgt(em *e) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
-  int BI = p->cfg.block_in, BO = p->cfg.block_out;
-  if (e->st < VTA_S_DMA) {
-    int64_t ext[6] = {p->t_oc, p->t_ic, op->kh, op->kw, BO, BI};
-    static const char *const n[6] = {"wo", "wc", "wh", "ww", "wb", "wi"};
-    return copy_loops(e, e->wgt, e->w, 6, ext, n, ix_wgt_sram, ix_wgt_dram, NULL);
-  }
   copy c = {.nd = 4, .ext = {p->t_oc, p->t_ic, op->kh, op->kw},
             .dst = {(int64_t)p->cb * op->kh * op->kw, (int64_t)op->kh * op->kw, op->kw, 1},
             .sst = {(int64_t)p->t_ic * op->kh * op->kw, (int64_t)op->kh * op->kw, op->kw, 1}};
@@ -440,13 +354,8 @@ static lir_stmt *emit_load_wgt(em *e) {
 
 static lir_stmt *emit_load_bias(em *e) {
   const vta_plan *p = e->p;
-  int B = p->cfg.batch, BO = p->cfg.block_out;
   if (p->bias_base >= 0) { /* the whole bias, once */
     static const char *const n[3] = {"bo", "bb", "bi"};
-    if (e->st < VTA_S_DMA) {
-      int64_t ext[3] = {p->ob, B, BO};
-      return copy_loops(e, e->bias, e->b, 3, ext, n, ix_bias_all, ix_bias_all, NULL);
-    }
     copy c = {.nd = 1, .ext = {p->ob}, .dst = {1}, .sst = {1}};
     copy_plan(&c);
     dma_args a = {.mem = OVTA_MEM_ACC, .dram = e->b, .handle = VTA_BUF_BIAS, .sram = e->bias, .sram_lead = I(e, 0),
@@ -454,11 +363,6 @@ static lir_stmt *emit_load_bias(em *e) {
     lir_expr *org[1] = {I(e, 0)};
     static const int dd[1] = {0};
     return emit_dma(e, &c, &a, org, 1, dd, n);
-  }
-  if (e->st < VTA_S_DMA) {
-    int64_t ext[3] = {p->t_oc, B, BO};
-    static const char *const n[3] = {"bo", "bb", "bi"};
-    return copy_loops(e, e->bias, e->b, 3, ext, n, ix_bias_sram, ix_bias_dram, NULL);
   }
   copy c = {.nd = 1, .ext = {p->t_oc}, .dst = {1}, .sst = {1}};
   copy_plan(&c);
@@ -477,19 +381,7 @@ static lir_expr *chunk_oc(em *e, lir_expr *v) { return e->tq ? ADD(e, MULI(e, e-
 /* Store of the tile's current chunk (output-channel blocks tq * qoc .. + qoc). */
 static lir_stmt *emit_store(em *e) {
   const vta_plan *p = e->p;
-  int B = p->cfg.batch, BO = p->cfg.block_out;
   static const char *const n[6] = {"sn", "so", "sh", "sw", "sb", "si"};
-  if (e->st < VTA_S_DMA) {
-    int64_t ext[6] = {p->t_n, e->qoc, p->t_h, p->t_w, B, BO};
-    nest ns;
-    nest_open(e, &ns, 6, ext, n);
-    lir_expr *v[6], *di[6], *si[7];
-    for (int i = 0; i < 6; i++) v[i] = R(e, ns.v[i]);
-    v[1] = chunk_oc(e, v[1]);
-    ix_y_dram(e, v, di);
-    ix_acc_sram(e, v, si);
-    return nest_close(e, &ns, lir_store(F, e->y, di, lir_cast(F, LIR_I8, lir_load(F, e->acc, si))));
-  }
   copy c = {.nd = 4, .ext = {p->t_n, e->qoc, p->t_h, p->t_w},
             .dst = {(int64_t)p->ob * p->oh * p->ow, (int64_t)p->oh * p->ow, p->ow, 1},
             .sst = {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_h * p->t_w, p->t_w, 1}};
@@ -817,6 +709,7 @@ static lir_stmt *emit_requant_store(em *e, int nq) {
   return qv ? lir_for(F, qv, I(e, 0), I(e, nq), LIR_FOR_SERIAL, qs) : qs;
 }
 
+/* The tiled program of stages inject-dma .. host (the schedule stage comes from lower_schedule). */
 static lir_stmt *emit_tiled(em *e) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
@@ -897,6 +790,49 @@ static lir_stmt *emit_tiled(em *e) {
 
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
+/* ---------------------------------------------------------------- stage schedule: primitives */
+
+/* The schedule primitives (vta_sched.h) that turn the compute stage into the schedule stage of the
+ * plan (README-vta.md "Passes", 2): output tiles tn to th tw (split + reorder), the per-element
+ * accumulator distributed into init / reduction / requantize-and-store nests over the tile
+ * (fission: `acc` becomes the tile), the reduction split into steps tk of t_ic channel blocks
+ * moved outside the tile's loops (split + reorder), `acc` in the ACC scope as acc_buf, the bias,
+ * weights and input cached in acc/wgt/inp at the tile / step (the whole bias once when the plan
+ * shares it), ping-pong parts over the fused tile index (ACC, bias) and step index (INP, WGT), the
+ * allocations at the top. Returns false when the script did not fit buf. */
+static bool sched_script(const vta_plan *p, char *buf, size_t n) {
+  const vta_op *op = &p->op;
+  bool tile_bias = op->has_bias && p->bias_base < 0;
+  int w = snprintf(buf, n,
+                   "split n %d; split oc %d; split oh %d; split ow %d; "
+                   "reorder n_o oc_o oh_o ow_o n_i oc_i oh_i ow_i b o; "
+                   "rename n_o tn; rename oc_o to; rename oh_o th; rename ow_o tw; "
+                   "fission n_i; split ic %d; rename ic_o tk; "
+                   "reorder tk n_i_2 oc_i_2 oh_i_2 ow_i_2 ic_i kh kw b_2 o_2 i; "
+                   "set_scope acc acc acc_buf; %s%s"
+                   "cache_read w wgt wgt_buf; compute_at wgt_buf tk; cache_read x inp inp_buf; compute_at inp_buf tk; "
+                   "vthread tn,to,th,tw %d acc_buf%s; vthread tn,to,th,tw,tk %d inp_buf wgt_buf; "
+                   "%shoist_alloc acc_buf; hoist_alloc wgt_buf; hoist_alloc inp_buf",
+                   p->t_n, p->t_oc, p->t_h, p->t_w, p->t_ic, op->has_bias ? "cache_read bias acc bias_buf; " : "",
+                   tile_bias ? "compute_at bias_buf tw; " : "", p->vt, tile_bias ? " bias_buf" : "", p->vt,
+                   tile_bias ? "hoist_alloc bias_buf; " : "");
+  return w > 0 && (size_t)w < n;
+}
+
+/* The schedule stage: the compute stage rewritten by the plan's primitive script, under
+ * `attr vthreads`. */
+static int lower_schedule(em *e) {
+  char script[1024];
+  if (!sched_script(e->p, script, sizeof script)) return OVTA_FAIL(e->err, OVTA_EINTERNAL, "schedule script too long");
+  F->body = emit_compute(e);
+  vta_sched sc;
+  vta_sched_init(&sc, F);
+  int rc = vta_sched_apply(&sc, script, NULL, e->err);
+  if (rc) return rc;
+  F->body = lir_attr(F, "vthreads", I(e, e->p->vt), F->body);
+  return OVTA_OK;
+}
+
 int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
@@ -915,8 +851,10 @@ int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t ui
   e->w = lir_param(f, "w", LIR_I8, 6, ws);
   if (p->op.has_bias) e->b = lir_param(f, "bias", LIR_I32, 3, bs);
   e->y = lir_param(f, "y", LIR_I8, 6, ys);
-  f->body = s == VTA_S_COMPUTE ? emit_compute(e) : emit_tiled(e);
-  int rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
+  int rc = OVTA_OK;
+  if (s == VTA_S_SCHEDULE) rc = lower_schedule(e);
+  else f->body = s == VTA_S_COMPUTE ? emit_compute(e) : emit_tiled(e);
+  if (!rc) rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
   if (rc) {
     ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));
     lir_func_free(f);

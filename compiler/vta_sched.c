@@ -58,6 +58,8 @@ typedef struct rw {
   lir_expr *off[LIR_MAX_DIMS]; /* subtract from each index (NULL: none) */
   bool unclamp[LIR_MAX_DIMS];  /* drop a max(min(A, hi), lo) around the index first */
   lir_expr *lead;            /* prepend this index (vthread part) */
+  int nlead;                 /* leading indices prepended before `lead` (fission's expansion) */
+  lir_expr *leads[LIR_MAX_DIMS]; /* those indices, outermost first */
   bool fresh;                /* bound variables get fresh copies */
 } rw;
 
@@ -76,6 +78,7 @@ static lir_expr *simplify(lir_func *f, lir_expr *e);
 
 static void rw_idx(rw *c, int n, lir_expr **in, lir_expr **out, int *nout) {
   int k = 0;
+  for (int i = 0; i < c->nlead; i++) out[k++] = c->leads[i];
   if (c->lead) out[k++] = c->lead;
   for (int i = 0; i < n; i++) {
     lir_expr *ix = in[i], *inner;
@@ -699,19 +702,42 @@ int vta_sched_compute_at(vta_sched *s, const char *cache, const char *var, ovta_
 
 /* ---------------------------------------------------------------- virtual threads */
 
-int vta_sched_vthread(vta_sched *s, const char *var, int n, const char *const *caches, int ncaches, ovta_error *err) {
+/* Rule: the loops named are nested (each inside the body of the one before; constant extents,
+ * min 0); their fused iteration index t = ((v1 * E2 + v2) * E3 + v3) ... gives the part
+ * floormod(t, n). The body of the innermost named loop gets `attr virtual_thread = part` (none for
+ * n = 1); each cache gets a leading part dimension of n indexed by it, its allocation hoisted out
+ * of the innermost loop. A cache that is written in one iteration and read in another would be
+ * wrong: ping-pong parts are only correct for caches filled and used within one iteration. */
+int vta_sched_vthread_fused(vta_sched *s, const char *const *vars, int nvars, int n, const char *const *caches, int ncaches,
+                            ovta_error *err) {
   lir_func *f = s->f;
-  lir_stmt **slot = vta_sched_find_loop(f, var);
-  if (!slot) return OVTA_FAIL(err, OVTA_EINVAL, "vthread: no loop '%s' in %s", var ? var : "", f->name);
+  if (nvars < 1 || nvars > 8) return OVTA_FAIL(err, OVTA_EINVAL, "vthread: 1..8 loops");
+  const char *var = vars[nvars - 1];
   if (n < 1 || n > 8) return OVTA_FAIL(err, OVTA_EINVAL, "vthread %s: %d threads (1..8)", var, n);
+  lir_stmt **slot = NULL;
+  lir_expr *t = lir_i64(f, 0);
+  for (int i = 0; i < nvars; i++) {
+    lir_stmt **sl = i == 0 ? vta_sched_find_loop(f, vars[i]) : find_rec(&(*slot)->body, vars[i]);
+    if (!sl)
+      return i == 0 ? OVTA_FAIL(err, OVTA_EINVAL, "vthread: no loop '%s' in %s", vars[i], f->name)
+                    : OVTA_FAIL(err, OVTA_EINVAL, "vthread: no loop '%s' inside loop '%s'", vars[i], vars[i - 1]);
+    int64_t mn, ex;
+    if (!const_of((*sl)->min, &mn) || mn != 0 || !const_of((*sl)->extent, &ex))
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "vthread: loop '%s' needs min 0 and a constant extent", vars[i]);
+    t = lir_add(f, lir_muli(f, t, ex), lir_ref(f, (*sl)->var));
+    slot = sl;
+  }
   lir_stmt *L = *slot;
-  lir_expr *part = n == 1 ? lir_i64(f, 0) : lir_bin(f, LIR_FLOORMOD, lir_ref(f, L->var), lir_i64(f, n));
+  lir_expr *part = n == 1 ? lir_i64(f, 0) : lir_bin(f, LIR_FLOORMOD, t, lir_i64(f, n));
   lir_stmt *body = L->body;
   lir_buf *hoist[VTA_SCHED_MAX_CACHES];
+  if (ncaches > VTA_SCHED_MAX_CACHES) return OVTA_FAIL(err, OVTA_EINVAL, "vthread %s: too many caches", var);
   for (int i = 0; i < ncaches; i++) {
     int id;
     struct vta_sched_cache *c = cache_get(s, caches[i], &id);
-    if (!c || !c->placed) return OVTA_FAIL(err, OVTA_EINVAL, "vthread %s: '%s' is not a cache placed with compute_at", var, caches[i]);
+    if (!c || !c->placed)
+      return OVTA_FAIL(err, OVTA_EINVAL, "vthread %s: '%s' is not a cache placed with compute_at (or a scoped buffer)", var,
+                       caches[i]);
     lir_buf *C = c->cache;
     if (C->ndim + 1 > LIR_MAX_DIMS) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "vthread %s: %s has too many dims", var, C->name);
     if (!(unplace(f, &body, C, -1, 0) & 1))
@@ -724,10 +750,218 @@ int vta_sched_vthread(vta_sched *s, const char *var, int n, const char *const *c
     body = rw_s(&r, body);
     hoist[i] = C;
   }
-  lir_stmt *out = lir_for(f, L->var, L->min, L->extent, L->for_kind, lir_attr(f, "virtual_thread", part, body));
+  if (n > 1) body = lir_attr(f, "virtual_thread", part, body);
+  lir_stmt *out = lir_for(f, L->var, L->min, L->extent, L->for_kind, body);
   for (int i = ncaches - 1; i >= 0; i--) out = lir_alloc_stmt(f, hoist[i], out);
   *slot = out;
   return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "vthread: out of memory") : OVTA_OK;
+}
+
+int vta_sched_vthread(vta_sched *s, const char *var, int n, const char *const *caches, int ncaches, ovta_error *err) {
+  if (!var) return OVTA_FAIL(err, OVTA_EINVAL, "vthread: no loop named");
+  return vta_sched_vthread_fused(s, &var, 1, n, caches, ncaches, err);
+}
+
+/* ---------------------------------------------------------------- fission (reduction decomposition) */
+
+/* Buffers a statement writes (stores) and accesses (loads or stores); false when more than cap. */
+typedef struct bufset {
+  int nw, na;
+  const lir_buf *w[32], *a[32];
+} bufset;
+
+static void bs_add(const lir_buf **v, int *n, const lir_buf *b) {
+  for (int i = 0; i < *n; i++)
+    if (v[i] == b) return;
+  if (*n < 32) v[(*n)++] = b;
+}
+static void bs_e(bufset *bs, const lir_expr *e) {
+  if (!e) return;
+  if (e->kind == LIR_E_LOAD) bs_add(bs->a, &bs->na, e->buf);
+  for (int i = 0; i < e->nargs; i++) bs_e(bs, e->args[i]);
+}
+static void bs_s(bufset *bs, const lir_stmt *s) {
+  if (!s) return;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++) bs_s(bs, s->stmts[i]);
+    return;
+  case LIR_S_FOR:
+    bs_e(bs, s->min), bs_e(bs, s->extent), bs_s(bs, s->body);
+    return;
+  case LIR_S_STORE:
+    bs_e(bs, s->value);
+    for (int i = 0; i < s->nidx; i++) bs_e(bs, s->idx[i]);
+    bs_add(bs->w, &bs->nw, s->buf), bs_add(bs->a, &bs->na, s->buf);
+    return;
+  case LIR_S_IF:
+    bs_e(bs, s->value), bs_s(bs, s->body), bs_s(bs, s->else_body);
+    return;
+  case LIR_S_LET: case LIR_S_ATTR: case LIR_S_EVAL:
+    bs_e(bs, s->value), bs_s(bs, s->body);
+    return;
+  case LIR_S_ALLOC:
+    bs_s(bs, s->body);
+    return;
+  }
+}
+static bool bs_has(const lir_buf *const *v, int n, const lir_buf *b) {
+  for (int i = 0; i < n; i++)
+    if (v[i] == b) return true;
+  return false;
+}
+
+/* Rule (loop distribution with scalar expansion; TVM's decompose_reduction generalized): the loops
+ * L1..Lk from loop `var` down (a perfect nest: each body is the next loop; constant min and extent),
+ * then allocations A1..Am, then a sequence S1..Sn (n >= 2):
+ *   for L1..Lk { alloc A1..Am { S1; ..; Sn } }
+ *   -> alloc A1'..Am' { for L1..Lk { S1' }; for L1_2..Lk_2 { S2' }; ..; for L1_n..Lk_n { Sn' } }
+ * Ai' is Ai with the leading dimensions ext(L1)..ext(Lk): every access Ai[idx] becomes
+ * Ai'[L1 - min1, .., Lk - mink, idx] (each iteration keeps its own element: the per-element
+ * accumulator becomes a tile). Copy j >= 2 binds fresh variables named `V_j`. Legal when no buffer
+ * other than the Ai written by one statement is accessed by another (then every Sj of every
+ * iteration only sees its own iteration's Ai elements and buffers no other statement touches:
+ * running all iterations of S1, then of S2, .. gives the same stores). Refused otherwise, naming
+ * the buffer. */
+int vta_sched_fission(vta_sched *s, const char *var, ovta_error *err) {
+  lir_func *f = s->f;
+  lir_stmt **slot = vta_sched_find_loop(f, var);
+  if (!slot) return OVTA_FAIL(err, OVTA_EINVAL, "fission: no loop '%s' in %s", var ? var : "", f->name);
+  lir_stmt *loops[LIR_MAX_DIMS];
+  int k = 0;
+  lir_stmt *cur = *slot;
+  while (cur && cur->kind == LIR_S_FOR) {
+    if (k == LIR_MAX_DIMS) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "fission %s: more than %d loops", var, LIR_MAX_DIMS);
+    int64_t mn, ex;
+    if (!const_of(cur->min, &mn) || !const_of(cur->extent, &ex))
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "fission %s: loop '%s' has no constant bounds", var, cur->var->name);
+    loops[k++] = cur;
+    cur = cur->body;
+  }
+  lir_buf *al[8];
+  int na = 0;
+  while (cur && cur->kind == LIR_S_ALLOC) {
+    if (na == 8) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "fission %s: more than 8 allocations", var);
+    if (cur->buf->ndim + k > LIR_MAX_DIMS)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "fission %s: %s would have more than %d dims", var, cur->buf->name, LIR_MAX_DIMS);
+    al[na++] = cur->buf;
+    cur = cur->body;
+  }
+  if (!cur || cur->kind != LIR_S_SEQ || cur->n < 2)
+    return OVTA_FAIL(err, OVTA_EINVAL, "fission %s: the nest holds no sequence of statements to distribute", var);
+  int n = cur->n;
+  if (n > 16) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "fission %s: more than 16 statements", var);
+  /* legality: buffers written by one statement (other than the expanded ones) are private to it */
+  bufset *bs = calloc((size_t)n, sizeof *bs);
+  if (!bs) return OVTA_FAIL(err, OVTA_ENOMEM, "fission: out of memory");
+  for (int j = 0; j < n; j++) bs_s(&bs[j], cur->stmts[j]);
+  for (int j = 0; j < n; j++)
+    for (int w = 0; w < bs[j].nw; w++) {
+      const lir_buf *b = bs[j].w[w];
+      bool expanded = false;
+      for (int i = 0; i < na; i++) expanded |= al[i] == b;
+      if (expanded) continue;
+      for (int i = 0; i < n; i++)
+        if (i != j && bs_has(bs[i].a, bs[i].na, b)) {
+          int rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED,
+                             "fission %s: %s is written by statement %d and accessed by statement %d of the nest", var,
+                             b->name, j + 1, i + 1);
+          free(bs);
+          return rc;
+        }
+    }
+  free(bs);
+  /* expand the allocations */
+  lir_expr *lead[LIR_MAX_DIMS];
+  int64_t ext[LIR_MAX_DIMS];
+  for (int i = 0; i < k; i++) {
+    const_of(loops[i]->extent, &ext[i]);
+    lead[i] = simplify(f, lir_sub(f, lir_ref(f, loops[i]->var), loops[i]->min));
+  }
+  lir_stmt **parts = lir_alloc(f, sizeof(lir_stmt *) * (size_t)n);
+  if (!parts) return OVTA_FAIL(err, OVTA_ENOMEM, "fission: out of memory");
+  for (int a = 0; a < na; a++) { /* new shapes first: accesses are built with the buffer's rank */
+    int64_t sh[LIR_MAX_DIMS];
+    for (int i = 0; i < k; i++) sh[i] = ext[i];
+    for (int d = 0; d < al[a]->ndim; d++) sh[k + d] = al[a]->shape[d];
+    set_shape(al[a], al[a]->ndim + k, sh);
+  }
+  for (int j = 0; j < n; j++) {
+    lir_stmt *st = cur->stmts[j];
+    for (int a = 0; a < na; a++) {
+      rw r = {.f = f, .bfrom = al[a], .bto = al[a], .loads = true, .stores = true, .nlead = k};
+      for (int i = 0; i < k; i++) r.leads[i] = lead[i];
+      st = rw_s(&r, st);
+    }
+    lir_var *vs[LIR_MAX_DIMS];
+    if (j > 0) { /* fresh loop variables for the copy */
+      rw r = {.f = f, .nsub = k};
+      for (int i = 0; i < k; i++) {
+        char nb[128];
+        snprintf(nb, sizeof nb, "%s_%d", loops[i]->var->name, j + 1);
+        vs[i] = lir_var_new(f, nb, loops[i]->var->dtype);
+        r.from[i] = loops[i]->var, r.to[i] = lir_ref(f, vs[i]);
+      }
+      st = rw_s(&r, st);
+    } else {
+      for (int i = 0; i < k; i++) vs[i] = loops[i]->var;
+    }
+    for (int i = k - 1; i >= 0; i--) st = lir_for(f, vs[i], loops[i]->min, loops[i]->extent, loops[i]->for_kind, st);
+    parts[j] = st;
+  }
+  lir_stmt *out = lir_seq(f, n, parts);
+  for (int a = na - 1; a >= 0; a--) out = lir_alloc_stmt(f, al[a], out);
+  *slot = out;
+  return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "fission %s: out of memory", var) : OVTA_OK;
+}
+
+/* ---------------------------------------------------------------- naming, scopes, allocations */
+
+/* Rule: the loop of `var` binds a new variable `name` (which must be free); its uses in the body
+ * follow. */
+int vta_sched_rename(vta_sched *s, const char *var, const char *name, ovta_error *err) {
+  lir_func *f = s->f;
+  lir_stmt **slot = vta_sched_find_loop(f, var);
+  if (!slot) return OVTA_FAIL(err, OVTA_EINVAL, "rename: no loop '%s' in %s", var ? var : "", f->name);
+  if (!name || !*name) return OVTA_FAIL(err, OVTA_EINVAL, "rename %s: empty name", var);
+  lir_stmt *L = *slot;
+  lir_var *nv = lir_var_new(f, name, L->var->dtype);
+  if (!nv) return OVTA_FAIL(err, OVTA_ENOMEM, "rename: out of memory");
+  if (strcmp(nv->name, name)) return OVTA_FAIL(err, OVTA_EINVAL, "rename %s: name '%s' is taken", var, name);
+  rw r = {.f = f, .nsub = 1, .from = {L->var}, .to = {lir_ref(f, nv)}};
+  *slot = lir_for(f, nv, L->min, L->extent, L->for_kind, rw_s(&r, L->body));
+  return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "rename: out of memory") : OVTA_OK;
+}
+
+/* Rule: an allocated (not parameter) buffer moves to `scope`, renamed to `name` when given (free);
+ * it is remembered like a placed cache, so vthread can give it parts. */
+int vta_sched_set_scope(vta_sched *s, const char *buf, lir_scope scope, const char *name, ovta_error *err) {
+  lir_func *f = s->f;
+  lir_buf *b = buf ? find_buf(f, buf) : NULL;
+  if (!b) return OVTA_FAIL(err, OVTA_EINVAL, "set_scope: no buffer '%s' in %s", buf ? buf : "", f->name);
+  if (b->is_param) return OVTA_FAIL(err, OVTA_EINVAL, "set_scope %s: a parameter stays in its scope", buf);
+  if ((unsigned)scope >= LIR_SCOPE_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "set_scope %s: bad scope", buf);
+  if (s->ncache == VTA_SCHED_MAX_CACHES) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "set_scope %s: too many caches", buf);
+  if (name && strcmp(name, b->name)) {
+    if (!*name || find_buf(f, name)) return OVTA_FAIL(err, OVTA_EINVAL, "set_scope %s: name '%s' taken or empty", buf, name);
+    const char *nm = lir_strdup(f, name);
+    if (!nm) return OVTA_FAIL(err, OVTA_ENOMEM, "set_scope: out of memory");
+    b->name = nm;
+  }
+  b->scope = scope;
+  s->cache[s->ncache++] = (struct vta_sched_cache){.cache = b, .orig = NULL, .write = true, .placed = true};
+  return OVTA_OK;
+}
+
+/* Rule: the allocation of `buf` moves to the top of the function (its shape is constant; an
+ * allocation has no initial value, so allocating once instead of per iteration changes nothing). */
+int vta_sched_hoist_alloc(vta_sched *s, const char *buf, ovta_error *err) {
+  lir_func *f = s->f;
+  lir_buf *b = buf ? find_buf(f, buf) : NULL;
+  if (!b) return OVTA_FAIL(err, OVTA_EINVAL, "hoist_alloc: no buffer '%s' in %s", buf ? buf : "", f->name);
+  if (!(unplace(f, &f->body, b, -1, 0) & 1)) return OVTA_FAIL(err, OVTA_EINVAL, "hoist_alloc %s: not allocated", buf);
+  f->body = lir_alloc_stmt(f, b, f->body);
+  return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "hoist_alloc: out of memory") : OVTA_OK;
 }
 
 /* ---------------------------------------------------------------- verifier */
@@ -849,7 +1083,22 @@ int vta_sched_apply(vta_sched *s, const char *script, FILE *dump, ovta_error *er
     } else if (!strcmp(p, "compute_at") && nt == 3) {
       rc = vta_sched_compute_at(s, tok[1], tok[2], err);
     } else if (!strcmp(p, "vthread") && nt >= 3) {
-      rc = vta_sched_vthread(s, tok[1], (int)strtol(tok[2], NULL, 10), tok + 3, nt - 3, err);
+      char lv[256];
+      const char *vs[8];
+      int nv = 0;
+      snprintf(lv, sizeof lv, "%s", tok[1]);
+      for (char *s3 = NULL, *t = strtok_r(lv, ",", &s3); t && nv < 8; t = strtok_r(NULL, ",", &s3)) vs[nv++] = t;
+      rc = vta_sched_vthread_fused(s, vs, nv, (int)strtol(tok[2], NULL, 10), tok + 3, nt - 3, err);
+    } else if (!strcmp(p, "fission") && nt == 2) {
+      rc = vta_sched_fission(s, tok[1], err);
+    } else if (!strcmp(p, "rename") && nt == 3) {
+      rc = vta_sched_rename(s, tok[1], tok[2], err);
+    } else if (!strcmp(p, "set_scope") && (nt == 3 || nt == 4)) {
+      int sc = scope_parse(tok[2]);
+      if (sc < 0) rc = OVTA_FAIL(err, OVTA_EINVAL, "sched: unknown scope '%s'", tok[2]);
+      else rc = vta_sched_set_scope(s, tok[1], (lir_scope)sc, nt == 4 ? tok[3] : NULL, err);
+    } else if (!strcmp(p, "hoist_alloc") && nt == 2) {
+      rc = vta_sched_hoist_alloc(s, tok[1], err);
     } else {
       rc = OVTA_FAIL(err, OVTA_EINVAL, "sched: cannot parse '%s'", shown);
     }

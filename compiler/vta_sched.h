@@ -14,10 +14,10 @@
 /* A schedule being applied to f (not owned). Caches are remembered so compute_at/vthread find
  * their copy nests. */
 typedef struct vta_sched {
-  lir_func *f;
-  int ncache;
+  lir_func *f;          /* the function rewritten */
+  int ncache;           /* caches (and scoped buffers) remembered */
   struct vta_sched_cache {
-    lir_buf *cache, *orig; /* the scoped buffer and the buffer it caches */
+    lir_buf *cache, *orig; /* the scoped buffer and the buffer it caches (NULL: set_scope) */
     bool write;            /* cache_write (copy out after) or cache_read (copy in before) */
     bool placed;           /* compute_at done (its region is relative to a loop) */
   } cache[VTA_SCHED_MAX_CACHES];
@@ -55,6 +55,23 @@ int vta_sched_compute_at(vta_sched *s, const char *cache, const char *var, ovta_
  * its allocation hoisted outside the loop (ping-pong buffers). */
 int vta_sched_vthread(vta_sched *s, const char *var, int n, const char *const *caches, int ncaches,
                       ovta_error *err);
+/* vthread over the fused iteration index of nested loops vars[0..nvars-1] (outermost first, min 0,
+ * constant extents): part = floormod(((v0 * E1 + v1) * E2 + v2).., n), the attribute on the body of
+ * the innermost; n = 1 adds the part dimension (of 1) and no attribute. */
+int vta_sched_vthread_fused(vta_sched *s, const char *const *vars, int nvars, int n, const char *const *caches,
+                            int ncaches, ovta_error *err);
+/* Loop distribution with scalar expansion (decompose a fused reduction): the perfect nest from loop
+ * `var` down to allocations A.. and a sequence S1..Sn becomes the allocations, expanded by the nest's
+ * extents and hoisted above it, then one copy of the nest per statement (copy j >= 2 binds fresh
+ * variables named V_j). Refused when a buffer other than the A.. written by one statement is
+ * accessed by another. */
+int vta_sched_fission(vta_sched *s, const char *var, ovta_error *err);
+/* The loop of `var` binds a new variable `name` (must be free). */
+int vta_sched_rename(vta_sched *s, const char *var, const char *name, ovta_error *err);
+/* An allocated buffer moves to `scope` (renamed when name is not NULL); vthread may then part it. */
+int vta_sched_set_scope(vta_sched *s, const char *buf, lir_scope scope, const char *name, ovta_error *err);
+/* The allocation of `buf` moves to the top of the function. */
+int vta_sched_hoist_alloc(vta_sched *s, const char *buf, ovta_error *err);
 /* lir_verify (non-CPU rules) plus: every access outside an `if` whose indices are affine in loop
  * variables with constant ranges stays within its buffer; virtual_thread attributes are under
  * the loop they name. */
@@ -64,7 +81,8 @@ void vta_sched_cpu_scopes(lir_func *f);
 
 /* Apply a script of primitives, one per ';': `split V F [exact|guard|tail]`, `reorder V V...`,
  * `cache_read BUF SCOPE NAME`, `cache_write BUF SCOPE NAME`, `compute_at CACHE V`,
- * `vthread V N [CACHE...]`; scopes global local inp wgt acc out uop. After each, vta_sched_verify;
+ * `vthread V[,V...] N [CACHE...]`, `fission V`, `rename V NAME`, `set_scope BUF SCOPE [NAME]`,
+ * `hoist_alloc BUF`; scopes global local inp wgt acc out uop. After each, vta_sched_verify;
  * when dump is not NULL, "// after N: PRIMITIVE" and the function's dump are printed. */
 int vta_sched_apply(vta_sched *s, const char *script, FILE *dump, ovta_error *err);
 
