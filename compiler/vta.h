@@ -143,6 +143,19 @@ const char *vta_stage_name(vta_stage s);  /* "compute", "schedule", "inject-dma"
 int vta_stage_parse(const char *name);
 /* The loop IR of p after stage s (a new function named fname; caller frees). */
 int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err);
+/* A pass: rewrites f, the IR after stage s-1, in place (new nodes from f's arena) into the IR
+ * after stage s; p is the target context (config, tile, virtual threads), uid the kernel-key
+ * prefix of this compile (31 bits). Returns an error naming the statement it cannot rewrite. */
+typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* The pass of stage s (inject-dma .. host); NULL where the stage is still emitted from the plan. */
+vta_pass_fn vta_stage_pass(vta_stage s);
+/* Stage s built by the plan-driven emitter alone (compiler/vta_lower.c), no pass: the form each
+ * pass must reproduce (tests/vta/test_vta_passes.c compares them). */
+int vta_lower_emit(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,
+                   ovta_error *err);
+/* vta_lower with the kernel-key prefix uid of a compile (vta_compile uses one per kernel). */
+int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,
+                  ovta_error *err);
 
 /* ---------------------------------------------------------------- 4. Kernels */
 

@@ -788,7 +788,6 @@ static lir_stmt *emit_tiled(em *e) {
   return lir_attr(F, "vthreads", I(e, p->vt), s);
 }
 
-int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
 /* ---------------------------------------------------------------- stage schedule: primitives */
 
@@ -835,7 +834,9 @@ static int lower_schedule(em *e) {
 
 int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
-int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
+/* The plan-driven emitter: stage s built directly from the plan (compute, schedule by primitives,
+ * and - for the stages without a pass yet - every construct up to s in its lowered form). */
+int vta_lower_emit(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
   *out = NULL;
   if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_lower(p, s, fname, uid, out, err);
   if ((unsigned)s >= VTA_S_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "vta_lower: bad stage %d", (int)s);
@@ -854,6 +855,39 @@ int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t ui
   int rc = OVTA_OK;
   if (s == VTA_S_SCHEDULE) rc = lower_schedule(e);
   else f->body = s == VTA_S_COMPUTE ? emit_compute(e) : emit_tiled(e);
+  if (!rc) rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
+  if (rc) {
+    ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));
+    lir_func_free(f);
+    return rc;
+  }
+  *out = f;
+  return OVTA_OK;
+}
+
+/* ---------------------------------------------------------------- the pass pipeline */
+
+/* The passes that rewrite the previous stage's IR (conv2d and dense). A stage without one is
+ * still emitted from the plan by vta_lower_emit. */
+static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
+    [VTA_S_DMA] = NULL,       /* inject-dma */
+    [VTA_S_TENSORIZE] = NULL, /* tensorize */
+    [VTA_S_ALU] = NULL,       /* inject-alu */
+    [VTA_S_FOLD] = NULL,      /* fold-uops */
+    [VTA_S_DEPS] = NULL,      /* insert-deps */
+    [VTA_S_HOST] = NULL,      /* host */
+};
+
+vta_pass_fn vta_stage_pass(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stage_pass[s] : NULL; }
+
+int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
+  *out = NULL;
+  bool alu_op = p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL;
+  if (alu_op || (unsigned)s >= VTA_S_COUNT || !stage_pass[s]) return vta_lower_emit(p, s, fname, uid, out, err);
+  lir_func *f;
+  int rc = vta_lower_uid(p, s - 1, fname, uid, &f, err);
+  if (rc) return rc;
+  rc = stage_pass[s](p, uid & 0x7fffffff, f, err);
   if (!rc) rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
   if (rc) {
     ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));

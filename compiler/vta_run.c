@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
 
 struct vta_kernel {
   vta_plan plan;
