@@ -149,6 +149,13 @@ int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out,
 typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* The pass of stage s (inject-dma .. host); NULL where the stage is still emitted from the plan. */
 vta_pass_fn vta_stage_pass(vta_stage s);
+/* tensorize (compiler/vta_tensorize.c): the BATCH x BLOCK_OUT x BLOCK_IN multiply-accumulate loops
+ * become @ovta.gemm(acc, inp, wgt). */
+int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* inject-alu (compiler/vta_inject_alu.c): the ACC init (bias element or constant) and the
+ * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, SHR, CLP or
+ * MAX + MIN). */
+int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* Stage s built by the plan-driven emitter alone (compiler/vta_lower.c), no pass: the form each
  * pass must reproduce (tests/vta/test_vta_passes.c compares them). */
 int vta_lower_emit(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,

@@ -1,0 +1,193 @@
+/* vta_tensorize.c: the tensorize pass (compiler/README-vta.md "Passes", 4): the GEMM reduction's
+ * innermost BATCH x BLOCK_OUT x BLOCK_IN loops and their multiply-accumulate become the GEMM
+ * intrinsic `@ovta.gemm(acc, inp, wgt)`, an IR-to-IR rewrite of the inject-dma stage. */
+#include "vta.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- matching helpers */
+
+static bool uses_var(const lir_expr *e, const lir_var *v) {
+  if (!e) return false;
+  if (e->kind == LIR_E_VAR) return e->var == v;
+  for (int i = 0; i < e->nargs; i++)
+    if (uses_var(e->args[i], v)) return true;
+  return false;
+}
+
+static bool expr_eq(const lir_expr *a, const lir_expr *b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->nargs != b->nargs) return false;
+  switch (a->kind) {
+  case LIR_E_INT: return a->ival == b->ival;
+  case LIR_E_FLOAT: return a->fval == b->fval;
+  case LIR_E_VAR: return a->var == b->var;
+  case LIR_E_LOAD: if (a->buf != b->buf) return false; break;
+  case LIR_E_BIN: case LIR_E_UN: if (a->op != b->op) return false; break;
+  case LIR_E_CALL:
+    if (a->op != b->op || (a->op == LIR_OPAQUE && strcmp(a->callee, b->callee))) return false;
+    break;
+  default: break;
+  }
+  for (int i = 0; i < a->nargs; i++)
+    if (!expr_eq(a->args[i], b->args[i])) return false;
+  return true;
+}
+
+/* The variable of a bare variable index, else NULL. */
+static lir_var *var_of(const lir_expr *e) { return e && e->kind == LIR_E_VAR ? e->var : NULL; }
+
+/* i32(load) of an 8-bit buffer: the load, else NULL. */
+static lir_expr *widened_load(lir_expr *e) {
+  if (e->kind != LIR_E_CAST || e->dtype != LIR_I32) return NULL;
+  lir_expr *l = e->args[0];
+  return l->kind == LIR_E_LOAD && (l->dtype == LIR_I8 || l->dtype == LIR_U8) && l->buf->ndim >= 2 ? l : NULL;
+}
+
+/* A multiply-accumulate `acc[I] = acc[I] + i32(a[..]) * i32(b[..])` (either operand order of the
+ * sum and of the product): the two operand loads, else false. */
+static bool is_mac(const lir_stmt *s, lir_expr **x, lir_expr **y) {
+  if (s->kind != LIR_S_STORE || s->value->kind != LIR_E_BIN || s->value->op != LIR_ADD) return false;
+  for (int k = 0; k < 2; k++) {
+    lir_expr *self = s->value->args[k], *prod = s->value->args[1 - k];
+    if (self->kind != LIR_E_LOAD || self->buf != s->buf || prod->kind != LIR_E_BIN || prod->op != LIR_MUL) continue;
+    bool same = self->nargs == s->nidx;
+    for (int i = 0; same && i < s->nidx; i++) same = expr_eq(self->args[i], s->idx[i]);
+    if (!same) continue;
+    *x = widened_load(prod->args[0]), *y = widened_load(prod->args[1]);
+    if (*x && *y) return true;
+  }
+  return false;
+}
+
+/* ---------------------------------------------------------------- the pass */
+
+typedef struct tz {
+  lir_func *f;
+  const vta_plan *p;
+  int found;            /* GEMMs made */
+  ovta_error *err;
+  lir_stmt *anc[64];    /* enclosing statements of the one being visited, outermost first */
+  lir_stmt **slot[64];  /* and where each of them is held */
+  int depth;
+} tz;
+
+/* buf[lead.., 0, 0]: the origin of the block an access's last two indices cover. */
+static lir_expr *block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *in) {
+  lir_expr *idx[LIR_MAX_DIMS];
+  for (int i = 0; i < n - 2; i++) idx[i] = in[i];
+  idx[n - 2] = lir_i64(f, 0), idx[n - 1] = lir_i64(f, 0);
+  return lir_load(f, b, idx);
+}
+
+/* The multiply-accumulate s (the statement being visited) as one GEMM block, or an error naming what is wrong. */
+static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
+  const ovta_config *cfg = &t->p->cfg;
+  const char *an = s->buf->name;
+  lir_expr *inp = x->buf->scope == LIR_SCOPE_INP ? x : y, *wgt = inp == x ? y : x;
+  if (s->buf->scope != LIR_SCOPE_ACC || s->buf->dtype != LIR_I32 || s->nidx < 2)
+    return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED, "tensorize: reduction into %s: not an i32 buffer of the ACC scope", an);
+  if (inp->buf->scope != LIR_SCOPE_INP || wgt->buf->scope != LIR_SCOPE_WGT)
+    return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                     "tensorize: reduction into %s: the operands %s, %s are not one INP and one WGT buffer", an,
+                     x->buf->name, y->buf->name);
+  int na = s->nidx, ni = inp->nargs, nw = wgt->nargs;
+  lir_var *b = var_of(s->idx[na - 2]), *o = var_of(s->idx[na - 1]), *i = var_of(inp->args[ni - 1]);
+  /* acc[.., b, o] += inp[.., b, i] * wgt[.., o, i]: 1 x BLOCK_IN times BLOCK_IN x BLOCK_OUT, BATCH rows */
+  if (!b || !o || !i || b == o || i == b || i == o || var_of(inp->args[ni - 2]) != b || var_of(wgt->args[nw - 2]) != o ||
+      var_of(wgt->args[nw - 1]) != i)
+    return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                     "tensorize: reduction into %s: the last two indices are not %s[.., b, o] += %s[.., b, i] * "
+                     "%s[.., o, i] over three loop variables",
+                     an, an, inp->buf->name, wgt->buf->name);
+  const lir_buf *bb[3] = {s->buf, inp->buf, wgt->buf};
+  const int64_t want[3][2] = {{cfg->batch, cfg->block_out}, {cfg->batch, cfg->block_in}, {cfg->block_out, cfg->block_in}};
+  for (int k = 0; k < 3; k++)
+    if (bb[k]->shape[bb[k]->ndim - 2] != want[k][0] || bb[k]->shape[bb[k]->ndim - 1] != want[k][1])
+      return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED, "tensorize: reduction into %s: %s's last two dims are not %lld x %lld",
+                       an, bb[k]->name, (long long)want[k][0], (long long)want[k][1]);
+  lir_var *vs[3] = {b, o, i};
+  for (int k = 0; k < 3; k++) {
+    for (int d = 0; d < na - 2; d++)
+      if (uses_var(s->idx[d], vs[k])) goto leads;
+    for (int d = 0; d < ni - 2; d++)
+      if (uses_var(inp->args[d], vs[k])) goto leads;
+    for (int d = 0; d < nw - 2; d++)
+      if (uses_var(wgt->args[d], vs[k])) goto leads;
+  }
+  /* the three innermost loops, perfectly nested around the statement, bind b, o, i */
+  const int64_t ext[3] = {cfg->batch, cfg->block_out, cfg->block_in};
+  const char *const what[3] = {"BATCH", "BLOCK_OUT", "BLOCK_IN"};
+  lir_stmt *inner = s;
+  for (int k = 0; k < 3; k++) {
+    int a = t->depth - 1 - k;
+    lir_stmt *L = a >= 0 ? t->anc[a] : NULL;
+    if (!L || L->kind != LIR_S_FOR || L->body != inner)
+      return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                       "tensorize: reduction into %s: not the body of three perfectly nested loops over b, o, i", an);
+    int r = L->var == b ? 0 : L->var == o ? 1 : L->var == i ? 2 : -1;
+    if (r < 0)
+      return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                       "tensorize: reduction into %s: loop %s is inside the block (only %s, %s, %s may be)", an,
+                       L->var->name, b->name, o->name, i->name);
+    if (L->min->kind != LIR_E_INT || L->min->ival != 0 || L->extent->kind != LIR_E_INT || L->extent->ival != ext[r])
+      return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED, "tensorize: reduction into %s: loop %s is not 0..%lld (%s)", an,
+                       L->var->name, (long long)ext[r], what[r]);
+    inner = L;
+  }
+  lir_func *f = t->f;
+  lir_expr *args[3] = {block_ref(f, s->buf, na, s->idx), block_ref(f, inp->buf, ni, inp->args),
+                       block_ref(f, wgt->buf, nw, wgt->args)};
+  *t->slot[t->depth - 3] = lir_eval(f, lir_opaque(f, "ovta.gemm", LIR_I32, 3, args));
+  t->found++;
+  return OVTA_OK;
+leads:
+  return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                   "tensorize: reduction into %s: a leading index depends on the block's loop variables", an);
+}
+
+static int tz_walk(tz *t, lir_stmt **slot) {
+  lir_stmt *s = *slot;
+  if (!s) return OVTA_OK;
+  lir_expr *x, *y;
+  if (s->kind == LIR_S_STORE) return is_mac(s, &x, &y) ? tensorize_mac(t, s, x, y) : OVTA_OK;
+  if (t->depth == 64) return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED, "tensorize: statements nested too deep");
+  t->anc[t->depth] = s, t->slot[t->depth++] = slot;
+  int rc = OVTA_OK;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n && !rc; i++) rc = tz_walk(t, &s->stmts[i]);
+    break;
+  case LIR_S_IF:
+    rc = tz_walk(t, &s->body);
+    if (!rc) rc = tz_walk(t, &s->else_body);
+    break;
+  case LIR_S_FOR: case LIR_S_LET: case LIR_S_ALLOC: case LIR_S_ATTR:
+    rc = tz_walk(t, &s->body);
+    break;
+  default:
+    break;
+  }
+  t->depth--;
+  return rc;
+}
+
+/* tensorize. Matches every multiply-accumulate `acc[.., b, o] = acc[.., b, o] + i32(inp[.., b, i])
+ * * i32(wgt[.., o, i])` (acc an i32 ACC buffer, inp INP, wgt WGT; sum and product in either
+ * order). It must be the body of three perfectly nested loops (in any order) binding b, o, i, from
+ * 0 over BATCH, BLOCK_OUT and BLOCK_IN of the config; the buffers' last two dims must be those
+ * extents; b, o, i must index exactly the last two dims (the leading indices do not use them).
+ * Produces, in place of the three loops, `eval @ovta.gemm(acc[.., 0, 0], inp[.., 0, 0],
+ * wgt[.., 0, 0])` (leading indices kept): the GEMM intrinsic's 1 x BLOCK_IN times BLOCK_IN x
+ * BLOCK_OUT product on BATCH rows. Everything else is left as it is (the loop variables of the
+ * three loops disappear with them). Refuses, naming the ACC buffer (and loop), a multiply-
+ * accumulate of another form, and a function with none. */
+int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
+  (void)uid;
+  tz t = {.f = f, .p = p, .err = err};
+  int rc = tz_walk(&t, &f->body);
+  if (rc) return rc;
+  if (!t.found)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensorize: no multiply-accumulate into an ACC buffer in %s", f->name);
+  return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "tensorize: out of memory") : OVTA_OK;
+}
