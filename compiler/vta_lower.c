@@ -872,7 +872,7 @@ int vta_lower_emit(const vta_plan *p, vta_stage s, const char *fname, uint64_t u
 static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
     [VTA_S_DMA] = NULL,       /* inject-dma */
     [VTA_S_TENSORIZE] = vta_pass_tensorize, /* tensorize */
-    [VTA_S_ALU] = NULL,       /* inject-alu */
+    [VTA_S_ALU] = vta_pass_inject_alu, /* inject-alu */
     [VTA_S_FOLD] = NULL,      /* fold-uops */
     [VTA_S_DEPS] = NULL,      /* insert-deps */
     [VTA_S_HOST] = NULL,      /* host */

@@ -150,6 +150,15 @@ static void test_tilings_dense_nobias(void **st) {
       check(*c, &op, vt, NULL);
       op.shift = 0; /* no rounding constant, no SHR */
       op.clip_min = -300, op.clip_max = 300; /* wider than int8: MAX and MIN, not CLP */
+      check(*c, &op, vt, NULL);      op.shift = 16; /* rounding constant 2^15: just beyond the immediate (MOV 1, SHR -15) */
+      op.clip_min = -128, op.clip_max = 300; /* one bound int8, the other not */
+      check(*c, &op, vt, NULL);
+      op.clip_min = 0, op.clip_max = 127;
+      op.shift = 40; /* >= 32: scalar `>> 31`, ALU immediate 40 */
+      check(*c, &op, vt, NULL);
+      op.shift = -3; /* left shift: SHR -3 */
+      check(*c, &op, vt, NULL);
+      op.shift = -40; /* everything shifted out: scalar constant 0, SHR -40 */
       check(*c, &op, vt, NULL);
     }
   }
@@ -159,6 +168,7 @@ static void test_tilings_dense_nobias(void **st) {
 static void test_compared_something(void **st) {
   (void)st;
   if (!compared) skip();
+  print_message("%d stage comparisons (pass and pipeline)\n", compared);
 }
 
 int main(void) {
