@@ -10,6 +10,7 @@
  * the example of tests/vta/conv.test. */
 #include "ovta_test.h"
 #include "vta.h"
+#include "vta_sched.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -164,6 +165,44 @@ static void test_tilings_dense_nobias(void **st) {
   }
 }
 
+/* Pass pass on the emitter's stage `from` (optionally edited) must refuse, naming `want`. */
+static void refuses(const vta_plan *p, vta_stage from, vta_pass_fn pass, const char *loop, int64_t ext,
+                    const char *want) {
+  ovta_error err = {0};
+  lir_func *f = NULL;
+  OVTA_ASSERT_OK(vta_lower_emit(p, from, "k", 5, &f, &err), err);
+  if (loop) { /* change the extent of a loop */
+    lir_stmt **sl = vta_sched_find_loop(f, loop);
+    assert_non_null(sl);
+    (*sl)->extent = lir_i64(f, ext);
+  }
+  assert_int_not_equal(pass(p, 5, f, &err), 0);
+  if (!strstr(err.msg, want)) fprintf(stderr, "error '%s' does not name '%s'\n", err.msg, want);
+  assert_non_null(strstr(err.msg, want));
+  lir_func_free(f);
+}
+
+/* tensorize and inject-alu refuse what they cannot lower, by name. */
+static void test_refusals(void **st) {
+  (void)st;
+  vta_pass_fn tz = vta_stage_pass(VTA_S_TENSORIZE), alu = vta_stage_pass(VTA_S_ALU);
+  if (!tz || !alu) skip();
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
+  vta_plan p;
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, &p, &err), err);
+  refuses(&p, VTA_S_DMA, tz, "gi", 8, "loop gi is not 0..16 (BLOCK_OUT)");
+  refuses(&p, VTA_S_TENSORIZE, tz, NULL, 0, "no multiply-accumulate");
+  refuses(&p, VTA_S_DMA, alu, NULL, 0, "the reduction into acc_buf is not tensorized");
+  refuses(&p, VTA_S_TENSORIZE, alu, "ai", 8, "store into acc_buf: loop ai is not 0..16");
+  refuses(&p, VTA_S_ALU, alu, NULL, 0, "no ACC init nest");
+}
+
 /* Reported as skipped while no stage has a pass (nothing was compared). */
 static void test_compared_something(void **st) {
   (void)st;
@@ -175,6 +214,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resnet),
       cmocka_unit_test(test_tilings_dense_nobias),
+      cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_compared_something),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
