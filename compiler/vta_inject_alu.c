@@ -79,8 +79,10 @@ static lir_expr *block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *in) 
 
 /* One ALU call on the block with an immediate (i32). CLP takes its two bounds. */
 static void alu_imm(az *a, int op, int64_t imm, int64_t imm2) {
-  lir_expr *args[3] = {block_ref(a->f, a->st->buf, a->st->nidx, a->st->idx), lir_int(a->f, LIR_I32, imm), lir_int(a->f, LIR_I32, imm2)};
-  lir_block_add(&a->out, lir_eval(a->f, lir_opaque(a->f, alu_name[op], LIR_I32, op == OVTA_ALU_CLP ? 3 : 2, args)));
+  bool clp = op == OVTA_ALU_CLP;
+  lir_expr *args[3] = {block_ref(a->f, a->st->buf, a->st->nidx, a->st->idx), lir_int(a->f, LIR_I32, imm),
+                       clp ? lir_int(a->f, LIR_I32, imm2) : NULL};
+  lir_block_add(&a->out, lir_eval(a->f, lir_opaque(a->f, alu_name[op], LIR_I32, clp ? 3 : 2, args)));
 }
 
 static bool imm16(int64_t v) { return v >= -32768 && v <= 32767; }
@@ -155,7 +157,8 @@ static int alu_store(az *a, lir_stmt *s) {
   const ovta_config *cfg = &a->p->cfg;
   const char *an = s->buf->name;
   if (is_mac(s))
-    return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: the reduction into %s is not tensorized (a GEMM)", an);
+    return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED,
+                     "inject-alu: the reduction into %s is not tensorized (into @ovta.gemm: tensorize first)", an);
   int n = s->nidx;
   lir_var *b = n >= 2 ? var_of(s->idx[n - 2]) : NULL, *o = n >= 2 ? var_of(s->idx[n - 1]) : NULL;
   if (!b || !o || b == o || s->buf->dtype != LIR_I32 || s->buf->shape[n - 2] != cfg->batch ||

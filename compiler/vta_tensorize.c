@@ -146,11 +146,31 @@ leads:
                    "tensorize: reduction into %s: a leading index depends on the block's loop variables", an);
 }
 
+/* The first INP- or WGT-scope buffer e reads, else NULL. */
+static const lir_buf *reads_operand(const lir_expr *e) {
+  if (!e) return NULL;
+  if (e->kind == LIR_E_LOAD && (e->buf->scope == LIR_SCOPE_INP || e->buf->scope == LIR_SCOPE_WGT)) return e->buf;
+  for (int i = 0; i < e->nargs; i++) {
+    const lir_buf *b = reads_operand(e->args[i]);
+    if (b) return b;
+  }
+  return NULL;
+}
+
 static int tz_walk(tz *t, lir_stmt **slot) {
   lir_stmt *s = *slot;
   if (!s) return OVTA_OK;
   lir_expr *x, *y;
-  if (s->kind == LIR_S_STORE) return is_mac(s, &x, &y) ? tensorize_mac(t, s, x, y) : OVTA_OK;
+  const lir_buf *rd;
+  if (s->kind == LIR_S_STORE) {
+    if (is_mac(s, &x, &y)) return tensorize_mac(t, s, x, y);
+    if (s->buf->scope == LIR_SCOPE_ACC && (rd = reads_operand(s->value)))
+      return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                       "tensorize: the store into %s reads %s but is not a multiply-accumulate %s = %s + i32(inp) * "
+                       "i32(wgt)",
+                       s->buf->name, rd->name, s->buf->name, s->buf->name);
+    return OVTA_OK;
+  }
   if (t->depth == 64) return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED, "tensorize: statements nested too deep");
   t->anc[t->depth] = s, t->slot[t->depth++] = slot;
   int rc = OVTA_OK;
@@ -181,7 +201,8 @@ static int tz_walk(tz *t, lir_stmt **slot) {
  * wgt[.., 0, 0])` (leading indices kept): the GEMM intrinsic's 1 x BLOCK_IN times BLOCK_IN x
  * BLOCK_OUT product on BATCH rows. Everything else is left as it is (the loop variables of the
  * three loops disappear with them). Refuses, naming the ACC buffer (and loop), a multiply-
- * accumulate of another form, and a function with none. */
+ * accumulate of another form, any other store into an ACC buffer reading an INP or WGT buffer
+ * (e.g. a product under a padding select), and a function with no multiply-accumulate. */
 int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
   tz t = {.f = f, .p = p, .err = err};

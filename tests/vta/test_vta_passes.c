@@ -198,6 +198,7 @@ static void test_refusals(void **st) {
   OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, &p, &err), err);
   refuses(&p, VTA_S_DMA, tz, "gi", 8, "loop gi is not 0..16 (BLOCK_OUT)");
   refuses(&p, VTA_S_TENSORIZE, tz, NULL, 0, "no multiply-accumulate");
+  refuses(&p, VTA_S_SCHEDULE, tz, NULL, 0, "the store into acc_buf reads inp_buf but is not a multiply-accumulate");
   refuses(&p, VTA_S_DMA, alu, NULL, 0, "the reduction into acc_buf is not tensorized");
   refuses(&p, VTA_S_TENSORIZE, alu, "ai", 8, "store into acc_buf: loop ai is not 0..16");
   refuses(&p, VTA_S_ALU, alu, NULL, 0, "no ACC init nest");
