@@ -398,11 +398,12 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
                           r[k].s->b->name, lir_scope_name(want[k]));
         return NULL;
       }
-      if (r[k].n) {
-        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %s is offset by outer loop %s", what,
-                          r[k].s->b->name, r[k].v[0]->name);
-        return NULL;
-      }
+      for (int j = 0; j < r[k].n; j++)
+        if (r[k].vk[j]) {
+          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %s is offset by outer loop %s", what,
+                            r[k].s->b->name, r[k].v[j]->name);
+          return NULL;
+        }
       has[k] = true;
     }
     if (!expr_eq(r[1].lead, r[2].lead)) {
@@ -472,6 +473,7 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
     lir_var *outer = NULL;
     for (int k = 0; k < 2; k++)
       for (int j = 0; j < (has[k] ? r[k].n : 0); j++) {
+        if (!r[k].vk[j]) continue;
         if (outer && outer != r[k].v[j]) {
           c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands offset by outer loops %s and %s", what,
                             outer->name, r[k].v[j]->name);
@@ -592,7 +594,8 @@ static lir_stmt *rw_s(fctx *c, lir_stmt *s) {
     while (t->kind == LIR_S_FOR && nl < (int)(sizeof loops / sizeof loops[0])) loops[nl++] = t, t = t->body;
     if (t->kind != LIR_S_FOR && is_compute_body(t)) return fold_kernel(c, loops, nl, t);
     if (t->kind != LIR_S_FOR && is_dma(t)) return fold_dma(c, loops, nl, t);
-    if (uses_sram(c, s->min) || uses_sram(c, s->extent)) return check_plain(c, s, s->extent);
+    check_plain(c, s, s->min);
+    check_plain(c, s, s->extent);
     lir_stmt *b = rw_s(c, s->body);
     return b == s->body ? s : lir_for(F, s->var, s->min, s->extent, s->for_kind, b);
   }

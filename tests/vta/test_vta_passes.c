@@ -165,16 +165,76 @@ static void test_tilings_dense_nobias(void **st) {
   }
 }
 
+/* The first EVAL of callee `name` in s (NULL: none). */
+static lir_stmt *find_eval(lir_stmt *s, const char *name) {
+  if (!s) return NULL;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++) {
+      lir_stmt *t = find_eval(s->stmts[i], name);
+      if (t) return t;
+    }
+    return NULL;
+  case LIR_S_EVAL:
+    return s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, name) ? s : NULL;
+  case LIR_S_IF: {
+    lir_stmt *t = find_eval(s->body, name);
+    return t ? t : find_eval(s->else_body, name);
+  }
+  default:
+    return find_eval(s->body, name);
+  }
+}
+
+/* fold-uops refuses what it cannot fold, naming the statement: an SRAM index not affine in the
+ * loops, a part index that depends on a loop, a scalar store into an SRAM buffer (the tensorize
+ * stage's ACC init, not an ALU intrinsic). */
+static void test_fold_refuses(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
+  vta_plan p;
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, &p, &err), err);
+  for (int c = 0; c < 3; c++) {
+    lir_func *f = NULL;
+    OVTA_ASSERT_OK(vta_lower_emit(&p, c == 2 ? VTA_S_TENSORIZE : VTA_S_ALU, "k", 5, &f, &err), err);
+    if (c < 2) {
+      lir_stmt *g = find_eval(f->body, "ovta.gemm");
+      assert_non_null(g);
+      lir_expr *inp = g->value->args[1], *acc = g->value->args[0];
+      if (c == 0) /* inp row index floormod(.., 5) */
+        inp->args[3] = lir_bin(f, LIR_FLOORMOD, inp->args[3], lir_i64(f, 5));
+      else /* the ACC part follows the innermost loop */
+        acc->args[0] = inp->args[4]->args[1];
+    }
+    ovta_error_clear(&err);
+    assert_int_equal(vta_pass_fold(&p, 5, f, &err), OVTA_EUNSUPPORTED);
+    static const char *const want[3] = {"@ovta.gemm in loop gx: index 3 of inp_buf is not affine in the loops",
+                                        "@ovta.gemm in loop gx: the part index of acc_buf depends on loop gx",
+                                        "scalar store into SRAM buffer acc_buf"};
+    if (!strstr(err.msg, want[c])) fprintf(stderr, "got: %s\n", err.msg);
+    assert_non_null(strstr(err.msg, want[c]));
+    lir_func_free(f);
+  }
+}
+
 /* Reported as skipped while no stage has a pass (nothing was compared). */
 static void test_compared_something(void **st) {
   (void)st;
   if (!compared) skip();
+  print_message("%d stage comparisons (pass and pipeline vs emitter)\n", compared);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resnet),
       cmocka_unit_test(test_tilings_dense_nobias),
+      cmocka_unit_test(test_fold_refuses),
       cmocka_unit_test(test_compared_something),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
