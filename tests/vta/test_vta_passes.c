@@ -165,6 +165,38 @@ static void test_tilings_dense_nobias(void **st) {
   }
 }
 
+/* Full-size layers on every config, and a sweep of forced tilings (every fitting combination of a
+ * few tile sizes) on the reduced layers: more shapes of the folded loops (merges, host loops). */
+static void test_sweep(void **st) {
+  (void)st;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (size_t i = 0; i < NLAYERS; i++)
+      for (int vt = 1; vt <= 2; vt++) {
+        vta_op op;
+        layer_op(&resnet[i], 1, cfg.batch, &op);
+        if (strcmp(*c, "default")) check(*c, &op, vt, NULL);
+        layer_op(&resnet[i], 4, 2 * cfg.batch, &op);
+        static const int toc[] = {1, 2, 4}, tic[] = {1, 2}, th[] = {1, 2, 7}, tw[] = {1, 2, 14};
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 2; b++)
+            for (int h = 0; h < 3; h++)
+              for (int w = 0; w < 3; w++) {
+                vta_knobs k = {.t_n = 1 + (a + h + w) % 2, .t_oc = toc[a], .t_ic = tic[b], .t_h = th[h], .t_w = tw[w],
+                               .vthreads = vt};
+                vta_plan p;
+                if (vta_plan_make(&cfg, &op, &k, &p, &err)) continue; /* does not fit or divide */
+                char label[300], ps[200];
+                vta_plan_str(&p, ps, sizeof ps);
+                snprintf(label, sizeof label, "%s on %s (%s)", op.name, *c, ps);
+                check_plan(&p, label);
+              }
+      }
+  }
+}
+
 /* The first EVAL of callee `name` in s (NULL: none). */
 static lir_stmt *find_eval(lir_stmt *s, const char *name) {
   if (!s) return NULL;
@@ -234,6 +266,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resnet),
       cmocka_unit_test(test_tilings_dense_nobias),
+      cmocka_unit_test(test_sweep),
       cmocka_unit_test(test_fold_refuses),
       cmocka_unit_test(test_compared_something),
   };
