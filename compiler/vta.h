@@ -147,6 +147,9 @@ int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out,
  * after stage s; p is the target context (config, tile, virtual threads), uid the kernel-key
  * prefix of this compile (31 bits). Returns an error naming the statement it cannot rewrite. */
 typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* fold-uops (compiler/vta_fold.c): SRAM references become flat element indices (allocations
+ * removed), every loop nest around a tensor intrinsic (@ovta.gemm, @ovta.alu_*) a micro-op kernel. */
+int vta_pass_fold(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* The pass of stage s (inject-dma .. host); NULL where the stage is still emitted from the plan. */
 vta_pass_fn vta_stage_pass(vta_stage s);
 /* tensorize (compiler/vta_tensorize.c): the BATCH x BLOCK_OUT x BLOCK_IN multiply-accumulate loops

@@ -5,6 +5,7 @@
  * emitter whose stage number switches each construct to its lowered form (emit_tiled); the dump of
  * stage s is what pass s produces (spec: compiler/README-vta.md). */
 #include "vta.h"
+#include "vta_fold.h"
 #include "vta_sched.h"
 
 #include <stdlib.h>
@@ -399,63 +400,11 @@ static lir_stmt *emit_store(em *e) {
 
 /* ---------------------------------------------------------------- compute on SRAM */
 
-/* An affine loop of a tensorized statement: extent and the flat SRAM factors (dst, src, wgt). */
-typedef struct aloop {
-  const char *name;
-  int64_t ext, f[3];
-} aloop;
-
-/* Fold a tensorized statement into a micro-op kernel (README-vta.md "fold-uops"): loops of extent
- * 1 vanish; adjacent loops with proportional factors merge; the two longest become the kernel's
- * hardware loop levels; innermost others become micro-ops while the kernel stays within the
- * budget; what is left stays a host loop (one kernel per host iteration). */
-typedef struct fold {
-  int nh, nl, nu;
-  aloop h[8], l[2], u[8];
-} fold;
-
-static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
-  aloop L[10];
-  int m = 0;
-  for (int i = 0; i < n; i++)
-    if (in[i].ext > 1) L[m++] = in[i];
-  /* merge j into i (i outer) when factors of i = ext(j) * factors of j */
-  for (int i = 0; i + 1 < m;) {
-    aloop *a = &L[i], *b = &L[i + 1];
-    bool ok = a->ext * b->ext <= 16383;
-    for (int k = 0; k < 3; k++) ok = ok && a->f[k] == b->ext * b->f[k];
-    if (ok) {
-      b->ext *= a->ext;
-      b->name = a->name;
-      memmove(&L[i], &L[i + 1], sizeof(aloop) * (size_t)(m - i - 1));
-      m--;
-    } else {
-      i++;
-    }
-  }
-  /* the two longest loops (ties: the inner one) become the hardware levels */
-  int pick[2] = {-1, -1};
-  for (int t = 0; t < 2; t++)
-    for (int i = m - 1; i >= 0; i--)
-      if (i != pick[0] && L[i].ext <= 16383 && (pick[t] < 0 || L[i].ext > L[pick[t]].ext)) pick[t] = i;
-  fo->nl = 0;
-  if (pick[0] >= 0 && pick[1] >= 0 && pick[1] < pick[0]) {
-    int t = pick[0];
-    pick[0] = pick[1], pick[1] = t;
-  }
-  for (int t = 0; t < 2; t++)
-    if (pick[t] >= 0) fo->l[fo->nl++] = L[pick[t]];
-  aloop rest[10];
-  int nr = 0;
-  for (int i = 0; i < m; i++)
-    if (i != pick[0] && i != pick[1]) rest[nr++] = L[i];
-  int64_t prod = 1;
-  int cut = nr;
-  while (cut > 0 && prod * rest[cut - 1].ext <= budget) prod *= rest[--cut].ext;
-  fo->nh = cut, fo->nu = nr - cut;
-  for (int i = 0; i < cut; i++) fo->h[i] = rest[i];
-  for (int i = cut; i < nr; i++) fo->u[i - cut] = rest[i];
-}
+/* Tensorized statements fold into micro-op kernels by vta_fold_loops (compiler/vta_fold.h, shared
+ * with the fold-uops pass). */
+typedef vta_aloop aloop;
+typedef vta_fold fold;
+#define fold_loops vta_fold_loops
 
 /* Kernel kinds (part of the key). */
 enum { K_TILE = 1, K_GEMM = 2, K_BIAS = 3, K_REQ = 4 };
@@ -518,10 +467,10 @@ static lir_stmt *push_alu(em *e, int op, int use_imm, int imm) {
 
 /* The whole ACC tile as loops (dst only): reset and requantization. */
 static void tile_loops(const vta_plan *p, aloop *l) {
-  l[0] = (aloop){"an", p->t_n, {(int64_t)p->t_oc * p->t_h * p->t_w, 0, 0}};
-  l[1] = (aloop){"ao", p->t_oc, {(int64_t)p->t_h * p->t_w, 0, 0}};
-  l[2] = (aloop){"ah", p->t_h, {p->t_w, 0, 0}};
-  l[3] = (aloop){"aw", p->t_w, {1, 0, 0}};
+  l[0] = (aloop){"an", p->t_n, {(int64_t)p->t_oc * p->t_h * p->t_w, 0, 0}, 0};
+  l[1] = (aloop){"ao", p->t_oc, {(int64_t)p->t_h * p->t_w, 0, 0}, 0};
+  l[2] = (aloop){"ah", p->t_h, {p->t_w, 0, 0}, 0};
+  l[3] = (aloop){"aw", p->t_w, {1, 0, 0}, 0};
 }
 
 static const char *const an6[6] = {"an", "ao", "ah", "aw", "ab", "ai"};
@@ -610,13 +559,13 @@ static lir_stmt *emit_init(em *e) {
 
 static void gemm_loops(const vta_plan *p, aloop *l) {
   const vta_op *op = &p->op;
-  l[0] = (aloop){"gn", p->t_n, {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_ic * p->in_h * p->in_w, 0}};
-  l[1] = (aloop){"go", p->t_oc, {(int64_t)p->t_h * p->t_w, 0, (int64_t)p->t_ic * op->kh * op->kw}};
-  l[2] = (aloop){"gh", p->t_h, {p->t_w, (int64_t)(op->stride_h / p->in_rs) * p->in_w, 0}};
-  l[3] = (aloop){"gw", p->t_w, {1, op->stride_w, 0}};
-  l[4] = (aloop){"gc", p->t_ic, {0, (int64_t)p->in_h * p->in_w, (int64_t)op->kh * op->kw}};
-  l[5] = (aloop){"gy", op->kh, {0, p->in_w, op->kw}};
-  l[6] = (aloop){"gx", op->kw, {0, 1, 1}};
+  l[0] = (aloop){"gn", p->t_n, {(int64_t)p->t_oc * p->t_h * p->t_w, (int64_t)p->t_ic * p->in_h * p->in_w, 0}, 0};
+  l[1] = (aloop){"go", p->t_oc, {(int64_t)p->t_h * p->t_w, 0, (int64_t)p->t_ic * op->kh * op->kw}, 0};
+  l[2] = (aloop){"gh", p->t_h, {p->t_w, (int64_t)(op->stride_h / p->in_rs) * p->in_w, 0}, 0};
+  l[3] = (aloop){"gw", p->t_w, {1, op->stride_w, 0}, 0};
+  l[4] = (aloop){"gc", p->t_ic, {0, (int64_t)p->in_h * p->in_w, (int64_t)op->kh * op->kw}, 0};
+  l[5] = (aloop){"gy", op->kh, {0, p->in_w, op->kw}, 0};
+  l[6] = (aloop){"gx", op->kw, {0, 1, 1}, 0};
 }
 
 static lir_stmt *emit_gemm(em *e) {
@@ -873,7 +822,7 @@ static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
     [VTA_S_DMA] = NULL,       /* inject-dma */
     [VTA_S_TENSORIZE] = vta_pass_tensorize, /* tensorize */
     [VTA_S_ALU] = vta_pass_inject_alu, /* inject-alu */
-    [VTA_S_FOLD] = NULL,      /* fold-uops */
+    [VTA_S_FOLD] = vta_pass_fold, /* fold-uops */
     [VTA_S_DEPS] = NULL,      /* insert-deps */
     [VTA_S_HOST] = NULL,      /* host */
 };

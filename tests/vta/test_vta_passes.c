@@ -132,6 +132,32 @@ static void test_tilings_dense_nobias(void **st) {
   op.has_bias = true, op.shift = 9, op.clip_min = 0;
   k = (vta_knobs){.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4};
   check("default", &op, 2, &k);
+  /* two batch blocks per tile: the bias copy has three loops (batch blocks, output-channel blocks,
+   * pixels), one of them a micro-op loop; a shared and a per-tile bias */
+  vta_op_conv(&op, "tn2", 2, 32, 8, 8, 32, 3, 1, 1);
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  k = (vta_knobs){.t_n = 2, .t_oc = 2, .t_ic = 1, .t_h = 4, .t_w = 8};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
+  vta_op_dense(&op, "wide_tn2", 4, 64, 2048);
+  op.has_bias = true, op.shift = 8;
+  k = (vta_knobs){.t_n = 2, .t_oc = 4};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
+  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1); /* tests/vta/conv.test */
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  k = (vta_knobs){.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4};
+  check("default", &op, 2, &k);
+  /* host loops around the chunked last store (sn, so), around GEMM kernels (gn, go) */
+  vta_op_conv(&op, "hostloops", 1, 32, 8, 8, 32, 3, 1, 1);
+  op.has_bias = true, op.shift = 8;
+  k = (vta_knobs){.t_n = 1, .t_oc = 2, .t_ic = 2, .t_h = 2, .t_w = 4};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
+  vta_op_conv(&op, "batchtile", 2, 32, 8, 8, 32, 3, 1, 1);
+  k = (vta_knobs){.t_n = 2, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 8};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
+  vta_op_dense(&op, "fcloops", 16, 512, 64);
+  op.has_bias = true, op.shift = 10;
+  k = (vta_knobs){.t_n = 4, .t_oc = 2, .t_ic = 4, .t_h = 1, .t_w = 1};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
   for (const char *const *c = ovta_test_configs(); *c; c++) {
     ovta_config cfg;
     ovta_error err = {0};
@@ -151,7 +177,8 @@ static void test_tilings_dense_nobias(void **st) {
       check(*c, &op, vt, NULL);
       op.shift = 0; /* no rounding constant, no SHR */
       op.clip_min = -300, op.clip_max = 300; /* wider than int8: MAX and MIN, not CLP */
-      check(*c, &op, vt, NULL);      op.shift = 16; /* rounding constant 2^15: just beyond the immediate (MOV 1, SHR -15) */
+      check(*c, &op, vt, NULL);
+      op.shift = 16; /* rounding constant 2^15: just beyond the immediate (MOV 1, SHR -15) */
       op.clip_min = -128, op.clip_max = 300; /* one bound int8, the other not */
       check(*c, &op, vt, NULL);
       op.clip_min = 0, op.clip_max = 127;
@@ -183,7 +210,7 @@ static void refuses(const vta_plan *p, vta_stage from, vta_pass_fn pass, const c
 }
 
 /* tensorize and inject-alu refuse what they cannot lower, by name. */
-static void test_refusals(void **st) {
+static void test_tens_refusals(void **st) {
   (void)st;
   vta_pass_fn tz = vta_stage_pass(VTA_S_TENSORIZE), alu = vta_stage_pass(VTA_S_ALU);
   if (!tz || !alu) skip();
@@ -204,6 +231,163 @@ static void test_refusals(void **st) {
   refuses(&p, VTA_S_ALU, alu, NULL, 0, "no ACC init nest");
 }
 
+/* Full-size layers on every config, and a sweep of forced tilings (every fitting combination of a
+ * few tile sizes) on the reduced layers: more shapes of the folded loops (merges, host loops). */
+static void test_sweep(void **st) {
+  (void)st;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (size_t i = 0; i < NLAYERS; i++)
+      for (int vt = 1; vt <= 2; vt++) {
+        vta_op op;
+        layer_op(&resnet[i], 1, cfg.batch, &op);
+        if (strcmp(*c, "default")) check(*c, &op, vt, NULL);
+        layer_op(&resnet[i], 4, 2 * cfg.batch, &op);
+        static const int toc[] = {1, 2, 4}, tic[] = {1, 2}, th[] = {1, 2, 7}, tw[] = {1, 2, 14};
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 2; b++)
+            for (int h = 0; h < 3; h++)
+              for (int w = 0; w < 3; w++) {
+                vta_knobs k = {.t_n = 1 + (a + h + w) % 2, .t_oc = toc[a], .t_ic = tic[b], .t_h = th[h], .t_w = tw[w],
+                               .vthreads = vt};
+                vta_plan p;
+                if (vta_plan_make(&cfg, &op, &k, &p, &err)) continue; /* does not fit or divide */
+                char label[300], ps[200];
+                vta_plan_str(&p, ps, sizeof ps);
+                snprintf(label, sizeof label, "%s on %s (%s)", op.name, *c, ps);
+                check_plan(&p, label);
+              }
+      }
+  }
+}
+
+/* The first EVAL of callee `name` in s (NULL: none). */
+static lir_stmt *find_eval(lir_stmt *s, const char *name) {
+  if (!s) return NULL;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++) {
+      lir_stmt *t = find_eval(s->stmts[i], name);
+      if (t) return t;
+    }
+    return NULL;
+  case LIR_S_EVAL:
+    return s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, name) ? s : NULL;
+  case LIR_S_IF: {
+    lir_stmt *t = find_eval(s->body, name);
+    return t ? t : find_eval(s->else_body, name);
+  }
+  default:
+    return find_eval(s->body, name);
+  }
+}
+
+/* fold-uops refuses what it cannot fold, naming the statement: an SRAM index not affine in the
+ * loops, a part index that depends on a loop, a scalar store into an SRAM buffer (the tensorize
+ * stage's ACC init, not an ALU intrinsic). */
+static void test_fold_refuses(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
+  vta_plan p;
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, &p, &err), err);
+  for (int c = 0; c < 3; c++) {
+    lir_func *f = NULL;
+    OVTA_ASSERT_OK(vta_lower_emit(&p, c == 2 ? VTA_S_TENSORIZE : VTA_S_ALU, "k", 5, &f, &err), err);
+    if (c < 2) {
+      lir_stmt *g = find_eval(f->body, "ovta.gemm");
+      assert_non_null(g);
+      lir_expr *inp = g->value->args[1], *acc = g->value->args[0];
+      if (c == 0) /* inp row index floormod(.., 5) */
+        inp->args[3] = lir_bin(f, LIR_FLOORMOD, inp->args[3], lir_i64(f, 5));
+      else /* the ACC part follows the innermost loop */
+        acc->args[0] = inp->args[4]->args[1];
+    }
+    ovta_error_clear(&err);
+    assert_int_equal(vta_pass_fold(&p, 5, f, &err), OVTA_EUNSUPPORTED);
+    static const char *const want[3] = {"@ovta.gemm in loop gx: index 3 of inp_buf is not affine in the loops",
+                                        "@ovta.gemm in loop gx: the part index of acc_buf depends on loop gx",
+                                        "scalar store into SRAM buffer acc_buf"};
+    if (!strstr(err.msg, want[c])) fprintf(stderr, "got: %s\n", err.msg);
+    assert_non_null(strstr(err.msg, want[c]));
+    lir_func_free(f);
+  }
+}
+
+/* The plan of the conv.test example (2 virtual threads, 2 reduction steps). */
+static void example_plan(vta_plan *p) {
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, p, &err), err);
+}
+
+/* pass(p, f) must refuse with OVTA_EUNSUPPORTED and a message containing `want`. */
+static void expect_refusal(vta_pass_fn pass, const vta_plan *p, lir_func *f, const char *want) {
+  ovta_error err = {0};
+  int rc = pass(p, 5, f, &err);
+  if (rc != OVTA_EUNSUPPORTED || !strstr(err.msg, want)) fprintf(stderr, "rc %d: %s (want: %s)\n", rc, err.msg, want);
+  assert_int_equal(rc, OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, want));
+  lir_func_free(f);
+}
+
+/* insert-deps and host refuse input they cannot prove or lower, naming the statement. */
+static void test_deps_refusals(void **st) {
+  (void)st;
+  vta_plan p;
+  example_plan(&p);
+  ovta_error err = {0};
+  vta_pass_fn deps = vta_stage_pass(VTA_S_DEPS), host = vta_stage_pass(VTA_S_HOST);
+  if (!deps || !host) skip();
+  lir_func *f;
+  /* tokens already there */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_DEPS, "k", 5, &f, &err), err);
+  expect_refusal(deps, &p, f, "call @ovta.dep_push: the input already has dependency tokens");
+  /* the GEMMs of a step moved before its loads */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_FOLD, "k", 5, &f, &err), err);
+  lir_stmt **tk = vta_sched_find_loop(f, "tk");
+  assert_non_null(tk);
+  lir_stmt *seq = (*tk)->body->body;
+  assert_int_equal(seq->kind, LIR_S_SEQ);
+  lir_stmt *last = seq->stmts[seq->n - 1];
+  memmove(&seq->stmts[1], &seq->stmts[0], sizeof(lir_stmt *) * (size_t)(seq->n - 1));
+  seq->stmts[0] = last;
+  expect_refusal(deps, &p, f, "a load after the GEMMs of the reduction step");
+  /* a tile without its virtual-thread attribute (2 threads) */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_FOLD, "k", 5, &f, &err), err);
+  lir_stmt **tw = vta_sched_find_loop(f, "tw");
+  assert_non_null(tw);
+  (*tw)->body = (*tw)->body->body;
+  expect_refusal(deps, &p, f, "the tile has no virtual-thread attribute");
+  /* the store moved before the reduction */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_FOLD, "k", 5, &f, &err), err);
+  tw = vta_sched_find_loop(f, "tw");
+  seq = (*tw)->body->body;
+  assert_int_equal(seq->kind, LIR_S_SEQ);
+  last = seq->stmts[seq->n - 1]; /* the requantization-and-store block */
+  assert_int_equal(last->kind, LIR_S_SEQ);
+  lir_stmt *store = last->stmts[last->n - 1];
+  memmove(&last->stmts[1], &last->stmts[0], sizeof(lir_stmt *) * (size_t)(last->n - 1));
+  last->stmts[0] = store;
+  seq->stmts[seq->n - 1] = seq->stmts[seq->n - 2], seq->stmts[seq->n - 2] = last;
+  expect_refusal(deps, &p, f, "call @ovta.dma_store: a store before the reduction of the tile");
+  /* host code with SRAM buffers left */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_ALU, "k", 5, &f, &err), err);
+  expect_refusal(host, &p, f, "an SRAM allocation left in the host code");
+}
+
 /* Reported as skipped while no stage has a pass (nothing was compared). */
 static void test_compared_something(void **st) {
   (void)st;
@@ -215,7 +399,10 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resnet),
       cmocka_unit_test(test_tilings_dense_nobias),
-      cmocka_unit_test(test_refusals),
+      cmocka_unit_test(test_tens_refusals),
+      cmocka_unit_test(test_sweep),
+      cmocka_unit_test(test_fold_refuses),
+      cmocka_unit_test(test_deps_refusals),
       cmocka_unit_test(test_compared_something),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
