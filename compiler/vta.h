@@ -147,6 +147,12 @@ int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out,
  * after stage s; p is the target context (config, tile, virtual threads), uid the kernel-key
  * prefix of this compile (31 bits). Returns an error naming the statement it cannot rewrite. */
 typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* insert-deps (compiler/vta_deps.c): load/compute/store tokens inserted where the fold-uops IR
+ * hands data from one module to the next (credits per virtual thread, per step, tile and store). */
+int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* host (compiler/vta_host.c): intrinsics -> runtime calls ovta_vrt_*, DRAM references -> (handle,
+ * flat element offset), micro-op recording scopes -> if (kernel_begin(key) != 0). */
+int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* The pass of stage s (inject-dma .. host); NULL where the stage is still emitted from the plan. */
 vta_pass_fn vta_stage_pass(vta_stage s);
 /* Stage s built by the plan-driven emitter alone (compiler/vta_lower.c), no pass: the form each

@@ -874,8 +874,8 @@ static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
     [VTA_S_TENSORIZE] = NULL, /* tensorize */
     [VTA_S_ALU] = NULL,       /* inject-alu */
     [VTA_S_FOLD] = NULL,      /* fold-uops */
-    [VTA_S_DEPS] = NULL,      /* insert-deps */
-    [VTA_S_HOST] = NULL,      /* host */
+    [VTA_S_DEPS] = vta_pass_insert_deps, /* insert-deps */
+    [VTA_S_HOST] = vta_pass_host,         /* host */
 };
 
 vta_pass_fn vta_stage_pass(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stage_pass[s] : NULL; }
