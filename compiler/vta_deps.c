@@ -201,7 +201,7 @@ static int store_part(dctx *c, lir_stmt **slot) {
  * part is handed back after the GEMMs (push compute->load). */
 static int step_body(dctx *c, lir_stmt *loop) {
   lir_stmt *b = loop->body;
-  if (c->vt > 1 && b->kind == LIR_S_ATTR) loop->body = lir_attr(c->f, b->key, b->value, b->body);
+  if (b->kind == LIR_S_ATTR && !strcmp(b->key, "virtual_thread")) loop->body = lir_attr(c->f, b->key, b->value, b->body);
   lir_stmt **slot = thread_body(c, &loop->body, "the reduction step has no virtual-thread attribute");
   if (!slot) return c->rc;
   lir_block in, out;
@@ -304,6 +304,7 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
     }
   }
   if (tiles < 0) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "insert-deps: %s: no loads or stores", f->name);
+  if (tiles != in.n - 1) return refuse(&c, in.s[tiles + 1], "work after the tile loops (not ordered after the last store)");
   /* the tile loops down to the tile body */
   lir_stmt *nest = in.s[tiles], **slot = &nest;
   lir_stmt *copy[LIR_MAX_DIMS + 4];
@@ -317,7 +318,7 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
   }
   if (!nl) return refuse(&c, nest, "the tiles are not a loop nest");
   lir_stmt *tb = *slot;
-  if (c.vt > 1 && tb->kind == LIR_S_ATTR) *slot = lir_attr(f, tb->key, tb->value, tb->body);
+  if (tb->kind == LIR_S_ATTR && !strcmp(tb->key, "virtual_thread")) *slot = lir_attr(f, tb->key, tb->value, tb->body);
   lir_stmt **body = thread_body(&c, slot, "the tile has no virtual-thread attribute");
   if (!body) return c.rc;
   int rc = tile_body(&c, body);

@@ -10,6 +10,7 @@
  * the example of tests/vta/conv.test. */
 #include "ovta_test.h"
 #include "vta.h"
+#include "vta_sched.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -131,6 +132,18 @@ static void test_tilings_dense_nobias(void **st) {
   op.has_bias = true, op.shift = 9, op.clip_min = 0;
   k = (vta_knobs){.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4};
   check("default", &op, 2, &k);
+  /* host loops around the chunked last store (sn, so), around GEMM kernels (gn, go) */
+  vta_op_conv(&op, "hostloops", 1, 32, 8, 8, 32, 3, 1, 1);
+  op.has_bias = true, op.shift = 8;
+  k = (vta_knobs){.t_n = 1, .t_oc = 2, .t_ic = 2, .t_h = 2, .t_w = 4};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
+  vta_op_conv(&op, "batchtile", 2, 32, 8, 8, 32, 3, 1, 1);
+  k = (vta_knobs){.t_n = 2, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 8};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
+  vta_op_dense(&op, "fcloops", 16, 512, 64);
+  op.has_bias = true, op.shift = 10;
+  k = (vta_knobs){.t_n = 4, .t_oc = 2, .t_ic = 4, .t_h = 1, .t_w = 1};
+  for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
   for (const char *const *c = ovta_test_configs(); *c; c++) {
     ovta_config cfg;
     ovta_error err = {0};
@@ -155,6 +168,73 @@ static void test_tilings_dense_nobias(void **st) {
   }
 }
 
+/* The plan of the conv.test example (2 virtual threads, 2 reduction steps). */
+static void example_plan(vta_plan *p) {
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, p, &err), err);
+}
+
+/* pass(p, f) must refuse with OVTA_EUNSUPPORTED and a message containing `want`. */
+static void expect_refusal(vta_pass_fn pass, const vta_plan *p, lir_func *f, const char *want) {
+  ovta_error err = {0};
+  int rc = pass(p, 5, f, &err);
+  if (rc != OVTA_EUNSUPPORTED || !strstr(err.msg, want)) fprintf(stderr, "rc %d: %s (want: %s)\n", rc, err.msg, want);
+  assert_int_equal(rc, OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, want));
+  lir_func_free(f);
+}
+
+/* insert-deps and host refuse input they cannot prove or lower, naming the statement. */
+static void test_refusals(void **st) {
+  (void)st;
+  vta_plan p;
+  example_plan(&p);
+  ovta_error err = {0};
+  vta_pass_fn deps = vta_stage_pass(VTA_S_DEPS), host = vta_stage_pass(VTA_S_HOST);
+  if (!deps || !host) skip();
+  lir_func *f;
+  /* tokens already there */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_DEPS, "k", 5, &f, &err), err);
+  expect_refusal(deps, &p, f, "call @ovta.dep_push: the input already has dependency tokens");
+  /* the GEMMs of a step moved before its loads */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_FOLD, "k", 5, &f, &err), err);
+  lir_stmt **tk = vta_sched_find_loop(f, "tk");
+  assert_non_null(tk);
+  lir_stmt *seq = (*tk)->body->body;
+  assert_int_equal(seq->kind, LIR_S_SEQ);
+  lir_stmt *last = seq->stmts[seq->n - 1];
+  memmove(&seq->stmts[1], &seq->stmts[0], sizeof(lir_stmt *) * (size_t)(seq->n - 1));
+  seq->stmts[0] = last;
+  expect_refusal(deps, &p, f, "a load after the GEMMs of the reduction step");
+  /* a tile without its virtual-thread attribute (2 threads) */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_FOLD, "k", 5, &f, &err), err);
+  lir_stmt **tw = vta_sched_find_loop(f, "tw");
+  assert_non_null(tw);
+  (*tw)->body = (*tw)->body->body;
+  expect_refusal(deps, &p, f, "the tile has no virtual-thread attribute");
+  /* the store moved before the reduction */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_FOLD, "k", 5, &f, &err), err);
+  tw = vta_sched_find_loop(f, "tw");
+  seq = (*tw)->body->body;
+  assert_int_equal(seq->kind, LIR_S_SEQ);
+  last = seq->stmts[seq->n - 1]; /* the requantization-and-store block */
+  assert_int_equal(last->kind, LIR_S_SEQ);
+  lir_stmt *store = last->stmts[last->n - 1];
+  memmove(&last->stmts[1], &last->stmts[0], sizeof(lir_stmt *) * (size_t)(last->n - 1));
+  last->stmts[0] = store;
+  seq->stmts[seq->n - 1] = seq->stmts[seq->n - 2], seq->stmts[seq->n - 2] = last;
+  expect_refusal(deps, &p, f, "call @ovta.dma_store: a store before the reduction of the tile");
+  /* host code with SRAM buffers left */
+  OVTA_ASSERT_OK(vta_lower_emit(&p, VTA_S_ALU, "k", 5, &f, &err), err);
+  expect_refusal(host, &p, f, "an SRAM allocation left in the host code");
+}
+
 /* Reported as skipped while no stage has a pass (nothing was compared). */
 static void test_compared_something(void **st) {
   (void)st;
@@ -166,6 +246,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_resnet),
       cmocka_unit_test(test_tilings_dense_nobias),
+      cmocka_unit_test(test_refusals),
       cmocka_unit_test(test_compared_something),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
