@@ -307,16 +307,12 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
   if (tiles != in.n - 1) return refuse(&c, in.s[tiles + 1], "work after the tile loops (not ordered after the last store)");
   /* the tile loops down to the tile body */
   lir_stmt *nest = in.s[tiles], **slot = &nest;
-  lir_stmt *copy[LIR_MAX_DIMS + 4];
-  int nl = 0;
-  while ((*slot)->kind == LIR_S_FOR) {
-    if (nl == LIR_MAX_DIMS + 4) return refuse(&c, *slot, "too many tile loops");
+  if (nest->kind != LIR_S_FOR) return refuse(&c, nest, "the tiles are not a loop nest");
+  while ((*slot)->kind == LIR_S_FOR) { /* copied on write, down to the tile body */
     lir_stmt *s = *slot;
-    copy[nl] = lir_for(f, s->var, s->min, s->extent, s->for_kind, s->body);
-    *slot = copy[nl++];
+    *slot = lir_for(f, s->var, s->min, s->extent, s->for_kind, s->body);
     slot = &(*slot)->body;
   }
-  if (!nl) return refuse(&c, nest, "the tiles are not a loop nest");
   lir_stmt *tb = *slot;
   if (tb->kind == LIR_S_ATTR && !strcmp(tb->key, "virtual_thread")) *slot = lir_attr(f, tb->key, tb->value, tb->body);
   lir_stmt **body = thread_body(&c, slot, "the tile has no virtual-thread attribute");
