@@ -150,6 +150,12 @@ typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_er
 /* fold-uops (compiler/vta_fold.c): SRAM references become flat element indices (allocations
  * removed), every loop nest around a tensor intrinsic (@ovta.gemm, @ovta.alu_*) a micro-op kernel. */
 int vta_pass_fold(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* insert-deps (compiler/vta_deps.c): load/compute/store tokens inserted where the fold-uops IR
+ * hands data from one module to the next (credits per virtual thread, per step, tile and store). */
+int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* host (compiler/vta_host.c): intrinsics -> runtime calls ovta_vrt_*, DRAM references -> (handle,
+ * flat element offset), micro-op recording scopes -> if (kernel_begin(key) != 0). */
+int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* The pass of stage s (inject-dma .. host); NULL where the stage is still emitted from the plan. */
 vta_pass_fn vta_stage_pass(vta_stage s);
 /* tensorize (compiler/vta_tensorize.c): the BATCH x BLOCK_OUT x BLOCK_IN multiply-accumulate loops

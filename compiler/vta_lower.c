@@ -823,8 +823,8 @@ static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
     [VTA_S_TENSORIZE] = vta_pass_tensorize, /* tensorize */
     [VTA_S_ALU] = vta_pass_inject_alu, /* inject-alu */
     [VTA_S_FOLD] = vta_pass_fold, /* fold-uops */
-    [VTA_S_DEPS] = NULL,      /* insert-deps */
-    [VTA_S_HOST] = NULL,      /* host */
+    [VTA_S_DEPS] = vta_pass_insert_deps, /* insert-deps */
+    [VTA_S_HOST] = vta_pass_host, /* host */
 };
 
 vta_pass_fn vta_stage_pass(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stage_pass[s] : NULL; }

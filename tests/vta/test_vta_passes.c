@@ -128,10 +128,6 @@ static void test_tilings_dense_nobias(void **st) {
   layer_op(&resnet[1], 4, 1, &op);
   k = (vta_knobs){.t_n = 1, .t_oc = 2, .t_ic = 1, .t_h = 7, .t_w = 1};
   for (int vt = 1; vt <= 2; vt++) check("default", &op, vt, &k);
-  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1); /* tests/vta/conv.test */
-  op.has_bias = true, op.shift = 9, op.clip_min = 0;
-  k = (vta_knobs){.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4};
-  check("default", &op, 2, &k);
   /* two batch blocks per tile: the bias copy has three loops (batch blocks, output-channel blocks,
    * pixels), one of them a micro-op loop; a shared and a per-tile bias */
   vta_op_conv(&op, "tn2", 2, 32, 8, 8, 32, 3, 1, 1);
