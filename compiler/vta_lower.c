@@ -811,7 +811,12 @@ static bool sched_script(const vta_plan *p, char *buf, size_t n) {
                    "set_scope acc acc acc_buf; %s%s"
                    "cache_read w wgt wgt_buf; compute_at wgt_buf tk; cache_read x inp inp_buf; compute_at inp_buf tk; "
                    "vthread tn,to,th,tw %d acc_buf%s; vthread tn,to,th,tw,tk %d inp_buf wgt_buf; "
-                   "%shoist_alloc acc_buf; hoist_alloc wgt_buf; hoist_alloc inp_buf",
+                   "%shoist_alloc acc_buf; hoist_alloc wgt_buf; hoist_alloc inp_buf; "
+                   "rename n_i an; rename oc_i ao; rename oh_i ah; rename ow_i aw; rename b ab; rename o ai; "
+                   "rename n_i_2 gn; rename oc_i_2 go; rename oh_i_2 gh; rename ow_i_2 gw; rename ic_i gc; rename kh gy; "
+                   "rename kw gx; rename b_2 gb; rename o_2 gi; rename i gk; "
+                   "rename n_i_3 an_1; rename oc_i_3 ao_1; rename oh_i_3 ah_1; rename ow_i_3 aw_1; rename b_3 ab_1; "
+                   "rename o_3 ai_1",
                    p->t_n, p->t_oc, p->t_h, p->t_w, p->t_ic, op->has_bias ? "cache_read bias acc bias_buf; " : "",
                    tile_bias ? "compute_at bias_buf tw; " : "", p->vt, tile_bias ? " bias_buf" : "", p->vt,
                    tile_bias ? "hoist_alloc bias_buf; " : "");
@@ -821,7 +826,7 @@ static bool sched_script(const vta_plan *p, char *buf, size_t n) {
 /* The schedule stage: the compute stage rewritten by the plan's primitive script, under
  * `attr vthreads`. */
 static int lower_schedule(em *e) {
-  char script[1024];
+  char script[2048];
   if (!sched_script(e->p, script, sizeof script)) return OVTA_FAIL(e->err, OVTA_EINTERNAL, "schedule script too long");
   F->body = emit_compute(e);
   vta_sched sc;
@@ -870,7 +875,7 @@ int vta_lower_emit(const vta_plan *p, vta_stage s, const char *fname, uint64_t u
 /* The passes that rewrite the previous stage's IR (conv2d and dense). A stage without one is
  * still emitted from the plan by vta_lower_emit. */
 static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
-    [VTA_S_DMA] = NULL,       /* inject-dma */
+    [VTA_S_DMA] = vta_pass_inject_dma, /* inject-dma (vta_dma.c) */
     [VTA_S_TENSORIZE] = NULL, /* tensorize */
     [VTA_S_ALU] = NULL,       /* inject-alu */
     [VTA_S_FOLD] = NULL,      /* fold-uops */
