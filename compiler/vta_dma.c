@@ -108,6 +108,10 @@ typedef struct dctx {
     int dim;
     int64_t g;
   } comp[DMA_CACHES];
+  /* the perfect nests storing into an ACC buffer seen so far (the tile's init, the reduction): the
+   * accumulator of an output element whose requantized value reads none (a constant: shift <= -32) */
+  int nacc;
+  lir_stmt *acc_nest[DMA_CACHES];
 } dctx;
 
 #define F (c->f)
@@ -554,11 +558,7 @@ static lir_stmt *requant_store(dctx *c, const xfer *x0, lir_expr *inner, const l
     }
   }
   lir_expr *val = tq ? subst(c, inner, &s) : inner;
-  const lir_expr *ac = tq ? NULL : acc;
-  if (tq) {
-    int cnt = 0;
-    ac = acc_load(val, &cnt);
-  }
+  const lir_expr *ac = tq ? subst(c, (lir_expr *)acc, &s) : acc;
   lir_stmt *body = lir_store(F, ac->buf, ac->args, val);
   for (int j = x.nl - 1; j >= 0; j--) body = lir_for(F, lv[j], lir_i64(F, 0), lir_i64(F, lext[j]), LIR_FOR_SERIAL, body);
   lir_expr *org[8], *sorg[8] = {0};
@@ -572,6 +572,22 @@ static lir_stmt *requant_store(dctx *c, const xfer *x0, lir_expr *inner, const l
   xfer_plan(&x);
   lir_stmt *two[2] = {body, xfer_emit(c, &x, OVTA_MEM_OUT, true, org, tq ? sorg : NULL, NULL)};
   return lir_seq(F, 2, two);
+}
+
+/* The element of an ACC nest's buffer at the store nest's loop position (same extents; NULL when
+ * the nests differ). */
+static const lir_expr *nest_acc(dctx *c, lir_stmt *init, const xfer *x) {
+  xfer y = {0};
+  lir_stmt *st = nest_of(init, &y);
+  if (!st || y.nl != x->nl) return NULL;
+  vsub s = {0};
+  for (int j = 0; j < y.nl; j++) {
+    if (y.lext[j] != x->lext[j] || s.n == 12) return NULL;
+    s.from[s.n] = y.lv[j], s.to[s.n++] = lir_ref(F, x->lv[j]);
+  }
+  lir_expr *idx[LIR_MAX_DIMS];
+  for (int i = 0; i < st->nidx; i++) idx[i] = subst(c, st->idx[i], &s);
+  return lir_load(F, st->buf, idx);
 }
 
 /* Rule (store): a perfect nest `for L..: Y[outer + L.., Le1, Le2] = cast(E(A[lead.., L..]))` with Y
@@ -590,7 +606,8 @@ static lir_stmt *lower_store(dctx *c, lir_stmt *nest) {
   int cnt = 0;
   lir_expr *inner = st->value->args[0];
   const lir_expr *acc = acc_load(inner, &cnt);
-  if (!acc || cnt != 1) {
+  for (int i = c->nacc - 1; i >= 0 && cnt == 0 && !acc; i--) acc = nest_acc(c, c->acc_nest[i], &x);
+  if (!acc || cnt > 1) {
     fail(c, OVTA_EUNSUPPORTED, "inject-dma: store to %s: not one ACC element per output element", st->buf->name);
     return nest;
   }
@@ -715,6 +732,13 @@ static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
   }
   case LIR_S_FOR: {
     if (is_store_nest(s)) return lower_store(c, s);
+    const lir_stmt *in = s;
+    while (in && in->kind == LIR_S_FOR) in = in->body;
+    bool head = c->nl == 0 || c->loops[c->nl - 1]->body != s; /* not the inner part of a nest */
+    if (head && in && in->kind == LIR_S_STORE && in->buf->scope == LIR_SCOPE_ACC) {
+      if (c->nacc == DMA_CACHES) memmove(c->acc_nest, c->acc_nest + 1, sizeof c->acc_nest[0] * --c->nacc);
+      c->acc_nest[c->nacc++] = s;
+    }
     if (c->nl == DMA_LOOPS) {
       fail(c, OVTA_EUNSUPPORTED, "inject-dma: loop %s nested too deep", s->var->name);
       return s;
@@ -759,11 +783,20 @@ static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
   return s;
 }
 
-/* Nothing of the copies is left: no select over a padded cache, no cache attribute. */
+/* Nothing of the copies is left: no select over a padded cache, no DRAM access but the DMA calls,
+ * no cache attribute. */
 static bool left_select(dctx *c, const lir_expr *e) {
   if (e->kind == LIR_E_SELECT && reads_padded(c, e)) return true;
+  if (e->kind == LIR_E_LOAD && e->buf->is_param) return true;
   for (int i = 0; i < e->nargs; i++)
     if (left_select(c, e->args[i])) return true;
+  return false;
+}
+
+static bool left_in_store(dctx *c, const lir_stmt *s) {
+  if (s->buf->is_param || left_select(c, s->value)) return true;
+  for (int i = 0; i < s->nidx; i++)
+    if (left_select(c, s->idx[i])) return true;
   return false;
 }
 
@@ -774,7 +807,7 @@ static const lir_stmt *check_left(dctx *c, const lir_stmt *s) {
   case LIR_S_SEQ:
     for (int i = 0; i < s->n && !r; i++) r = check_left(c, s->stmts[i]);
     return r;
-  case LIR_S_STORE: return left_select(c, s->value) ? s : NULL;
+  case LIR_S_STORE: return left_in_store(c, s) ? s : NULL;
   case LIR_S_IF:
     r = check_left(c, s->body);
     return r ? r : check_left(c, s->else_body);
@@ -798,8 +831,10 @@ int vta_pass_inject_dma(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error
   if (c->rc) return c->rc;
   const lir_stmt *left = check_left(c, b);
   if (left)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "inject-dma: %s: a copy or padding select is left in %s",
-                     left->kind == LIR_S_STORE ? left->buf->name : left->key, f->name);
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
+                     "inject-dma: %s %s in %s: not a copy nest of the schedule (DRAM access or padding select left)",
+                     left->kind == LIR_S_STORE ? "store to" : "attr", left->kind == LIR_S_STORE ? left->buf->name : left->key,
+                     f->name);
   f->body = b;
   return OVTA_OK;
 }
