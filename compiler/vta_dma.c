@@ -321,8 +321,10 @@ static lir_stmt *xfer_emit(dctx *c, const xfer *x, int mem, bool store, lir_expr
 typedef struct rd_scan {
   const lir_buf *b;
   int dim;
-  int64_t g;
-  bool any;
+  int64_t g;    /* gcd of the constants and the coefficients of the loops with several values */
+  bool any;     /* a read seen */
+  bool multi;   /* a loop with several values seen */
+  int64_t kmax; /* the largest coefficient of the single-valued loops */
   int nl;
   lir_var *v[DMA_LOOPS];
   int64_t ext[DMA_LOOPS];
@@ -344,7 +346,8 @@ static void scan_e(rd_scan *r, const lir_expr *e) {
             ext = r->ext[j];
             break;
           }
-        if (ext != 1) r->g = gcd64(r->g, a.k[i]);
+        if (ext != 1) r->g = gcd64(r->g, a.k[i]), r->multi = true;
+        else if (a.k[i] > r->kmax) r->kmax = a.k[i];
       }
     }
   }
@@ -414,7 +417,10 @@ static lir_expr *div_index(dctx *c, lir_expr *e, int64_t g) {
  * tile: max(-o, 0) before, max(o + extent - n, 0) after); the cache is remembered as zero-padded.
  * An unpadded cache whose reads use only every g-th element of a copy dim (other than the innermost)
  * is compacted first: the SRAM dim shrinks to ceil(n/g), the DRAM stride of the dim grows by g and the
- * reads divide their index by g (a 1-row kernel with a row stride: only the rows read are loaded). */
+ * reads divide their index by g (a 1-row kernel with a row stride: only the rows read are loaded).
+ * g is the gcd of the index constants and of the coefficients of the loops with several values; a
+ * dim read at one position only (all its loops single-valued) takes the largest coefficient (the
+ * output row step, as for a taller tile). */
 static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
   xfer x = {0};
   lir_stmt *st = nest_of(attr->body, &x);
@@ -435,9 +441,10 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
   if (nclamp == 0) {
     /* strided compaction */
     for (int d = 0; d + 1 < x.nd; d++) {
-      if (x.sdim[d] < 0 || x.ext[d] <= 1) continue;
+      if (x.sdim[d] < 0) continue;
       rd_scan r = {.b = x.sram, .dim = x.sdim[d]};
       scan_s(&r, c->f->body);
+      if (!r.multi && r.g == 0) r.g = r.kmax; /* one position read: the step of its loops */
       if (!r.any || r.g <= 1) continue;
       if (c->ncomp == DMA_CACHES) {
         fail(c, OVTA_EUNSUPPORTED, "inject-dma: cache %s: too many compactions", x.sram->name);
@@ -783,10 +790,10 @@ static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
   return s;
 }
 
-/* Nothing of the copies is left: no select over a padded cache, no DRAM access but the DMA calls,
- * no cache attribute. */
+/* Nothing of the copies is left: no select (a padding guard that no DMA padding covers), no DRAM
+ * access but the DMA calls, no cache attribute. */
 static bool left_select(dctx *c, const lir_expr *e) {
-  if (e->kind == LIR_E_SELECT && reads_padded(c, e)) return true;
+  if (e->kind == LIR_E_SELECT) return true; /* a guard no DMA padding covers */
   if (e->kind == LIR_E_LOAD && e->buf->is_param) return true;
   for (int i = 0; i < e->nargs; i++)
     if (left_select(c, e->args[i])) return true;
