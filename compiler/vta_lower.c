@@ -2,8 +2,9 @@
  * scalar loop nest to host code calling the runtime. The compute stage is emitted from the plan;
  * the schedule stage is the compute stage rewritten by schedule primitives (vta_sched.h, script
  * from the plan: sched_script); the stages from inject-dma on are built from the plan by one
- * emitter whose stage number switches each construct to its lowered form (emit_tiled); the dump of
- * stage s is what pass s produces (spec: compiler/README-vta.md). */
+ * emitter whose stage number switches each construct to its lowered form (emit_tiled), the
+ * reference of the IR-to-IR passes in stage_pass (inject-dma: vta_dma.c); the dump of stage s is
+ * what pass s produces (spec: compiler/README-vta.md). */
 #include "vta.h"
 #include "vta_sched.h"
 
@@ -798,7 +799,8 @@ static lir_stmt *emit_tiled(em *e) {
  * moved outside the tile's loops (split + reorder), `acc` in the ACC scope as acc_buf, the bias,
  * weights and input cached in acc/wgt/inp at the tile / step (the whole bias once when the plan
  * shares it), ping-pong parts over the fused tile index (ACC, bias) and step index (INP, WGT), the
- * allocations at the top. Returns false when the script did not fit buf. */
+ * allocations at the top, the tile's nests renamed to the loop names the later stages keep (init
+ * an.., reduction gn.., requantize-and-store an_1..). Returns false when the script did not fit buf. */
 static bool sched_script(const vta_plan *p, char *buf, size_t n) {
   const vta_op *op = &p->op;
   bool tile_bias = op->has_bias && p->bias_base < 0;
