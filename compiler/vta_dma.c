@@ -721,21 +721,22 @@ static lir_expr *rw_expr(dctx *c, lir_expr *e) {
 
 static lir_stmt *rw_stmt(dctx *c, lir_stmt *s);
 
-static void seq_add(lir_block *b, lir_stmt *s) {
-  if (s->kind == LIR_S_SEQ)
-    for (int i = 0; i < s->n; i++) lir_block_add(b, s->stmts[i]);
-  else
-    lir_block_add(b, s);
-}
-
 static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
   if (!s || c->rc) return s;
   switch (s->kind) {
   case LIR_S_SEQ: {
+    /* nested sequences left by the primitives are spliced (empty ones vanish, one statement is
+     * itself); a lowered store nest (requantization + store) stays one SEQ statement */
     lir_block b;
     lir_block_init(&b, F);
-    for (int i = 0; i < s->n; i++) seq_add(&b, rw_stmt(c, s->stmts[i]));
-    return lir_seq(F, b.n, b.s);
+    for (int i = 0; i < s->n; i++) {
+      lir_stmt *r = rw_stmt(c, s->stmts[i]);
+      if (s->stmts[i]->kind == LIR_S_SEQ && r->kind == LIR_S_SEQ)
+        for (int k = 0; k < r->n; k++) lir_block_add(&b, r->stmts[k]);
+      else
+        lir_block_add(&b, r);
+    }
+    return b.n == 1 ? b.s[0] : lir_seq(F, b.n, b.s);
   }
   case LIR_S_FOR: {
     if (is_store_nest(s)) return lower_store(c, s);
