@@ -1,7 +1,7 @@
 /* The inject-dma pass (compiler/vta_dma.c, README-vta.md "Passes", 3) on its own: over a sweep of
  * shapes wider than tests/vta/test_vta_passes.c (kernels 1..3, strides 1..3, pads 0..2, forced
  * tilings with one-row/one-column tiles, dense, constant requantization, every config, 1 and 2
- * virtual threads) the pass applied to the schedule stage gives the emitter's inject-dma stage text
+ * virtual threads; ResNet-18 full size) the pass applied to the schedule stage gives the emitter's inject-dma stage text
  * for text; and inputs it cannot lower are refused with an error naming what it could not lower. */
 #include "ovta_test.h"
 #include "vta.h"
@@ -151,6 +151,23 @@ static void test_dense_and_requant(void **st) {
   }
 }
 
+/* ResNet-18 C2..C11 full size (several reduction steps, chunked last stores, a shared bias, the
+ * strided-row downsamples): structure as well as text */
+static void test_resnet_full(void **st) {
+  (void)st;
+  static const struct { int hw, c, o, k, s; } l[] = {{56, 64, 64, 3, 1},   {56, 64, 128, 3, 2},  {56, 64, 128, 1, 2},
+                                                     {28, 128, 128, 3, 1}, {28, 128, 256, 3, 2}, {28, 128, 256, 1, 2},
+                                                     {14, 256, 256, 3, 1}, {14, 256, 512, 3, 2}, {14, 256, 512, 1, 2},
+                                                     {7, 512, 512, 3, 1}};
+  for (size_t i = 0; i < sizeof l / sizeof l[0]; i++)
+    for (int vt = 1; vt <= 2; vt++) {
+      vta_op op;
+      vta_op_conv(&op, "layer", 1, l[i].c, l[i].hw, l[i].hw, l[i].o, l[i].k, l[i].s, l[i].k / 2);
+      op.has_bias = true, op.shift = 12, op.clip_min = 0;
+      check("default", &op, vt, NULL);
+    }
+}
+
 /* ---------------------------------------------------------------- refusals */
 
 static void plan_of(vta_plan *p) {
@@ -270,6 +287,7 @@ static void test_compared_something(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_sweep),   cmocka_unit_test(test_dense_and_requant),
+      cmocka_unit_test(test_resnet_full),
       cmocka_unit_test(test_refusals),     cmocka_unit_test(test_strided_rows),
       cmocka_unit_test(test_compared_something),
   };
