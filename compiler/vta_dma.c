@@ -280,9 +280,10 @@ static const char *host_name(int mem, bool store, int d) {
 }
 
 /* The DMA call(s) of an analysed transfer: host loops over the role-0 dims around one
- * dma_load(mem, sram_ref, dram_ref, x_size, y_size, x_stride, pads) / dma_store(sram_ref, dram_ref,
- * x_size, y_size, x_stride). dorg/sorg: extra origin per copy dim (DRAM replaces the outer part when
- * set; SRAM is added), pads: x0 y0 x1 y1 or NULL. */
+ * dma_load(mem, sram_ref, dram_ref, x_size, y_size, x_stride, pads x0 y0 x1 y1) /
+ * dma_store(sram_ref, dram_ref, x_size, y_size, x_stride); the references are the first element
+ * (host loop indices added). dorg: the DRAM origin of each copy dim; sorg: an SRAM origin per copy
+ * dim (NULL: 0); pads: x0 y0 x1 y1 (the sizes shrink by them) or NULL. */
 static lir_stmt *xfer_emit(dctx *c, const xfer *x, int mem, bool store, lir_expr **dorg, lir_expr **sorg,
                            lir_expr *const *pads) {
   lir_var *hv[8] = {0};
@@ -408,6 +409,18 @@ static lir_expr *div_index(dctx *c, lir_expr *e, int64_t g) {
   }
 }
 
+/* div_index checked: the result times g is the index up to the terms whose coefficient g does not
+ * divide (loops the scan found single-valued, i.e. 0). */
+static lir_expr *compact_index(dctx *c, lir_expr *e, int64_t g, const lir_buf *b) {
+  lir_expr *r = div_index(c, e, g);
+  daff a = daff_of(e), q = daff_of(r);
+  bool ok = a.ok && q.ok && q.c * g == a.c && q.n == a.n;
+  for (int i = 0; ok && i < a.n; i++)
+    ok = q.v[i] == a.v[i] && (a.k[i] % g ? q.k[i] == a.k[i] : q.k[i] * g == a.k[i]);
+  if (!ok) fail(c, OVTA_EUNSUPPORTED, "inject-dma: a read of %s cannot be compacted", b->name);
+  return r;
+}
+
 /* ---------------------------------------------------------------- copies */
 
 /* Rule (cache read): `attr cache_read { for L..: S[lead.., L..] = D[outer + L.., Le1, Le2] }` with S
@@ -464,8 +477,9 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
   if (nclamp) {
     int r = x.nd - 2, w = x.nd - 1;
     if (nclamp != 2 || r < 0 || !x.clamped[r] || !x.clamped[w] || x.coef[r] != 1 || x.coef[w] != 1 || x.lo[r] != 0 ||
-        x.lo[w] != 0) {
-      fail(c, OVTA_EUNSUPPORTED, "inject-dma: cache %s: the clamped (halo) dims are not the innermost rows and columns", x.sram->name);
+        x.lo[w] != 0 || x.sst[w] != 1 || x.sst[r] != x.ext[w]) {
+      fail(c, OVTA_EUNSUPPORTED, "inject-dma: cache %s: the clamped (halo) dims are not the innermost, packed rows and columns",
+           x.sram->name);
       return attr;
     }
     if (c->npad == DMA_CACHES) {
@@ -695,7 +709,7 @@ static lir_expr *rw_expr(dctx *c, lir_expr *e) {
     for (int i = 0; i < e->nargs; i++) {
       idx[i] = rw_expr(c, e->args[i]);
       for (int k = 0; k < c->ncomp; k++)
-        if (c->comp[k].sram == e->buf && c->comp[k].dim == i) idx[i] = div_index(c, idx[i], c->comp[k].g);
+        if (c->comp[k].sram == e->buf && c->comp[k].dim == i) idx[i] = compact_index(c, idx[i], c->comp[k].g, e->buf);
       ch = ch || idx[i] != e->args[i];
     }
     return ch ? lir_load(F, e->buf, idx) : e;
