@@ -621,7 +621,7 @@ static lir_stmt *lower_store(dctx *c, lir_stmt *nest) {
   xfer x = {0};
   lir_stmt *st = nest_of(nest, &x);
   if (!st || st->kind != LIR_S_STORE || st->value->kind != LIR_E_CAST || st->value->dtype != st->buf->dtype) {
-    fail(c, OVTA_EUNSUPPORTED, "inject-dma: store to %s: not a requantizing copy nest", nest->var->name);
+    fail(c, OVTA_EUNSUPPORTED, "inject-dma: store nest %s: not a requantizing copy nest", nest->var->name);
     return nest;
   }
   int cnt = 0;
