@@ -147,6 +147,9 @@ int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out,
  * after stage s; p is the target context (config, tile, virtual threads), uid the kernel-key
  * prefix of this compile (31 bits). Returns an error naming the statement it cannot rewrite. */
 typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* inject-dma (compiler/vta_dma.c): copy nests -> 2D strided dma_load/dma_store, halo padding,
+ * in-place requantization on the ACC before the store. */
+int vta_pass_inject_dma(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* fold-uops (compiler/vta_fold.c): SRAM references become flat element indices (allocations
  * removed), every loop nest around a tensor intrinsic (@ovta.gemm, @ovta.alu_*) a micro-op kernel. */
 int vta_pass_fold(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);

@@ -2,8 +2,9 @@
  * scalar loop nest to host code calling the runtime. The compute stage is emitted from the plan;
  * the schedule stage is the compute stage rewritten by schedule primitives (vta_sched.h, script
  * from the plan: sched_script); the stages from inject-dma on are built from the plan by one
- * emitter whose stage number switches each construct to its lowered form (emit_tiled); the dump of
- * stage s is what pass s produces (spec: compiler/README-vta.md). */
+ * emitter whose stage number switches each construct to its lowered form (emit_tiled), the
+ * reference of the IR-to-IR passes in stage_pass (inject-dma: vta_dma.c); the dump of stage s is
+ * what pass s produces (spec: compiler/README-vta.md). */
 #include "vta.h"
 #include "vta_fold.h"
 #include "vta_sched.h"
@@ -747,7 +748,8 @@ static lir_stmt *emit_tiled(em *e) {
  * moved outside the tile's loops (split + reorder), `acc` in the ACC scope as acc_buf, the bias,
  * weights and input cached in acc/wgt/inp at the tile / step (the whole bias once when the plan
  * shares it), ping-pong parts over the fused tile index (ACC, bias) and step index (INP, WGT), the
- * allocations at the top. Returns false when the script did not fit buf. */
+ * allocations at the top, the tile's nests renamed to the loop names the later stages keep (init
+ * an.., reduction gn.., requantize-and-store an_1..). Returns false when the script did not fit buf. */
 static bool sched_script(const vta_plan *p, char *buf, size_t n) {
   const vta_op *op = &p->op;
   bool tile_bias = op->has_bias && p->bias_base < 0;
@@ -760,7 +762,12 @@ static bool sched_script(const vta_plan *p, char *buf, size_t n) {
                    "set_scope acc acc acc_buf; %s%s"
                    "cache_read w wgt wgt_buf; compute_at wgt_buf tk; cache_read x inp inp_buf; compute_at inp_buf tk; "
                    "vthread tn,to,th,tw %d acc_buf%s; vthread tn,to,th,tw,tk %d inp_buf wgt_buf; "
-                   "%shoist_alloc acc_buf; hoist_alloc wgt_buf; hoist_alloc inp_buf",
+                   "%shoist_alloc acc_buf; hoist_alloc wgt_buf; hoist_alloc inp_buf; "
+                   "rename n_i an; rename oc_i ao; rename oh_i ah; rename ow_i aw; rename b ab; rename o ai; "
+                   "rename n_i_2 gn; rename oc_i_2 go; rename oh_i_2 gh; rename ow_i_2 gw; rename ic_i gc; rename kh gy; "
+                   "rename kw gx; rename b_2 gb; rename o_2 gi; rename i gk; "
+                   "rename n_i_3 an_1; rename oc_i_3 ao_1; rename oh_i_3 ah_1; rename ow_i_3 aw_1; rename b_3 ab_1; "
+                   "rename o_3 ai_1",
                    p->t_n, p->t_oc, p->t_h, p->t_w, p->t_ic, op->has_bias ? "cache_read bias acc bias_buf; " : "",
                    tile_bias ? "compute_at bias_buf tw; " : "", p->vt, tile_bias ? " bias_buf" : "", p->vt,
                    tile_bias ? "hoist_alloc bias_buf; " : "");
@@ -770,7 +777,7 @@ static bool sched_script(const vta_plan *p, char *buf, size_t n) {
 /* The schedule stage: the compute stage rewritten by the plan's primitive script, under
  * `attr vthreads`. */
 static int lower_schedule(em *e) {
-  char script[1024];
+  char script[2048];
   if (!sched_script(e->p, script, sizeof script)) return OVTA_FAIL(e->err, OVTA_EINTERNAL, "schedule script too long");
   F->body = emit_compute(e);
   vta_sched sc;
@@ -819,12 +826,12 @@ int vta_lower_emit(const vta_plan *p, vta_stage s, const char *fname, uint64_t u
 /* The passes that rewrite the previous stage's IR (conv2d and dense). A stage without one is
  * still emitted from the plan by vta_lower_emit. */
 static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
-    [VTA_S_DMA] = NULL,       /* inject-dma */
-    [VTA_S_TENSORIZE] = vta_pass_tensorize, /* tensorize */
-    [VTA_S_ALU] = vta_pass_inject_alu, /* inject-alu */
-    [VTA_S_FOLD] = vta_pass_fold, /* fold-uops */
-    [VTA_S_DEPS] = vta_pass_insert_deps, /* insert-deps */
-    [VTA_S_HOST] = vta_pass_host, /* host */
+    [VTA_S_DMA] = vta_pass_inject_dma, /* inject-dma (vta_dma.c) */
+    [VTA_S_TENSORIZE] = vta_pass_tensorize, /* tensorize (vta_tensorize.c) */
+    [VTA_S_ALU] = vta_pass_inject_alu, /* inject-alu (vta_inject_alu.c) */
+    [VTA_S_FOLD] = vta_pass_fold, /* fold-uops (vta_fold.c) */
+    [VTA_S_DEPS] = vta_pass_insert_deps, /* insert-deps (vta_deps.c) */
+    [VTA_S_HOST] = vta_pass_host, /* host (vta_host.c) */
 };
 
 vta_pass_fn vta_stage_pass(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stage_pass[s] : NULL; }
