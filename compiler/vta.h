@@ -159,7 +159,7 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
 /* host (compiler/vta_host.c): intrinsics -> runtime calls ovta_vrt_*, DRAM references -> (handle,
  * flat element offset), micro-op recording scopes -> if (kernel_begin(key) != 0). */
 int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
-/* The pass of stage s (inject-dma .. host); NULL where the stage is still emitted from the plan. */
+/* The pass of stage s (inject-dma .. host; NULL for compute and schedule). */
 vta_pass_fn vta_stage_pass(vta_stage s);
 /* tensorize (compiler/vta_tensorize.c): the BATCH x BLOCK_OUT x BLOCK_IN multiply-accumulate loops
  * become @ovta.gemm(acc, inp, wgt). */
@@ -168,10 +168,6 @@ int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error 
  * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, SHR, CLP or
  * MAX + MIN). */
 int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
-/* Stage s built by the plan-driven emitter alone (compiler/vta_lower.c), no pass: the form each
- * pass must reproduce (tests/vta/test_vta_passes.c compares them). */
-int vta_lower_emit(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,
-                   ovta_error *err);
 /* vta_lower with the kernel-key prefix uid of a compile (vta_compile uses one per kernel). */
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,
                   ovta_error *err);

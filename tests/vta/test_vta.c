@@ -6,10 +6,7 @@
  * size / 4, at least one block) on every config; full-size layers on default (three of them; all ten
  * with OVTA_VTA_FULL=1, on every config: `make test-vta-full`). On fsim every case also runs with
  * a random module interleaving, so a missing dependency token gives a wrong result. */
-#include "ovta_test.h"
-#include "ovta_driver.h"
-#include "ovta_runtime.h"
-#include "vta.h"
+#include "vta_check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,112 +20,6 @@ static const layer resnet[] = {
     {"C11", 7, 512, 512, 3, 1},
 };
 #define NLAYERS (sizeof resnet / sizeof resnet[0])
-
-static void fill(int8_t *x, size_t n, uint32_t seed) {
-  uint32_t s = seed * 2654435761u + 7u;
-  for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
-}
-
-/* the reference, written out here on logical NCHW / OIHW tensors (not vta_reference) */
-static void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b, int8_t *y) {
-  int OH = (op->h + op->pad_t + op->pad_b - op->kh) / op->stride_h + 1;
-  int OW = (op->w + op->pad_l + op->pad_r - op->kw) / op->stride_w + 1;
-  for (int n = 0; n < op->n; n++)
-    for (int o = 0; o < op->o; o++)
-      for (int i = 0; i < OH; i++)
-        for (int j = 0; j < OW; j++) {
-          int64_t acc = b ? b[o] : 0;
-          for (int c = 0; c < op->c; c++)
-            for (int u = 0; u < op->kh; u++)
-              for (int v = 0; v < op->kw; v++) {
-                int ih = i * op->stride_h - op->pad_t + u, iw = j * op->stride_w - op->pad_l + v;
-                if (ih >= 0 && ih < op->h && iw >= 0 && iw < op->w)
-                  acc += x[((n * op->c + c) * op->h + ih) * op->w + iw] * w[((o * op->c + c) * op->kh + u) * op->kw + v];
-              }
-          int32_t a = (int32_t)acc; /* sums here stay far inside int32 */
-          if (op->shift > 0) a = (a + (1 << (op->shift - 1))) >> op->shift;
-          if (a < op->clip_min) a = op->clip_min;
-          if (a > op->clip_max) a = op->clip_max;
-          y[((n * op->o + o) * OH + i) * OW + j] = (int8_t)a;
-        }
-}
-
-/* Compile op on cfg with vt threads (tile knobs optional), run it on backend, compare. */
-static void run_op(const char *backend, const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn,
-                   uint64_t seed) {
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
-  vta_knobs k = {0};
-  if (kn) k = *kn;
-  k.vthreads = vt;
-  vta_plan p;
-  OVTA_ASSERT_OK(vta_plan_make(&cfg, op, &k, &p, &err), err);
-  vta_kernel *kern;
-  OVTA_ASSERT_OK(vta_compile(&p, NULL, NULL, &kern, &err), err);
-  size_t nx = vta_x_bytes(&p), nw = vta_w_bytes(&p), ny = vta_y_bytes(&p), nb = vta_bias_bytes(&p);
-  int8_t *x = malloc(nx), *w = malloc(nw), *px = malloc(nx), *pw = malloc(nw), *py = malloc(ny), *y = malloc(ny),
-         *ref = malloc(ny);
-  int32_t *b = malloc((size_t)op->o * 4), *pb = malloc(nb);
-  assert_non_null(x), assert_non_null(w), assert_non_null(px), assert_non_null(pw), assert_non_null(py);
-  assert_non_null(y), assert_non_null(ref), assert_non_null(b), assert_non_null(pb);
-  fill(x, nx, (uint32_t)seed + 11), fill(w, nw, (uint32_t)seed + 12);
-  for (int i = 0; i < op->o; i++) b[i] = (i * 7919 % 4001) - 2000;
-  conv_ref(op, x, w, op->has_bias ? b : NULL, ref);
-  vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);
-  ovta_dev_opts o = {0};
-  o.seed = seed;
-  ovta_dev *dev;
-  OVTA_ASSERT_OK(ovta_dev_open(backend, &cfg, &o, &dev, &err), err);
-  ovta_buf *bufs[VTA_BUF_COUNT] = {0};
-  OVTA_ASSERT_OK(ovta_buf_alloc(dev, nx, &bufs[VTA_BUF_X], &err), err);
-  OVTA_ASSERT_OK(ovta_buf_alloc(dev, nw, &bufs[VTA_BUF_W], &err), err);
-  OVTA_ASSERT_OK(ovta_buf_alloc(dev, nb, &bufs[VTA_BUF_BIAS], &err), err);
-  OVTA_ASSERT_OK(ovta_buf_alloc(dev, ny, &bufs[VTA_BUF_Y], &err), err);
-  OVTA_ASSERT_OK(ovta_buf_write(bufs[VTA_BUF_X], 0, px, nx, &err), err);
-  OVTA_ASSERT_OK(ovta_buf_write(bufs[VTA_BUF_W], 0, pw, nw, &err), err);
-  OVTA_ASSERT_OK(ovta_buf_write(bufs[VTA_BUF_BIAS], 0, pb, nb, &err), err);
-  ovta_rt *rt;
-  OVTA_ASSERT_OK(ovta_rt_create(dev, NULL, &rt, &err), err);
-  OVTA_ASSERT_OK(vta_kernel_issue(kern, rt, bufs, &err), err);
-  OVTA_ASSERT_OK(ovta_rt_synchronize(rt, 600000, &err), err);
-  OVTA_ASSERT_OK(ovta_buf_read(bufs[VTA_BUF_Y], 0, py, ny, &err), err);
-  vta_unpack_y(&p, py, y);
-  size_t bad = 0, first = ny, mid = 0;
-  for (size_t i = 0; i < ny; i++) {
-    if (y[i] != ref[i] && first == ny) first = i;
-    bad += y[i] != ref[i];
-    mid += ref[i] > op->clip_min && ref[i] < op->clip_max;
-  }
-  if (bad)
-    fail_msg("%s %s/%s vt %d seed %llu: %zu of %zu outputs differ, first at %zu: %d, expected %d", op->name, backend,
-             cfgname, vt, (unsigned long long)seed, bad, ny, first, y[first], ref[first]);
-  assert_true(mid > ny / 4); /* the shift keeps most outputs unclamped: the check is not vacuous */
-  /* the device did the GEMM work the dry count predicts, when the stream ran in one go */
-  vta_counts cnt;
-  OVTA_ASSERT_OK(vta_kernel_count(kern, &cnt, &err), err);
-  ovta_rt_stats st;
-  ovta_rt_stats_get(rt, &st);
-  if (st.runs == 1) {
-    ovta_counters dc;
-    ovta_dev_counters(dev, &dc);
-    assert_int_equal(dc.gemm_uops, cnt.gemm_uops);
-    assert_int_equal(dc.alu_uops, cnt.alu_uops);
-  }
-  /* GEMM micro-ops are MAC blocks only (no reset pass: the ALU MOV starts each accumulator from
-   * the bias); the ALU runs per output element the init (MOV; bias-free with shift 16..31: MOV 1
-   * and a left shift), SHR (shift != 0) and CLP (int8 bounds, else MAX + MIN) */
-  int64_t macs_blocks = vta_op_macs(op) / ((int64_t)cfg.batch * cfg.block_in * cfg.block_out);
-  int64_t outs = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow;
-  assert_int_equal((int64_t)cnt.gemm_uops, macs_blocks);
-  bool i8clip = op->clip_min >= -128 && op->clip_max <= 127;
-  int passes = (!op->has_bias && op->shift >= 16 && op->shift <= 31 ? 2 : 1) + (op->shift != 0) + (i8clip ? 1 : 2);
-  assert_int_equal((int64_t)cnt.alu_uops, outs * passes);
-  ovta_rt_destroy(rt);
-  ovta_dev_close(dev);
-  vta_kernel_free(kern);
-  free(x), free(w), free(px), free(pw), free(py), free(y), free(ref), free(b), free(pb);
-}
 
 static void layer_op(const layer *l, int div, int n, vta_op *op) {
   int hw = l->hw / div, c = l->c / div, o = l->o / div;
