@@ -194,4 +194,32 @@ if [ "$n_gemm" -ge 4 ] && ! grep -q '^GEMM ' "$T/err" && cmp -s "$T/vv/logits.np
   ok "-vv dumps instruction streams, same result"
 else bad "-vv dumps instruction streams, same result" "$n_gemm GEMM lines with -vv"; fi
 
+# ---- compile for another machine (a board's ARM cores): the object file is that machine's (ELF
+# e_machine, offset 18: 183 AArch64, 40 ARM, 62 x86-64, from the ELF specification), the plan records
+# the target, and running it here is refused with one line naming both machines.
+elf_machine() { od -An -tu2 -j18 -N2 "$1" 2>/dev/null | tr -d ' '; }
+run "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel --calib models/fmnist/calib_images.npy --config pynq-z2 \
+  --triple aarch64-linux-gnu --mcpu cortex-a53 -o "$T/a64.ovta"
+if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a64.ovta/kernels.o")" = 183 ] && grep -q '"triple":.*"aarch64-unknown-linux-gnu"' "$T/a64.ovta/plan.json" &&
+  grep -q 'cortex-a53' "$T/a64.ovta/plan.json"; then ok "compile --triple aarch64: AArch64 object, target recorded"
+else bad "compile --triple aarch64: AArch64 object, target recorded" "rc $rc, e_machine $(elf_machine "$T/a64.ovta/kernels.o")"; fi
+run "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel --calib models/fmnist/calib_images.npy --config pynq-z2 \
+  --triple armv7a-linux-gnueabihf --mcpu cortex-a9 -o "$T/a32.ovta"
+if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a32.ovta/kernels.o")" = 40 ]; then ok "compile --triple armv7a: ARM object"
+else bad "compile --triple armv7a: ARM object" "rc $rc, e_machine $(elf_machine "$T/a32.ovta/kernels.o")"; fi
+if [ "$(elf_machine "$T/vv.ovta/kernels.o")" = "$(case "$(uname -m)" in x86_64) echo 62;; aarch64) echo 183;; *) echo "?";; esac)" ]; then
+  ok "compile without --triple: this machine's object"
+else bad "compile without --triple: this machine's object" "e_machine $(elf_machine "$T/vv.ovta/kernels.o")"; fi
+if [ "$(uname -m)" = x86_64 ]; then
+  expect_error "run a plan for another machine" "*compiled for aarch64-unknown-linux-gnu, this machine is x86_64*" \
+    "$OVTA" run "$T/a64.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/a64out"
+fi
+expect_error "compile --triple unknown" "*no target for nosuch-unknown-linux*" "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel \
+  --calib models/fmnist/calib_images.npy --triple nosuch-unknown-linux -o "$T/x.ovta"
+# a plan compiled for a CPU feature this machine lacks is refused at load, not run into SIGILL
+cp -r "$T/vv.ovta" "$T/feat.ovta"
+sed -i 's/"features":[[:space:]]*"/&+ovtanosuchfeature,/' "$T/feat.ovta/plan.json"
+expect_error "run a plan needing a CPU feature this machine lacks" "*compiled for a CPU with ovtanosuchfeature, which this machine lacks" \
+  "$OVTA" run "$T/feat.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/featout"
+
 finish
