@@ -222,4 +222,16 @@ sed -i 's/"features":[[:space:]]*"/&+ovtanosuchfeature,/' "$T/feat.ovta/plan.jso
 expect_error "run a plan needing a CPU feature this machine lacks" "*compiled for a CPU with ovtanosuchfeature, which this machine lacks" \
   "$OVTA" run "$T/feat.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/featout"
 
+# ---- the DRAM model's timing from the command line (tsim): the semantics are tested in
+# tests/tsim/test_tsim.c (test_dram_model); here the options reach the model and bad values are refused
+cyc() { grep -o '"cycles":[0-9]*' "$T/out" | head -n1 | cut -d: -f2; }
+run "$OVTA" sim $D/gemm.s --backend tsim --counters json; c0=$(cyc)
+run "$OVTA" sim $D/gemm.s --backend tsim --counters json --dram-latency 132,116; c1=$(cyc)
+run "$OVTA" sim $D/gemm.s --backend tsim --counters json --dram-bw 1/16; c2=$(cyc)
+if [ -n "$c0" ] && [ -n "$c1" ] && [ -n "$c2" ] && [ "$c1" -ge $((c0 + 300)) ] && [ "$c2" -gt "$c0" ]; then
+  ok "sim --dram-latency / --dram-bw change tsim's cycles"
+else bad "sim --dram-latency / --dram-bw change tsim's cycles" "cycles $c0, $c1, $c2"; fi
+expect_error "sim --dram-bw above one beat per cycle" "--dram-bw '2'*" "$OVTA" sim $D/gemm.s --backend tsim --dram-bw 2
+expect_error "sim --dram-latency 0" "--dram-latency '0'*" "$OVTA" sim $D/gemm.s --backend tsim --dram-latency 0
+
 finish
