@@ -27,6 +27,15 @@ static void llvm_init(void) {
     llvm_init_rc = -1;
 }
 
+/* Every target LLVM was built with, for object files of another machine (lir_codegen_opts.triple). */
+static pthread_once_t llvm_all_once = PTHREAD_ONCE_INIT;
+static void llvm_init_all(void) {
+  LLVMInitializeAllTargetInfos();
+  LLVMInitializeAllTargets();
+  LLVMInitializeAllTargetMCs();
+  LLVMInitializeAllAsmPrinters();
+}
+
 /* Turn an LLVMErrorRef into an ovta_error (consumes it). */
 static int llvm_fail(ovta_error *err, LLVMErrorRef e, const char *what) {
   char *m = LLVMGetErrorMessage(e);
@@ -49,6 +58,7 @@ struct lir_module {
   LLVMTargetMachineRef tm;        /* host target machine */
   char *cpu;                      /* target cpu name (LLVM string) */
   char *features;                 /* target features (LLVM string) */
+  char *triple;                   /* target triple (LLVM string) */
   bool optimized;                 /* lir_module_optimize ran */
 };
 
@@ -71,7 +81,11 @@ int lir_module_new(const char *name, const lir_codegen_opts *o, lir_module **out
   m->ctx = LLVMOrcThreadSafeContextGetContext(m->tsc);
   LLVMContextSetDiagnosticHandler(m->ctx, diag_handler, NULL);
   m->mod = LLVMModuleCreateWithNameInContext(name, m->ctx);
-  char *triple = LLVMGetDefaultTargetTriple();
+  char *host = LLVMGetDefaultTargetTriple();
+  char *triple = m->opts.triple ? LLVMNormalizeTargetTriple(m->opts.triple) : LLVMCreateMessage(host);
+  bool native = lir_triple_arch_eq(triple, host);
+  LLVMDisposeMessage(host);
+  if (!native) pthread_once(&llvm_all_once, llvm_init_all);
   LLVMTargetRef target;
   char *msg = NULL;
   if (LLVMGetTargetFromTriple(triple, &target, &msg)) {
@@ -81,22 +95,31 @@ int lir_module_new(const char *name, const lir_codegen_opts *o, lir_module **out
     lir_module_free(m);
     return rc;
   }
-  if (m->opts.host_cpu) {
+  if (m->opts.cpu) { /* named: its features are the CPU's own */
+    m->cpu = LLVMCreateMessage(m->opts.cpu);
+    m->features = LLVMCreateMessage("");
+  } else if (m->opts.host_cpu && native) {
     m->cpu = LLVMGetHostCPUName();
     m->features = LLVMGetHostCPUFeatures();
-  } else {
-    m->cpu = LLVMCreateMessage("x86-64");
+  } else { /* the architecture's baseline */
+    m->cpu = LLVMCreateMessage(!strncmp(triple, "x86_64", 6) ? "x86-64" : "generic");
     m->features = LLVMCreateMessage("");
   }
   m->tm = LLVMCreateTargetMachine(target, triple, m->cpu, m->features, LLVMCodeGenLevelAggressive,
                                   LLVMRelocPIC, LLVMCodeModelDefault);
+  if (!m->tm) {
+    int rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "LLVM: no target machine for %s (cpu %s)", triple, m->cpu);
+    LLVMDisposeMessage(triple);
+    lir_module_free(m);
+    return rc;
+  }
   LLVMSetTarget(m->mod, triple);
   LLVMTargetDataRef td = LLVMCreateTargetDataLayout(m->tm);
   char *dl = LLVMCopyStringRepOfTargetData(td);
   LLVMSetDataLayout(m->mod, dl);
   LLVMDisposeMessage(dl);
   LLVMDisposeTargetData(td);
-  LLVMDisposeMessage(triple);
+  m->triple = triple;
   *out = m;
   return 0;
 }
@@ -108,6 +131,7 @@ void lir_module_free(lir_module *m) {
   if (m->tsc) LLVMOrcDisposeThreadSafeContext(m->tsc);
   if (m->cpu) LLVMDisposeMessage(m->cpu);
   if (m->features) LLVMDisposeMessage(m->features);
+  if (m->triple) LLVMDisposeMessage(m->triple);
   free(m);
 }
 
@@ -591,6 +615,51 @@ char *lir_module_ir(lir_module *m) {
   return r;
 }
 
+/* ---- targets: which machine an object file is for, and whether it runs here */
+
+/* The architecture is the triple's first component ("x86_64", "aarch64", "armv7a"). */
+bool lir_triple_arch_eq(const char *a, const char *b) {
+  size_t la = strcspn(a, "-"), lb = strcspn(b, "-");
+  return la == lb && !strncmp(a, b, la);
+}
+
+void lir_module_target(const lir_module *m, const char **triple, const char **cpu, const char **features) {
+  *triple = m->triple, *cpu = m->cpu, *features = m->features;
+}
+
+/* Runs here: the same architecture, and every feature the code was built with ("+avx2", from
+ * LLVMGetHostCPUFeatures on the machine that compiled it) present on this one. */
+int lir_target_check(const char *triple, const char *features, ovta_error *err) {
+  pthread_once(&llvm_once, llvm_init);
+  char *host = LLVMGetDefaultTargetTriple();
+  int rc = 0;
+  if (!lir_triple_arch_eq(triple, host)) {
+    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "compiled for %s, this machine is %s", triple, host);
+    LLVMDisposeMessage(host);
+    return rc;
+  }
+  LLVMDisposeMessage(host);
+  char *have = LLVMGetHostCPUFeatures();
+  for (const char *f = features; f && *f;) {
+    size_t n = strcspn(f, ",");
+    if (*f == '+') {
+      bool found = false;
+      for (const char *h = have; h && *h && !found;) {
+        size_t hn = strcspn(h, ",");
+        found = hn == n && !strncmp(h, f, n);
+        h += hn + (h[hn] == ',');
+      }
+      if (!found) {
+        rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "compiled for a CPU with %.*s, which this machine lacks", (int)n - 1, f + 1);
+        break;
+      }
+    }
+    f += n + (f[n] == ',');
+  }
+  LLVMDisposeMessage(have);
+  return rc;
+}
+
 int lir_module_emit_object(lir_module *m, const char *path, ovta_error *err) {
   if (!m->mod) return OVTA_FAIL(err, OVTA_EINVAL, "%s: module already handed to the JIT", path);
   char *msg = NULL;
@@ -693,6 +762,7 @@ void lir_jit_free(lir_jit *j) {
 }
 
 int lir_jit_add_module(lir_jit *j, lir_module *m, ovta_error *err) {
+  if (m->mod && lir_target_check(m->triple, m->features, err)) return ovta_error_wrap(err, "JIT");
   if (!m->mod) return OVTA_FAIL(err, OVTA_EINVAL, "module already handed to a JIT");
   if (!m->optimized) {
     int rc = lir_module_optimize(m, err);

@@ -64,7 +64,9 @@ struct ovta_exec {
   unsigned char *params;/* constants */
   void *obj;            /* object code */
   size_t obj_len;       /* its bytes */
-  lir_jit *jit;         /* JIT holding obj */
+  lir_jit *jit;         /* JIT holding obj (NULL for another machine's plan) */
+  char *triple, *cpu, *features; /* the machine obj is for (LLVM triple, CPU, features) */
+  bool foreign;         /* obj is for another machine (ovta compile --triple): saved, not run here */
   void **argv;          /* scratch argument vector */
   int max_args;         /* its capacity */
   bool accel;           /* has accelerator steps */
@@ -104,6 +106,7 @@ void ovta_exec_free(ovta_exec *e) {
   free(e->arena);
   free(e->params);
   free(e->obj);
+  free(e->triple), free(e->cpu), free(e->features);
   free(e->argv);
   lir_jit_free(e->jit);
   free(e);
@@ -544,7 +547,20 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   if (rc) goto done;
   if ((rc = lir_module_optimize(m, err))) goto done;
   if (e->ns && (rc = lir_module_emit_object_mem(m, &e->obj, &e->obj_len, err))) goto done;
-  rc = finish(e, err);
+  const char *tt, *tc, *tf;
+  lir_module_target(m, &tt, &tc, &tf);
+  e->triple = strdup(tt), e->cpu = strdup(tc), e->features = strdup(tf);
+  if (!e->triple || !e->cpu || !e->features) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    goto done;
+  }
+  ovta_error terr = {0};
+  e->foreign = o->cg.triple && lir_target_check(e->triple, e->features, &terr) != 0;
+  if (e->foreign && o->backend && strcmp(o->backend, "cpu"))
+    rc = OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan is for %s (%s), not this machine", o->backend, e->triple,
+                   terr.msg);
+  else if (!e->foreign)
+    rc = finish(e, err);
   if (!rc && rep) {
     int na = ovta_exec_accel_nodes(e);
     fprintf(rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu\n", na, e->cfg.name, e->ns - na);
@@ -602,6 +618,7 @@ int ovta_exec_accel_nodes(const ovta_exec *e) {
 const ovta_config *ovta_exec_config(const ovta_exec *e) { return e->accel ? &e->cfg : NULL; }
 
 const char *ovta_exec_report(const ovta_exec *e) { return e->report ? e->report : ""; }
+const char *ovta_exec_target(const ovta_exec *e) { return e->triple ? e->triple : ""; }
 int ovta_exec_num_steps(const ovta_exec *e) { return e->ns; }
 
 int ovta_exec_node_stats_get(const ovta_exec *e, int i, ovta_exec_node_stats *out, ovta_error *err) {
@@ -699,6 +716,7 @@ static uint64_t now_ns(void) {
 }
 
 int ovta_exec_run(ovta_exec *e, ovta_error *err) {
+  if (e->foreign) return OVTA_FAIL(err, OVTA_EINVAL, "the plan is for %s (cpu %s): run it there", e->triple, e->cpu);
   if (e->accel && !e->rt)
     return OVTA_FAIL(err, OVTA_EINVAL, "the plan runs %d node(s) on the accelerator: attach a device first (--backend)",
                      ovta_exec_accel_nodes(e));
@@ -799,6 +817,12 @@ int ovta_exec_save(const ovta_exec *e, const char *dir, ovta_error *err) {
   cJSON *in = cJSON_AddArrayToObject(root, "inputs"), *out = cJSON_AddArrayToObject(root, "outputs");
   for (int i = 0; i < e->nin; i++) cJSON_AddItemToArray(in, cJSON_CreateNumber(e->in[i]));
   for (int i = 0; i < e->nout; i++) cJSON_AddItemToArray(out, cJSON_CreateNumber(e->out[i]));
+  if (e->triple) {
+    cJSON *tg = cJSON_AddObjectToObject(root, "target");
+    cJSON_AddStringToObject(tg, "triple", e->triple);
+    cJSON_AddStringToObject(tg, "cpu", e->cpu);
+    cJSON_AddStringToObject(tg, "features", e->features);
+  }
   if (e->accel) {
     cJSON *ac = cJSON_AddObjectToObject(root, "accel");
     char *cj = ovta_config_to_json(&e->cfg, false);
@@ -961,6 +985,25 @@ int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
   cJSON_ArrayForEach(a, ou) {
     if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
     e->out[e->nout++] = (int)a->valuedouble;
+  }
+  /* the machine kernels.o is for (plans without "target" predate it: this machine's) */
+  const cJSON *tg = cJSON_GetObjectItemCaseSensitive(root, "target");
+  if (tg) {
+    const cJSON *tt = cJSON_GetObjectItemCaseSensitive(tg, "triple"), *tc = cJSON_GetObjectItemCaseSensitive(tg, "cpu");
+    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tg, "features");
+    if (!cJSON_IsString(tt) || !cJSON_IsString(tc) || !cJSON_IsString(tf)) {
+      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed target (triple, cpu, features)", where);
+      goto done;
+    }
+    e->triple = strdup(tt->valuestring), e->cpu = strdup(tc->valuestring), e->features = strdup(tf->valuestring);
+    if (!e->triple || !e->cpu || !e->features) {
+      rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+      goto done;
+    }
+    if ((rc = lir_target_check(e->triple, e->features, err))) {
+      ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
+      goto done;
+    }
   }
   if (e->ns && (rc = read_bin(dir, "kernels.o", &e->obj, &e->obj_len, err))) goto done;
   rc = finish(e, err);

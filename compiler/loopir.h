@@ -309,7 +309,11 @@ typedef struct lir_codegen_opts {
   bool dump_ir;          /* print the optimized LLVM IR to ir_out (stderr when NULL) */
   bool dump_ir_unopt;    /* print the LLVM IR before optimization */
   FILE *ir_out;          /* where dumps go */
-  bool host_cpu;         /* tune for the host CPU (features, vector width); else generic x86-64 */
+  bool host_cpu;         /* tune for the host CPU (features, vector width); else the architecture's
+                            baseline (x86-64, generic) */
+  const char *triple;    /* target triple (NULL: this machine's); another machine's only for object
+                            files (ovta compile --triple: code for a board's ARM cores) */
+  const char *cpu;       /* target CPU by LLVM name ("cortex-a53"; NULL: see host_cpu) */
 } lir_codegen_opts;
 void lir_codegen_opts_init(lir_codegen_opts *o); /* O3, host cpu, no dumps */
 
@@ -326,6 +330,13 @@ char *lir_module_ir(lir_module *m);
 int lir_module_emit_object(lir_module *m, const char *path, ovta_error *err);
 /* Object code in memory (malloc'ed, caller frees). */
 int lir_module_emit_object_mem(lir_module *m, void **data, size_t *len, ovta_error *err);
+/* The module's target: triple, CPU and features (LLVM's strings, owned by m). */
+void lir_module_target(const lir_module *m, const char **triple, const char **cpu, const char **features);
+/* Whether two triples name the same architecture (their first components). */
+bool lir_triple_arch_eq(const char *a, const char *b);
+/* Whether code built for triple with features ("+avx2,-avx512f,...") runs on this machine; else
+ * an error naming the other architecture or the first missing feature. */
+int lir_target_check(const char *triple, const char *features, ovta_error *err);
 
 /* A JIT (ORC LLJIT) holding compiled modules or loaded object files. */
 typedef struct lir_jit lir_jit;
@@ -417,6 +428,8 @@ const ovta_config *ovta_exec_config(const ovta_exec *e);
 /* The compile report (one line per node: where it runs and why, tiling, counts); "" for a
  * plan built without accel. Valid while e lives. */
 const char *ovta_exec_report(const ovta_exec *e);
+/* The LLVM target triple of the plan's object code ("" for a plan saved before it was recorded). */
+const char *ovta_exec_target(const ovta_exec *e);
 
 /* Per-step counters, for callers (ovta eval, a profiler). Accelerator steps: compile-time
  * counts from the host code, and device counters of the last run (cycles when the backend

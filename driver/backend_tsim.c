@@ -70,6 +70,8 @@ static int tsim_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) 
   tsim_dram d = {dev->dram, dram_inside, dram_host};
   tsim_opts o = {0};
   o.read_latency = opts->dram_latency;
+  o.write_latency = opts->dram_write_latency;
+  o.beats_per_cycle_x16 = opts->dram_beats_x16;
   o.watchdog_cycles = opts->watchdog_cycles;
   o.fst_path = opts->trace_path;
   /* Chrome trace: the option, else $OVTA_TSIM_CHROME_TRACE (for tools without the option) */

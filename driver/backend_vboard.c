@@ -224,6 +224,8 @@ static int load_model(ovta_vboard *v, const ovta_config *c, const ovta_vboard_op
   tsim_dram d = {v, dram_inside, dram_host};
   tsim_opts to = {0};
   to.read_latency = o ? o->dram_latency : 0;
+  to.write_latency = o ? o->dram_write_latency : 0;
+  to.beats_per_cycle_x16 = o ? o->dram_beats_x16 : 0;
   char msg[512] = "";
   v->t = create(&d, &to, msg, sizeof msg);
   if (!v->t) return OVTA_FAIL(err, OVTA_EINTERNAL, "vboard: %s", msg);
@@ -346,6 +348,8 @@ static int vb_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) {
   vo.dir = opts->device_path;
   vo.dma_bytes = opts->dram_bytes;
   vo.dram_latency = opts->dram_latency;
+  vo.dram_write_latency = opts->dram_write_latency;
+  vo.dram_beats_x16 = opts->dram_beats_x16;
   int rc = ovta_vboard_start(&dev->cfg, &vo, &b->vb, err);
   if (rc) {
     free(b);

@@ -75,6 +75,12 @@ int ovta_dev_open(const char *backend, const ovta_config *cfg, const ovta_dev_op
     }
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "unknown backend '%s' (compiled in: %s)", backend, list);
   }
+  if (opts && opts->dram_beats_x16 > 16)
+    return OVTA_FAIL(err, OVTA_EINVAL, "DRAM bandwidth %u/16 beats per cycle: at most one beat per cycle (16)",
+                     opts->dram_beats_x16);
+  if (opts && (opts->dram_latency > 1000000 || opts->dram_write_latency > 1000000))
+    return OVTA_FAIL(err, OVTA_EINVAL, "DRAM latency %u/%u cycles: at most 1000000", opts->dram_latency,
+                     opts->dram_write_latency);
   ovta_dev *dev = calloc(1, sizeof *dev);
   if (!dev) return OVTA_FAIL(err, OVTA_ENOMEM, "ovta_dev_open: out of host memory");
   dev->backend = be;

@@ -30,7 +30,10 @@ typedef struct ovta_dev_opts {
   const char *trace_path;  /* tsim: write an FST waveform here (NULL: none) */
   const char *chrome_trace_path; /* tsim: write a Chrome trace JSON timeline (NULL: none) */
   uint64_t watchdog_cycles;/* tsim: stop a run with no progress for this long (0: default) */
-  unsigned dram_latency;   /* tsim: DRAM read latency in cycles (0: default) */
+  unsigned dram_latency;   /* tsim, vboard: DRAM read latency in cycles, AR to first R beat (0: 32) */
+  unsigned dram_write_latency; /* tsim, vboard: cycles from the last W beat to B (0: 16) */
+  unsigned dram_beats_x16; /* tsim, vboard: DRAM bandwidth in bus beats per cycle x 16, 1..16
+                              (0: 16, one beat per cycle; 8: a beat every other cycle) */
   unsigned verbose;        /* 0 quiet, 1 progress, 2 per-instruction trace on stderr */
   const char *device_path; /* boards: UIO device or register window file (NULL: default) */
 } ovta_dev_opts;

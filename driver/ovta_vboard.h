@@ -38,6 +38,8 @@ typedef struct ovta_vboard_opts {
                              $OVTA_VBOARD_DIR, /dev/shm or /tmp (removed again on stop) */
   size_t dma_bytes;       /* size of the DMA region (0: 64 MiB) */
   unsigned dram_latency;  /* model's DRAM read latency in cycles (0: its default) */
+  unsigned dram_write_latency; /* model's DRAM write response latency (0: its default) */
+  unsigned dram_beats_x16;     /* model's DRAM bandwidth, beats per cycle x 16 (0: 16) */
   uint64_t watchdog_cycles; /* unused by the server (the driver times out); reserved */
 } ovta_vboard_opts;
 

@@ -194,4 +194,44 @@ if [ "$n_gemm" -ge 4 ] && ! grep -q '^GEMM ' "$T/err" && cmp -s "$T/vv/logits.np
   ok "-vv dumps instruction streams, same result"
 else bad "-vv dumps instruction streams, same result" "$n_gemm GEMM lines with -vv"; fi
 
+# ---- compile for another machine (a board's ARM cores): the object file is that machine's (ELF
+# e_machine, offset 18: 183 AArch64, 40 ARM, 62 x86-64, from the ELF specification), the plan records
+# the target, and running it here is refused with one line naming both machines.
+elf_machine() { od -An -tu2 -j18 -N2 "$1" 2>/dev/null | tr -d ' '; }
+run "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel --calib models/fmnist/calib_images.npy --config pynq-z2 \
+  --triple aarch64-linux-gnu --mcpu cortex-a53 -o "$T/a64.ovta"
+if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a64.ovta/kernels.o")" = 183 ] && grep -q '"triple":.*"aarch64-unknown-linux-gnu"' "$T/a64.ovta/plan.json" &&
+  grep -q 'cortex-a53' "$T/a64.ovta/plan.json"; then ok "compile --triple aarch64: AArch64 object, target recorded"
+else bad "compile --triple aarch64: AArch64 object, target recorded" "rc $rc, e_machine $(elf_machine "$T/a64.ovta/kernels.o")"; fi
+run "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel --calib models/fmnist/calib_images.npy --config pynq-z2 \
+  --triple armv7a-linux-gnueabihf --mcpu cortex-a9 -o "$T/a32.ovta"
+if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a32.ovta/kernels.o")" = 40 ]; then ok "compile --triple armv7a: ARM object"
+else bad "compile --triple armv7a: ARM object" "rc $rc, e_machine $(elf_machine "$T/a32.ovta/kernels.o")"; fi
+if [ "$(elf_machine "$T/vv.ovta/kernels.o")" = "$(case "$(uname -m)" in x86_64) echo 62;; aarch64) echo 183;; *) echo "?";; esac)" ]; then
+  ok "compile without --triple: this machine's object"
+else bad "compile without --triple: this machine's object" "e_machine $(elf_machine "$T/vv.ovta/kernels.o")"; fi
+if [ "$(uname -m)" = x86_64 ]; then
+  expect_error "run a plan for another machine" "*compiled for aarch64-unknown-linux-gnu, this machine is x86_64*" \
+    "$OVTA" run "$T/a64.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/a64out"
+fi
+expect_error "compile --triple unknown" "*no target for nosuch-unknown-linux*" "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel \
+  --calib models/fmnist/calib_images.npy --triple nosuch-unknown-linux -o "$T/x.ovta"
+# a plan compiled for a CPU feature this machine lacks is refused at load, not run into SIGILL
+cp -r "$T/vv.ovta" "$T/feat.ovta"
+sed -i 's/"features":[[:space:]]*"/&+ovtanosuchfeature,/' "$T/feat.ovta/plan.json"
+expect_error "run a plan needing a CPU feature this machine lacks" "*compiled for a CPU with ovtanosuchfeature, which this machine lacks" \
+  "$OVTA" run "$T/feat.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/featout"
+
+# ---- the DRAM model's timing from the command line (tsim): the semantics are tested in
+# tests/tsim/test_tsim.c (test_dram_model); here the options reach the model and bad values are refused
+cyc() { grep -o '"cycles":[0-9]*' "$T/out" | head -n1 | cut -d: -f2; }
+run "$OVTA" sim $D/gemm.s --backend tsim --counters json; c0=$(cyc)
+run "$OVTA" sim $D/gemm.s --backend tsim --counters json --dram-latency 132,116; c1=$(cyc)
+run "$OVTA" sim $D/gemm.s --backend tsim --counters json --dram-bw 1/16; c2=$(cyc)
+if [ -n "$c0" ] && [ -n "$c1" ] && [ -n "$c2" ] && [ "$c1" -ge $((c0 + 300)) ] && [ "$c2" -gt "$c0" ]; then
+  ok "sim --dram-latency / --dram-bw change tsim's cycles"
+else bad "sim --dram-latency / --dram-bw change tsim's cycles" "cycles $c0, $c1, $c2"; fi
+expect_error "sim --dram-bw above one beat per cycle" "--dram-bw '2'*" "$OVTA" sim $D/gemm.s --backend tsim --dram-bw 2
+expect_error "sim --dram-latency 0" "--dram-latency '0'*" "$OVTA" sim $D/gemm.s --backend tsim --dram-latency 0
+
 finish

@@ -34,16 +34,22 @@ typedef struct tprog {
   ovta_error err;           /* the last failing call's error */
 } tprog;
 
-static inline void tp_open(tprog *p, const char *backend, const char *config, uint64_t seed) {
+/* tp_open with device options (dram_bytes 0: 64 MiB). */
+static inline void tp_open_opts(tprog *p, const char *backend, const char *config, const ovta_dev_opts *opts) {
   memset(p, 0, sizeof *p);
   OVTA_ASSERT_OK(ovta_config_load(config, &p->cfg_store, &p->err), p->err);
-  ovta_dev_opts o;
-  memset(&o, 0, sizeof o);
-  o.seed = seed;
-  o.dram_bytes = 64u << 20;
+  ovta_dev_opts o = *opts;
+  if (!o.dram_bytes) o.dram_bytes = 64u << 20;
   OVTA_ASSERT_OK(ovta_dev_open(backend, &p->cfg_store, &o, &p->dev, &p->err), p->err);
   p->isa = ovta_dev_isa(p->dev);
   p->cfg = ovta_dev_config(p->dev);
+}
+
+static inline void tp_open(tprog *p, const char *backend, const char *config, uint64_t seed) {
+  ovta_dev_opts o;
+  memset(&o, 0, sizeof o);
+  o.seed = seed;
+  tp_open_opts(p, backend, config, &o);
 }
 
 /* Forget the instructions (keep the device, its SRAMs and buffers). */

@@ -540,13 +540,80 @@ static void test_chrome_trace(void **state) {
   assert_true(c1[1] - c0[1] >= 50); /* 50 micro-ops */
 }
 
+/* ---------------------------------------------------------------- DRAM model */
+
+/* Cycles of a DMA-heavy program under the DRAM timing of o: LOAD of n WGT elements (load module),
+ * a one-element ACC LOAD (compute) after it, a STORE of m OUT elements (store) after that, FINISH
+ * after the store; each waits for the one before by a token. Read beats (instructions included)
+ * go to *beats. */
+static uint64_t dram_run(const char *cfg, const ovta_dev_opts *o, uint32_t n, uint32_t m, uint64_t *beats) {
+  tprog p;
+  tp_open_opts(&p, "tsim", cfg, o);
+  ovta_buf *w = tp_buf(&p, (size_t)n * p.cfg->wgt_bytes), *a = tp_buf(&p, p.cfg->acc_bytes);
+  ovta_buf *out = tp_buf(&p, (size_t)m * p.cfg->out_bytes);
+  tp_deps(tp_load(&p, OVTA_MEM_WGT, 0, tp_elem(&p, w, OVTA_MEM_WGT, 0), 1, n, n), 0, 0, 0, 1);
+  tp_deps(tp_load(&p, OVTA_MEM_ACC, 0, tp_elem(&p, a, OVTA_MEM_ACC, 0), 1, 1, 1), 1, 0, 0, 1);
+  tp_deps(tp_store(&p, 0, tp_elem(&p, out, OVTA_MEM_OUT, 0), 1, m, m), 1, 0, 1, 0);
+  tp_deps(tp_finish(&p), 0, 1, 0, 0);
+  tp_run_ok(&p);
+  ovta_counters k;
+  ovta_dev_counters(p.dev, &k);
+  uint64_t bus = (uint64_t)p.cfg->axi_data_bits / 8, rd = 4 * 16; /* the stream: 4 instructions */
+  for (int t = 0; t < OVTA_MEM_COUNT; t++) rd += k.bytes_read[t];
+  *beats = (rd + bus - 1) / bus;
+  assert_int_equal(k.bytes_written, (uint64_t)m * p.cfg->out_bytes);
+  ovta_buf_free(w), ovta_buf_free(a), ovta_buf_free(out);
+  tp_close(&p);
+  return k.cycles;
+}
+
+/* The DRAM model's knobs (ovta_dev_opts dram_latency, dram_write_latency, dram_beats_x16) against
+ * the bus model of hw/sim/README.md: the program's reads depend on each other (the stream, then the
+ * WGT load, then the ACC load), so 100 more cycles of read latency cost at least 300 cycles and at
+ * most 100 per read burst; 200 more cycles of write response at least 200 (FINISH waits for the
+ * store's responses) and at most 200 per write burst; half the read bandwidth costs one more cycle
+ * per read beat (the load module takes one beat per cycle: at half rate every beat waits one). */
+static void test_dram_model(void **state) {
+  (void)state;
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    ovta_config c;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*cf, &c, &err), err);
+    uint32_t n = (uint32_t)(16384 / c.wgt_bytes), m = (uint32_t)(4096 / c.out_bytes);
+    if (n > (uint32_t)c.wgt_depth) n = (uint32_t)c.wgt_depth;
+    if (m > (uint32_t)c.out_depth) m = (uint32_t)c.out_depth;
+    uint64_t bus = (uint64_t)c.axi_data_bits / 8, beats, beats2, rd = (uint64_t)n * c.wgt_bytes, wr = (uint64_t)m * c.out_bytes;
+    uint64_t max_burst = 4096 < 256 * bus ? 4096 : 256 * bus; /* AXI4: 256 beats, no 4 KiB crossing */
+    uint64_t rbursts = 1 + (rd + max_burst - 1) / max_burst + 1, wbursts = (wr + max_burst - 1) / max_burst;
+    ovta_dev_opts o = {0};
+    uint64_t base = dram_run(*cf, &o, n, m, &beats);
+    o.dram_latency = 132;
+    uint64_t slow_r = dram_run(*cf, &o, n, m, &beats2);
+    o.dram_latency = 0, o.dram_write_latency = 216;
+    uint64_t slow_w = dram_run(*cf, &o, n, m, &beats2);
+    o.dram_write_latency = 0, o.dram_beats_x16 = 8;
+    uint64_t half = dram_run(*cf, &o, n, m, &beats2);
+    print_message("%s: %llu cycles; read latency +100: %llu; write latency +200: %llu; half read bandwidth: "
+                  "%llu (%llu read beats)\n", *cf, (unsigned long long)base, (unsigned long long)slow_r,
+                  (unsigned long long)slow_w, (unsigned long long)half, (unsigned long long)beats);
+    assert_int_equal(beats, beats2);
+    assert_true(slow_r >= base + 300 && slow_r <= base + 100 * rbursts);
+    assert_true(slow_w >= base + 200 && slow_w <= base + 200 * wbursts);
+    assert_true(half * 20 >= (base + beats) * 19 && half * 20 <= (base + beats) * 21);
+    o.dram_beats_x16 = 17; /* more than a beat per cycle: refused */
+    ovta_dev *d = NULL;
+    assert_int_equal(ovta_dev_open("tsim", &c, &o, &d, &err), OVTA_EINVAL);
+    assert_non_null(strstr(err.msg, "at most one beat per cycle"));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm),         cmocka_unit_test(test_alu),
       cmocka_unit_test(test_alu_chain),    cmocka_unit_test(test_alu_throughput),
       cmocka_unit_test(test_padded_loads), cmocka_unit_test(test_errors),
       cmocka_unit_test(test_narrow_rows),  cmocka_unit_test(test_registers),
-      cmocka_unit_test(test_chrome_trace),
+      cmocka_unit_test(test_chrome_trace), cmocka_unit_test(test_dram_model),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,7 +21,11 @@ static const char *help =
     "  --print-after-all   print the graph IR after every pass\n"
     "  --dump-lir          print every node's loop IR on stdout\n"
     "  --dump-llvm         print the optimized LLVM IR on stdout\n"
-    "  -O N                LLVM optimization level 0..3 (default 3)\n\n"
+    "  -O N                LLVM optimization level 0..3 (default 3)\n"
+    "  --triple TRIPLE     compile for another machine (LLVM target triple, e.g. a board's ARM cores:\n"
+    "                      aarch64-linux-gnu, armv7a-linux-gnueabihf); the plan is saved, not run here\n"
+    "  --mcpu CPU          target CPU by LLVM name (e.g. cortex-a53; default: this machine's CPU, or\n"
+    "                      the architecture's baseline with --triple)\n\n"
     "accelerator (compiler/README-vta.md, \"Graph executor\"):\n"
     "  --target accel      quantize (int8, calibrated), pack and partition the model; ovta.QConv /\n"
     "                      ovta.QDense run on the accelerator (host code compiled through LLVM into\n"
@@ -108,6 +112,12 @@ int ovta_cmd_compile(int argc, char **argv) {
       int64_t lvl;
       if (!v || !tool_number(v, 0, 3, &lvl)) return tool_usage("compile", "-O needs 0..3");
       o.cg.opt_level = (int)lvl;
+    } else if (tool_opt(argc, argv, &i, "--triple", &v)) {
+      if (!v || !*v) return tool_usage("compile", "--triple needs an LLVM target triple (e.g. aarch64-linux-gnu)");
+      o.cg.triple = v;
+    } else if (tool_opt(argc, argv, &i, "--mcpu", &v)) {
+      if (!v || !*v) return tool_usage("compile", "--mcpu needs a CPU name (e.g. cortex-a53)");
+      o.cg.cpu = v;
     } else if (tool_opt(argc, argv, &i, "--target", &v)) {
       if (!v || (strcmp(v, "cpu") && strcmp(v, "accel"))) return tool_usage("compile", "--target needs cpu or accel");
       target = v;
@@ -195,10 +205,14 @@ int ovta_cmd_compile(int argc, char **argv) {
   if (!rc) {
     size_t arena, unshared;
     ovta_exec_memory(e, &arena, &unshared);
-    fprintf(stderr, "ovta: compiled %s: %d nodes, %d inputs, %d outputs, arena %zu bytes (%zu without reuse) -> %s\n",
-            model, g->n_nodes, ovta_exec_num_inputs(e), ovta_exec_num_outputs(e), arena, unshared, out);
+    fprintf(stderr, "ovta: compiled %s: %d nodes, %d inputs, %d outputs, arena %zu bytes (%zu without reuse) -> %s%s%s\n",
+            model, g->n_nodes, ovta_exec_num_inputs(e), ovta_exec_num_outputs(e), arena, unshared, out,
+            o.cg.triple ? " for " : "", o.cg.triple ? ovta_exec_target(e) : "");
   }
-  if (!rc && accel)
+  if (!rc && accel && o.cg.triple)
+    fprintf(stderr, "ovta: %d node(s) on the accelerator (config %s); copy %s to the %s machine and run it there with "
+            "`ovta run %s --backend zynq` (boards/README.md)\n", ovta_exec_accel_nodes(e), cfg.name, out, o.cg.triple, out);
+  else if (!rc && accel)
     fprintf(stderr, "ovta: %d node(s) on the accelerator (config %s); run with `ovta run %s --backend fsim|tsim`\n",
             ovta_exec_accel_nodes(e), cfg.name, out);
   for (int i = 0; i < ncal; i++) ovta_tensor_free(cal[i]);

@@ -59,6 +59,8 @@ static const char *help =
     "  --trace-json FILE      (tsim) write a Chrome trace (Trace Event JSON; open it in Perfetto or\n"
     "                         chrome://tracing): one event per instruction on the load, compute\n"
     "                         and store tracks, and one span per layer on the \"layers\" track\n"
+    "  --dram-latency R[,W]   (tsim) DRAM read latency R cycles (default 32), write response W (16)\n"
+    "  --dram-bw B            (tsim) DRAM read bandwidth in bus beats per cycle, 1/16..1 (default 1)\n"
     "  --plots DIR            write with gnuplot DIR/roofline.png (arithmetic intensity MAC/byte\n"
     "                         vs achieved MAC/cycle of the accelerator layers, compute roof\n"
     "                         BATCH*BLOCK_IN*BLOCK_OUT, memory roof AXI_DATA_BITS/8 bytes/cycle)\n"
@@ -653,7 +655,7 @@ static int write_plots(const char *dir, const prof *p, ovta_error *err) {
 int ovta_cmd_profile(int argc, char **argv) {
   popts o = {0};
   o.backend = "fsim";
-  const char *v;
+  const char *v, *dram_lat = NULL, *dram_bw = NULL;
   for (int i = 1; i < argc; i++) {
     if (tool_is_help(argv[i])) {
       fputs(help, stdout);
@@ -693,6 +695,12 @@ int ovta_cmd_profile(int argc, char **argv) {
     } else if (tool_opt(argc, argv, &i, "--trace-json", &v)) {
       if (!v) return tool_usage("profile", "--trace-json needs a file");
       o.trace = v;
+    } else if (tool_opt(argc, argv, &i, "--dram-latency", &v)) {
+      if (!v) return tool_usage("profile", "--dram-latency needs READ[,WRITE] cycles");
+      dram_lat = v;
+    } else if (tool_opt(argc, argv, &i, "--dram-bw", &v)) {
+      if (!v) return tool_usage("profile", "--dram-bw needs beats per cycle");
+      dram_bw = v;
     } else if (tool_opt(argc, argv, &i, "--plots", &v)) {
       if (!v) return tool_usage("profile", "--plots needs a folder");
       o.plots = v;
@@ -716,6 +724,8 @@ int ovta_cmd_profile(int argc, char **argv) {
   ovta_tensor *x = NULL;
   char in_name[256] = "", raw[4096] = "";
   ovta_dev_opts dopts = {0};
+  if ((dram_lat && tool_dram_latency("profile", dram_lat, &dopts)) || (dram_bw && tool_dram_bw("profile", dram_bw, &dopts)))
+    return 2;
   if (o.trace) {
     snprintf(raw, sizeof raw, "%s.tsim.tmp", o.trace);
     dopts.chrome_trace_path = raw;

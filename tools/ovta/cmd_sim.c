@@ -8,7 +8,7 @@
 static const char *help =
     "usage: ovta sim PROGRAM.s [--backend fsim|tsim] [--config NAME] [--seed N]\n"
     "                [--dump BUFFER[+OFF]:LEN[:hex|int8|int32]]... [--counters json|text|none]\n"
-    "                [--trace out.fst] [--timeout MS]\n\n"
+    "                [--trace out.fst] [--timeout MS] [--dram-latency R[,W]] [--dram-bw B]\n\n"
     "Load a text program (isa/ASM.md) into a device: allocate its buffers through the driver,\n"
     "write their data, resolve dram_base=@BUFFER+N, write the instruction stream; run it; then\n"
     "print every range of the program's .dump directives and of --dump, one line per 16 bytes\n"
@@ -20,7 +20,11 @@ static const char *help =
     "  --dump B+O:L[:F] also print L bytes of buffer B from byte O (format F, default int8)\n"
     "  --counters FMT   print the counters as text (default), json, or not at all (none)\n"
     "  --trace FILE     tsim: write an FST waveform\n"
-    "  --timeout MS     stop a run after MS milliseconds of wall time (default: no limit)\n";
+    "  --timeout MS     stop a run after MS milliseconds of wall time (default: no limit)\n"
+    "  --dram-latency R[,W]  tsim: DRAM read latency R cycles (AR to first beat, default 32) and\n"
+    "                   write response latency W (last W beat to B, default 16)\n"
+    "  --dram-bw B      tsim: DRAM bandwidth in bus beats per cycle, 1/16..1 (a fraction N/16 or a\n"
+    "                   decimal: 0.5 = a beat every other cycle; default 1)\n";
 
 #ifndef OVTA_HAVE_DRIVER
 int ovta_cmd_sim(int argc, char **argv) {
@@ -85,7 +89,7 @@ static int parse_dump(const ovta_program *p, const char *s, ovta_asm_dump *d) {
 
 int ovta_cmd_sim(int argc, char **argv) {
   const char *in = NULL, *cfg = NULL, *backend = "fsim", *seed_s = NULL, *counters = "text", *trace = NULL,
-             *timeout_s = NULL;
+             *timeout_s = NULL, *lat_s = NULL, *bw_s = NULL;
   const char *dumps[64];
   int n_dumps = 0;
   for (int i = 1; i < argc; i++) {
@@ -103,6 +107,8 @@ int ovta_cmd_sim(int argc, char **argv) {
     OPT("--counters", counters)
     OPT("--trace", trace)
     OPT("--timeout", timeout_s)
+    OPT("--dram-latency", lat_s)
+    OPT("--dram-bw", bw_s)
 #undef OPT
     if (tool_opt(argc, argv, &i, "--dump", &v)) {
       if (!v) return tool_usage("sim", "--dump needs BUFFER[+OFF]:LEN");
@@ -137,6 +143,10 @@ int ovta_cmd_sim(int argc, char **argv) {
   ovta_dev *dev = NULL;
   ovta_loaded l = {0};
   ovta_dev_opts opts = {.seed = (uint64_t)seed, .trace_path = trace};
+  if ((lat_s && tool_dram_latency("sim", lat_s, &opts)) || (bw_s && tool_dram_bw("sim", bw_s, &opts))) {
+    ovta_program_free(&p);
+    return 2;
+  }
   if (ovta_dev_open(backend, &p.isa.cfg, &opts, &dev, &err) || ovta_program_load(dev, &p, &l, &err) ||
       ovta_dev_run(dev, l.insn_phys, l.insn_count, (uint32_t)timeout, &err)) {
     status = tool_error(&err, NULL);

@@ -60,6 +60,40 @@ bool tool_number(const char *s, int64_t min, int64_t max, int64_t *out) {
   return true;
 }
 
+#ifdef OVTA_HAVE_DRIVER
+int tool_dram_latency(const char *cmd, const char *s, ovta_dev_opts *o) {
+  char r[32];
+  snprintf(r, sizeof r, "%s", s);
+  char *w = strchr(r, ',');
+  if (w) *w++ = 0;
+  int64_t rv, wv = 0;
+  if (!tool_number(r, 1, 1000000, &rv) || (w && !tool_number(w, 1, 1000000, &wv)))
+    return tool_usage(cmd, "--dram-latency '%s': READ[,WRITE] cycles, 1..1000000", s);
+  o->dram_latency = (unsigned)rv, o->dram_write_latency = (unsigned)wv;
+  return 0;
+}
+
+int tool_dram_bw(const char *cmd, const char *s, ovta_dev_opts *o) {
+  int64_t n;
+  const char *slash = strchr(s, '/');
+  if (slash) {
+    char num[32];
+    snprintf(num, sizeof num, "%.*s", (int)(slash - s), s);
+    if (strcmp(slash + 1, "16") || !tool_number(num, 1, 16, &n))
+      return tool_usage(cmd, "--dram-bw '%s': N/16 beats per cycle with N 1..16", s);
+  } else {
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (!*s || *end || errno || !(d * 16 >= 1 - 1e-9 && d <= 1 + 1e-9) || d * 16 != (double)(int64_t)(d * 16 + 0.5))
+      return tool_usage(cmd, "--dram-bw '%s': beats per cycle, a multiple of 1/16 from 0.0625 to 1", s);
+    n = (int64_t)(d * 16 + 0.5);
+  }
+  o->dram_beats_x16 = (unsigned)n;
+  return 0;
+}
+#endif
+
 const char *tool_config_name(const char *opt) {
   if (opt) return opt;
   const char *env = getenv("OVTA_CONFIG");

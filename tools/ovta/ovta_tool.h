@@ -102,6 +102,12 @@ void tool_progress_finish(tool_progress *p);
 #ifdef OVTA_HAVE_DRIVER
 #include "ovta_driver.h"
 
+/* The DRAM model's timing (tsim, vboard) from `--dram-latency R[,W]` and `--dram-bw B` (beats per
+ * cycle: "N/16" or a decimal, 1/16..1) into o; a usage error (returns 2) otherwise. */
+int tool_dram_latency(const char *cmd, const char *s, ovta_dev_opts *o);
+int tool_dram_bw(const char *cmd, const char *s, ovta_dev_opts *o);
+
+
 /* A program placed in a device (isa/ASM.md, "Loading"): every .buffer is allocated through the
  * driver, aligned to ovta_program_align (the allocation is padded so the aligned start fits), its
  * initial data written; symbols resolved; the stream encoded into its own DMA buffer or the
