@@ -1,5 +1,5 @@
 /* codegen.c: loop IR -> LLVM IR through the LLVM-C API, new pass manager O3, then the ORC LLJIT
- * or an object file (see loopir.h section 6). */
+ * or an object file (see loopir.h section 7). */
 #include "loopir.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* exec.c: the CPU graph executor (see loopir.h section 8): lowering of every node, one LLVM
+/* exec.c: the CPU graph executor (see loopir.h section 9): lowering of every node, one LLVM
  * module compiled to object code and loaded into the JIT, liveness-based memory planning,
  * save/load of the plan, and the evaluation hook for graph passes. */
 #include "loopir.h"

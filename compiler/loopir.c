@@ -1,4 +1,4 @@
-/* loopir.c: loop IR nodes, builder, verifier and text dump (see loopir.h). */
+/* loopir.c: loop IR nodes, builder, queries, verifier and text dump (see loopir.h). */
 #include "loopir.h"
 
 #include <inttypes.h>
@@ -493,6 +493,126 @@ lir_stmt *lir_nest_close(lir_func *f, lir_nest *n, lir_stmt *body, lir_for_kind 
     body = lir_for(f, n->vars[i], lir_i64(f, 0), lir_i64(f, n->ext[i]),
                    i == n->n - 1 ? innermost : LIR_FOR_SERIAL, body);
   return body;
+}
+
+/* ---------------------------------------------------------------- queries */
+
+bool lir_expr_eq(const lir_expr *a, const lir_expr *b) {
+  if (a == b) return true;
+  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->nargs != b->nargs) return false;
+  switch (a->kind) {
+  case LIR_E_INT: return a->ival == b->ival;
+  case LIR_E_FLOAT: return a->fval == b->fval;
+  case LIR_E_VAR: return a->var == b->var;
+  case LIR_E_LOAD:
+    if (a->buf != b->buf) return false;
+    break;
+  case LIR_E_BIN: case LIR_E_UN:
+    if (a->op != b->op) return false;
+    break;
+  case LIR_E_CALL:
+    if (a->op != b->op || (a->callee != b->callee && (!a->callee || !b->callee || strcmp(a->callee, b->callee))))
+      return false;
+    break;
+  default:
+    break;
+  }
+  for (int i = 0; i < a->nargs; i++)
+    if (!lir_expr_eq(a->args[i], b->args[i])) return false;
+  return true;
+}
+
+bool lir_uses_var(const lir_expr *e, const lir_var *v) {
+  if (!e) return false;
+  if (e->kind == LIR_E_VAR) return e->var == v;
+  for (int i = 0; i < e->nargs; i++)
+    if (lir_uses_var(e->args[i], v)) return true;
+  return false;
+}
+
+lir_var *lir_var_of(const lir_expr *e) { return e && e->kind == LIR_E_VAR ? e->var : NULL; }
+
+void lir_affine_add(lir_affine *a, lir_var *v, int64_t k) {
+  for (int i = 0; i < a->n; i++)
+    if (a->v[i] == v) {
+      a->k[i] += k;
+      return;
+    }
+  if (a->n == LIR_AFFINE_TERMS) {
+    a->ok = false;
+    return;
+  }
+  a->v[a->n] = v, a->k[a->n++] = k;
+}
+
+lir_affine lir_affine_of(const lir_expr *e) {
+  lir_affine r = {.ok = true};
+  if (!e) return (lir_affine){0};
+  switch (e->kind) {
+  case LIR_E_INT: r.c = e->ival; return r;
+  case LIR_E_VAR: lir_affine_add(&r, e->var, 1); return r;
+  case LIR_E_CAST: return lir_dtype_is_int(e->dtype) ? lir_affine_of(e->args[0]) : (lir_affine){0};
+  case LIR_E_UN:
+    if (e->op != LIR_NEG) return (lir_affine){0};
+    r = lir_affine_of(e->args[0]);
+    r.c = -r.c;
+    for (int i = 0; i < r.n; i++) r.k[i] = -r.k[i];
+    return r;
+  case LIR_E_BIN: {
+    lir_affine a = lir_affine_of(e->args[0]), b = lir_affine_of(e->args[1]);
+    if (!a.ok || !b.ok) return (lir_affine){0};
+    if (e->op == LIR_ADD || e->op == LIR_SUB) {
+      int64_t sg = e->op == LIR_ADD ? 1 : -1;
+      a.c += sg * b.c;
+      for (int i = 0; i < b.n && a.ok; i++) lir_affine_add(&a, b.v[i], sg * b.k[i]);
+      return a;
+    }
+    if (e->op == LIR_MUL && (a.n == 0 || b.n == 0)) {
+      lir_affine *x = a.n ? &a : &b;
+      int64_t m = a.n ? b.c : a.c;
+      x->c *= m;
+      for (int i = 0; i < x->n; i++) x->k[i] *= m;
+      return *x;
+    }
+    return (lir_affine){0};
+  }
+  default:
+    return (lir_affine){0};
+  }
+}
+
+lir_expr *lir_affine_expr(lir_func *f, const lir_affine *a) {
+  lir_expr *r = NULL;
+  for (int i = 0; i < a->n; i++) {
+    if (!a->k[i]) continue;
+    lir_expr *t = lir_muli(f, lir_ref(f, a->v[i]), a->k[i]);
+    r = r ? lir_add(f, r, t) : t;
+  }
+  if (!r) return lir_i64(f, a->c);
+  return a->c ? lir_addi(f, r, a->c) : r;
+}
+
+int lir_walk_stmt(lir_walk *w, lir_stmt **slot) {
+  lir_stmt *s = *slot;
+  if (!s) return 0;
+  int rc = w->visit(w, slot);
+  if (rc || s->kind == LIR_S_STORE || s->kind == LIR_S_EVAL) return rc;
+  if (w->depth == LIR_WALK_DEPTH) return OVTA_FAIL(w->err, OVTA_EUNSUPPORTED, "%s: statements nested too deep", w->what);
+  w->anc[w->depth] = s, w->slot[w->depth++] = slot;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n && !rc; i++) rc = lir_walk_stmt(w, &s->stmts[i]);
+    break;
+  case LIR_S_IF:
+    rc = lir_walk_stmt(w, &s->body);
+    if (!rc) rc = lir_walk_stmt(w, &s->else_body);
+    break;
+  default: /* FOR, LET, ALLOC, ATTR */
+    rc = lir_walk_stmt(w, &s->body);
+    break;
+  }
+  w->depth--;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- verifier */

@@ -7,13 +7,14 @@
  *   1. Types      - dtypes and memory scopes.
  *   2. Nodes      - buffers, variables, expressions, statements, functions, modules.
  *   3. Builder    - constructors (all memory comes from the function's arena).
- *   4. Checks     - the verifier.
- *   5. Text       - the stable text dump (FileCheck tests in tests/codegen/).
- *   6. Backend    - LLVM-C code generation, JIT and object files (compiler/codegen.c).
- *   7. Lowering   - graph operators (compiler/graph.h) -> loop IR (compiler/lower_cpu.c).
- *   8. Executor   - a whole graph compiled for the CPU: plan, memory, run, save/load
+ *   4. Queries    - expression equality, variable use, affine forms, a statement walker.
+ *   5. Checks     - the verifier.
+ *   6. Text       - the stable text dump (FileCheck tests in tests/codegen/).
+ *   7. Backend    - LLVM-C code generation, JIT and object files (compiler/codegen.c).
+ *   8. Lowering   - graph operators (compiler/graph.h) -> loop IR (compiler/lower_cpu.c).
+ *   9. Executor   - a whole graph compiled for the CPU: plan, memory, run, save/load
  *                   (compiler/exec.c); the evaluation hook for graph passes.
- *   9. .npy files - NumPy array files <-> tensors (compiler/npy.c).
+ *  10. .npy files - NumPy array files <-> tensors (compiler/npy.c).
  *
  * Model: a function takes buffer arguments (pointers to dense row-major arrays). Statements
  * are loops, stores, lets, ifs, allocations, attributes and evaluated calls. Expressions are
@@ -275,7 +276,54 @@ typedef struct lir_nest {
 void lir_nest_open(lir_func *f, lir_nest *n, int ndim, const int64_t *ext, const char *prefix);
 lir_stmt *lir_nest_close(lir_func *f, lir_nest *n, lir_stmt *body, lir_for_kind innermost);
 
-/* ---------------------------------------------------------------- 4. Checks */
+/* ---------------------------------------------------------------- 4. Queries */
+
+/* Structural equality: kinds, dtypes, constants, variables, buffers, operators, callees and
+ * operands alike (NULL equals only NULL). */
+bool lir_expr_eq(const lir_expr *a, const lir_expr *b);
+/* Does e (may be NULL) refer to variable v? */
+bool lir_uses_var(const lir_expr *e, const lir_var *v);
+/* The variable of a bare variable reference, else (and for NULL) NULL. */
+lir_var *lir_var_of(const lir_expr *e);
+
+/* An affine form c + sum k[i] * v[i]: one term per variable, in order of first appearance. */
+#define LIR_AFFINE_TERMS 24
+typedef struct lir_affine {
+  bool ok;                      /* false: not affine, or more than LIR_AFFINE_TERMS variables */
+  int64_t c;                    /* the constant */
+  int n;                        /* terms */
+  lir_var *v[LIR_AFFINE_TERMS]; /* their variables */
+  int64_t k[LIR_AFFINE_TERMS];  /* and coefficients (0 when the terms cancelled) */
+} lir_affine;
+/* e as an affine form: integer constants, variables, +, -, negation, products with a constant,
+ * integer casts (looked through); ok false for anything else and for NULL. */
+lir_affine lir_affine_of(const lir_expr *e);
+/* Add the term k * v to a (into v's term when there is one); ok false when a is full. */
+void lir_affine_add(lir_affine *a, lir_var *v, int64_t k);
+/* a as an i64 expression: its nonzero terms `v * k` in order, then + c (the constant alone when
+ * no term is left). */
+lir_expr *lir_affine_expr(lir_func *f, const lir_affine *a);
+
+/* A statement walk (lir_walk_stmt): visit is called on every statement, parents before children
+ * and in order, with its enclosing statements anc[0..depth-1] (outermost first) and the slots that
+ * hold them. The visitor may replace an enclosing statement through its slot; the walk goes on
+ * into the children of the statement visited, then on with the siblings of its parent. */
+#define LIR_WALK_DEPTH 64
+typedef struct lir_walk lir_walk;
+struct lir_walk {
+  int (*visit)(lir_walk *w, lir_stmt **slot); /* *slot: the statement; nonzero stops the walk */
+  void *ctx;                                  /* the caller's */
+  const char *what;                           /* the caller's name in the nesting error */
+  ovta_error *err;                            /* where that error goes */
+  int depth;                                  /* enclosing statements of the one visited */
+  lir_stmt *anc[LIR_WALK_DEPTH];              /* outermost first */
+  lir_stmt **slot[LIR_WALK_DEPTH];            /* where each of them is held */
+};
+/* Walk the statement in *slot (NULL: nothing): the first nonzero visit result, or the error
+ * "WHAT: statements nested too deep" past LIR_WALK_DEPTH enclosing statements. */
+int lir_walk_stmt(lir_walk *w, lir_stmt **slot);
+
+/* ---------------------------------------------------------------- 5. Checks */
 
 /* Check a function: operand dtypes, index counts, variables defined before use and bound once,
  * buffers declared (parameter or enclosing ALLOC), extents >= 0 when constant, constant indices
@@ -283,7 +331,7 @@ lir_stmt *lir_nest_close(lir_func *f, lir_nest *n, lir_stmt *body, lir_for_kind 
  * opaque intrinsic is used. Errors name the function, the buffer or variable. */
 int lir_verify(const lir_func *f, bool cpu, ovta_error *err);
 
-/* ---------------------------------------------------------------- 5. Text */
+/* ---------------------------------------------------------------- 6. Text */
 
 /* The text dump: stable (names and order as built), one statement per line, 2-space indent.
  *   func NAME(A: f32[2, 3] global, ...) {
@@ -296,7 +344,7 @@ void lir_dump(FILE *out, const lir_func *f);
 /* Same into a malloc'ed string (caller frees); NULL on out of memory. */
 char *lir_dump_str(const lir_func *f);
 
-/* ---------------------------------------------------------------- 6. Backend (codegen.c) */
+/* ---------------------------------------------------------------- 7. Backend (codegen.c) */
 
 /* A compiled module: LLVM IR for a set of functions, then JIT or object file.
  * Every lir function F becomes an internal `void F.impl(T0 *noalias, T1 *noalias, ...)` and the
@@ -356,7 +404,7 @@ int lir_jit_lookup(lir_jit *j, const char *name, void **fn, ovta_error *err);
 /* The entry point type of every compiled function. */
 typedef void (*lir_kernel_fn)(void **args);
 
-/* ---------------------------------------------------------------- 7. Lowering */
+/* ---------------------------------------------------------------- 8. Lowering */
 
 /* The loop IR element type of a graph dtype (bool is stored as u8). LIR_VOID if none. */
 lir_dtype lir_from_ovta_dtype(ovta_dtype t);
@@ -369,7 +417,7 @@ bool lir_lower_supported(const char *op);
 int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out,
                    ovta_error *err);
 
-/* ---------------------------------------------------------------- 8. Executor */
+/* ---------------------------------------------------------------- 9. Executor */
 
 /* A graph compiled for the CPU. Every node becomes one function in one LLVM module, compiled to
  * object code once and loaded into the JIT; tensors live in one arena planned by liveness
@@ -466,7 +514,7 @@ int ovta_exec_node_stats_get(const ovta_exec *e, int step, ovta_exec_node_stats 
 int ovta_exec_eval_node(void *ctx, const ovta_graph *g, const ovta_node *n,
                         ovta_tensor *const *inputs, ovta_tensor **outputs, ovta_error *err);
 
-/* ---------------------------------------------------------------- 9. .npy files */
+/* ---------------------------------------------------------------- 10. .npy files */
 
 /* Read a .npy file (format 1.0/2.0/3.0, little-endian, C order; dtypes f4 f8 i1 u1 i2 u2 i4 u4
  * i8 u8 b1) as a standalone tensor named `name`. */

@@ -1,4 +1,4 @@
-/* lower_cpu.c: graph operators -> loop IR for the CPU (see loopir.h section 7).
+/* lower_cpu.c: graph operators -> loop IR for the CPU (see loopir.h section 8).
  *
  * Every lowering function has the ONNX rule it implements written above it. Conventions:
  * the function's parameters are the node's present inputs then its present outputs, with the

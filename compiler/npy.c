@@ -1,4 +1,4 @@
-/* npy.c: NumPy .npy files <-> tensors (see loopir.h section 9).
+/* npy.c: NumPy .npy files <-> tensors (see loopir.h section 10).
  *
  * Format: "\x93NUMPY", major, minor, header length (u16 LE for 1.0, u32 LE for 2.0/3.0), then
  * an ASCII Python dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } padded with

@@ -139,38 +139,6 @@ static aff aff_of(const lir_expr *e) {
   }
 }
 
-static bool uses_var(const lir_expr *e, const lir_var *v) {
-  if (e->kind == LIR_E_VAR) return e->var == v;
-  for (int i = 0; i < e->nargs; i++)
-    if (uses_var(e->args[i], v)) return true;
-  return false;
-}
-
-static bool expr_eq(const lir_expr *a, const lir_expr *b) {
-  if (a == b) return true;
-  if (a->kind != b->kind || a->dtype != b->dtype || a->nargs != b->nargs) return false;
-  switch (a->kind) {
-  case LIR_E_INT: return a->ival == b->ival;
-  case LIR_E_FLOAT: return a->fval == b->fval;
-  case LIR_E_VAR: return a->var == b->var;
-  case LIR_E_LOAD:
-    if (a->buf != b->buf) return false;
-    break;
-  case LIR_E_BIN: case LIR_E_UN:
-    if (a->op != b->op) return false;
-    break;
-  case LIR_E_CALL:
-    if (a->op != b->op || (a->callee != b->callee && (!a->callee || !b->callee || strcmp(a->callee, b->callee))))
-      return false;
-    break;
-  default:
-    break;
-  }
-  for (int i = 0; i < a->nargs; i++)
-    if (!expr_eq(a->args[i], b->args[i])) return false;
-  return true;
-}
-
 static const sram *sram_of(const fctx *c, const lir_buf *b) {
   for (int i = 0; i < c->ns; i++)
     if (c->s[i].b == b) return &c->s[i];
@@ -261,7 +229,7 @@ static int flatten(fctx *c, const lir_expr *ref, lir_stmt *const *loops, int nl,
   if (r->s->parted) {
     r->lead = ref->args[0], d0 = 1;
     for (int i = 0; i < nl; i++)
-      if (uses_var(r->lead, loops[i]->var))
+      if (lir_uses_var(r->lead, loops[i]->var))
         return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: the part index of %s depends on loop %s",
                                  what, b->name, loops[i]->var->name);
   }
@@ -406,7 +374,7 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
         }
       has[k] = true;
     }
-    if (!expr_eq(r[1].lead, r[2].lead)) {
+    if (!lir_expr_eq(r[1].lead, r[2].lead)) {
       c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: INP and WGT parts differ", what);
       return NULL;
     }
@@ -416,7 +384,7 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
     for (int i = 0; i < nst; i++) {
       const lir_expr *e = st[i]->value;
       int op = alu_opcode(st[i]);
-      if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !expr_eq(e->args[0], first->args[0])) {
+      if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !lir_expr_eq(e->args[0], first->args[0])) {
         c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
                           "fold-uops: %s: statement %d of the nest is not an ALU intrinsic on the same ACC reference",
                           what, i);
@@ -424,7 +392,7 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
       }
       lir_expr *a[3];
       if (e->args[1]->kind == LIR_E_LOAD) {
-        if (op == OVTA_ALU_CLP || (src && !expr_eq(src, e->args[1]))) {
+        if (op == OVTA_ALU_CLP || (src && !lir_expr_eq(src, e->args[1]))) {
           c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: different tensor operands in one nest", what);
           return NULL;
         }
@@ -453,7 +421,7 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
                         what);
       return NULL;
     }
-    if (src && r[1].lead && !expr_eq(r[1].lead, r[0].lead)) {
+    if (src && r[1].lead && !lir_expr_eq(r[1].lead, r[0].lead)) {
       c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: source and destination in different ACC parts", what);
       return NULL;
     }

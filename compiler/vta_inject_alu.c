@@ -5,38 +5,7 @@
  * tensorize stage. */
 #include "vta.h"
 
-#include <string.h>
-
 /* ---------------------------------------------------------------- matching helpers */
-
-static bool uses_var(const lir_expr *e, const lir_var *v) {
-  if (!e) return false;
-  if (e->kind == LIR_E_VAR) return e->var == v;
-  for (int i = 0; i < e->nargs; i++)
-    if (uses_var(e->args[i], v)) return true;
-  return false;
-}
-
-static bool expr_eq(const lir_expr *a, const lir_expr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->nargs != b->nargs) return false;
-  switch (a->kind) {
-  case LIR_E_INT: return a->ival == b->ival;
-  case LIR_E_FLOAT: return a->fval == b->fval;
-  case LIR_E_VAR: return a->var == b->var;
-  case LIR_E_LOAD: if (a->buf != b->buf) return false; break;
-  case LIR_E_BIN: case LIR_E_UN: if (a->op != b->op) return false; break;
-  case LIR_E_CALL:
-    if (a->op != b->op || (a->op == LIR_OPAQUE && strcmp(a->callee, b->callee))) return false;
-    break;
-  default: break;
-  }
-  for (int i = 0; i < a->nargs; i++)
-    if (!expr_eq(a->args[i], b->args[i])) return false;
-  return true;
-}
-
-static lir_var *var_of(const lir_expr *e) { return e && e->kind == LIR_E_VAR ? e->var : NULL; }
 
 static bool is_int(const lir_expr *e, int64_t *v) {
   if (!e || e->kind != LIR_E_INT || !lir_dtype_is_int(e->dtype)) return false;
@@ -48,7 +17,7 @@ static bool is_int(const lir_expr *e, int64_t *v) {
 static bool is_self(const lir_stmt *s, const lir_expr *e) {
   if (!e || e->kind != LIR_E_LOAD || e->buf != s->buf || e->nargs != s->nidx) return false;
   for (int i = 0; i < s->nidx; i++)
-    if (!expr_eq(e->args[i], s->idx[i])) return false;
+    if (!lir_expr_eq(e->args[i], s->idx[i])) return false;
   return true;
 }
 
@@ -160,7 +129,7 @@ static int alu_store(az *a, lir_stmt *s) {
     return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED,
                      "inject-alu: the reduction into %s is not tensorized (into @ovta.gemm: tensorize first)", an);
   int n = s->nidx;
-  lir_var *b = n >= 2 ? var_of(s->idx[n - 2]) : NULL, *o = n >= 2 ? var_of(s->idx[n - 1]) : NULL;
+  lir_var *b = n >= 2 ? lir_var_of(s->idx[n - 2]) : NULL, *o = n >= 2 ? lir_var_of(s->idx[n - 1]) : NULL;
   if (!b || !o || b == o || s->buf->dtype != LIR_I32 || s->buf->shape[n - 2] != cfg->batch ||
       s->buf->shape[n - 1] != cfg->block_out)
     return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED,
@@ -168,7 +137,7 @@ static int alu_store(az *a, lir_stmt *s) {
                      "by two loop variables)",
                      an, cfg->batch, cfg->block_out);
   for (int d = 0; d < n - 2; d++)
-    if (uses_var(s->idx[d], b) || uses_var(s->idx[d], o))
+    if (lir_uses_var(s->idx[d], b) || lir_uses_var(s->idx[d], o))
       return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: store into %s: a leading index uses %s or %s", an, b->name,
                        o->name);
   /* the two innermost loops, perfectly nested around the store, bind b and o */
@@ -193,11 +162,11 @@ static int alu_store(az *a, lir_stmt *s) {
   int64_t c;
   int rc;
   if (v->kind == LIR_E_LOAD && v->buf != s->buf && v->buf->scope == LIR_SCOPE_ACC && v->dtype == LIR_I32 &&
-      v->nargs >= 2 && var_of(v->args[v->nargs - 2]) == b && var_of(v->args[v->nargs - 1]) == o &&
+      v->nargs >= 2 && lir_var_of(v->args[v->nargs - 2]) == b && lir_var_of(v->args[v->nargs - 1]) == o &&
       v->buf->shape[v->nargs - 2] == cfg->batch && v->buf->shape[v->nargs - 1] == cfg->block_out) {
     /* the bias element: MOV with the bias block as tensor operand */
     for (int d = 0; d < v->nargs - 2; d++)
-      if (uses_var(v->args[d], b) || uses_var(v->args[d], o))
+      if (lir_uses_var(v->args[d], b) || lir_uses_var(v->args[d], o))
         return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: init of %s: a leading index of %s uses %s or %s", an,
                          v->buf->name, b->name, o->name);
     lir_expr *args[2] = {block_ref(f, s->buf, n, s->idx), block_ref(f, v->buf, v->nargs, v->args)};

@@ -363,14 +363,6 @@ int vta_sched_split(vta_sched *s, const char *var, int64_t factor, vta_split_mod
 
 /* ---------------------------------------------------------------- reorder */
 
-static bool uses_var(const lir_expr *e, const lir_var *v) {
-  if (!e) return false;
-  if (e->kind == LIR_E_VAR) return e->var == v;
-  for (int i = 0; i < e->nargs; i++)
-    if (uses_var(e->args[i], v)) return true;
-  return false;
-}
-
 int vta_sched_reorder(vta_sched *s, const char *const *vars, int n, ovta_error *err) {
   lir_func *f = s->f;
   if (n < 1 || n > 16) return OVTA_FAIL(err, OVTA_EINVAL, "reorder: 1..16 loops");
@@ -399,7 +391,7 @@ int vta_sched_reorder(vta_sched *s, const char *const *vars, int n, ovta_error *
     }
     for (int j = 0; j < n; j++)
       for (int k = 0; k < n; k++)
-        if (uses_var(by[j]->min, by[k]->var) || uses_var(by[j]->extent, by[k]->var))
+        if (lir_uses_var(by[j]->min, by[k]->var) || lir_uses_var(by[j]->extent, by[k]->var))
           return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "reorder: bounds of '%s' depend on '%s'", vars[j], vars[k]);
     for (int j = n - 1; j >= 0; j--) inner = lir_for(f, by[j]->var, by[j]->min, by[j]->extent, by[j]->for_kind, inner);
     *slot = inner;

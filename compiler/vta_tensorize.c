@@ -3,39 +3,7 @@
  * intrinsic `@ovta.gemm(acc, inp, wgt)`, an IR-to-IR rewrite of the inject-dma stage. */
 #include "vta.h"
 
-#include <string.h>
-
 /* ---------------------------------------------------------------- matching helpers */
-
-static bool uses_var(const lir_expr *e, const lir_var *v) {
-  if (!e) return false;
-  if (e->kind == LIR_E_VAR) return e->var == v;
-  for (int i = 0; i < e->nargs; i++)
-    if (uses_var(e->args[i], v)) return true;
-  return false;
-}
-
-static bool expr_eq(const lir_expr *a, const lir_expr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || a->dtype != b->dtype || a->nargs != b->nargs) return false;
-  switch (a->kind) {
-  case LIR_E_INT: return a->ival == b->ival;
-  case LIR_E_FLOAT: return a->fval == b->fval;
-  case LIR_E_VAR: return a->var == b->var;
-  case LIR_E_LOAD: if (a->buf != b->buf) return false; break;
-  case LIR_E_BIN: case LIR_E_UN: if (a->op != b->op) return false; break;
-  case LIR_E_CALL:
-    if (a->op != b->op || (a->op == LIR_OPAQUE && strcmp(a->callee, b->callee))) return false;
-    break;
-  default: break;
-  }
-  for (int i = 0; i < a->nargs; i++)
-    if (!expr_eq(a->args[i], b->args[i])) return false;
-  return true;
-}
-
-/* The variable of a bare variable index, else NULL. */
-static lir_var *var_of(const lir_expr *e) { return e && e->kind == LIR_E_VAR ? e->var : NULL; }
 
 /* i32(load) of an 8-bit buffer: the load, else NULL. */
 static lir_expr *widened_load(lir_expr *e) {
@@ -52,7 +20,7 @@ static bool is_mac(const lir_stmt *s, lir_expr **x, lir_expr **y) {
     lir_expr *self = s->value->args[k], *prod = s->value->args[1 - k];
     if (self->kind != LIR_E_LOAD || self->buf != s->buf || prod->kind != LIR_E_BIN || prod->op != LIR_MUL) continue;
     bool same = self->nargs == s->nidx;
-    for (int i = 0; same && i < s->nidx; i++) same = expr_eq(self->args[i], s->idx[i]);
+    for (int i = 0; same && i < s->nidx; i++) same = lir_expr_eq(self->args[i], s->idx[i]);
     if (!same) continue;
     *x = widened_load(prod->args[0]), *y = widened_load(prod->args[1]);
     if (*x && *y) return true;
@@ -92,10 +60,10 @@ static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
                      "tensorize: reduction into %s: the operands %s, %s are not one INP and one WGT buffer", an,
                      x->buf->name, y->buf->name);
   int na = s->nidx, ni = inp->nargs, nw = wgt->nargs;
-  lir_var *b = var_of(s->idx[na - 2]), *o = var_of(s->idx[na - 1]), *i = var_of(inp->args[ni - 1]);
+  lir_var *b = lir_var_of(s->idx[na - 2]), *o = lir_var_of(s->idx[na - 1]), *i = lir_var_of(inp->args[ni - 1]);
   /* acc[.., b, o] += inp[.., b, i] * wgt[.., o, i]: 1 x BLOCK_IN times BLOCK_IN x BLOCK_OUT, BATCH rows */
-  if (!b || !o || !i || b == o || i == b || i == o || var_of(inp->args[ni - 2]) != b || var_of(wgt->args[nw - 2]) != o ||
-      var_of(wgt->args[nw - 1]) != i)
+  if (!b || !o || !i || b == o || i == b || i == o || lir_var_of(inp->args[ni - 2]) != b || lir_var_of(wgt->args[nw - 2]) != o ||
+      lir_var_of(wgt->args[nw - 1]) != i)
     return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
                      "tensorize: reduction into %s: the last two indices are not %s[.., b, o] += %s[.., b, i] * "
                      "%s[.., o, i] over three loop variables",
@@ -109,11 +77,11 @@ static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
   lir_var *vs[3] = {b, o, i};
   for (int k = 0; k < 3; k++) {
     for (int d = 0; d < na - 2; d++)
-      if (uses_var(s->idx[d], vs[k])) goto leads;
+      if (lir_uses_var(s->idx[d], vs[k])) goto leads;
     for (int d = 0; d < ni - 2; d++)
-      if (uses_var(inp->args[d], vs[k])) goto leads;
+      if (lir_uses_var(inp->args[d], vs[k])) goto leads;
     for (int d = 0; d < nw - 2; d++)
-      if (uses_var(wgt->args[d], vs[k])) goto leads;
+      if (lir_uses_var(wgt->args[d], vs[k])) goto leads;
   }
   /* the three innermost loops, perfectly nested around the statement, bind b, o, i */
   const int64_t ext[3] = {cfg->batch, cfg->block_out, cfg->block_in};
