@@ -32,9 +32,7 @@ typedef struct az {
   const vta_plan *p;
   ovta_error *err;
   int inits, requants;  /* nests rewritten */
-  lir_stmt *anc[64];    /* enclosing statements of the one being visited, outermost first */
-  lir_stmt **slot[64];  /* and where each of them is held */
-  int depth;
+  lir_walk *w;          /* the walk: the enclosing statements of the one being visited */
   lir_block out;        /* the ALU calls replacing the nest being rewritten */
   const lir_stmt *st;   /* its store: the calls' ACC operand is st->buf[.., 0, 0] */
 } az;
@@ -143,8 +141,8 @@ static int alu_store(az *a, lir_stmt *s) {
   /* the two innermost loops, perfectly nested around the store, bind b and o */
   const lir_stmt *inner = s;
   for (int k = 0; k < 2; k++) {
-    int d = a->depth - 1 - k;
-    const lir_stmt *L = d >= 0 ? a->anc[d] : NULL;
+    int d = a->w->depth - 1 - k;
+    const lir_stmt *L = d >= 0 ? a->w->anc[d] : NULL;
     if (!L || L->kind != LIR_S_FOR || L->body != inner || (L->var != b && L->var != o))
       return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED,
                        "inject-alu: store into %s: not the body of two perfectly nested loops over %s, %s", an, b->name,
@@ -184,33 +182,13 @@ static int alu_store(az *a, lir_stmt *s) {
                      "min(max(%s >> s, lo), hi)",
                      an, an);
   }
-  *a->slot[a->depth - 2] = lir_block_stmt(&a->out);
+  *a->w->slot[a->w->depth - 2] = lir_block_stmt(&a->out);
   return OVTA_OK;
 }
 
-static int az_walk(az *a, lir_stmt **slot) {
+static int az_visit(lir_walk *w, lir_stmt **slot) {
   lir_stmt *s = *slot;
-  if (!s) return OVTA_OK;
-  if (s->kind == LIR_S_STORE) return s->buf->scope == LIR_SCOPE_ACC ? alu_store(a, s) : OVTA_OK;
-  if (a->depth == 64) return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: statements nested too deep");
-  a->anc[a->depth] = s, a->slot[a->depth++] = slot;
-  int rc = OVTA_OK;
-  switch (s->kind) {
-  case LIR_S_SEQ:
-    for (int i = 0; i < s->n && !rc; i++) rc = az_walk(a, &s->stmts[i]);
-    break;
-  case LIR_S_IF:
-    rc = az_walk(a, &s->body);
-    if (!rc) rc = az_walk(a, &s->else_body);
-    break;
-  case LIR_S_FOR: case LIR_S_LET: case LIR_S_ALLOC: case LIR_S_ATTR:
-    rc = az_walk(a, &s->body);
-    break;
-  default:
-    break;
-  }
-  a->depth--;
-  return rc;
+  return s->kind == LIR_S_STORE && s->buf->scope == LIR_SCOPE_ACC ? alu_store(w->ctx, s) : OVTA_OK;
 }
 
 /* inject-alu. Matches every store into an ACC-scope buffer: it must be `acc[.., b, o] = V`, the
@@ -232,7 +210,9 @@ static int az_walk(az *a, lir_stmt **slot) {
 int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
   az a = {.f = f, .p = p, .err = err};
-  int rc = az_walk(&a, &f->body);
+  lir_walk w = {.visit = az_visit, .ctx = &a, .what = "inject-alu", .err = err};
+  a.w = &w;
+  int rc = lir_walk_stmt(&w, &f->body);
   if (rc) return rc;
   if (!a.inits || !a.requants)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "inject-alu: no ACC %s nest in %s", a.inits ? "requantization" : "init",

@@ -35,9 +35,7 @@ typedef struct tz {
   const vta_plan *p;
   int found;            /* GEMMs made */
   ovta_error *err;
-  lir_stmt *anc[64];    /* enclosing statements of the one being visited, outermost first */
-  lir_stmt **slot[64];  /* and where each of them is held */
-  int depth;
+  lir_walk *w;          /* the walk: the enclosing statements of the one being visited */
 } tz;
 
 /* buf[lead.., 0, 0]: the origin of the block an access's last two indices cover. */
@@ -88,8 +86,8 @@ static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
   const char *const what[3] = {"BATCH", "BLOCK_OUT", "BLOCK_IN"};
   lir_stmt *inner = s;
   for (int k = 0; k < 3; k++) {
-    int a = t->depth - 1 - k;
-    lir_stmt *L = a >= 0 ? t->anc[a] : NULL;
+    int a = t->w->depth - 1 - k;
+    lir_stmt *L = a >= 0 ? t->w->anc[a] : NULL;
     if (!L || L->kind != LIR_S_FOR || L->body != inner)
       return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
                        "tensorize: reduction into %s: not the body of three perfectly nested loops over b, o, i", an);
@@ -106,7 +104,7 @@ static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
   lir_func *f = t->f;
   lir_expr *args[3] = {block_ref(f, s->buf, na, s->idx), block_ref(f, inp->buf, ni, inp->args),
                        block_ref(f, wgt->buf, nw, wgt->args)};
-  *t->slot[t->depth - 3] = lir_eval(f, lir_opaque(f, "ovta.gemm", LIR_I32, 3, args));
+  *t->w->slot[t->w->depth - 3] = lir_eval(f, lir_opaque(f, "ovta.gemm", LIR_I32, 3, args));
   t->found++;
   return OVTA_OK;
 leads:
@@ -125,39 +123,19 @@ static const lir_buf *reads_operand(const lir_expr *e) {
   return NULL;
 }
 
-static int tz_walk(tz *t, lir_stmt **slot) {
+static int tz_visit(lir_walk *w, lir_stmt **slot) {
+  tz *t = w->ctx;
   lir_stmt *s = *slot;
-  if (!s) return OVTA_OK;
   lir_expr *x, *y;
   const lir_buf *rd;
-  if (s->kind == LIR_S_STORE) {
-    if (is_mac(s, &x, &y)) return tensorize_mac(t, s, x, y);
-    if (s->buf->scope == LIR_SCOPE_ACC && (rd = reads_operand(s->value)))
-      return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
-                       "tensorize: the store into %s reads %s but is not a multiply-accumulate %s = %s + i32(inp) * "
-                       "i32(wgt)",
-                       s->buf->name, rd->name, s->buf->name, s->buf->name);
-    return OVTA_OK;
-  }
-  if (t->depth == 64) return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED, "tensorize: statements nested too deep");
-  t->anc[t->depth] = s, t->slot[t->depth++] = slot;
-  int rc = OVTA_OK;
-  switch (s->kind) {
-  case LIR_S_SEQ:
-    for (int i = 0; i < s->n && !rc; i++) rc = tz_walk(t, &s->stmts[i]);
-    break;
-  case LIR_S_IF:
-    rc = tz_walk(t, &s->body);
-    if (!rc) rc = tz_walk(t, &s->else_body);
-    break;
-  case LIR_S_FOR: case LIR_S_LET: case LIR_S_ALLOC: case LIR_S_ATTR:
-    rc = tz_walk(t, &s->body);
-    break;
-  default:
-    break;
-  }
-  t->depth--;
-  return rc;
+  if (s->kind != LIR_S_STORE) return OVTA_OK;
+  if (is_mac(s, &x, &y)) return tensorize_mac(t, s, x, y);
+  if (s->buf->scope == LIR_SCOPE_ACC && (rd = reads_operand(s->value)))
+    return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                     "tensorize: the store into %s reads %s but is not a multiply-accumulate %s = %s + i32(inp) * "
+                     "i32(wgt)",
+                     s->buf->name, rd->name, s->buf->name, s->buf->name);
+  return OVTA_OK;
 }
 
 /* tensorize. Matches every multiply-accumulate `acc[.., b, o] = acc[.., b, o] + i32(inp[.., b, i])
@@ -174,7 +152,9 @@ static int tz_walk(tz *t, lir_stmt **slot) {
 int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
   tz t = {.f = f, .p = p, .err = err};
-  int rc = tz_walk(&t, &f->body);
+  lir_walk w = {.visit = tz_visit, .ctx = &t, .what = "tensorize", .err = err};
+  t.w = &w;
+  int rc = lir_walk_stmt(&w, &f->body);
   if (rc) return rc;
   if (!t.found)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensorize: no multiply-accumulate into an ACC buffer in %s", f->name);
