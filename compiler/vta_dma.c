@@ -5,62 +5,9 @@
  * gives only the store pipelining knob q_chunks. */
 #include "vta.h"
 
-#include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- affine forms */
-
-#define DMA_TERMS 16
-
-typedef struct daff {
-  bool ok;
-  int64_t c;
-  int n;
-  lir_var *v[DMA_TERMS];
-  int64_t k[DMA_TERMS];
-} daff;
-
-static void daff_add(daff *a, lir_var *v, int64_t k) {
-  for (int i = 0; i < a->n; i++)
-    if (a->v[i] == v) {
-      a->k[i] += k;
-      return;
-    }
-  if (a->n == DMA_TERMS) {
-    a->ok = false;
-    return;
-  }
-  a->v[a->n] = v, a->k[a->n++] = k;
-}
-
-/* The affine form of an integer index expression (terms in order of appearance); !ok otherwise. */
-static daff daff_of(const lir_expr *e) {
-  daff r = {.ok = true};
-  switch (e->kind) {
-  case LIR_E_INT: r.c = e->ival; return r;
-  case LIR_E_VAR: daff_add(&r, e->var, 1); return r;
-  case LIR_E_BIN: {
-    daff a = daff_of(e->args[0]), b = daff_of(e->args[1]);
-    if (!a.ok || !b.ok) return (daff){0};
-    if (e->op == LIR_ADD || e->op == LIR_SUB) {
-      int64_t sg = e->op == LIR_ADD ? 1 : -1;
-      a.c += sg * b.c;
-      for (int i = 0; i < b.n; i++) daff_add(&a, b.v[i], sg * b.k[i]);
-      return a;
-    }
-    if (e->op == LIR_MUL && (a.n == 0 || b.n == 0)) {
-      daff *x = a.n ? &a : &b;
-      int64_t m = a.n ? b.c : a.c;
-      x->c *= m;
-      for (int i = 0; i < x->n; i++) x->k[i] *= m;
-      return *x;
-    }
-    return (daff){0};
-  }
-  default:
-    return (daff){0};
-  }
-}
+/* ---------------------------------------------------------------- index helpers */
 
 /* `max(min(A, hi), lo)` with constant bounds: the clamped index of a halo copy. */
 static bool is_clamp(const lir_expr *e, lir_expr **inner, int64_t *lo, int64_t *hi) {
@@ -137,7 +84,7 @@ typedef struct xfer {
   int nd;                         /* DRAM copy dims (all but the element) */
   int var_of[8], sdim[8];         /* nest loop and SRAM dim of each copy dim (-1: none) */
   int64_t coef[8];
-  daff outer[8];
+  lir_affine outer[8];
   bool clamped[8];
   int64_t lo[8], hi[8];
   int64_t ext[8], dst[8], sst[8]; /* extent, DRAM stride, SRAM stride (elements) */
@@ -195,14 +142,14 @@ static bool xfer_match(dctx *c, xfer *x) {
     lir_expr *ix = x->di[d], *in;
     x->clamped[d] = is_clamp(ix, &in, &x->lo[d], &x->hi[d]);
     if (x->clamped[d]) ix = in;
-    daff a = daff_of(ix);
+    lir_affine a = lir_affine_of(ix);
     if (!a.ok) return fail(c, OVTA_EUNSUPPORTED, "inject-dma: copy of %s: a DRAM index is not affine", nm), false;
     x->var_of[d] = -1, x->coef[d] = 0, x->sdim[d] = -1;
-    daff o = {.ok = true, .c = a.c};
+    lir_affine o = {.ok = true, .c = a.c};
     for (int i = 0; i < a.n; i++) {
       int j = loop_of(x, a.v[i]);
       if (j < 0) {
-        daff_add(&o, a.v[i], a.k[i]);
+        lir_affine_add(&o, a.v[i], a.k[i]);
       } else if (a.k[i] != 0) {
         if (x->var_of[d] >= 0 || a.k[i] < 0)
           return fail(c, OVTA_EUNSUPPORTED, "inject-dma: copy of %s: a DRAM dim is not one strided loop", nm), false;
@@ -230,7 +177,7 @@ static bool xfer_match(dctx *c, xfer *x) {
   for (int d = 0; d < x->nd; d++)
     if (x->sdim[d] >= 0 && x->sdim[d] < first) first = x->sdim[d];
   for (int s = 0; s < first; s++) {
-    daff a = daff_of(x->si[s]);
+    lir_affine a = lir_affine_of(x->si[s]);
     for (int i = 0; a.ok && i < a.n; i++)
       if (loop_of(x, a.v[i]) >= 0) return fail(c, OVTA_EUNSUPPORTED, "inject-dma: copy of %s: an SRAM lead index uses a copy loop", nm), false;
   }
@@ -257,18 +204,6 @@ static void xfer_plan(xfer *x) {
       x->ys *= x->ext[d], x->role[d--] = 2;
   }
   for (; d >= 0; d--) x->role[d] = 0;
-}
-
-/* The nest-free part of DRAM dim d: its terms in order, then the constant. */
-static lir_expr *outer_expr(dctx *c, const daff *a) {
-  lir_expr *r = NULL;
-  for (int i = 0; i < a->n; i++) {
-    if (!a->k[i]) continue;
-    lir_expr *t = lir_muli(F, lir_ref(F, a->v[i]), a->k[i]);
-    r = r ? lir_add(F, r, t) : t;
-  }
-  if (!r) return lir_i64(F, a->c);
-  return a->c ? lir_add(F, r, lir_i64(F, a->c)) : r;
 }
 
 /* Host loop names by transfer kind and copy dim. */
@@ -334,7 +269,7 @@ typedef struct rd_scan {
 static void scan_e(rd_scan *r, const lir_expr *e) {
   if (!e) return;
   if (e->kind == LIR_E_LOAD && e->buf == r->b) {
-    daff a = daff_of(e->args[r->dim]);
+    lir_affine a = lir_affine_of(e->args[r->dim]);
     if (!a.ok) {
       r->g = 1;
     } else {
@@ -413,7 +348,7 @@ static lir_expr *div_index(dctx *c, lir_expr *e, int64_t g) {
  * divide (loops the scan found single-valued, i.e. 0). */
 static lir_expr *compact_index(dctx *c, lir_expr *e, int64_t g, const lir_buf *b) {
   lir_expr *r = div_index(c, e, g);
-  daff a = daff_of(e), q = daff_of(r);
+  lir_affine a = lir_affine_of(e), q = lir_affine_of(r);
   bool ok = a.ok && q.ok && q.c * g == a.c && q.n == a.n;
   for (int i = 0; ok && i < a.n; i++)
     ok = q.v[i] == a.v[i] && (a.k[i] % g ? q.k[i] == a.k[i] : q.k[i] * g == a.k[i]);
@@ -489,13 +424,13 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
     for (int d = 0; d < r; d++) x.role[d] = 0;
     x.role[r] = 2, x.role[w] = 1;
     x.xs = x.ext[w], x.ys = x.ext[r], x.stride = x.dst[r];
-    lir_expr *h0 = outer_expr(c, &x.outer[r]), *w0 = outer_expr(c, &x.outer[w]), *z = lir_i64(F, 0);
+    lir_expr *h0 = lir_affine_expr(F, &x.outer[r]), *w0 = lir_affine_expr(F, &x.outer[w]), *z = lir_i64(F, 0);
     int64_t H = x.hi[r] + 1, W = x.hi[w] + 1;
     pads[1] = lir_max(F, lir_sub(F, z, h0), z);
     pads[3] = lir_max(F, lir_sub(F, lir_add(F, h0, lir_i64(F, x.ext[r])), lir_i64(F, H)), z);
     pads[0] = lir_max(F, lir_sub(F, z, w0), z);
     pads[2] = lir_max(F, lir_sub(F, lir_add(F, w0, lir_i64(F, x.ext[w])), lir_i64(F, W)), z);
-    for (int d = 0; d < r; d++) org[d] = outer_expr(c, &x.outer[d]);
+    for (int d = 0; d < r; d++) org[d] = lir_affine_expr(F, &x.outer[d]);
     org[r] = lir_max(F, h0, z), org[w] = lir_max(F, w0, z);
     int k = c->npad++;
     c->pad[k].sram = x.sram, c->pad[k].n = 2;
@@ -503,7 +438,7 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
     return xfer_emit(c, &x, mem, false, org, NULL, pads);
   }
   xfer_plan(&x);
-  for (int d = 0; d < x.nd; d++) org[d] = outer_expr(c, &x.outer[d]);
+  for (int d = 0; d < x.nd; d++) org[d] = lir_affine_expr(F, &x.outer[d]);
   return xfer_emit(c, &x, mem, false, org, NULL, NULL);
 }
 
@@ -583,7 +518,7 @@ static lir_stmt *requant_store(dctx *c, const xfer *x0, lir_expr *inner, const l
   lir_stmt *body = lir_store(F, ac->buf, ac->args, val);
   for (int j = x.nl - 1; j >= 0; j--) body = lir_for(F, lv[j], lir_i64(F, 0), lir_i64(F, lext[j]), LIR_FOR_SERIAL, body);
   lir_expr *org[8], *sorg[8] = {0};
-  for (int d = 0; d < x.nd; d++) org[d] = outer_expr(c, &x.outer[d]);
+  for (int d = 0; d < x.nd; d++) org[d] = lir_affine_expr(F, &x.outer[d]);
   if (tq) {
     lir_expr *t = lir_muli(F, lir_ref(F, tq), q);
     x.ext[cd] = q;

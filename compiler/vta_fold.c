@@ -80,65 +80,6 @@ typedef struct fctx {
 
 #define F (c->f)
 
-/* An affine form: constant + sum k_i * v_i (terms in order of appearance). */
-#define AFF_MAX 24
-typedef struct aff {
-  bool ok;
-  int64_t c;
-  int n;
-  lir_var *v[AFF_MAX];
-  int64_t k[AFF_MAX];
-} aff;
-
-static void aff_term(aff *a, lir_var *v, int64_t k) {
-  for (int i = 0; i < a->n; i++)
-    if (a->v[i] == v) {
-      a->k[i] += k;
-      return;
-    }
-  if (a->n == AFF_MAX) {
-    a->ok = false;
-    return;
-  }
-  a->v[a->n] = v, a->k[a->n++] = k;
-}
-
-/* e as an affine form in its variables (integer constants, variables, +, -, negation, products
- * with a constant); ok false otherwise. */
-static aff aff_of(const lir_expr *e) {
-  aff r = {.ok = true};
-  switch (e->kind) {
-  case LIR_E_INT: r.c = e->ival; return r;
-  case LIR_E_VAR: aff_term(&r, e->var, 1); return r;
-  case LIR_E_UN:
-    if (e->op != LIR_NEG) return (aff){0};
-    r = aff_of(e->args[0]);
-    r.c = -r.c;
-    for (int i = 0; i < r.n; i++) r.k[i] = -r.k[i];
-    return r;
-  case LIR_E_BIN: {
-    aff a = aff_of(e->args[0]), b = aff_of(e->args[1]);
-    if (!a.ok || !b.ok) return (aff){0};
-    if (e->op == LIR_ADD || e->op == LIR_SUB) {
-      int64_t sg = e->op == LIR_ADD ? 1 : -1;
-      a.c += sg * b.c;
-      for (int i = 0; i < b.n && a.ok; i++) aff_term(&a, b.v[i], sg * b.k[i]);
-      return a;
-    }
-    if (e->op == LIR_MUL && (a.n == 0 || b.n == 0)) {
-      aff *x = a.n ? &a : &b;
-      int64_t m = a.n ? b.c : a.c;
-      x->c *= m;
-      for (int i = 0; i < x->n; i++) x->k[i] *= m;
-      return *x;
-    }
-    return (aff){0};
-  }
-  default:
-    return (aff){0};
-  }
-}
-
 static const sram *sram_of(const fctx *c, const lir_buf *b) {
   for (int i = 0; i < c->ns; i++)
     if (c->s[i].b == b) return &c->s[i];
@@ -213,8 +154,8 @@ typedef struct flatref {
   int64_t c;         /* constant offset within the part (with the buffer's offset) */
   int64_t k[VTA_FOLD_MAX_LOOPS]; /* factor of nest loop i */
   int n;             /* other variables */
-  lir_var *v[AFF_MAX];
-  int64_t vk[AFF_MAX];
+  lir_var *v[LIR_AFFINE_TERMS];
+  int64_t vk[LIR_AFFINE_TERMS];
 } flatref;
 
 /* Flatten ref (a load of an SRAM buffer) over the nest loops `loops`; what names the statement in
@@ -238,7 +179,7 @@ static int flatten(fctx *c, const lir_expr *ref, lir_stmt *const *loops, int nl,
   stride[b->ndim - 1] = 1;
   for (int d = b->ndim - 2; d >= 0; d--) stride[d] = d >= b->ndim - 3 ? 1 : stride[d + 1] * b->shape[d + 1];
   for (int d = d0; d < b->ndim; d++) {
-    aff a = aff_of(ref->args[d]);
+    lir_affine a = lir_affine_of(ref->args[d]);
     if (!a.ok)
       return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: index %d of %s is not affine in the loops",
                                what, d, b->name);
@@ -259,7 +200,7 @@ static int flatten(fctx *c, const lir_expr *ref, lir_stmt *const *loops, int nl,
       int j = 0;
       while (j < r->n && r->v[j] != a.v[t]) j++;
       if (j == r->n) {
-        if (r->n == AFF_MAX) return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: too many terms", what);
+        if (r->n == LIR_AFFINE_TERMS) return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: too many terms", what);
         r->v[r->n] = a.v[t], r->vk[r->n++] = 0;
       }
       r->vk[j] += a.k[t] * stride[d];

@@ -187,77 +187,10 @@ static lir_stmt *rw_s(rw *c, lir_stmt *s) {
 
 /* ---------------------------------------------------------------- affine analysis */
 
-typedef struct aff {
-  bool ok;
-  int64_t c;
-  int n;
-  lir_var *v[24];
-  int64_t k[24];
-} aff;
-
-static void aff_addterm(aff *a, lir_var *v, int64_t k) {
-  for (int i = 0; i < a->n; i++)
-    if (a->v[i] == v) {
-      a->k[i] += k;
-      return;
-    }
-  if (a->n == 24) {
-    a->ok = false;
-    return;
-  }
-  a->v[a->n] = v, a->k[a->n++] = k;
-}
-
-static aff aff_of(const lir_expr *e) {
-  aff r = {.ok = true};
-  if (!e) return (aff){0};
-  switch (e->kind) {
-  case LIR_E_INT: r.c = e->ival; return r;
-  case LIR_E_VAR: aff_addterm(&r, e->var, 1); return r;
-  case LIR_E_CAST: return lir_dtype_is_int(e->dtype) ? aff_of(e->args[0]) : (aff){0};
-  case LIR_E_UN:
-    if (e->op == LIR_NEG) {
-      r = aff_of(e->args[0]);
-      r.c = -r.c;
-      for (int i = 0; i < r.n; i++) r.k[i] = -r.k[i];
-      return r;
-    }
-    return (aff){0};
-  case LIR_E_BIN: {
-    aff a = aff_of(e->args[0]), b = aff_of(e->args[1]);
-    if (!a.ok || !b.ok) return (aff){0};
-    if (e->op == LIR_ADD || e->op == LIR_SUB) {
-      int64_t sg = e->op == LIR_ADD ? 1 : -1;
-      a.c += sg * b.c;
-      for (int i = 0; i < b.n; i++) aff_addterm(&a, b.v[i], sg * b.k[i]);
-      return a;
-    }
-    if (e->op == LIR_MUL && (a.n == 0 || b.n == 0)) {
-      aff *x = a.n ? &a : &b;
-      int64_t m = a.n ? b.c : a.c;
-      x->c *= m;
-      for (int i = 0; i < x->n; i++) x->k[i] *= m;
-      return *x;
-    }
-    return (aff){0};
-  }
-  default:
-    return (aff){0};
-  }
-}
-
 /* An affine index in canonical form: terms in order of appearance, then the constant. */
 static lir_expr *simplify(lir_func *f, lir_expr *e) {
-  aff a = aff_of(e);
-  if (!a.ok) return e;
-  lir_expr *r = NULL;
-  for (int i = 0; i < a.n; i++) {
-    if (!a.k[i]) continue;
-    lir_expr *t = lir_muli(f, lir_ref(f, a.v[i]), a.k[i]);
-    r = r ? lir_add(f, r, t) : t;
-  }
-  if (!r) return lir_i64(f, a.c);
-  return a.c ? lir_addi(f, r, a.c) : r;
+  lir_affine a = lir_affine_of(e);
+  return a.ok ? lir_affine_expr(f, &a) : e;
 }
 
 /* Loop variable ranges in scope. */
@@ -277,7 +210,7 @@ static bool range_of(const ranges *rg, const lir_var *v, int64_t *lo, int64_t *h
 }
 
 /* min/max of a over the ranges; vars without a range fail. */
-static bool aff_bounds(const aff *a, const ranges *rg, int64_t *mn, int64_t *mx) {
+static bool aff_bounds(const lir_affine *a, const ranges *rg, int64_t *mn, int64_t *mx) {
   if (!a->ok) return false;
   int64_t lo = a->c, hi = a->c;
   for (int i = 0; i < a->n; i++) {
@@ -292,7 +225,7 @@ static bool aff_bounds(const aff *a, const ranges *rg, int64_t *mn, int64_t *mx)
 }
 
 static bool const_of(const lir_expr *e, int64_t *v) {
-  aff a = aff_of(e);
+  lir_affine a = lir_affine_of(e);
   if (!a.ok) return false;
   for (int i = 0; i < a.n; i++)
     if (a.k[i]) return false;
@@ -303,7 +236,7 @@ static bool const_of(const lir_expr *e, int64_t *v) {
 static bool push_range(ranges *rg, const lir_stmt *s) {
   int64_t mn, ex, lo, hi;
   if (rg->n >= 64) return false;
-  aff am = aff_of(s->min);
+  lir_affine am = lir_affine_of(s->min);
   if (const_of(s->extent, &ex) && aff_bounds(&am, rg, &mn, &lo)) {
     (void)lo;
     int64_t mnhi;
@@ -511,13 +444,13 @@ typedef struct region {
   int nacc;
   bool fail;
   char why[96];
-  aff outer[LIR_MAX_DIMS];  /* the outer part (terms only) of the first access */
+  lir_affine outer[LIR_MAX_DIMS];  /* the outer part (terms only) of the first access */
   int64_t lo[LIR_MAX_DIMS], hi[LIR_MAX_DIMS];
   bool clamp[LIR_MAX_DIMS];
   const lir_expr *clamp_e[LIR_MAX_DIMS]; /* a clamp expression (for its constants) */
 } region;
 
-static bool aff_same_terms(const aff *a, const aff *b) {
+static bool aff_same_terms(const lir_affine *a, const lir_affine *b) {
   for (int i = 0; i < a->n; i++) {
     int64_t kb = 0;
     for (int j = 0; j < b->n; j++)
@@ -539,17 +472,17 @@ static void reg_access(region *R, const lir_buf *b, int n, lir_expr *const *idx,
     lir_expr *ix = idx[d], *in;
     bool cl = is_clamp(ix, &in);
     if (cl) ix = in;
-    aff a = aff_of(ix);
+    lir_affine a = lir_affine_of(ix);
     if (!a.ok) {
       R->fail = true;
       snprintf(R->why, sizeof R->why, "index %d of %s is not affine", d, b->name);
       return;
     }
-    aff o = {.ok = true}, i = {.ok = true, .c = a.c};
+    lir_affine o = {.ok = true}, i = {.ok = true, .c = a.c};
     for (int t = 0; t < a.n; t++) {
       int64_t l, h;
-      if (range_of(inner, a.v[t], &l, &h)) aff_addterm(&i, a.v[t], a.k[t]);
-      else if (a.k[t]) aff_addterm(&o, a.v[t], a.k[t]);
+      if (range_of(inner, a.v[t], &l, &h)) lir_affine_add(&i, a.v[t], a.k[t]);
+      else if (a.k[t]) lir_affine_add(&o, a.v[t], a.k[t]);
     }
     int64_t mn, mx;
     if (!aff_bounds(&i, inner, &mn, &mx)) {
@@ -613,7 +546,7 @@ static void reg_s(region *R, const lir_buf *b, const lir_stmt *s, ranges *inner)
   inner->n = save;
 }
 
-static lir_expr *aff_expr(lir_func *f, const aff *a) {
+static lir_expr *aff_expr(lir_func *f, const lir_affine *a) {
   lir_expr *e = lir_i64(f, a->c);
   for (int i = 0; i < a->n; i++)
     if (a->k[i]) e = lir_add(f, e, lir_muli(f, lir_ref(f, a->v[i]), a->k[i]));
@@ -643,7 +576,7 @@ int vta_sched_compute_at(vta_sched *s, const char *cache, const char *var, ovta_
   int64_t ext[LIR_MAX_DIMS];
   lir_expr *base[LIR_MAX_DIMS];
   for (int d = 0; d < nd; d++) {
-    aff o = R.outer[d];
+    lir_affine o = R.outer[d];
     o.c = R.lo[d];
     base[d] = aff_expr(f, &o);
     ext[d] = R.hi[d] - R.lo[d] + 1;
@@ -668,7 +601,7 @@ int vta_sched_compute_at(vta_sched *s, const char *cache, const char *var, ovta_
       bi[d] = lir_max(f, lir_min(f, bi[d], ce->args[0]->args[1]), ce->args[1]);
       continue;
     }
-    aff a = aff_of(bi[d]);
+    lir_affine a = lir_affine_of(bi[d]);
     int64_t mn, mx;
     if (aff_bounds(&a, &all, &mn, &mx) && mn >= 0 && mx < B->shape[d]) continue;
     lir_expr *g = lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, bi[d], lir_i64(f, 0)), lir_bin(f, LIR_LT, bi[d], lir_i64(f, B->shape[d])));
@@ -968,7 +901,7 @@ typedef struct vctx {
 static void v_access(vctx *c, const lir_buf *b, int n, lir_expr *const *idx) {
   if (c->rc) return;
   for (int d = 0; d < n && d < b->ndim; d++) {
-    aff a = aff_of(idx[d]);
+    lir_affine a = lir_affine_of(idx[d]);
     int64_t mn, mx;
     if (!aff_bounds(&a, &c->rg, &mn, &mx)) continue;
     if (mn < 0 || mx >= b->shape[d]) {
@@ -1006,7 +939,7 @@ static void v_s(vctx *c, const lir_stmt *s) {
     break;
   case LIR_S_ATTR:
     if (!strcmp(s->key, "virtual_thread")) {
-      aff a = aff_of(s->value);
+      lir_affine a = lir_affine_of(s->value);
       (void)a;
     }
     /* fall through */
