@@ -4,20 +4,11 @@
  * requantization of the ACC tile followed by a dma_store. Everything is read from the IR; the plan
  * gives only the store pipelining knob q_chunks. */
 #include "vta.h"
+#include "vta_ir.h"
 
 #include <string.h>
 
 /* ---------------------------------------------------------------- index helpers */
-
-/* `max(min(A, hi), lo)` with constant bounds: the clamped index of a halo copy. */
-static bool is_clamp(const lir_expr *e, lir_expr **inner, int64_t *lo, int64_t *hi) {
-  if (e->kind == LIR_E_BIN && e->op == LIR_MAX && e->args[1]->kind == LIR_E_INT && e->args[0]->kind == LIR_E_BIN &&
-      e->args[0]->op == LIR_MIN && e->args[0]->args[1]->kind == LIR_E_INT) {
-    *inner = e->args[0]->args[0], *lo = e->args[1]->ival, *hi = e->args[0]->args[1]->ival;
-    return true;
-  }
-  return false;
-}
 
 static int64_t gcd64(int64_t a, int64_t b) {
   if (a < 0) a = -a;
@@ -140,7 +131,7 @@ static bool xfer_match(dctx *c, xfer *x) {
   int prev = -1;
   for (int d = 0; d < x->nd; d++) {
     lir_expr *ix = x->di[d], *in;
-    x->clamped[d] = is_clamp(ix, &in, &x->lo[d], &x->hi[d]);
+    x->clamped[d] = vta_is_clamp(ix, &in, &x->lo[d], &x->hi[d]);
     if (x->clamped[d]) ix = in;
     lir_affine a = lir_affine_of(ix);
     if (!a.ok) return fail(c, OVTA_EUNSUPPORTED, "inject-dma: copy of %s: a DRAM index is not affine", nm), false;

@@ -3,6 +3,7 @@
  * indices. Also the loop folding itself (vta_fold_loops, compiler/vta_fold.h), which the
  * plan-driven emitter shares. */
 #include "vta.h"
+#include "vta_ir.h"
 #include "vta_fold.h"
 
 #include <string.h>
@@ -225,13 +226,9 @@ static bool is_call(const lir_stmt *s, const char *name) {
          !strcmp(s->value->callee, name);
 }
 
-/* ALU intrinsics by opcode (OVTA_ALU_*). */
-static const char *const alu_names[7] = {"ovta.alu_min", "ovta.alu_max", "ovta.alu_add", "ovta.alu_shr",
-                                         "ovta.alu_mul", "ovta.alu_mov", "ovta.alu_clp"};
-
 static int alu_opcode(const lir_stmt *s) {
   for (int i = 0; i < 7; i++)
-    if (is_call(s, alu_names[i])) return i;
+    if (is_call(s, vta_alu_intrin[i])) return i;
   return -1;
 }
 

@@ -4,6 +4,7 @@
  * (`@ovta.alu_mov`, `alu_shr`, `alu_clp`, `alu_max`, `alu_min`), an IR-to-IR rewrite of the
  * tensorize stage. */
 #include "vta.h"
+#include "vta_ir.h"
 
 /* ---------------------------------------------------------------- matching helpers */
 
@@ -23,10 +24,6 @@ static bool is_self(const lir_stmt *s, const lir_expr *e) {
 
 /* ---------------------------------------------------------------- the pass */
 
-/* ALU opcodes -> intrinsic names (the opcode order of OVTA_ALU_*). */
-static const char *const alu_name[7] = {"ovta.alu_min", "ovta.alu_max", "ovta.alu_add", "ovta.alu_shr",
-                                        "ovta.alu_mul", "ovta.alu_mov", "ovta.alu_clp"};
-
 typedef struct az {
   lir_func *f;
   const vta_plan *p;
@@ -37,19 +34,12 @@ typedef struct az {
   const lir_stmt *st;   /* its store: the calls' ACC operand is st->buf[.., 0, 0] */
 } az;
 
-static lir_expr *block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *in) {
-  lir_expr *idx[LIR_MAX_DIMS];
-  for (int i = 0; i < n - 2; i++) idx[i] = in[i];
-  idx[n - 2] = lir_i64(f, 0), idx[n - 1] = lir_i64(f, 0);
-  return lir_load(f, b, idx);
-}
-
 /* One ALU call on the block with an immediate (i32). CLP takes its two bounds. */
 static void alu_imm(az *a, int op, int64_t imm, int64_t imm2) {
   bool clp = op == OVTA_ALU_CLP;
-  lir_expr *args[3] = {block_ref(a->f, a->st->buf, a->st->nidx, a->st->idx), lir_int(a->f, LIR_I32, imm),
+  lir_expr *args[3] = {vta_block_ref(a->f, a->st->buf, a->st->nidx, a->st->idx), lir_int(a->f, LIR_I32, imm),
                        clp ? lir_int(a->f, LIR_I32, imm2) : NULL};
-  lir_block_add(&a->out, lir_eval(a->f, lir_opaque(a->f, alu_name[op], LIR_I32, clp ? 3 : 2, args)));
+  lir_block_add(&a->out, lir_eval(a->f, lir_opaque(a->f, vta_alu_intrin[op], LIR_I32, clp ? 3 : 2, args)));
 }
 
 static bool imm16(int64_t v) { return v >= -32768 && v <= 32767; }
@@ -167,8 +157,8 @@ static int alu_store(az *a, lir_stmt *s) {
       if (lir_uses_var(v->args[d], b) || lir_uses_var(v->args[d], o))
         return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: init of %s: a leading index of %s uses %s or %s", an,
                          v->buf->name, b->name, o->name);
-    lir_expr *args[2] = {block_ref(f, s->buf, n, s->idx), block_ref(f, v->buf, v->nargs, v->args)};
-    lir_block_add(&a->out, lir_eval(f, lir_opaque(f, alu_name[OVTA_ALU_MOV], LIR_I32, 2, args)));
+    lir_expr *args[2] = {vta_block_ref(f, s->buf, n, s->idx), vta_block_ref(f, v->buf, v->nargs, v->args)};
+    lir_block_add(&a->out, lir_eval(f, lir_opaque(f, vta_alu_intrin[OVTA_ALU_MOV], LIR_I32, 2, args)));
     a->inits++;
   } else if (is_int(v, &c)) {
     if ((rc = init_const(a, s, c))) return rc;

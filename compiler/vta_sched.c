@@ -2,6 +2,7 @@
  * tail), reorder, cache_read / cache_write into a scope, compute_at with region shrinking, virtual
  * threads, and a verifier with symbolic bounds. Rewrites build new nodes (copy on write), so
  * shared expression nodes are never mutated. */
+#include "vta_ir.h"
 #include "vta_sched.h"
 
 #include <stdlib.h>
@@ -65,15 +66,6 @@ typedef struct rw {
 
 static lir_expr *rw_e(rw *c, lir_expr *e);
 
-static bool is_clamp(const lir_expr *e, lir_expr **inner) {
-  if (e->kind == LIR_E_BIN && e->op == LIR_MAX && e->args[0]->kind == LIR_E_BIN && e->args[0]->op == LIR_MIN &&
-      e->args[1]->kind == LIR_E_INT && e->args[0]->args[1]->kind == LIR_E_INT) {
-    *inner = e->args[0]->args[0];
-    return true;
-  }
-  return false;
-}
-
 static lir_expr *simplify(lir_func *f, lir_expr *e);
 
 static void rw_idx(rw *c, int n, lir_expr **in, lir_expr **out, int *nout) {
@@ -82,7 +74,7 @@ static void rw_idx(rw *c, int n, lir_expr **in, lir_expr **out, int *nout) {
   if (c->lead) out[k++] = c->lead;
   for (int i = 0; i < n; i++) {
     lir_expr *ix = in[i], *inner;
-    if (c->unclamp[i] && is_clamp(ix, &inner)) ix = inner;
+    if (c->unclamp[i] && vta_is_clamp(ix, &inner, NULL, NULL)) ix = inner;
     ix = rw_e(c, ix);
     if (c->off[i]) ix = simplify(c->f, lir_sub(c->f, ix, c->off[i]));
     out[k++] = ix;
@@ -470,7 +462,7 @@ static void reg_access(region *R, const lir_buf *b, int n, lir_expr *const *idx,
   if (R->fail) return;
   for (int d = 0; d < n; d++) {
     lir_expr *ix = idx[d], *in;
-    bool cl = is_clamp(ix, &in);
+    bool cl = vta_is_clamp(ix, &in, NULL, NULL);
     if (cl) ix = in;
     lir_affine a = lir_affine_of(ix);
     if (!a.ok) {

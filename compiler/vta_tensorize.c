@@ -2,6 +2,7 @@
  * innermost BATCH x BLOCK_OUT x BLOCK_IN loops and their multiply-accumulate become the GEMM
  * intrinsic `@ovta.gemm(acc, inp, wgt)`, an IR-to-IR rewrite of the inject-dma stage. */
 #include "vta.h"
+#include "vta_ir.h"
 
 /* ---------------------------------------------------------------- matching helpers */
 
@@ -37,14 +38,6 @@ typedef struct tz {
   ovta_error *err;
   lir_walk *w;          /* the walk: the enclosing statements of the one being visited */
 } tz;
-
-/* buf[lead.., 0, 0]: the origin of the block an access's last two indices cover. */
-static lir_expr *block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *in) {
-  lir_expr *idx[LIR_MAX_DIMS];
-  for (int i = 0; i < n - 2; i++) idx[i] = in[i];
-  idx[n - 2] = lir_i64(f, 0), idx[n - 1] = lir_i64(f, 0);
-  return lir_load(f, b, idx);
-}
 
 /* The multiply-accumulate s (the statement being visited) as one GEMM block, or an error naming what is wrong. */
 static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
@@ -102,8 +95,8 @@ static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
     inner = L;
   }
   lir_func *f = t->f;
-  lir_expr *args[3] = {block_ref(f, s->buf, na, s->idx), block_ref(f, inp->buf, ni, inp->args),
-                       block_ref(f, wgt->buf, nw, wgt->args)};
+  lir_expr *args[3] = {vta_block_ref(f, s->buf, na, s->idx), vta_block_ref(f, inp->buf, ni, inp->args),
+                       vta_block_ref(f, wgt->buf, nw, wgt->args)};
   *t->w->slot[t->w->depth - 3] = lir_eval(f, lir_opaque(f, "ovta.gemm", LIR_I32, 3, args));
   t->found++;
   return OVTA_OK;

@@ -1,0 +1,19 @@
+/* vta_ir.h: small accelerator-specific IR helpers shared by the lowering passes (compiler/vta_*.c,
+ * README-vta.md "Passes"), the schedule primitives (compiler/vta_sched.c) and the plan-driven
+ * emitter (compiler/vta_lower.c). General IR queries are in compiler/loopir.h, section 4. */
+#ifndef OVTA_VTA_IR_H
+#define OVTA_VTA_IR_H
+
+#include "loopir.h"
+
+/* The ALU intrinsic names by opcode (OVTA_ALU_* order): "ovta.alu_min", .., "ovta.alu_clp". */
+extern const char *const vta_alu_intrin[7];
+
+/* b[idx[0..n-3], 0, 0]: the origin of the BATCH x BLOCK element an n-index access of b covers. */
+lir_expr *vta_block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *idx);
+
+/* `max(min(A, hi), lo)` with constant bounds (a halo copy's clamped index): A, lo and hi (either
+ * may be NULL). */
+bool vta_is_clamp(const lir_expr *e, lir_expr **inner, int64_t *lo, int64_t *hi);
+
+#endif
