@@ -532,6 +532,13 @@ bool lir_uses_var(const lir_expr *e, const lir_var *v) {
 
 lir_var *lir_var_of(const lir_expr *e) { return e && e->kind == LIR_E_VAR ? e->var : NULL; }
 
+bool lir_loads_stored(const lir_stmt *st, const lir_expr *e) {
+  if (!e || e->kind != LIR_E_LOAD || e->buf != st->buf || e->nargs != st->nidx) return false;
+  for (int i = 0; i < st->nidx; i++)
+    if (!lir_expr_eq(e->args[i], st->idx[i])) return false;
+  return true;
+}
+
 void lir_affine_add(lir_affine *a, lir_var *v, int64_t k) {
   for (int i = 0; i < a->n; i++)
     if (a->v[i] == v) {

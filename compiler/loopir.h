@@ -285,6 +285,8 @@ bool lir_expr_eq(const lir_expr *a, const lir_expr *b);
 bool lir_uses_var(const lir_expr *e, const lir_var *v);
 /* The variable of a bare variable reference, else (and for NULL) NULL. */
 lir_var *lir_var_of(const lir_expr *e);
+/* Is e (may be NULL) a load of the element the store st writes (its buffer, equal indices)? */
+bool lir_loads_stored(const lir_stmt *st, const lir_expr *e);
 
 /* An affine form c + sum k[i] * v[i]: one term per variable, in order of first appearance. */
 #define LIR_AFFINE_TERMS 24

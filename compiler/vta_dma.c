@@ -659,8 +659,6 @@ static lir_expr *rw_expr(dctx *c, lir_expr *e) {
 
 /* ---------------------------------------------------------------- walk */
 
-static lir_stmt *rw_stmt(dctx *c, lir_stmt *s);
-
 static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
   if (!s || c->rc) return s;
   switch (s->kind) {

@@ -462,8 +462,6 @@ static lir_stmt *fold_dma(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *s) 
   return n;
 }
 
-static lir_stmt *rw_s(fctx *c, lir_stmt *s);
-
 /* A statement that is neither a tensor intrinsic nor a DMA: must not touch the SRAM buffers any
  * more (they are not allocated after this pass). */
 static lir_stmt *check_plain(fctx *c, lir_stmt *s, const lir_expr *e) {

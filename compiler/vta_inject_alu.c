@@ -14,14 +14,6 @@ static bool is_int(const lir_expr *e, int64_t *v) {
   return true;
 }
 
-/* A load of the stored element itself: buf[idx] of store s. */
-static bool is_self(const lir_stmt *s, const lir_expr *e) {
-  if (!e || e->kind != LIR_E_LOAD || e->buf != s->buf || e->nargs != s->nidx) return false;
-  for (int i = 0; i < s->nidx; i++)
-    if (!lir_expr_eq(e->args[i], s->idx[i])) return false;
-  return true;
-}
-
 /* ---------------------------------------------------------------- the pass */
 
 typedef struct az {
@@ -74,12 +66,12 @@ static int requant(az *a, const lir_stmt *s, const lir_expr *v) {
   if (m->kind != LIR_E_BIN || m->op != LIR_MAX || !is_int(m->args[1], &lo)) return 1;
   const lir_expr *x = m->args[0];
   int shift = a->p->op.shift;
-  if (is_self(s, x)) {
+  if (lir_loads_stored(s, x)) {
     /* no shift */
-  } else if (x->kind == LIR_E_BIN && x->op == LIR_SHR && is_self(s, x->args[0]) && is_int(x->args[1], &k) && k >= 0 &&
+  } else if (x->kind == LIR_E_BIN && x->op == LIR_SHR && lir_loads_stored(s, x->args[0]) && is_int(x->args[1], &k) && k >= 0 &&
              k <= 31) {
     alu_imm(a, OVTA_ALU_SHR, k == 31 && shift >= 31 ? shift : k, 0);
-  } else if (x->kind == LIR_E_BIN && x->op == LIR_SHL && is_self(s, x->args[0]) && is_int(x->args[1], &k) && k >= 1 &&
+  } else if (x->kind == LIR_E_BIN && x->op == LIR_SHL && lir_loads_stored(s, x->args[0]) && is_int(x->args[1], &k) && k >= 1 &&
              k <= 31) {
     alu_imm(a, OVTA_ALU_SHR, -k, 0);
   } else if (is_int(x, &k) && k == 0) {
@@ -104,7 +96,7 @@ static bool is_mac(const lir_stmt *s) {
   const lir_expr *v = s->value;
   if (v->kind != LIR_E_BIN || v->op != LIR_ADD) return false;
   for (int k = 0; k < 2; k++)
-    if (is_self(s, v->args[k]) && v->args[1 - k]->kind == LIR_E_BIN && v->args[1 - k]->op == LIR_MUL) return true;
+    if (lir_loads_stored(s, v->args[k]) && v->args[1 - k]->kind == LIR_E_BIN && v->args[1 - k]->op == LIR_MUL) return true;
   return false;
 }
 

@@ -18,11 +18,8 @@ static lir_expr *widened_load(lir_expr *e) {
 static bool is_mac(const lir_stmt *s, lir_expr **x, lir_expr **y) {
   if (s->kind != LIR_S_STORE || s->value->kind != LIR_E_BIN || s->value->op != LIR_ADD) return false;
   for (int k = 0; k < 2; k++) {
-    lir_expr *self = s->value->args[k], *prod = s->value->args[1 - k];
-    if (self->kind != LIR_E_LOAD || self->buf != s->buf || prod->kind != LIR_E_BIN || prod->op != LIR_MUL) continue;
-    bool same = self->nargs == s->nidx;
-    for (int i = 0; same && i < s->nidx; i++) same = lir_expr_eq(self->args[i], s->idx[i]);
-    if (!same) continue;
+    lir_expr *prod = s->value->args[1 - k];
+    if (!lir_loads_stored(s, s->value->args[k]) || prod->kind != LIR_E_BIN || prod->op != LIR_MUL) continue;
     *x = widened_load(prod->args[0]), *y = widened_load(prod->args[1]);
     if (*x && *y) return true;
   }
