@@ -731,37 +731,37 @@ static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
 
 /* Nothing of the copies is left: no select (a padding guard that no DMA padding covers), no DRAM
  * access but the DMA calls, no cache attribute. */
-static bool left_select(dctx *c, const lir_expr *e) {
+static bool left_select(const lir_expr *e) {
   if (e->kind == LIR_E_SELECT) return true; /* a guard no DMA padding covers */
   if (e->kind == LIR_E_LOAD && e->buf->is_param) return true;
   for (int i = 0; i < e->nargs; i++)
-    if (left_select(c, e->args[i])) return true;
+    if (left_select(e->args[i])) return true;
   return false;
 }
 
-static bool left_in_store(dctx *c, const lir_stmt *s) {
-  if (s->buf->is_param || left_select(c, s->value)) return true;
+static bool left_in_store(const lir_stmt *s) {
+  if (s->buf->is_param || left_select(s->value)) return true;
   for (int i = 0; i < s->nidx; i++)
-    if (left_select(c, s->idx[i])) return true;
+    if (left_select(s->idx[i])) return true;
   return false;
 }
 
-static const lir_stmt *check_left(dctx *c, const lir_stmt *s) {
+static const lir_stmt *check_left(const lir_stmt *s) {
   if (!s) return NULL;
   const lir_stmt *r = NULL;
   switch (s->kind) {
   case LIR_S_SEQ:
-    for (int i = 0; i < s->n && !r; i++) r = check_left(c, s->stmts[i]);
+    for (int i = 0; i < s->n && !r; i++) r = check_left(s->stmts[i]);
     return r;
-  case LIR_S_STORE: return left_in_store(c, s) ? s : NULL;
+  case LIR_S_STORE: return left_in_store(s) ? s : NULL;
   case LIR_S_IF:
-    r = check_left(c, s->body);
-    return r ? r : check_left(c, s->else_body);
+    r = check_left(s->body);
+    return r ? r : check_left(s->else_body);
   case LIR_S_ATTR:
     if (!strcmp(s->key, "cache_read") || !strcmp(s->key, "cache_write")) return s;
-    return check_left(c, s->body);
+    return check_left(s->body);
   case LIR_S_FOR: case LIR_S_LET: case LIR_S_ALLOC:
-    return check_left(c, s->body);
+    return check_left(s->body);
   default:
     return NULL;
   }
@@ -775,7 +775,7 @@ int vta_pass_inject_dma(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error
   dctx cc = {.f = f, .p = p, .err = err}, *c = &cc;
   lir_stmt *b = rw_stmt(c, f->body);
   if (c->rc) return c->rc;
-  const lir_stmt *left = check_left(c, b);
+  const lir_stmt *left = check_left(b);
   if (left)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
                      "inject-dma: %s %s in %s: not a copy nest of the schedule (DRAM access or padding select left)",
