@@ -456,6 +456,18 @@ lir_stmt *lir_eval(lir_func *f, lir_expr *e) {
   return s;
 }
 
+lir_stmt *lir_with_body(lir_func *f, lir_stmt *s, lir_stmt *body, lir_stmt *else_body) {
+  if (body == s->body && else_body == s->else_body) return s;
+  switch (s->kind) {
+  case LIR_S_FOR: return lir_for(f, s->var, s->min, s->extent, s->for_kind, body);
+  case LIR_S_LET: return lir_let(f, s->var, s->value, body);
+  case LIR_S_IF: return lir_if(f, s->value, body, else_body);
+  case LIR_S_ALLOC: return lir_alloc_stmt(f, s->buf, body);
+  case LIR_S_ATTR: return lir_attr(f, s->key, s->value, body);
+  default: return s;
+  }
+}
+
 void lir_block_init(lir_block *b, lir_func *f) {
   b->f = f;
   b->n = 0;

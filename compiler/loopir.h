@@ -253,6 +253,9 @@ lir_stmt *lir_if(lir_func *f, lir_expr *cond, lir_stmt *then_s, lir_stmt *else_s
 lir_stmt *lir_alloc_stmt(lir_func *f, lir_buf *b, lir_stmt *body);
 lir_stmt *lir_attr(lir_func *f, const char *key, lir_expr *value, lir_stmt *body);
 lir_stmt *lir_eval(lir_func *f, lir_expr *e);
+/* s (FOR, LET, IF, ALLOC or ATTR) with body and else_body (IF; else NULL): s itself when both
+ * are its own, else a new statement (copy on write). */
+lir_stmt *lir_with_body(lir_func *f, lir_stmt *s, lir_stmt *body, lir_stmt *else_body);
 
 /* A growable statement list, for building SEQ bodies. */
 typedef struct lir_block {

@@ -692,28 +692,20 @@ static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
     c->loops[c->nl++] = s;
     lir_stmt *b = rw_stmt(c, s->body);
     c->nl--;
-    return b == s->body ? s : lir_for(F, s->var, s->min, s->extent, s->for_kind, b);
+    return lir_with_body(F, s, b, NULL);
   }
-  case LIR_S_ATTR: {
+  case LIR_S_ATTR:
     if (!strcmp(s->key, "cache_read")) return lower_cache_read(c, s);
     if (!strcmp(s->key, "cache_write")) {
       fail(c, OVTA_EUNSUPPORTED, "inject-dma: %s: cache_write copies are not lowered", "attr");
       return s;
     }
-    lir_stmt *b = rw_stmt(c, s->body);
-    return b == s->body ? s : lir_attr(F, s->key, s->value, b);
-  }
-  case LIR_S_ALLOC: {
-    lir_stmt *b = rw_stmt(c, s->body);
-    return b == s->body ? s : lir_alloc_stmt(F, s->buf, b);
-  }
-  case LIR_S_LET: {
-    lir_stmt *b = rw_stmt(c, s->body);
-    return b == s->body ? s : lir_let(F, s->var, s->value, b);
-  }
+    return lir_with_body(F, s, rw_stmt(c, s->body), NULL);
+  case LIR_S_ALLOC: case LIR_S_LET:
+    return lir_with_body(F, s, rw_stmt(c, s->body), NULL);
   case LIR_S_IF: {
     lir_stmt *b = rw_stmt(c, s->body), *e = rw_stmt(c, s->else_body);
-    return b == s->body && e == s->else_body ? s : lir_if(F, s->value, b, e);
+    return lir_with_body(F, s, b, e);
   }
   case LIR_S_STORE: {
     lir_expr *v = rw_expr(c, s->value);

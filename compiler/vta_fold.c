@@ -500,8 +500,7 @@ static lir_stmt *rw_s(fctx *c, lir_stmt *s) {
     if (t->kind != LIR_S_FOR && is_dma(t)) return fold_dma(c, loops, nl, t);
     check_plain(c, s, s->min);
     check_plain(c, s, s->extent);
-    lir_stmt *b = rw_s(c, s->body);
-    return b == s->body ? s : lir_for(F, s->var, s->min, s->extent, s->for_kind, b);
+    return lir_with_body(F, s, rw_s(c, s->body), NULL);
   }
   case LIR_S_EVAL:
     if (is_compute(s)) return fold_kernel(c, NULL, 0, s);
@@ -518,22 +517,15 @@ static lir_stmt *rw_s(fctx *c, lir_stmt *s) {
   case LIR_S_ALLOC: {
     lir_stmt *b = rw_s(c, s->body);
     if (sram_of(c, s->buf)) return b; /* SRAM references are flat indices now */
-    return b == s->body ? s : lir_alloc_stmt(F, s->buf, b);
+    return lir_with_body(F, s, b, NULL);
   }
-  case LIR_S_LET: {
+  case LIR_S_LET: case LIR_S_ATTR:
     check_plain(c, s, s->value);
-    lir_stmt *b = rw_s(c, s->body);
-    return b == s->body ? s : lir_let(F, s->var, s->value, b);
-  }
-  case LIR_S_ATTR: {
-    check_plain(c, s, s->value);
-    lir_stmt *b = rw_s(c, s->body);
-    return b == s->body ? s : lir_attr(F, s->key, s->value, b);
-  }
+    return lir_with_body(F, s, rw_s(c, s->body), NULL);
   case LIR_S_IF: {
     check_plain(c, s, s->value);
     lir_stmt *t = rw_s(c, s->body), *e = rw_s(c, s->else_body);
-    return t == s->body && e == s->else_body ? s : lir_if(F, s->value, t, e);
+    return lir_with_body(F, s, t, e);
   }
   }
   return s;
