@@ -281,8 +281,7 @@ lir_stmt *lir_nest_close(lir_func *f, lir_nest *n, lir_stmt *body, lir_for_kind 
 
 /* ---------------------------------------------------------------- 4. Queries */
 
-/* Structural equality: kinds, dtypes, constants, variables, buffers, operators, callees and
- * operands alike (NULL equals only NULL). */
+/* Structural equality of two expressions (NULL equals only NULL). */
 bool lir_expr_eq(const lir_expr *a, const lir_expr *b);
 /* Does e (may be NULL) refer to variable v? */
 bool lir_uses_var(const lir_expr *e, const lir_var *v);
@@ -291,22 +290,21 @@ lir_var *lir_var_of(const lir_expr *e);
 /* Is e (may be NULL) a load of the element the store st writes (its buffer, equal indices)? */
 bool lir_loads_stored(const lir_stmt *st, const lir_expr *e);
 
-/* An affine form c + sum k[i] * v[i]: one term per variable, in order of first appearance. */
+/* An affine form c + sum k[i] * v[i]: one term per variable, in order of first appearance (ok
+ * false: not affine, NULL, or more than LIR_AFFINE_TERMS variables). */
 #define LIR_AFFINE_TERMS 24
 typedef struct lir_affine {
-  bool ok;                      /* false: not affine, or more than LIR_AFFINE_TERMS variables */
+  bool ok;                      /* an affine form */
   int64_t c;                    /* the constant */
   int n;                        /* terms */
   lir_var *v[LIR_AFFINE_TERMS]; /* their variables */
   int64_t k[LIR_AFFINE_TERMS];  /* and coefficients (0 when the terms cancelled) */
 } lir_affine;
-/* e as an affine form: integer constants, variables, +, -, negation, products with a constant,
- * integer casts (looked through); ok false for anything else and for NULL. */
+/* e as an affine form (constants, variables, +, -, negation, * constant, integer casts). */
 lir_affine lir_affine_of(const lir_expr *e);
-/* Add the term k * v to a (into v's term when there is one); ok false when a is full. */
+/* Add k * v to a (into v's term when it has one). */
 void lir_affine_add(lir_affine *a, lir_var *v, int64_t k);
-/* a as an i64 expression: its nonzero terms `v * k` in order, then + c (the constant alone when
- * no term is left). */
+/* a as an i64 expression: the nonzero terms `v * k` in order, then `+ c`. */
 lir_expr *lir_affine_expr(lir_func *f, const lir_affine *a);
 
 /* A statement walk (lir_walk_stmt): visit is called on every statement, parents before children
@@ -324,8 +322,7 @@ struct lir_walk {
   lir_stmt *anc[LIR_WALK_DEPTH];              /* outermost first */
   lir_stmt **slot[LIR_WALK_DEPTH];            /* where each of them is held */
 };
-/* Walk the statement in *slot (NULL: nothing): the first nonzero visit result, or the error
- * "WHAT: statements nested too deep" past LIR_WALK_DEPTH enclosing statements. */
+/* Walk *slot: the first nonzero visit result; an error "WHAT: .. nested too deep" past LIR_WALK_DEPTH. */
 int lir_walk_stmt(lir_walk *w, lir_stmt **slot);
 
 /* ---------------------------------------------------------------- 5. Checks */
