@@ -116,10 +116,9 @@ static int alu_store(az *a, lir_stmt *s) {
                      "inject-alu: store into %s: not elementwise over an i32 ACC element (last two dims %d x %d indexed "
                      "by two loop variables)",
                      an, cfg->batch, cfg->block_out);
-  for (int d = 0; d < n - 2; d++)
-    if (lir_uses_var(s->idx[d], b) || lir_uses_var(s->idx[d], o))
-      return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: store into %s: a leading index uses %s or %s", an, b->name,
-                       o->name);
+  if (vta_lead_uses(n, s->idx, b) || vta_lead_uses(n, s->idx, o))
+    return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: store into %s: a leading index uses %s or %s", an, b->name,
+                     o->name);
   /* the two innermost loops, perfectly nested around the store, bind b and o */
   const lir_stmt *inner = s;
   for (int k = 0; k < 2; k++) {
@@ -145,10 +144,9 @@ static int alu_store(az *a, lir_stmt *s) {
       v->nargs >= 2 && lir_var_of(v->args[v->nargs - 2]) == b && lir_var_of(v->args[v->nargs - 1]) == o &&
       v->buf->shape[v->nargs - 2] == cfg->batch && v->buf->shape[v->nargs - 1] == cfg->block_out) {
     /* the bias element: MOV with the bias block as tensor operand */
-    for (int d = 0; d < v->nargs - 2; d++)
-      if (lir_uses_var(v->args[d], b) || lir_uses_var(v->args[d], o))
-        return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: init of %s: a leading index of %s uses %s or %s", an,
-                         v->buf->name, b->name, o->name);
+    if (vta_lead_uses(v->nargs, v->args, b) || vta_lead_uses(v->nargs, v->args, o))
+      return OVTA_FAIL(a->err, OVTA_EUNSUPPORTED, "inject-alu: init of %s: a leading index of %s uses %s or %s", an,
+                       v->buf->name, b->name, o->name);
     lir_expr *args[2] = {vta_block_ref(f, s->buf, n, s->idx), vta_block_ref(f, v->buf, v->nargs, v->args)};
     lir_block_add(&a->out, lir_eval(f, lir_opaque(f, vta_alu_intrin[OVTA_ALU_MOV], LIR_I32, 2, args)));
     a->inits++;

@@ -11,6 +11,12 @@ lir_expr *vta_block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *idx) {
   return lir_load(f, b, in);
 }
 
+bool vta_lead_uses(int n, lir_expr *const *idx, const lir_var *v) {
+  for (int d = 0; d < n - 2; d++)
+    if (lir_uses_var(idx[d], v)) return true;
+  return false;
+}
+
 bool vta_is_clamp(const lir_expr *e, lir_expr **inner, int64_t *lo, int64_t *hi) {
   if (e->kind == LIR_E_BIN && e->op == LIR_MAX && e->args[1]->kind == LIR_E_INT && e->args[0]->kind == LIR_E_BIN &&
       e->args[0]->op == LIR_MIN && e->args[0]->args[1]->kind == LIR_E_INT) {

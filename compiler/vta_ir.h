@@ -12,6 +12,9 @@ extern const char *const vta_alu_intrin[7];
 /* b[idx[0..n-3], 0, 0]: the origin of the BATCH x BLOCK element an n-index access of b covers. */
 lir_expr *vta_block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *idx);
 
+/* Does one of the lead indices idx[0..n-3] (all but the element's two) use v? */
+bool vta_lead_uses(int n, lir_expr *const *idx, const lir_var *v);
+
 /* `max(min(A, hi), lo)` with constant bounds (a halo copy's clamped index): A, lo and hi (either
  * may be NULL). */
 bool vta_is_clamp(const lir_expr *e, lir_expr **inner, int64_t *lo, int64_t *hi);

@@ -63,14 +63,10 @@ static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
       return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED, "tensorize: reduction into %s: %s's last two dims are not %lld x %lld",
                        an, bb[k]->name, (long long)want[k][0], (long long)want[k][1]);
   lir_var *vs[3] = {b, o, i};
-  for (int k = 0; k < 3; k++) {
-    for (int d = 0; d < na - 2; d++)
-      if (lir_uses_var(s->idx[d], vs[k])) goto leads;
-    for (int d = 0; d < ni - 2; d++)
-      if (lir_uses_var(inp->args[d], vs[k])) goto leads;
-    for (int d = 0; d < nw - 2; d++)
-      if (lir_uses_var(wgt->args[d], vs[k])) goto leads;
-  }
+  for (int k = 0; k < 3; k++)
+    if (vta_lead_uses(na, s->idx, vs[k]) || vta_lead_uses(ni, inp->args, vs[k]) || vta_lead_uses(nw, wgt->args, vs[k]))
+      return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
+                       "tensorize: reduction into %s: a leading index depends on the block's loop variables", an);
   /* the three innermost loops, perfectly nested around the statement, bind b, o, i */
   const int64_t ext[3] = {cfg->batch, cfg->block_out, cfg->block_in};
   const char *const what[3] = {"BATCH", "BLOCK_OUT", "BLOCK_IN"};
@@ -97,9 +93,6 @@ static int tensorize_mac(tz *t, lir_stmt *s, lir_expr *x, lir_expr *y) {
   *t->w->slot[t->w->depth - 3] = lir_eval(f, lir_opaque(f, "ovta.gemm", LIR_I32, 3, args));
   t->found++;
   return OVTA_OK;
-leads:
-  return OVTA_FAIL(t->err, OVTA_EUNSUPPORTED,
-                   "tensorize: reduction into %s: a leading index depends on the block's loop variables", an);
 }
 
 /* The first INP- or WGT-scope buffer e reads, else NULL. */
