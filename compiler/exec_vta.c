@@ -1,4 +1,4 @@
-/* exec_vta.c: the accelerator side of the graph executor (loopir.h section 8, README-vta.md
+/* exec_vta.c: the accelerator side of the graph executor (loopir.h section 9, README-vta.md
  * "Graph executor"): which packed ovta.QConv / ovta.QDense nodes run on the accelerator, the
  * CPU fallback of the others (rewritten back to the plain layout), and the loop IR of
  * ovta.Pack / ovta.Unpack for the CPU path. Used by exec.c. */
