@@ -1,6 +1,6 @@
 /* vta_ir.h: small accelerator-specific IR helpers shared by the lowering passes (compiler/vta_*.c,
- * README-vta.md "Passes"), the schedule primitives (compiler/vta_sched.c) and the plan-driven
- * emitter (compiler/vta_lower.c). General IR queries are in compiler/loopir.h, section 4. */
+ * README-vta.md "Passes") and the schedule primitives (compiler/vta_sched.c). General IR queries
+ * are in compiler/loopir.h, section 4. */
 #ifndef OVTA_VTA_IR_H
 #define OVTA_VTA_IR_H
 
