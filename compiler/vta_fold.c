@@ -1,30 +1,51 @@
 /* vta_fold.c: the fold-uops pass (README-vta.md "Passes", 6): the IR after inject-alu, with SRAM
  * buffers and tensor intrinsics inside loop nests, becomes micro-op kernels over flat SRAM element
- * indices. Also the loop folding itself (vta_fold_loops, compiler/vta_fold.h), which the
- * plan-driven emitter shares. */
+ * indices, the loops folded by fold_loops. */
 #include "vta.h"
 #include "vta_ir.h"
-#include "vta_fold.h"
 
 #include <string.h>
 
 /* ---------------------------------------------------------------- loop folding */
 
-void vta_fold_loops(const vta_aloop *in, int n, int64_t budget, vta_fold *fo) {
-  vta_aloop L[VTA_FOLD_MAX_LOOPS];
+/* An affine loop of a tensorized statement: extent and the factors of its variable on the flat
+ * SRAM element indices dst, src, wgt; `id` is the loop's position in the nest (a merged loop keeps
+ * its outer loop's name and id). */
+typedef struct aloop {
+  const char *name;
+  int64_t ext, f[3];
+  int id;
+} aloop;
+
+#define FOLD_MAX_LOOPS 10
+
+/* The folded kernel: nh host loops (outer first; one kernel per host iteration), nl <= 2
+ * hardware loop levels (outer first), nu micro-op loops (outer first). */
+typedef struct fold {
+  int nh, nl, nu;
+  aloop h[8], l[2], u[8];
+} fold;
+
+/* Fold n <= FOLD_MAX_LOOPS loops (outer first): loops of extent 1 vanish; adjacent loops with
+ * proportional factors merge (outer factors = inner extent x inner factors, merged extent <=
+ * 16383); the two longest (extent <= 16383; ties: the inner one) become the hardware levels; the
+ * innermost others become micro-ops while their product stays within `budget`; the rest stay host
+ * loops. */
+static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
+  aloop L[FOLD_MAX_LOOPS];
   int m = 0;
-  for (int i = 0; i < n && i < VTA_FOLD_MAX_LOOPS; i++)
+  for (int i = 0; i < n && i < FOLD_MAX_LOOPS; i++)
     if (in[i].ext > 1) L[m++] = in[i];
   /* merge j into i (i outer) when factors of i = ext(j) * factors of j */
   for (int i = 0; i + 1 < m;) {
-    vta_aloop *a = &L[i], *b = &L[i + 1];
+    aloop *a = &L[i], *b = &L[i + 1];
     bool ok = a->ext * b->ext <= 16383;
     for (int k = 0; k < 3; k++) ok = ok && a->f[k] == b->ext * b->f[k];
     if (ok) {
       b->ext *= a->ext;
       b->name = a->name;
       b->id = a->id;
-      memmove(&L[i], &L[i + 1], sizeof(vta_aloop) * (size_t)(m - i - 1));
+      memmove(&L[i], &L[i + 1], sizeof(aloop) * (size_t)(m - i - 1));
       m--;
     } else {
       i++;
@@ -42,7 +63,7 @@ void vta_fold_loops(const vta_aloop *in, int n, int64_t budget, vta_fold *fo) {
   }
   for (int t = 0; t < 2; t++)
     if (pick[t] >= 0) fo->l[fo->nl++] = L[pick[t]];
-  vta_aloop rest[VTA_FOLD_MAX_LOOPS];
+  aloop rest[FOLD_MAX_LOOPS];
   int nr = 0;
   for (int i = 0; i < m; i++)
     if (i != pick[0] && i != pick[1]) rest[nr++] = L[i];
@@ -153,7 +174,7 @@ typedef struct flatref {
   const sram *s;
   lir_expr *lead;    /* the part index (NULL: no part dimension) */
   int64_t c;         /* constant offset within the part (with the buffer's offset) */
-  int64_t k[VTA_FOLD_MAX_LOOPS]; /* factor of nest loop i */
+  int64_t k[FOLD_MAX_LOOPS]; /* factor of nest loop i */
   int n;             /* other variables */
   lir_var *v[LIR_AFFINE_TERMS];
   int64_t vk[LIR_AFFINE_TERMS];
@@ -244,13 +265,13 @@ static bool is_compute_body(const lir_stmt *s) {
 static bool is_dma(const lir_stmt *s) { return is_call(s, "ovta.dma_load") || is_call(s, "ovta.dma_store"); }
 
 /* The loops of a nest: constant extents from 0. */
-static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what, vta_aloop *al) {
+static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what, aloop *al) {
   for (int i = 0; i < nl; i++) {
     const lir_stmt *l = loops[i];
     if (l->min->kind != LIR_E_INT || l->min->ival != 0 || l->extent->kind != LIR_E_INT || l->extent->ival < 1)
       return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
                                "fold-uops: %s: loop %s does not run from 0 over a constant extent", what, l->var->name);
-    al[i] = (vta_aloop){.name = l->var->name, .ext = l->extent->ival, .id = i};
+    al[i] = (aloop){.name = l->var->name, .ext = l->extent->ival, .id = i};
   }
   return OVTA_OK;
 }
@@ -279,11 +300,11 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
   const lir_expr *first = st[0]->value;
   char what[160];
   snprintf(what, sizeof what, "@%s in loop %s", first->callee, nl ? loops[nl - 1]->var->name : "(none)");
-  if (nl > VTA_FOLD_MAX_LOOPS) {
-    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: more than %d loops", what, VTA_FOLD_MAX_LOOPS);
+  if (nl > FOLD_MAX_LOOPS) {
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: more than %d loops", what, FOLD_MAX_LOOPS);
     return NULL;
   }
-  vta_aloop al[VTA_FOLD_MAX_LOOPS];
+  aloop al[FOLD_MAX_LOOPS];
   if (nest_loops(c, loops, nl, what, al)) return NULL;
   bool gemm = is_call(st[0], "ovta.gemm");
   flatref r[3];
@@ -366,8 +387,8 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
   }
   for (int i = 0; i < nl; i++)
     for (int k = 0; k < 3; k++) al[i].f[k] = has[k] ? r[k].k[i] : 0;
-  vta_fold fo;
-  vta_fold_loops(al, nl, gemm || src ? p->uop_budget : 1, &fo);
+  fold fo;
+  fold_loops(al, nl, gemm || src ? p->uop_budget : 1, &fo);
 
   /* key: kind and parts */
   int kind;
@@ -492,7 +513,7 @@ static lir_stmt *rw_s(fctx *c, lir_stmt *s) {
   }
   case LIR_S_FOR: {
     /* the perfect nest from here */
-    lir_stmt *loops[VTA_FOLD_MAX_LOOPS + 8];
+    lir_stmt *loops[FOLD_MAX_LOOPS + 8];
     int nl = 0;
     lir_stmt *t = s;
     while (t->kind == LIR_S_FOR && nl < (int)(sizeof loops / sizeof loops[0])) loops[nl++] = t, t = t->body;
