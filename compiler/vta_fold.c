@@ -282,7 +282,7 @@ static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what,
  *   for HOST.. { attr uop_kernel = KEY { uop_loop_begin(ext, dst, src, wgt)..; for UOP.. { uop(dst,
  *   src, wgt) }; uop_loop_end().. }; gemm(0) | alu(op, use_imm, imm)..; kernel_end() }
  * Each loop's factors are the affine coefficients of its variable in the flat SRAM indices of the
- * operands (part base + offsets, `flatten`); vta_fold_loops picks the hardware levels, micro-op
+ * operands (part base + offsets, `flatten`); fold_loops picks the hardware levels, micro-op
  * loops (budget: plan.uop_budget for a GEMM or an ALU statement with a tensor operand, 1 for an
  * immediate-only ALU program: the region as loop levels, one micro-op) and host loops, which bind
  * the variables of the loops they come from (a merged loop: its outer loop's). Key: compile uid
