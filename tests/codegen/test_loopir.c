@@ -1,10 +1,11 @@
 /* Loop IR + LLVM backend tests: functions built by hand (matmul, conv, integer ops, allocations,
  * intrinsics), compiled with O3 and run through the JIT, compared with plain C references
- * computed here directly. Also the verifier's errors and the object-file path. */
+ * computed here directly. Also the verifier's errors, the object-file path and the queries. */
 #include "ovta_test.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "loopir.h"
@@ -330,12 +331,80 @@ static void test_vectorized_ir(void **state) {
   lir_func_free(f);
 }
 
+/* The queries (loopir.h section 4): equality, variable use, affine forms, the statement walk. */
+static int walk_count(lir_walk *w, lir_stmt **slot) {
+  int *n = w->ctx;
+  n[0]++;
+  if ((*slot)->kind == LIR_S_STORE) {
+    n[1] = w->depth;
+    *w->slot[w->depth - 1] = *slot; /* the store replaces its loop */
+  }
+  return 0;
+}
+
+static void test_queries(void **state) {
+  (void)state;
+  lir_func *f = lir_func_new("q");
+  lir_buf *A = lir_param(f, "A", LIR_I32, 2, (int64_t[]){4, 4});
+  lir_var *i = lir_var_new(f, "i", LIR_I64), *j = lir_var_new(f, "j", LIR_I64);
+  /* 3*i - (-j + 5): affine 3i + j - 5 */
+  lir_expr *e = lir_bin(f, LIR_SUB, lir_muli(f, lir_ref(f, i), 3),
+                        lir_bin(f, LIR_ADD, lir_un(f, LIR_NEG, lir_ref(f, j)), lir_i64(f, 5)));
+  lir_expr *e2 = lir_bin(f, LIR_SUB, lir_muli(f, lir_ref(f, i), 3),
+                         lir_bin(f, LIR_ADD, lir_un(f, LIR_NEG, lir_ref(f, j)), lir_i64(f, 5)));
+  assert_true(lir_expr_eq(e, e2));
+  assert_false(lir_expr_eq(e, lir_ref(f, i)));
+  assert_false(lir_expr_eq(e, NULL));
+  assert_true(lir_expr_eq(NULL, NULL));
+  assert_true(lir_uses_var(e, j));
+  assert_false(lir_uses_var(lir_muli(f, lir_ref(f, i), 2), j));
+  assert_ptr_equal(lir_var_of(lir_ref(f, i)), i);
+  assert_null(lir_var_of(e));
+  lir_affine a = lir_affine_of(e);
+  assert_true(a.ok);
+  assert_int_equal(a.n, 2);
+  assert_ptr_equal(a.v[0], i);
+  assert_int_equal(a.k[0], 3);
+  assert_int_equal(a.k[1], 1);
+  assert_int_equal(a.c, -5);
+  assert_false(lir_affine_of(lir_bin(f, LIR_MUL, lir_ref(f, i), lir_ref(f, j))).ok);
+  assert_false(lir_affine_of(NULL).ok);
+  lir_affine_add(&a, j, -1); /* 3i + 0j - 5 */
+  assert_true(lir_expr_eq(lir_affine_expr(f, &a), lir_addi(f, lir_muli(f, lir_ref(f, i), 3), -5)));
+  /* for i { for j { A[i, j] = A[i, j] + 1 } } */
+  lir_expr *ij[2] = {lir_ref(f, i), lir_ref(f, j)};
+  lir_stmt *st = lir_store(f, A, ij, lir_add(f, lir_load(f, A, ij), lir_int(f, LIR_I32, 1)));
+  assert_true(lir_loads_stored(st, st->value->args[0]));
+  assert_false(lir_loads_stored(st, st->value));
+  lir_stmt *lj = lir_for(f, j, lir_i64(f, 0), lir_i64(f, 4), LIR_FOR_SERIAL, st);
+  lir_stmt *li = lir_for(f, i, lir_i64(f, 0), lir_i64(f, 4), LIR_FOR_SERIAL, lj);
+  assert_ptr_equal(lir_with_body(f, li, lj, NULL), li);
+  lir_stmt *li2 = lir_with_body(f, li, st, NULL);
+  assert_true(li2 != li && li2->var == i && li2->body == st && li->body == lj);
+  int n[2] = {0, 0};
+  lir_walk w = {.visit = walk_count, .ctx = n, .what = "test"};
+  f->body = li;
+  assert_int_equal(lir_walk_stmt(&w, &f->body), 0);
+  assert_int_equal(n[0], 3);
+  assert_int_equal(n[1], 2);
+  assert_int_equal(w.depth, 0);
+  assert_ptr_equal(li->body, st); /* replaced through its slot */
+  /* too deep */
+  lir_stmt *deep = st;
+  for (int k = 0; k <= LIR_WALK_DEPTH; k++) deep = lir_attr(f, "x", lir_i64(f, 0), deep);
+  ovta_error err = {0};
+  lir_walk w2 = {.visit = walk_count, .ctx = n, .what = "test", .err = &err};
+  assert_int_not_equal(lir_walk_stmt(&w2, &deep), 0);
+  assert_non_null(strstr(err.msg, "test: statements nested too deep"));
+  lir_func_free(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),           cmocka_unit_test(test_conv),
       cmocka_unit_test(test_int_ops),          cmocka_unit_test(test_intrinsics_alloc),
       cmocka_unit_test(test_verify_errors),    cmocka_unit_test(test_object_roundtrip),
-      cmocka_unit_test(test_vectorized_ir),
+      cmocka_unit_test(test_vectorized_ir),    cmocka_unit_test(test_queries),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
