@@ -12,30 +12,8 @@
 #include <string.h>
 #include <math.h>
 
-typedef struct layer { const char *name; int hw, c, o, k, s; } layer;
-static const layer resnet[] = {
-    {"C2", 56, 64, 64, 3, 1},    {"C3", 56, 64, 128, 3, 2},   {"C4", 56, 64, 128, 1, 2},
-    {"C5", 28, 128, 128, 3, 1},  {"C6", 28, 128, 256, 3, 2},  {"C7", 28, 128, 256, 1, 2},
-    {"C8", 14, 256, 256, 3, 1},  {"C9", 14, 256, 512, 3, 2},  {"C10", 14, 256, 512, 1, 2},
-    {"C11", 7, 512, 512, 3, 1},
-};
+static const layer resnet[] = VTA_RESNET18_LAYERS;
 #define NLAYERS (sizeof resnet / sizeof resnet[0])
-
-static void layer_op(const layer *l, int div, int n, vta_op *op) {
-  int hw = l->hw / div, c = l->c / div, o = l->o / div;
-  if (hw < 4) hw = 4;
-  if (c < 16) c = 16;
-  if (o < 16) o = 16;
-  vta_op_conv(op, l->name, n, c, hw, hw, o, l->k, l->s, l->k / 2);
-  op->has_bias = true;
-  /* keep outputs in range: about sqrt(C*K*K)*64*64/2^shift */
-  /* a product of two random int8 has a standard deviation near 5461: aim at about 40 after the shift */
-  double target = 5461.0 * sqrt((double)(c * l->k * l->k)) / 40.0;
-  int sh = 0;
-  while ((double)(1 << sh) < target) sh++;
-  op->shift = sh;
-  op->clip_min = 0; /* relu */
-}
 
 static void every_backend(const char *cfg, const vta_op *op, int vt, const vta_knobs *k) {
   for (const char *const *b = ovta_test_backends(); *b; b++) {

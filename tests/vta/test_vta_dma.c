@@ -11,24 +11,11 @@
 
 static int compared, planned_out;
 
-static char *dump_of(lir_func *f) {
-  char *s = lir_dump_str(f);
-  assert_non_null(s);
-  lir_func_free(f);
-  return s;
-}
-
 /* The plan through every pass, run on fsim against the reference; tilings the planner refuses
  * (the knobs do not fit or divide) are counted, not run. */
 static void check(const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn) {
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
-  vta_knobs k = {0};
-  if (kn) k = *kn;
-  k.vthreads = vt;
   vta_plan p;
-  if (vta_plan_make(&cfg, op, &k, &p, &err)) {
+  if (!plan_of(cfgname, op, vt, kn, true, &p)) {
     planned_out++;
     return;
   }
@@ -82,17 +69,6 @@ static void test_dense_and_requant(void **st) {
 
 /* ---------------------------------------------------------------- refusals */
 
-static void plan_of(vta_plan *p) {
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  vta_op op;
-  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
-  op.has_bias = true, op.shift = 9, op.clip_min = 0;
-  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
-  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, p, &err), err);
-}
-
 /* The first `attr cache_read` whose copy writes buffer `name`. */
 static lir_stmt *find_copy(lir_stmt *s, const char *name) {
   if (!s) return NULL;
@@ -129,7 +105,7 @@ static void expect_refused(const vta_plan *p, lir_func *f, const char *needle) {
 static void test_refusals(void **st) {
   (void)st;
   vta_plan p;
-  plan_of(&p);
+  example_plan(&p);
   ovta_error err = {0};
   lir_func *f;
   /* the compute stage: no copies, the output stored from a local accumulator */

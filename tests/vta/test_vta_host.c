@@ -2,45 +2,13 @@
  * is compiled by codegen.c into a JIT that calls the runtime shims ovta_vrt_* as external symbols.
  * For each case the LLVM host function and the reference IR walker issue onto two queues: the
  * instruction streams must be identical instruction for instruction, the dry-run counts equal,
- * and both device results bit-exact with a plain-C int8 reference written here. Also: the host
+ * and both device results bit-exact with the plain-C int8 reference of vta_check.h. Also: the host
  * function in an object file keeps the runtime calls as undefined symbols and runs again after
  * loading that object into a fresh JIT (the deployment path of `ovta compile`). */
-#include "ovta_test.h"
-#include "ovta_driver.h"
-#include "ovta_runtime.h"
-#include "vta.h"
+#include "vta_check.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void fill(int8_t *x, size_t n, uint32_t seed) {
-  uint32_t s = seed * 2654435761u + 7u;
-  for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
-}
-
-/* plain-C reference on NCHW / OIHW (dense: a 1x1 conv on 1x1 images) */
-static void ref_op(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b, int8_t *y) {
-  int OH = (op->h + op->pad_t + op->pad_b - op->kh) / op->stride_h + 1;
-  int OW = (op->w + op->pad_l + op->pad_r - op->kw) / op->stride_w + 1;
-  for (int n = 0; n < op->n; n++)
-    for (int o = 0; o < op->o; o++)
-      for (int i = 0; i < OH; i++)
-        for (int j = 0; j < OW; j++) {
-          int64_t acc = b ? b[o] : 0;
-          for (int c = 0; c < op->c; c++)
-            for (int u = 0; u < op->kh; u++)
-              for (int v = 0; v < op->kw; v++) {
-                int ih = i * op->stride_h - op->pad_t + u, iw = j * op->stride_w - op->pad_l + v;
-                if (ih >= 0 && ih < op->h && iw >= 0 && iw < op->w)
-                  acc += x[((n * op->c + c) * op->h + ih) * op->w + iw] * w[((o * op->c + c) * op->kh + u) * op->kw + v];
-              }
-          int32_t a = (int32_t)acc;
-          if (op->shift > 0) a = (a + (1 << (op->shift - 1))) >> op->shift;
-          if (a < op->clip_min) a = op->clip_min;
-          if (a > op->clip_max) a = op->clip_max;
-          y[((n * op->o + o) * OH + i) * OW + j] = (int8_t)a;
-        }
-}
 
 typedef struct side {
   ovta_dev *dev;
@@ -108,7 +76,7 @@ static void check(const char *backend, const char *cfgname, const vta_op *op, in
   assert_true(x && w && px && pw && ya && yb && y && ref && b && pb);
   fill(x, nx, 5), fill(w, nw, 6);
   for (int i = 0; i < op->o; i++) b[i] = (i * 7919 % 4001) - 2000;
-  ref_op(op, x, w, op->has_bias ? b : NULL, ref);
+  conv_ref(op, x, w, op->has_bias ? b : NULL, ref);
   vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);
 
   side L, W;

@@ -18,50 +18,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct layer { const char *name; int hw, c, o, k, s; } layer;
-static const layer resnet[] = {
-    {"C2", 56, 64, 64, 3, 1},    {"C3", 56, 64, 128, 3, 2},   {"C4", 56, 64, 128, 1, 2},
-    {"C5", 28, 128, 128, 3, 1},  {"C6", 28, 128, 256, 3, 2},  {"C7", 28, 128, 256, 1, 2},
-    {"C8", 14, 256, 256, 3, 1},  {"C9", 14, 256, 512, 3, 2},  {"C10", 14, 256, 512, 1, 2},
-    {"C11", 7, 512, 512, 3, 1},
-};
+static const layer resnet[] = VTA_RESNET18_LAYERS;
 #define NLAYERS (sizeof resnet / sizeof resnet[0])
 
 static int compared; /* plans run */
 
-static void layer_op(const layer *l, int div, int n, vta_op *op) {
-  int hw = l->hw / div, c = l->c / div, o = l->o / div;
-  if (hw < 4) hw = 4;
-  if (c < 16) c = 16;
-  if (o < 16) o = 16;
-  vta_op_conv(op, l->name, n, c, hw, hw, o, l->k, l->s, l->k / 2);
-  op->has_bias = true;
-  op->shift = 12;
-  op->clip_min = 0;
-}
-
-/* Lower p through every pass (vta_compile: the host code through LLVM), run it on fsim with a
- * random module interleaving (a missing token shows as a wrong result) and compare every output
- * byte with the plain-C reference of vta_check.h. */
-static void check_plan(const vta_plan *p, const char *label) {
-  (void)label;
+/* Lower the plan of op through every pass (vta_compile: the host code through LLVM), run it on fsim
+ * with a random module interleaving (a missing token shows as a wrong result) and compare every
+ * output byte with the plain-C reference of vta_check.h. */
+static void check_plan(const vta_plan *p) {
   vta_check_plan("fsim", p, 0x5eedu + (uint64_t)compared, false);
   compared++;
 }
 
 static void check(const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn) {
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
-  vta_knobs k = {0};
-  if (kn) k = *kn;
-  k.vthreads = vt;
   vta_plan p;
-  OVTA_ASSERT_OK(vta_plan_make(&cfg, op, &k, &p, &err), err);
-  char label[300], ps[200];
-  vta_plan_str(&p, ps, sizeof ps);
-  snprintf(label, sizeof label, "%s on %s (%s)", op->name, cfgname, ps);
-  check_plan(&p, label);
+  plan_of(cfgname, op, vt, kn, false, &p);
+  check_plan(&p);
 }
 
 static void test_resnet(void **st) {
@@ -215,11 +188,7 @@ static void test_sweep(void **st) {
                 vta_knobs k = {.t_n = 1 + (a + h + w) % 2, .t_oc = toc[a], .t_ic = tic[b], .t_h = th[h], .t_w = tw[w],
                                .vthreads = vt};
                 vta_plan p;
-                if (vta_plan_make(&cfg, &op, &k, &p, &err)) continue; /* does not fit or divide */
-                char label[300], ps[200];
-                vta_plan_str(&p, ps, sizeof ps);
-                snprintf(label, sizeof label, "%s on %s (%s)", op.name, *c, ps);
-                check_plan(&p, label);
+                if (plan_of(*c, &op, vt, &k, true, &p)) check_plan(&p); /* else: does not fit or divide */
               }
       }
   }
@@ -281,18 +250,6 @@ static void test_fold_refuses(void **st) {
     assert_non_null(strstr(err.msg, want[c]));
     lir_func_free(f);
   }
-}
-
-/* The plan of the conv.test example (2 virtual threads, 2 reduction steps). */
-static void example_plan(vta_plan *p) {
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  vta_op op;
-  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
-  op.has_bias = true, op.shift = 9, op.clip_min = 0;
-  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
-  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, p, &err), err);
 }
 
 /* pass(p, f) must refuse with OVTA_EUNSUPPORTED and a message containing `want`. */

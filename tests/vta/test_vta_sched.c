@@ -9,43 +9,15 @@
  * batch2) with 1 and 2 virtual threads; dense with a shared and a per-tile bias; bias-free convs
  * (rounding constant as the initial value; shift 20); forced tilings (several reduction steps);
  * the fission primitive's refusal of an illegal distribution. */
-#include "ovta_test.h"
-#include "vta.h"
+#include "vta_check.h"
 #include "vta_sched.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct layer { const char *name; int hw, c, o, k, s; } layer;
-static const layer resnet[] = {
-    {"C2", 56, 64, 64, 3, 1},    {"C3", 56, 64, 128, 3, 2},   {"C4", 56, 64, 128, 1, 2},
-    {"C5", 28, 128, 128, 3, 1},  {"C6", 28, 128, 256, 3, 2},  {"C7", 28, 128, 256, 1, 2},
-    {"C8", 14, 256, 256, 3, 1},  {"C9", 14, 256, 512, 3, 2},  {"C10", 14, 256, 512, 1, 2},
-    {"C11", 7, 512, 512, 3, 1},
-};
+static const layer resnet[] = VTA_RESNET18_LAYERS;
 #define NLAYERS (sizeof resnet / sizeof resnet[0])
-
-static void fill(int8_t *x, size_t n, uint32_t seed) {
-  uint32_t s = seed * 2654435761u + 7u;
-  for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
-}
-
-/* the reduced layer of test_vta.c: channels and size / div (>= one block, >= 4 pixels), bias,
- * relu, a shift keeping most outputs unclamped */
-static void layer_op(const layer *l, int div, int n, vta_op *op) {
-  int hw = l->hw / div, c = l->c / div, o = l->o / div;
-  if (hw < 4) hw = 4;
-  if (c < 16) c = 16;
-  if (o < 16) o = 16;
-  vta_op_conv(op, l->name, n, c, hw, hw, o, l->k, l->s, l->k / 2);
-  op->has_bias = true;
-  double target = 5461.0 * sqrt((double)(c * l->k * l->k)) / 40.0;
-  int sh = 0;
-  while ((double)(1 << sh) < target) sh++;
-  op->shift = sh;
-  op->clip_min = 0;
-}
 
 /* Lower op's schedule stage on cfgname with vt threads (knobs optional), run it on the CPU JIT,
  * compare with vta_reference. */

@@ -8,10 +8,71 @@
 #include "ovta_runtime.h"
 #include "vta.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void fill(int8_t *x, size_t n, uint32_t seed) {
+/* ResNet-18's convolutions C2..C11: input size, channels in and out, kernel, stride (pad k/2). */
+typedef struct layer { const char *name; int hw, c, o, k, s; } layer;
+#define VTA_RESNET18_LAYERS                                                                      \
+  {                                                                                              \
+    {"C2", 56, 64, 64, 3, 1}, {"C3", 56, 64, 128, 3, 2}, {"C4", 56, 64, 128, 1, 2},              \
+        {"C5", 28, 128, 128, 3, 1}, {"C6", 28, 128, 256, 3, 2}, {"C7", 28, 128, 256, 1, 2},      \
+        {"C8", 14, 256, 256, 3, 1}, {"C9", 14, 256, 512, 3, 2}, {"C10", 14, 256, 512, 1, 2},     \
+        {"C11", 7, 512, 512, 3, 1},                                                              \
+  }
+
+/* Layer l with channels and size / div (at least one block of 16 and 4 pixels), n images, bias,
+ * ReLU, and a shift that keeps most outputs inside the clip: a product of two random int8 has a
+ * standard deviation near 5461, so aim at about 40 after the shift (sqrt(C*K*K) terms). */
+static inline void layer_op(const layer *l, int div, int n, vta_op *op) {
+  int hw = l->hw / div, c = l->c / div, o = l->o / div;
+  if (hw < 4) hw = 4;
+  if (c < 16) c = 16;
+  if (o < 16) o = 16;
+  vta_op_conv(op, l->name, n, c, hw, hw, o, l->k, l->s, l->k / 2);
+  op->has_bias = true;
+  double target = 5461.0 * sqrt((double)(c * l->k * l->k)) / 40.0;
+  int sh = 0;
+  while ((double)(1 << sh) < target) sh++;
+  op->shift = sh;
+  op->clip_min = 0;
+}
+
+/* The plan of op on cfgname with vt threads (tile knobs optional); false when the planner refuses
+ * it (the knobs do not fit or divide), which fails the test unless may_refuse. */
+static inline bool plan_of(const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn, bool may_refuse,
+                           vta_plan *p) {
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
+  vta_knobs k = {0};
+  if (kn) k = *kn;
+  k.vthreads = vt;
+  int rc = vta_plan_make(&cfg, op, &k, p, &err);
+  if (rc && !may_refuse) OVTA_ASSERT_OK(rc, err);
+  return rc == OVTA_OK;
+}
+
+/* The plan of the example of tests/vta/conv.test: conv2d 8x8x32 -> 32, 3x3, stride 2, pad 1, bias,
+ * shift 9, ReLU, tile n1 oc1 ic1 h2 w4, 2 virtual threads (2 reduction steps). */
+static inline void example_plan(vta_plan *p) {
+  vta_op op;
+  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
+  op.has_bias = true, op.shift = 9, op.clip_min = 0;
+  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4};
+  plan_of("default", &op, 2, &k, false, p);
+}
+
+/* The text dump of f (caller frees); f is freed. */
+static inline char *dump_of(lir_func *f) {
+  char *s = lir_dump_str(f);
+  assert_non_null(s);
+  lir_func_free(f);
+  return s;
+}
+
+static inline void fill(int8_t *x, size_t n, uint32_t seed) {
   uint32_t s = seed * 2654435761u + 7u;
   for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
 }
@@ -19,7 +80,7 @@ static void fill(int8_t *x, size_t n, uint32_t seed) {
 /* The reference, written out here on logical NCHW / OIHW tensors (not vta_reference): int32 sum
  * plus bias, the rounding constant 2^(shift-1) for shifts 1..31, then the SHR rule of isa/ISA.md
  * (>= 32: sign; -31..-1: left shift, wrapping; <= -32: 0), then the clip. */
-static void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b, int8_t *y) {
+static inline void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b, int8_t *y) {
   int OH = (op->h + op->pad_t + op->pad_b - op->kh) / op->stride_h + 1;
   int OW = (op->w + op->pad_l + op->pad_r - op->kw) / op->stride_w + 1;
   for (int n = 0; n < op->n; n++)
@@ -50,7 +111,7 @@ static void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, const i
  * modules interleaved by seed), compare every output byte with conv_ref. mid: also require most
  * outputs inside the clip (a shift chosen so the check is not vacuous). Also checks the device's
  * GEMM/ALU micro-op counts against the dry count and the lowering's ALU passes per output. */
-static void vta_check_plan(const char *backend, const vta_plan *pp, uint64_t seed, bool mid_check) {
+static inline void vta_check_plan(const char *backend, const vta_plan *pp, uint64_t seed, bool mid_check) {
   ovta_error err = {0};
   vta_plan p = *pp;
   ovta_config cfg = p.cfg;
@@ -125,15 +186,9 @@ static void vta_check_plan(const char *backend, const vta_plan *pp, uint64_t see
 
 /* Plan op on cfgname with vt threads (tile knobs optional) and check it (vta_check_plan). */
 static inline void run_op(const char *backend, const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn,
-                   uint64_t seed) {
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
-  vta_knobs k = {0};
-  if (kn) k = *kn;
-  k.vthreads = vt;
+                          uint64_t seed) {
   vta_plan p;
-  OVTA_ASSERT_OK(vta_plan_make(&cfg, op, &k, &p, &err), err);
+  plan_of(cfgname, op, vt, kn, false, &p);
   vta_check_plan(backend, &p, seed, true);
 }
 
