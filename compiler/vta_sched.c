@@ -226,19 +226,13 @@ static bool const_of(const lir_expr *e, int64_t *v) {
 }
 
 static bool push_range(ranges *rg, const lir_stmt *s) {
-  int64_t mn, ex, lo, hi;
+  int64_t mn, mnhi, ex;
   if (rg->n >= 64) return false;
   lir_affine am = lir_affine_of(s->min);
-  if (const_of(s->extent, &ex) && aff_bounds(&am, rg, &mn, &lo)) {
-    (void)lo;
-    int64_t mnhi;
-    aff_bounds(&am, rg, &mn, &mnhi);
-    rg->v[rg->n] = s->var, rg->lo[rg->n] = mn, rg->hi[rg->n] = mnhi + ex - 1;
-    rg->n++;
-    (void)hi;
-    return true;
-  }
-  return false;
+  if (!const_of(s->extent, &ex) || !aff_bounds(&am, rg, &mn, &mnhi)) return false;
+  rg->v[rg->n] = s->var, rg->lo[rg->n] = mn, rg->hi[rg->n] = mnhi + ex - 1;
+  rg->n++;
+  return true;
 }
 
 /* ---------------------------------------------------------------- split */
@@ -929,13 +923,7 @@ static void v_s(vctx *c, const lir_stmt *s) {
   case LIR_S_IF: /* guarded: the condition may be what keeps accesses in bounds */
     v_e(c, s->value);
     break;
-  case LIR_S_ATTR:
-    if (!strcmp(s->key, "virtual_thread")) {
-      lir_affine a = lir_affine_of(s->value);
-      (void)a;
-    }
-    /* fall through */
-  case LIR_S_LET: case LIR_S_EVAL:
+  case LIR_S_ATTR: case LIR_S_LET: case LIR_S_EVAL:
     v_e(c, s->value);
     v_s(c, s->body);
     break;
