@@ -32,12 +32,14 @@ typedef struct dctx {
   int rc;
   int nl; /* enclosing loops (outermost first) */
   lir_stmt *loops[DMA_LOOPS];
-  /* caches whose DMA zero-fills a halo (the clamp bounds of their DRAM dims) */
+  /* caches whose DMA zero-fills a halo: for the row and the column dim, the SRAM dim, the DRAM
+   * position of its element 0 (the copy's unclamped index minus the copy loop) and the clamp bounds */
   int npad;
   struct {
     lir_buf *sram;
-    int n;
-    int64_t lo[4], hi[4];
+    int sdim[2];
+    lir_affine at[2];
+    int64_t lo[2], hi[2];
   } pad[DMA_CACHES];
   /* caches compacted along a strided dim: reads divide that index by g */
   int ncomp;
@@ -424,8 +426,9 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
     for (int d = 0; d < r; d++) org[d] = lir_affine_expr(F, &x.outer[d]);
     org[r] = lir_max(F, h0, z), org[w] = lir_max(F, w0, z);
     int k = c->npad++;
-    c->pad[k].sram = x.sram, c->pad[k].n = 2;
-    c->pad[k].lo[0] = x.lo[r], c->pad[k].hi[0] = x.hi[r], c->pad[k].lo[1] = x.lo[w], c->pad[k].hi[1] = x.hi[w];
+    c->pad[k].sram = x.sram;
+    c->pad[k].sdim[0] = x.sdim[r], c->pad[k].at[0] = x.outer[r], c->pad[k].lo[0] = x.lo[r], c->pad[k].hi[0] = x.hi[r];
+    c->pad[k].sdim[1] = x.sdim[w], c->pad[k].at[1] = x.outer[w], c->pad[k].lo[1] = x.lo[w], c->pad[k].hi[1] = x.hi[w];
     return xfer_emit(c, &x, mem, false, org, NULL, pads);
   }
   xfer_plan(&x);
@@ -601,33 +604,64 @@ static bool is_store_nest(const lir_stmt *s) {
 
 /* ---------------------------------------------------------------- reduction */
 
-static bool reads_padded(dctx *c, const lir_expr *e) {
-  if (e->kind == LIR_E_LOAD)
+/* Do two affine forms denote the same value (same constant, same coefficient for every variable)? */
+static bool affine_same(const lir_affine *a, const lir_affine *b) {
+  if (!a->ok || !b->ok || a->c != b->c) return false;
+  lir_affine d = *a;
+  for (int i = 0; i < b->n; i++) lir_affine_add(&d, b->v[i], -b->k[i]);
+  if (!d.ok) return false;
+  for (int i = 0; i < d.n; i++)
+    if (d.k[i]) return false;
+  return true;
+}
+
+/* The padded-cache load that is a factor of the product P (`i32(L) * X` in either order), else NULL;
+ * *pi gets its pad record. */
+static const lir_expr *padded_factor(dctx *c, const lir_expr *P, int *pi) {
+  if (P->kind != LIR_E_BIN || P->op != LIR_MUL) return NULL;
+  for (int k = 0; k < 2; k++) {
+    const lir_expr *l = P->args[k];
+    if (l->kind == LIR_E_CAST) l = l->args[0];
+    if (l->kind != LIR_E_LOAD) continue;
     for (int i = 0; i < c->npad; i++)
-      if (c->pad[i].sram == e->buf) return true;
-  for (int i = 0; i < e->nargs; i++)
-    if (reads_padded(c, e->args[i])) return true;
+      if (c->pad[i].sram == l->buf) return *pi = i, l;
+  }
+  return NULL;
+}
+
+/* Is every conjunct of cond a bound test of the DRAM position the load L of padded cache i reads
+ * (`A >= lo` or `A < hi + 1` of the row or the column, A equal to the cache's origin plus L's
+ * index as affine forms)? Then cond is false only where L reads the halo, which the DMA filled
+ * with zeros. */
+static bool tests_halo(dctx *c, const lir_expr *cond, const lir_expr *L, int i) {
+  if (cond->kind != LIR_E_BIN) return false;
+  if (cond->op == LIR_AND) return tests_halo(c, cond->args[0], L, i) && tests_halo(c, cond->args[1], L, i);
+  if ((cond->op != LIR_GE && cond->op != LIR_LT) || cond->args[1]->kind != LIR_E_INT) return false;
+  lir_affine a = lir_affine_of(cond->args[0]);
+  for (int d = 0; d < 2; d++) {
+    int64_t bound = cond->op == LIR_GE ? c->pad[i].lo[d] : c->pad[i].hi[d] + 1;
+    if (cond->args[1]->ival != bound) continue;
+    lir_affine pos = c->pad[i].at[d], idx = lir_affine_of(L->args[c->pad[i].sdim[d]]);
+    if (!idx.ok) continue;
+    for (int t = 0; t < idx.n; t++) lir_affine_add(&pos, idx.v[t], idx.k[t]);
+    pos.c += idx.c;
+    if (affine_same(&a, &pos)) return true;
+  }
   return false;
 }
 
-/* A conjunction of range tests `A >= lo` / `A < hi + 1` with the bounds of a padded cache's halo. */
-static bool is_halo_test(dctx *c, const lir_expr *e) {
-  if (e->kind != LIR_E_BIN) return false;
-  if (e->op == LIR_AND) return is_halo_test(c, e->args[0]) && is_halo_test(c, e->args[1]);
-  if ((e->op != LIR_GE && e->op != LIR_LT) || e->args[1]->kind != LIR_E_INT) return false;
-  for (int i = 0; i < c->npad; i++)
-    for (int k = 0; k < c->pad[i].n; k++)
-      if (e->args[1]->ival == (e->op == LIR_GE ? c->pad[i].lo[k] : c->pad[i].hi[k] + 1)) return true;
-  return false;
-}
-
-/* Rule (reduction): `select(halo test, P, 0)` where P reads a zero-padded cache becomes P (the DMA
- * put zeros where the test fails); reads of a compacted cache divide the compacted index. */
+/* Rule (reduction): `select(cond, P, 0)` becomes P when P is a product with a factor L loaded from
+ * a zero-padded cache and cond only tests that L's DRAM position lies inside the image (tests_halo):
+ * where cond fails, L is DMA padding, so P is 0 as well. Reads of a compacted cache divide the
+ * compacted index. */
 static lir_expr *rw_expr(dctx *c, lir_expr *e) {
   switch (e->kind) {
   case LIR_E_SELECT:
-    if (e->args[2]->kind == LIR_E_INT && e->args[2]->ival == 0 && reads_padded(c, e->args[1]) && is_halo_test(c, e->args[0]))
-      return rw_expr(c, e->args[1]);
+    if (e->args[2]->kind == LIR_E_INT && e->args[2]->ival == 0) {
+      int pi;
+      const lir_expr *L = padded_factor(c, e->args[1], &pi);
+      if (L && tests_halo(c, e->args[0], L, pi)) return rw_expr(c, e->args[1]);
+    }
     break;
   case LIR_E_LOAD: {
     lir_expr *idx[LIR_MAX_DIMS];
