@@ -24,17 +24,7 @@ static void every_backend(const char *cfg, const vta_op *op, int vt, const vta_k
 
 static void test_resnet_reduced(void **st) {
   (void)st;
-  for (const char *const *c = ovta_test_configs(); *c; c++) {
-    ovta_config cfg;
-    ovta_error err = {0};
-    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
-    for (size_t i = 0; i < NLAYERS; i++)
-      for (int vt = 1; vt <= 2; vt++) {
-        vta_op op;
-        layer_op(&resnet[i], 4, cfg.batch, &op);
-        every_backend(*c, &op, vt, NULL);
-      }
-  }
+  each_resnet_layer(4, every_backend);
 }
 
 static void test_resnet_full(void **st) {

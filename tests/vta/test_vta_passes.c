@@ -4,7 +4,7 @@
  * interleaving and must give the plain-C reference's bytes (tests/vta/vta_check.h); plus the
  * passes' refusals of input they cannot lower, each naming what it could not lower.
  *
- * Plans: ResNet-18 C2..C11 full size and reduced (/4) on every config, 1 and 2 virtual threads
+ * Plans: ResNet-18 C2..C11 full size on every config, 1 and 2 virtual threads
  * (several reduction steps, chunked last stores, shared and per-tile bias, strided-row loads); a
  * sweep of forced tilings on the reduced layers with two batch blocks; host loops around GEMM
  * kernels and the chunked store; dense with a shared and a per-tile bias; bias-free convs and the
@@ -37,25 +37,10 @@ static void check(const char *cfgname, const vta_op *op, int vt, const vta_knobs
   check_plan(&p);
 }
 
+/* ResNet-18 C2..C11 full size on every config (the reduced layers run in tests/vta/test_vta.c). */
 static void test_resnet(void **st) {
   (void)st;
-  for (size_t i = 0; i < NLAYERS; i++)
-    for (int vt = 1; vt <= 2; vt++) {
-      vta_op op;
-      layer_op(&resnet[i], 1, 1, &op);
-      check("default", &op, vt, NULL);
-    }
-  for (const char *const *c = ovta_test_configs(); *c; c++) {
-    ovta_config cfg;
-    ovta_error err = {0};
-    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
-    for (size_t i = 0; i < NLAYERS; i++)
-      for (int vt = 1; vt <= 2; vt++) {
-        vta_op op;
-        layer_op(&resnet[i], 4, cfg.batch, &op);
-        check(*c, &op, vt, NULL);
-      }
-  }
+  each_resnet_layer(1, check);
 }
 
 static void test_tilings_dense_nobias(void **st) {
@@ -149,15 +134,8 @@ static void test_tens_refusals(void **st) {
   (void)st;
   vta_pass_fn tz = vta_stage_pass(VTA_S_TENSORIZE), alu = vta_stage_pass(VTA_S_ALU);
   assert_non_null(tz), assert_non_null(alu);
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  vta_op op;
-  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
-  op.has_bias = true, op.shift = 9, op.clip_min = 0;
-  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
   vta_plan p;
-  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, &p, &err), err);
+  example_plan(&p);
   refuses(&p, VTA_S_DMA, tz, "gi", 8, "loop gi is not 0..16 (BLOCK_OUT)");
   refuses(&p, VTA_S_TENSORIZE, tz, NULL, 0, "no multiply-accumulate");
   refuses(&p, VTA_S_SCHEDULE, tz, NULL, 0, "the store into acc_buf reads inp_buf but is not a multiply-accumulate");
@@ -166,8 +144,8 @@ static void test_tens_refusals(void **st) {
   refuses(&p, VTA_S_ALU, alu, NULL, 0, "no ACC init nest");
 }
 
-/* Full-size layers on every config, and a sweep of forced tilings (every fitting combination of a
- * few tile sizes) on the reduced layers: more shapes of the folded loops (merges, host loops). */
+/* A sweep of forced tilings (every fitting combination of a few tile sizes) on the reduced layers
+ * with two batch blocks, every config: more shapes of the folded loops (merges, host loops). */
 static void test_sweep(void **st) {
   (void)st;
   for (const char *const *c = ovta_test_configs(); *c; c++) {
@@ -177,8 +155,6 @@ static void test_sweep(void **st) {
     for (size_t i = 0; i < NLAYERS; i++)
       for (int vt = 1; vt <= 2; vt++) {
         vta_op op;
-        layer_op(&resnet[i], 1, cfg.batch, &op);
-        if (strcmp(*c, "default")) check(*c, &op, vt, NULL);
         layer_op(&resnet[i], 4, 2 * cfg.batch, &op);
         static const int toc[] = {1, 2, 4}, tic[] = {1, 2}, th[] = {1, 2, 7}, tw[] = {1, 2, 14};
         for (int a = 0; a < 3; a++)
@@ -221,14 +197,8 @@ static lir_stmt *find_eval(lir_stmt *s, const char *name) {
 static void test_fold_refuses(void **st) {
   (void)st;
   ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  vta_op op;
-  vta_op_conv(&op, "example", 1, 32, 8, 8, 32, 3, 2, 1);
-  op.has_bias = true, op.shift = 9, op.clip_min = 0;
-  vta_knobs k = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 4, .vthreads = 2};
   vta_plan p;
-  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &k, &p, &err), err);
+  example_plan(&p);
   for (int c = 0; c < 3; c++) {
     lir_func *f = NULL;
     OVTA_ASSERT_OK(vta_lower_uid(&p, c == 2 ? VTA_S_TENSORIZE : VTA_S_ALU, "k", 5, &f, &err), err);

@@ -39,6 +39,23 @@ static inline void layer_op(const layer *l, int div, int n, vta_op *op) {
   op->clip_min = 0;
 }
 
+/* fn(config, op, vt, NULL) for ResNet-18 C2..C11 with channels and size / div (layer_op, one batch
+ * block of images) on every config of ovta_test_configs(), 1 and 2 virtual threads. */
+static inline void each_resnet_layer(int div, void (*fn)(const char *, const vta_op *, int, const vta_knobs *)) {
+  static const layer resnet18[] = VTA_RESNET18_LAYERS;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (size_t i = 0; i < sizeof resnet18 / sizeof resnet18[0]; i++)
+      for (int vt = 1; vt <= 2; vt++) {
+        vta_op op;
+        layer_op(&resnet18[i], div, cfg.batch, &op);
+        fn(*c, &op, vt, NULL);
+      }
+  }
+}
+
 /* The plan of op on cfgname with vt threads (tile knobs optional); false when the planner refuses
  * it (the knobs do not fit or divide), which fails the test unless may_refuse. */
 static inline bool plan_of(const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn, bool may_refuse,
