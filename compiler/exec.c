@@ -619,6 +619,7 @@ const ovta_config *ovta_exec_config(const ovta_exec *e) { return e->accel ? &e->
 
 const char *ovta_exec_report(const ovta_exec *e) { return e->report ? e->report : ""; }
 const char *ovta_exec_target(const ovta_exec *e) { return e->triple ? e->triple : ""; }
+bool ovta_exec_foreign(const ovta_exec *e) { return e->foreign; }
 int ovta_exec_num_steps(const ovta_exec *e) { return e->ns; }
 
 int ovta_exec_node_stats_get(const ovta_exec *e, int i, ovta_exec_node_stats *out, ovta_error *err) {

@@ -480,6 +480,8 @@ const ovta_config *ovta_exec_config(const ovta_exec *e);
 const char *ovta_exec_report(const ovta_exec *e);
 /* The LLVM target triple of the plan's object code ("" for a plan saved before it was recorded). */
 const char *ovta_exec_target(const ovta_exec *e);
+/* Whether the plan's code is for another machine (compiled with a foreign triple: saved, not run). */
+bool ovta_exec_foreign(const ovta_exec *e);
 
 /* Per-step counters, for callers (ovta eval, a profiler). Accelerator steps: compile-time
  * counts from the host code, and device counters of the last run (cycles when the backend

@@ -25,7 +25,8 @@ static const char *help =
     "  --triple TRIPLE     compile for another machine (LLVM target triple, e.g. a board's ARM cores:\n"
     "                      aarch64-linux-gnu, armv7a-linux-gnueabihf); the plan is saved, not run here\n"
     "  --mcpu CPU          target CPU by LLVM name (e.g. cortex-a53; default: this machine's CPU, or\n"
-    "                      the architecture's baseline with --triple)\n\n"
+    "                      the architecture's baseline with --triple; a name LLVM does not know is\n"
+    "                      warned about by LLVM and replaced by the baseline)\n\n"
     "accelerator (compiler/README-vta.md, \"Graph executor\"):\n"
     "  --target accel      quantize (int8, calibrated), pack and partition the model; ovta.QConv /\n"
     "                      ovta.QDense run on the accelerator (host code compiled through LLVM into\n"
@@ -209,7 +210,7 @@ int ovta_cmd_compile(int argc, char **argv) {
             model, g->n_nodes, ovta_exec_num_inputs(e), ovta_exec_num_outputs(e), arena, unshared, out,
             o.cg.triple ? " for " : "", o.cg.triple ? ovta_exec_target(e) : "");
   }
-  if (!rc && accel && o.cg.triple)
+  if (!rc && accel && ovta_exec_foreign(e))
     fprintf(stderr, "ovta: %d node(s) on the accelerator (config %s); copy %s to the %s machine and run it there with "
             "`ovta run %s --backend zynq` (boards/README.md)\n", ovta_exec_accel_nodes(e), cfg.name, out, o.cg.triple, out);
   else if (!rc && accel)
