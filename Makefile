@@ -29,7 +29,10 @@ endif
 
 CXX := g++
 OPT ?= -O2
-CPPFLAGS := -I$(B)/gen -Iisa -Idriver -Ihw/sim -Ijit-runtime -Icompiler -DOVTA_SRC_DIR=\"$(SRC)\" -D_GNU_SOURCE
+# BASE_CPPFLAGS: what every object sees; the compiler's layers add their own include paths
+# (compiler/compiler.mk), everything else sees all of CPPFLAGS.
+BASE_CPPFLAGS := -I$(B)/gen -Iisa -DOVTA_SRC_DIR=\"$(SRC)\" -D_GNU_SOURCE
+CPPFLAGS := $(BASE_CPPFLAGS) -Idriver -Ihw/sim -Ijit-runtime
 CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
   -Werror=incompatible-pointer-types -Werror=int-conversion -fPIC $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
@@ -64,8 +67,6 @@ include boards/boards.mk
 include hw/rtl/rtl.mk
 include jit-runtime/runtime.mk
 include compiler/compiler.mk
-include compiler/codegen.mk
-include compiler/vta.mk
 include tools/tools.mk
 include tests/tests.mk
 include tests/fuzz/fuzz.mk

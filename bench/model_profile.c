@@ -1,5 +1,5 @@
 /* model_profile.c: one inference of a compiled model folder (`ovta compile` output: plan.json,
- * params.bin, kernels.o; compiler/README-codegen.md) with the time of every step, as JSON.
+ * params.bin, kernels.o; compiler/lir/README.md) with the time of every step, as JSON.
  *
  *   build/bench/model_profile MODEL.ovta --input NAME=X.npy [--reference Y.npy] [--warmup N]
  *
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "loopir.h"
+#include "exec.h"
 
 typedef struct ptensor {
   const char *name;

@@ -1,12 +1,12 @@
 /* resnet_layers.c: ResNet-18 conv layers C2..C11 compiled by the accelerator lowering
- * (compiler/vta.h) and run on each backend (env OVTA_BENCH_BACKENDS, default "fsim") and config
+ * (compiler/accel/accel.h) and run on each backend (env OVTA_BENCH_BACKENDS, default "fsim") and config
  * (env OVTA_BENCH_CONFIGS, default "default"), with 1 and 2 virtual threads; env OVTA_BENCH_LAYERS
  * (e.g. "C4,C7,C10") runs only those layers. One JSON line per run:
  * the plan, instructions and micro-ops of the host code and of the device, bytes moved, and when
  * the backend counts cycles (tsim): cycles and MAC utilization = MACs / (cycles * B*BI*BO), busy and
  * stall cycles of the load, compute and store modules.
  * Every result is checked against the plain-C reference (vta_reference); a mismatch exits 1. */
-#include "vta.h"
+#include "accel.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -32,3 +32,28 @@ $(B)/tests/cli/test_cli: tests/cli/test_cli.sh $(B)/ovta
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_cli.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
+
+# build/ovta-opt: graph passes on a model file (tools/ovta-opt/main.c); build/ovta-vta: one
+# accelerator operator through the lowering stages (tools/ovta-vta/main.c).
+OVTA_OPT := $(B)/ovta-opt
+OVTA_VTA := $(B)/ovta-vta
+TOOLS += $(OVTA_OPT) $(OVTA_VTA)
+$(OVTA_OPT): tools/ovta-opt/main.c $(LIB) $(GEN)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+$(OVTA_VTA): tools/ovta-vta/main.c $(LIB) $(GEN)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+# The full-size ResNet-18 sweep (C2..C11, 1 and 2 virtual threads, every config): slow on small.
+.PHONY: test-vta-full bench-layers
+test-vta-full: $(B)/tests/vta/test_vta
+	OVTA_VTA_FULL=1 $(B)/tests/vta/test_vta
+
+# bench/resnet_layers.c: per layer JSON (instructions, uops, bytes; cycles and MAC utilization on a
+# backend that counts cycles). Env OVTA_BENCH_BACKENDS (default fsim), OVTA_BENCH_CONFIGS.
+LAYERS_BENCH := $(B)/bench/resnet_layers
+TOOLS += $(LAYERS_BENCH)
+$(LAYERS_BENCH): bench/resnet_layers.c $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+bench-layers: $(LAYERS_BENCH)
+	$(LAYERS_BENCH)

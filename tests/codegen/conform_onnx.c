@@ -1,6 +1,6 @@
 /* ONNX conformance runner for the CPU path: every ONNX backend node test in the test-data folder
  * (default /usr/share/libonnx-testdata/data/node, or the second argument) whose model uses only operators of
- * the CPU lowering's required list is imported (compiler/onnx.c), compiled (ovta_exec_build:
+ * the CPU lowering's required list is imported (compiler/graph/onnx.c), compiled (ovta_exec_build:
  * loop IR -> LLVM O3 -> object code -> JIT), run on test_data_set_0/input_N.pb, and compared
  * with output_N.pb (the independent reference shipped with ONNX).
  *
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopir.h"
+#include "exec.h"
 #include "onnx.pb-c.h"
 
 #define RTOL 1e-5

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "loopir.h"
+#include "exec.h"
 
 enum { C_IN = 2, H = 6, W = 6, C_OUT = 3, K = 3, HP = 3, WP = 3, FC = 4, FLAT = C_OUT * HP * WP };
 

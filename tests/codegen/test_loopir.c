@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loopir.h"
+#include "exec.h"
 
 /* Compile one function and return its entry point (the JIT is returned for freeing). */
 static lir_kernel_fn build(lir_func *f, lir_jit **jit) {
@@ -331,7 +331,7 @@ static void test_vectorized_ir(void **state) {
   lir_func_free(f);
 }
 
-/* The queries (loopir.h section 4): equality, variable use, affine forms, the statement walk. */
+/* The queries (lir.h section 4): equality, variable use, affine forms, the statement walk. */
 static int walk_count(lir_walk *w, lir_stmt **slot) {
   int *n = w->ctx;
   n[0]++;

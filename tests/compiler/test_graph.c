@@ -1,7 +1,7 @@
 /* Graph IR tests: the JSON form round-trips (write -> read -> write gives identical text) for
  * hand-written graphs, imported ONNX models and graphs after every pass; building and editing
  * through the API; JSON errors name the file and the place. */
-#include "graph.h"
+#include "passes.h"
 #include "ovta_test.h"
 
 static void roundtrip(ovta_graph *g) {

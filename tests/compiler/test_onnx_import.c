@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "graph.h"
+#include "passes.h"
 #include "ovta_test.h"
 
 #define NODE_DIR "/usr/share/libonnx-testdata/data/node/"

@@ -3,7 +3,7 @@
  * result against a float convolution computed here. */
 #include <math.h>
 
-#include "graph.h"
+#include "passes.h"
 #include "ovta_test.h"
 
 static unsigned rng = 12345;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "graph.h"
+#include "passes.h"
 
 static void json_roundtrip(const ovta_graph *g) {
   ovta_error err = {0};

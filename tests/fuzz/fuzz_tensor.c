@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "graph.h"
-#include "loopir.h"
+#include "exec.h"
 
 static void check_tensor(const ovta_tensor *t) {
   if (!t) abort();

@@ -17,7 +17,7 @@
 #include "ovta_runtime.h"
 #include "rt_matmul.h"
 
-#include "loopir.h"
+#include "exec.h"
 
 #include <pthread.h>
 

@@ -15,7 +15,7 @@
  * Images alternate, so a run that reads anything left over from the previous one differs. */
 #include "ovta_test.h"
 #include "ovta_driver.h"
-#include "loopir.h"
+#include "exec.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Accelerator lowering tests (compiler/vta.h): conv2d and dense compiled through every stage to
+/* Accelerator lowering tests (compiler/accel/accel.h): conv2d and dense compiled through every stage to
  * host code, issued on the runtime and run on every backend of OVTA_TEST_BACKENDS, compared bit
  * for bit with a plain-C int8 reference computed here from the logical inputs.
  *

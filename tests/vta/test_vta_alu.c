@@ -1,10 +1,9 @@
-/* test_vta_alu.c: the ALU operators of compiler/vta_alu.c (residual add with requantization, max
+/* test_vta_alu.c: the ALU operators of compiler/accel/alu.c (residual add with requantization, max
  * pooling with padding) bit-exact against plain-C references written here, on fsim for every config
  * (remainder tiles included), on tsim for a reduced shape; and the schedule verifier
- * (compiler/vta_sched.h) rejecting an out-of-bounds access. */
+ * (compiler/accel/accel.h) rejecting an out-of-bounds access. */
 #include "ovta_test.h"
-#include "vta.h"
-#include "vta_sched.h"
+#include "accel.h"
 
 static void fill(int8_t *x, size_t n, uint32_t seed) {
   uint32_t s = seed * 2654435761u + 7u;

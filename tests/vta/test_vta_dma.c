@@ -1,4 +1,4 @@
-/* The inject-dma pass (compiler/vta_dma.c, README-vta.md "Passes", 3) on a sweep of shapes wider
+/* The inject-dma pass (compiler/accel/inject_dma.c, compiler/accel/README.md "Passes", 3) on a sweep of shapes wider
  * than tests/vta/test_vta_passes.c (kernels 1 and 3, strides 1..3, pads 0..2, forced tilings with
  * one-row/one-column tiles, dense, constant requantization, every config, 1 and 2 virtual threads):
  * each plan goes through every pass and runs on fsim bit-exact against the plain-C reference of

@@ -1,9 +1,9 @@
 /* Whole models with their accelerator regions on a device (ovta_exec with opts.accel,
- * README-vta.md "Graph executor").
+ * compiler/accel/README.md "Graph executor").
  *
  * The shipped Fashion-MNIST CNN (models/fmnist) is quantized with its calibration images, then
  * compiled twice from the same int8 graph: entirely on the CPU path (the independent reference
- * for the int8 arithmetic: plain-layout ovta.QConv / ovta.QDense lowered by lower_cpu.c) and
+ * for the int8 arithmetic: plain-layout ovta.QConv / ovta.QDense lowered by cpu/lower.c) and
  * with the accelerator (pack, partition, vta kernels with LLVM host code, DMA buffers). Ten test
  * images on fsim on every config, two on tsim on default: the logits must be bit-exact, and
  * the accelerator nodes must really have run on the device (device micro-op counters). Also: the
@@ -11,8 +11,8 @@
  * the report names where each node runs. */
 #include "ovta_test.h"
 #include "ovta_driver.h"
-#include "loopir.h"
-#include "vta.h"
+#include "exec.h"
+#include "accel.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* Host code through LLVM (compiler/vta.h, vta_compile): the host-stage loop IR of conv2d and dense
+/* Host code through LLVM (compiler/accel/accel.h, vta_compile): the host-stage loop IR of conv2d and dense
  * is compiled by codegen.c into a JIT that calls the runtime shims ovta_vrt_* as external symbols.
  * For each case the LLVM host function and the reference IR walker issue onto two queues: the
  * instruction streams must be identical instruction for instruction, the dry-run counts equal,

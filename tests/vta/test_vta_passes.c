@@ -1,4 +1,4 @@
-/* The lowering passes (compiler/README-vta.md "Passes": inject-dma, tensorize, inject-alu,
+/* The lowering passes (compiler/accel/README.md "Passes": inject-dma, tensorize, inject-alu,
  * fold-uops, insert-deps, host, each an IR-to-IR rewrite of the stage before) on a wide set of
  * plans: each plan goes through every pass to host code, runs on fsim with a random module
  * interleaving and must give the plain-C reference's bytes (tests/vta/vta_check.h); plus the
@@ -12,7 +12,6 @@
  * replaced it, the plan-driven emitter they were written against gave the same IR text for every
  * one of these plans (7,134 stage comparisons). */
 #include "vta_check.h"
-#include "vta_sched.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* A residual block through the whole stack: conv -> relu -> conv -> add(residual) -> relu ->
  * maxpool -> flatten -> dense, built here in float, quantized with calibration (quantize pass:
  * ovta.QConv, ovta.QAdd with the ReLU fused, ovta.QMaxPool, int8 Flatten, ovta.QDense), then
- *   1. the all-CPU int8 run (lower_cpu.c) against a plain-C int8 reference written in this file
+ *   1. the all-CPU int8 run (cpu/lower.c) against a plain-C int8 reference written in this file
  *      from the quantized graph's constants and attributes;
  *   2. the accelerator run (pack, partition, vta GEMM + ALU kernels) on fsim for the three
  *      configs, bit-exact against the CPU run, with int8 flowing between the accelerator nodes
@@ -9,8 +9,8 @@
  *   3. an add whose shift the ALU cannot take (16..31) falls back to the CPU with the reason in
  *      the report and stays bit-exact. */
 #include "ovta_test.h"
-#include "loopir.h"
-#include "vta.h"
+#include "exec.h"
+#include "accel.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* The `schedule` stage built by schedule primitives (compiler/vta_sched.h, README-vta.md "Passes"
+/* The `schedule` stage built by schedule primitives (compiler/accel/accel.h, compiler/accel/README.md "Passes"
  * 2 and "Schedule primitives"): vta_lower(plan, VTA_S_SCHEDULE) applies the plan's primitive
  * script (split, reorder, rename, fission, set_scope, cache_read, compute_at, vthread,
  * hoist_alloc) to the compute stage. Each case checks the result with vta_sched_verify, compiles
@@ -10,7 +10,6 @@
  * (rounding constant as the initial value; shift 20); forced tilings (several reduction steps);
  * the fission primitive's refusal of an illegal distribution. */
 #include "vta_check.h"
-#include "vta_sched.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #include "ovta_test.h"
 #include "ovta_driver.h"
 #include "ovta_runtime.h"
-#include "vta.h"
+#include "accel.h"
 
 #include <math.h>
 #include <stdlib.h>

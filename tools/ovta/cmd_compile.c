@@ -1,12 +1,12 @@
 /* cmd_compile.c: `ovta compile MODEL -o OUT.ovta`: a model compiled for the CPU path and saved as
- * a folder (plan.json + params.bin + kernels.o, see compiler/README-codegen.md). */
+ * a folder (plan.json + params.bin + kernels.o, see compiler/lir/README.md). */
 #include "ovta_tool.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "loopir.h"
-#include "vta.h"
+#include "exec.h"
+#include "accel.h"
 
 static const char *help =
     "usage: ovta compile MODEL.onnx|MODEL.json -o OUT.ovta [options]\n\n"
@@ -27,7 +27,7 @@ static const char *help =
     "  --mcpu CPU          target CPU by LLVM name (e.g. cortex-a53; default: this machine's CPU, or\n"
     "                      the architecture's baseline with --triple; a name LLVM does not know is\n"
     "                      warned about by LLVM and replaced by the baseline)\n\n"
-    "accelerator (compiler/README-vta.md, \"Graph executor\"):\n"
+    "accelerator (compiler/accel/README.md, \"Graph executor\"):\n"
     "  --target accel      quantize (int8, calibrated), pack and partition the model; ovta.QConv /\n"
     "                      ovta.QDense run on the accelerator (host code compiled through LLVM into\n"
     "                      kernels.o), the rest on the CPU; run with `ovta run OUT --backend fsim|tsim`\n"
@@ -35,7 +35,7 @@ static const char *help =
     "                      model input with batch 1 (symbolic input dims take its shape)\n"
     "  --calib-count N     use the first N samples (default: up to 64)\n"
     "  --config NAME       hardware config (default: $OVTA_CONFIG or default)\n"
-    "  --tuning FILE.json  tiling knobs per node (see README-vta.md)\n"
+    "  --tuning FILE.json  tiling knobs per node (see compiler/accel/README.md)\n"
     "  --vt N              virtual threads 1 or 2 (default 2)\n"
     "  --report            print the compile report: per node where it runs (and why), tiling,\n"
     "                      instruction and micro-op counts\n";

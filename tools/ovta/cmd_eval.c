@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "loopir.h"
+#include "exec.h"
 
 static const char *help =
     "usage: ovta eval MODEL.onnx|MODEL.json --images X.npy --labels Y.npy [options]\n\n"

@@ -23,9 +23,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "loopir.h"
+#include "exec.h"
 #include "ovta_driver.h"
-#include "vta.h"
+#include "accel.h"
 
 /* ---------------------------------------------------------------- 1. Options and help */
 

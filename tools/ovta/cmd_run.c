@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "loopir.h"
+#include "exec.h"
 
 static const char *help =
     "usage: ovta run MODEL.ovta|MODEL.onnx|MODEL.json --input NAME=FILE.npy ... --output-dir DIR\n\n"

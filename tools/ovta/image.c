@@ -20,7 +20,7 @@
 
 #include <png.h>
 
-#include "loopir.h"
+#include "exec.h"
 
 typedef struct png_ctx {
   char msg[200];  /* the first libpng error */

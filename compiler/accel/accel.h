@@ -1,0 +1,385 @@
+/* accel.h: the accelerator layer (compiler/accel/, prefix vta_): accelerator operators lowered
+ * through staged loop IR (lir.h) down to host code calling the JIT runtime
+ * (jit-runtime/ovta_runtime.h). May include: graph.h, lir.h, the JIT runtime. Private helpers
+ * shared by the files of this layer: accel_internal.h. Spec, pass list and where to add an
+ * operator or a stage: compiler/accel/README.md.
+ *
+ * Sections:
+ *   1. Operators  - what the accelerator computes here (conv2d / dense, fused bias + requant).
+ *   2. Schedule   - tiling and virtual threads: automatic from the config, or knobs / tuning JSON.
+ *   3. Passes     - the named lowering stages, each giving a loop IR function (--print-after).
+ *   4. Kernels    - a compiled operator: the final host IR run against the runtime.
+ *   5. Graph      - which graph nodes run where, with a compile report.
+ *   6. Reference  - plain-C int8 references and packing helpers (tests, bench).
+ *   7. Schedule primitives - loop-IR transformations, TVM-TIR style (compiler/accel/sched.c).
+ *
+ * DRAM layouts (elements of the config, graph.h OVTA_LAYOUT_*):
+ *   x    int8  [N/B][C/BI][H][W][B][BI]          (dense: H = W = 1)
+ *   w    int8  [O/BO][C/BI][KH][KW][BO][BI]
+ *   bias int32 [O/BO][BO]  (expanded to ACC elements [O/BO][B][BO] when bound, the rounding
+ *                           constant 2^(shift-1) added: vta_pack_bias)
+ *   y    int8  [N/B][O/BO][OH][OW][B][BO]
+ */
+#ifndef OVTA_VTA_H
+#define OVTA_VTA_H
+
+#include "graph.h"
+#include "lir.h"
+#include "ovta_runtime.h"
+
+/* ---------------------------------------------------------------- 1. Operators */
+
+typedef enum vta_op_kind {
+  VTA_CONV = 0,
+  VTA_DENSE = 1,
+  VTA_ADD = 2,     /* residual add on the ALU: y = clamp(requant((a << shift_a) + (b << shift_b), shift)) */
+  VTA_MAXPOOL = 3, /* max pooling on the ALU (KHxKW window, stride, pads skipped = -inf padding) */
+} vta_op_kind;
+
+/* y = clamp(requant(sum(x*w) + bias, shift), clip_min, clip_max), ovta_requant semantics. */
+typedef struct vta_op {
+  char name[64];        /* node name (errors, reports) */
+  vta_op_kind kind;     /* conv or dense */
+  int n, c, h, w;       /* input: images (dense: rows M), channels (dense: K), height, width */
+  int o;                /* output channels (dense: N) */
+  int kh, kw;           /* kernel size (dense: 1) */
+  int stride_h, stride_w;
+  int pad_t, pad_l, pad_b, pad_r;
+  bool has_bias;        /* int32 bias per output channel */
+  int shift;            /* requantization shift (ovta_requant) */
+  int clip_min, clip_max; /* clamp after the shift (relu: clip_min 0) */
+  int shift_a, shift_b; /* VTA_ADD: left shifts (0..31) aligning the two inputs before the add */
+} vta_op;
+
+/* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127). */
+void vta_op_conv(vta_op *op, const char *name, int n, int c, int h, int w, int o, int k, int stride,
+                 int pad);
+void vta_op_dense(vta_op *op, const char *name, int m, int k, int n);
+/* ALU operators (compiler/accel/alu.c): x [N/B][C/BI][H][W][B][BI] in, y in the same layout (o = c).
+ * Buffers: add: x = a, w = b, bias = the identity weight block (vta_pack_identity), y;
+ * maxpool: x, bias = the identity block, y (w unused). Both copy int8 tensors into the ACC by a
+ * GEMM with the identity block, then work on the ALU (ADD/SHR with tensor operands, MAX over the
+ * window), vthreads 1. Remainder tiles: tile sizes need not divide the extents. */
+void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift);
+void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, int k, int stride, int pad);
+int vta_op_out_h(const vta_op *op);
+int vta_op_out_w(const vta_op *op);
+int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates */
+/* The rounding constant of the requantization: 2^(shift-1) for shift 1..31, else 0. The lowering
+ * starts each accumulator at bias + this constant (vta_pack_bias folds it into the packed bias; a
+ * bias-free op fills the ACC with it), so the ALU chain after the GEMMs is only SHR and the clip. */
+int32_t vta_requant_round(const vta_op *op);
+/* The clip as one ALU CLP immediate ((hi << 8) | (lo & 0xff), signed 16 bits) when both bounds
+ * are int8; false when a bound lies outside (MAX + MIN then). */
+bool vta_clip_imm(const vta_op *op, int32_t *imm);
+
+/* ---------------------------------------------------------------- 2. Schedule */
+
+/* Knobs; 0 = choose automatically. Tiles are in elements of the config: t_n batch blocks,
+ * t_oc output-channel blocks, t_ic input-channel blocks, t_h x t_w output pixels. */
+typedef struct vta_knobs {
+  int t_n, t_oc, t_ic, t_h, t_w;
+  int vthreads;         /* 1 or 2 (0: 2) */
+} vta_knobs;
+
+/* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1}},
+ * "default": {...}}. Keys absent stay as they are in *k. */
+int vta_knobs_from_json(const char *json, const char *origin, const char *name, vta_knobs *k,
+                        ovta_error *err);
+/* Parse "t_n,t_oc,t_ic,t_h,t_w" into k. */
+int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err);
+
+/* The schedule of one operator on one config: everything the passes need. */
+typedef struct vta_plan {
+  vta_op op;
+  ovta_config cfg;
+  int vt;                          /* virtual threads */
+  int nb, cb, ob;                  /* N/B, C/BI, O/BO blocks */
+  int oh, ow;                      /* output size */
+  int t_n, t_oc, t_ic, t_h, t_w;   /* tile */
+  int in_h, in_w;                  /* input tile rows/cols incl. halo (SRAM) */
+  int in_rs;                       /* DRAM input rows per SRAM row: stride_h for an unpadded 1-row
+                                      kernel with stride_h > 1 (only the rows it reads are loaded,
+                                      a strided-row DMA), else 1 */
+  int inp_part, wgt_part, acc_part;/* SRAM elements per virtual thread */
+  int inp_tile, wgt_tile, acc_tile;/* elements one tile uses (ACC: with the bias elements it needs
+                                      in its part: its t_oc, or the whole bias for bias_base >= 0) */
+  int bias_base;                   /* >= 0: ACC index of the whole bias (ob elements at the end of
+                                      the ACC, loaded once before the first tile, shared by the
+                                      virtual threads); -1: each tile loads its t_oc bias elements
+                                      after its ACC tile (or no bias) */
+  int q_chunks;                    /* the last tile's requantization and store go in this many
+                                      output-channel chunks (divides t_oc): the store of one chunk
+                                      runs under the ALU of the next, so only the last chunk's
+                                      store is not hidden; 1 when t_n > 1 */
+  int uop_budget;                  /* micro-ops one GEMM kernel may hold */
+  int red_steps;                   /* cb / t_ic */
+  int64_t tiles;                   /* output tiles */
+  char why[160];                   /* how the tiling was chosen */
+} vta_plan;
+
+/* Check the op against the config (block divisibility, pads <= 15, shift range, ...) and choose
+ * the tiling: the knobs set in k (may be NULL), the rest the cheapest fitting choice (DRAM bytes +
+ * instruction estimate). OVTA_EUNSUPPORTED naming the op when it cannot run on the accelerator. */
+int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *k, vta_plan *p,
+                  ovta_error *err);
+/* One-line description: "tile n1 oc2 ic4 h7 w14, vt 2, inp 1024/1024 ..." */
+void vta_plan_str(const vta_plan *p, char *buf, size_t n);
+
+/* ---------------------------------------------------------------- 3. Passes */
+
+typedef enum vta_stage {
+  VTA_S_COMPUTE = 0, /* compute: the operator as a scalar loop nest over DRAM */
+  VTA_S_SCHEDULE,    /* schedule: split/reorder into tiles, cache read/write into SRAM scopes,
+                        compute_at the tile, virtual-thread attribute */
+  VTA_S_DMA,         /* inject-dma: cache copies become 2D strided DMA with halo padding */
+  VTA_S_TENSORIZE,   /* tensorize: the BATCH x BLOCK_IN x BLOCK_OUT body becomes the GEMM intrinsic */
+  VTA_S_ALU,         /* inject-alu: ACC init by MOV (bias + rounding constant, or an immediate),
+                        requant after the GEMMs: SHR, CLP (or MAX, MIN) on the ALU */
+  VTA_S_FOLD,        /* fold-uops: loops folded into micro-op kernels with two hardware levels */
+  VTA_S_DEPS,        /* insert-deps: load/compute/store tokens, ping-pong for virtual threads */
+  VTA_S_HOST,        /* host: host loops + calls into the runtime (ovta_vrt_*) */
+  VTA_S_COUNT
+} vta_stage;
+
+const char *vta_stage_name(vta_stage s);  /* "compute", "schedule", "inject-dma", ... */
+/* Stage by name; -1 when unknown. */
+int vta_stage_parse(const char *name);
+/* The loop IR of p after stage s (a new function named fname; caller frees). */
+int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err);
+/* A pass: rewrites f, the IR after stage s-1, in place (new nodes from f's arena) into the IR
+ * after stage s; p is the target context (config, tile, virtual threads), uid the kernel-key
+ * prefix of this compile (31 bits). Returns an error naming the statement it cannot rewrite. */
+typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* inject-dma (compiler/accel/inject_dma.c): copy nests -> 2D strided dma_load/dma_store, halo padding,
+ * in-place requantization on the ACC before the store. */
+int vta_pass_inject_dma(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* fold-uops (compiler/accel/fold_uops.c): SRAM references become flat element indices (allocations
+ * removed), every loop nest around a tensor intrinsic (@ovta.gemm, @ovta.alu_*) a micro-op kernel. */
+int vta_pass_fold(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* insert-deps (compiler/accel/insert_deps.c): load/compute/store tokens inserted where the fold-uops IR
+ * hands data from one module to the next (credits per virtual thread, per step, tile and store). */
+int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* host (compiler/accel/host.c): intrinsics -> runtime calls ovta_vrt_*, DRAM references -> (handle,
+ * flat element offset), micro-op recording scopes -> if (kernel_begin(key) != 0). */
+int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* The pass of stage s (inject-dma .. host; NULL for compute and schedule). */
+vta_pass_fn vta_stage_pass(vta_stage s);
+/* tensorize (compiler/accel/tensorize.c): the BATCH x BLOCK_OUT x BLOCK_IN multiply-accumulate loops
+ * become @ovta.gemm(acc, inp, wgt). */
+int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* inject-alu (compiler/accel/inject_alu.c): the ACC init (bias element or constant) and the
+ * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, SHR, CLP or
+ * MAX + MIN). */
+int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* vta_lower with the kernel-key prefix uid of a compile (vta_compile uses one per kernel). */
+int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,
+                  ovta_error *err);
+
+/* ---------------------------------------------------------------- 4. Kernels */
+
+/* Buffer handles the host IR uses (argument positions of vta_kernel_run). */
+enum { VTA_BUF_X = 0, VTA_BUF_W = 1, VTA_BUF_BIAS = 2, VTA_BUF_Y = 3, VTA_BUF_COUNT };
+
+typedef struct vta_counts {
+  uint64_t insns_load, insns_store, insns_gemm, insns_alu, insns_acc_load; /* issued by the host IR */
+  uint64_t insns;        /* their sum */
+  uint64_t kernels;      /* distinct micro-op kernels */
+  uint64_t uops_recorded;/* micro-ops in them */
+  uint64_t gemm_uops;    /* GEMM micro-op executions (reset included) */
+  uint64_t alu_uops;     /* ALU micro-op executions */
+  uint64_t bytes_inp, bytes_wgt, bytes_acc, bytes_out; /* DRAM bytes moved (padding excluded) */
+  uint64_t tokens;       /* dependency pushes */
+} vta_counts;
+
+typedef struct vta_kernel vta_kernel;
+
+/* Compile p: run every stage, dumping after those named in print_after (comma-separated stage
+ * names or "all"; NULL: none) to dump (NULL: stderr). The kernel keeps the host IR. */
+int vta_compile(const vta_plan *p, const char *print_after, FILE *dump, vta_kernel **out,
+                ovta_error *err);
+/* Compile options: dumps, the host function's symbol (NULL: "vta_" + op name, sanitized), and
+ * whether to compile the host IR through LLVM into a JIT now (the default) or not (no_jit: the
+ * executor adds the host function to its own module with vta_kernel_module_add). */
+typedef struct vta_compile_opts {
+  const char *print_after;      /* stage names or "all" (NULL: none) */
+  FILE *dump;                   /* NULL: stderr */
+  const char *symbol;           /* host function name */
+  bool no_jit;                  /* keep only the host IR */
+  const lir_codegen_opts *cg;   /* LLVM options (NULL: O3, host cpu) */
+} vta_compile_opts;
+int vta_compile_ex(const vta_plan *p, const vta_compile_opts *o, vta_kernel **out, ovta_error *err);
+/* Compile the host IR through LLVM into the kernel's own JIT (done by vta_compile already). */
+int vta_kernel_jit(vta_kernel *k, const lir_codegen_opts *cg, ovta_error *err);
+bool vta_kernel_has_jit(const vta_kernel *k);
+/* Add the host function (symbol of vta_compile_opts) to an LLVM module: the JIT that runs it
+ * needs vta_jit_define_runtime; object files keep the ovta_vrt_* calls as undefined symbols. */
+int vta_kernel_module_add(const vta_kernel *k, lir_module *m, ovta_error *err);
+/* Define the runtime shims ovta_vrt_* as absolute symbols in a JIT. */
+int vta_jit_define_runtime(lir_jit *j, ovta_error *err);
+void vta_kernel_free(vta_kernel *k);
+const lir_func *vta_kernel_host(const vta_kernel *k);
+const vta_plan *vta_kernel_plan(const vta_kernel *k);
+/* Counts of the host IR, from a dry walk (no device). */
+int vta_kernel_count(const vta_kernel *k, vta_counts *c, ovta_error *err);
+/* Issue the kernel on rt (not synchronized): bufs[VTA_BUF_*] in the layouts above; the bias
+ * buffer in ACC elements [O/BO][B][BO] (vta_pack_bias), NULL when the op has none. The host IR
+ * runs compiled through LLVM (vta_compile), or walked when the kernel has no JIT. */
+int vta_kernel_issue(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_BUF_COUNT], ovta_error *err);
+
+/* How the host IR runs: compiled through LLVM (default when the kernel has it) or walked by the
+ * reference interpreter (debug; same calls in the same order). */
+typedef enum vta_host_mode { VTA_HOST_DEFAULT = 0, VTA_HOST_LLVM, VTA_HOST_WALK } vta_host_mode;
+int vta_kernel_issue_mode(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_BUF_COUNT], vta_host_mode mode,
+                          ovta_error *err);
+int vta_kernel_count_mode(const vta_kernel *k, vta_counts *c, vta_host_mode mode, ovta_error *err);
+
+/* The runtime shims the host IR calls (ovta_vrt_*), on the calling thread's context. */
+typedef struct vta_rt_ctx {
+  ovta_rt *rt;                      /* NULL: dry run, only count */
+  ovta_buf *bufs[VTA_BUF_COUNT];
+  const ovta_config *cfg;
+  vta_counts *counts;               /* may be NULL */
+  int rc;                           /* first error */
+  ovta_error err;
+  uint64_t *seen;                   /* dry run: kernel keys seen (open addressing) */
+  size_t seen_cap, seen_n;
+  uint64_t cur_uops, cur_iters;     /* dry run: current kernel's size */
+  int cur_levels;
+} vta_rt_ctx;
+void vta_rt_ctx_set(vta_rt_ctx *c);
+/* Call a compiled host function (entry point from a JIT) with context c; c->rc / c->err tell
+ * the first failing runtime call (then returned, prefixed with name). */
+int vta_host_call(lir_kernel_fn fn, const char *name, vta_rt_ctx *c, ovta_error *err);
+int32_t ovta_vrt_load(int64_t type, int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys,
+                      int64_t stride, int64_t px0, int64_t py0, int64_t px1, int64_t py1);
+int32_t ovta_vrt_store(int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys, int64_t stride);
+int32_t ovta_vrt_dep_push(int64_t from, int64_t to);
+int32_t ovta_vrt_dep_pop(int64_t from, int64_t to);
+int32_t ovta_vrt_kernel_begin(int64_t key); /* 1: record the kernel now */
+int32_t ovta_vrt_loop_begin(int64_t ext, int64_t dst, int64_t src, int64_t wgt);
+int32_t ovta_vrt_loop_end(void);
+int32_t ovta_vrt_uop(int64_t dst, int64_t src, int64_t wgt);
+int32_t ovta_vrt_gemm(int64_t reset);
+int32_t ovta_vrt_alu(int64_t op, int64_t use_imm, int64_t imm);
+int32_t ovta_vrt_kernel_end(void);
+
+/* ---------------------------------------------------------------- 5. Graph */
+
+/* The accelerator op of a graph node (ovta.QConv / ovta.QDense on packed int8 tensors), or
+ * OVTA_EUNSUPPORTED with the reason (the node then runs on the CPU path). */
+int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config *cfg, vta_op *op,
+                     ovta_error *err);
+/* Compile report of a graph: one line per node: where it runs, its tiling, instruction and
+ * micro-op counts (accelerator) or why it stays on the CPU. Knobs from tuning JSON (may be NULL). */
+int vta_graph_report(const ovta_graph *g, const ovta_config *cfg, const char *tuning_json, int vt,
+                     FILE *out, ovta_error *err);
+
+/* ---------------------------------------------------------------- 6. Reference */
+
+/* Sizes in elements of each DRAM tensor of p. */
+size_t vta_x_bytes(const vta_plan *p);
+size_t vta_w_bytes(const vta_plan *p);
+size_t vta_bias_bytes(const vta_plan *p); /* the ACC-expanded bias */
+size_t vta_y_bytes(const vta_plan *p);
+/* Pack logical tensors into the DRAM layouts: x NCHW (dense [M,K]), w OIHW (dense [N,K]),
+ * bias [O] int32 (to ACC elements [O/BO][B][BO] holding bias + vta_requant_round, wrapping: the
+ * value the accumulator starts from); unpack y to NCHW (dense [M,N]). */
+void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
+void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw);
+void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb);
+void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y);
+/* The BLOCK_OUT x BLOCK_IN identity weight block (ALU operators' bias buffer, vta_bias_bytes). */
+void vta_pack_identity(const vta_plan *p, int8_t *blk);
+/* Plain-C references of the ALU operators on logical NCHW tensors. */
+void vta_reference_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y);
+void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y);
+/* The plain-C int8 reference on logical tensors (bias may be NULL). */
+void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
+
+/* ---------------------------------------------------------------- 7. Schedule primitives */
+
+/* Each primitive rewrites a function in place (new nodes from the function's arena; the old ones
+ * stay unreferenced), returns OVTA_OK or an error naming the loop/buffer, and never aborts.
+ * vta_sched_verify checks a result: lir_verify plus symbolic bounds of every affine access.
+ * Spec: compiler/accel/README.md, "Schedule primitives". FileCheck tests: tests/vta/sched*.test
+ * (`ovta-vta sched EXAMPLE SCRIPT`). */
+
+#define VTA_SCHED_MAX_CACHES 16
+
+/* A schedule being applied to f (not owned). Caches are remembered so compute_at/vthread find
+ * their copy nests. */
+typedef struct vta_sched {
+  lir_func *f;          /* the function rewritten */
+  int ncache;           /* caches (and scoped buffers) remembered */
+  struct vta_sched_cache {
+    lir_buf *cache, *orig; /* the scoped buffer and the buffer it caches (NULL: set_scope) */
+    bool write;            /* cache_write (copy out after) or cache_read (copy in before) */
+    bool placed;           /* compute_at done (its region is relative to a loop) */
+  } cache[VTA_SCHED_MAX_CACHES];
+} vta_sched;
+
+void vta_sched_init(vta_sched *s, lir_func *f);
+
+/* The statement slot holding the loop of variable `var` (NULL when none). */
+lir_stmt **vta_sched_find_loop(lir_func *f, const char *var);
+
+/* How split treats an extent the factor does not divide. */
+typedef enum vta_split_mode {
+  VTA_SPLIT_EXACT = 0, /* require divisibility (OVTA_EINVAL otherwise) */
+  VTA_SPLIT_GUARD,     /* ceil(ext/factor) outer iterations, body under `if (v < ext)` */
+  VTA_SPLIT_TAIL,      /* floor(ext/factor) full tiles, then a tail loop of ext % factor (body copied) */
+} vta_split_mode;
+
+/* for v in m..m+E { B }  ->  for v_o in 0..E/F { for v_i in 0..F { B[v := m + v_o*F + v_i] } }
+ * (constant extent). Tail mode adds `for v_t in 0..E%F { B[v := m + (E/F)*F + v_t] }`. */
+int vta_sched_split(vta_sched *s, const char *var, int64_t factor, vta_split_mode mode, ovta_error *err);
+/* Permute a perfect nest of the n loops named (any order inside) into the order given. */
+int vta_sched_reorder(vta_sched *s, const char *const *vars, int n, ovta_error *err);
+/* Every read of buffer `buf` goes through a new buffer `name` in `scope`, filled by a copy nest
+ * (whole buffer) at the top of the function; compute_at then moves it under a loop. */
+int vta_sched_cache_read(vta_sched *s, const char *buf, lir_scope scope, const char *name, ovta_error *err);
+/* Every write and read of `buf` goes to a new buffer `name` in `scope`; a copy nest after the body
+ * writes it back (whole buffer) until compute_at moves it. */
+int vta_sched_cache_write(vta_sched *s, const char *buf, lir_scope scope, const char *name, ovta_error *err);
+/* Move the copy nest of cache `cache` into the body of loop `var` (before it: read, after: write),
+ * shrinking the cache to the region the loop body touches (affine indices; clamp(max(min(A, hi),
+ * lo)) indices count as A). The allocation moves with it. */
+int vta_sched_compute_at(vta_sched *s, const char *cache, const char *var, ovta_error *err);
+/* Virtual threads: the body of loop `var` gets `attr virtual_thread = floormod(var, n)`; each cache
+ * named (allocated inside the loop) gets a leading part dimension of n indexed by that value and
+ * its allocation hoisted outside the loop (ping-pong buffers). */
+int vta_sched_vthread(vta_sched *s, const char *var, int n, const char *const *caches, int ncaches,
+                      ovta_error *err);
+/* vthread over the fused iteration index of nested loops vars[0..nvars-1] (outermost first, min 0,
+ * constant extents): part = floormod(((v0 * E1 + v1) * E2 + v2).., n), the attribute on the body of
+ * the innermost; n = 1 adds the part dimension (of 1) and no attribute. */
+int vta_sched_vthread_fused(vta_sched *s, const char *const *vars, int nvars, int n, const char *const *caches,
+                            int ncaches, ovta_error *err);
+/* Loop distribution with scalar expansion (decompose a fused reduction): the perfect nest from loop
+ * `var` down to allocations A.. and a sequence S1..Sn becomes the allocations, expanded by the nest's
+ * extents and hoisted above it, then one copy of the nest per statement (copy j >= 2 binds fresh
+ * variables named V_j). Refused when a buffer other than the A.. written by one statement is
+ * accessed by another. */
+int vta_sched_fission(vta_sched *s, const char *var, ovta_error *err);
+/* The loop of `var` binds a new variable `name` (must be free). */
+int vta_sched_rename(vta_sched *s, const char *var, const char *name, ovta_error *err);
+/* An allocated buffer moves to `scope` (renamed when name is not NULL); vthread may then part it. */
+int vta_sched_set_scope(vta_sched *s, const char *buf, lir_scope scope, const char *name, ovta_error *err);
+/* The allocation of `buf` moves to the top of the function. */
+int vta_sched_hoist_alloc(vta_sched *s, const char *buf, ovta_error *err);
+/* lir_verify (non-CPU rules) plus: every access outside an `if` whose indices are affine in loop
+ * variables with constant ranges stays within its buffer; virtual_thread attributes are under
+ * the loop they name. */
+int vta_sched_verify(const lir_func *f, ovta_error *err);
+/* For executing a scheduled function on the CPU (tests): every accelerator scope becomes LOCAL. */
+void vta_sched_cpu_scopes(lir_func *f);
+
+/* Apply a script of primitives, one per ';': `split V F [exact|guard|tail]`, `reorder V V...`,
+ * `cache_read BUF SCOPE NAME`, `cache_write BUF SCOPE NAME`, `compute_at CACHE V`,
+ * `vthread V[,V...] N [CACHE...]`, `fission V`, `rename V NAME`, `set_scope BUF SCOPE [NAME]`,
+ * `hoist_alloc BUF`; scopes global local inp wgt acc out uop. After each, vta_sched_verify;
+ * when dump is not NULL, "// after N: PRIMITIVE" and the function's dump are printed. */
+int vta_sched_apply(vta_sched *s, const char *script, FILE *dump, ovta_error *err);
+
+#endif

@@ -1,0 +1,27 @@
+/* accel_internal.h: private to compiler/accel/: small accelerator-specific IR helpers shared by
+ * the lowering passes (README.md "Passes") and the schedule primitives (sched.c), and the ALU
+ * operators' entry points (alu.c) that plan.c and lower.c dispatch to. General IR queries are in
+ * lir.h, section 4. Nothing outside compiler/accel/ includes this file. */
+#ifndef OVTA_VTA_IR_H
+#define OVTA_VTA_IR_H
+
+#include "accel.h"
+
+/* The ALU intrinsic names by opcode (OVTA_ALU_* order): "ovta.alu_min", .., "ovta.alu_clp". */
+extern const char *const vta_alu_intrin[7];
+
+/* b[idx[0..n-3], 0, 0]: the origin of the BATCH x BLOCK element an n-index access of b covers. */
+lir_expr *vta_block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *idx);
+
+/* Does one of the lead indices idx[0..n-3] (all but the element's two) use v? */
+bool vta_lead_uses(int n, lir_expr *const *idx, const lir_var *v);
+
+/* `max(min(A, hi), lo)` with constant bounds (a halo copy's clamped index): A, lo and hi (either
+ * may be NULL). */
+bool vta_is_clamp(const lir_expr *e, lir_expr **inner, int64_t *lo, int64_t *hi);
+
+/* ALU operators (alu.c): the plan of a VTA_ADD / VTA_MAXPOOL op, and its lowering to stage s. */
+int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p, ovta_error *err);
+int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
+
+#endif

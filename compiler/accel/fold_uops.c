@@ -1,0 +1,566 @@
+/* fold_uops.c: the fold-uops pass (compiler/accel/README.md "Passes", 6): the IR after inject-alu, with SRAM
+ * buffers and tensor intrinsics inside loop nests, becomes micro-op kernels over flat SRAM element
+ * indices, the loops folded by fold_loops. */
+#include "accel_internal.h"
+
+#include <string.h>
+
+/* ---------------------------------------------------------------- loop folding */
+
+/* An affine loop of a tensorized statement: extent and the factors of its variable on the flat
+ * SRAM element indices dst, src, wgt; `id` is the loop's position in the nest (a merged loop keeps
+ * its outer loop's name and id). */
+typedef struct aloop {
+  const char *name;
+  int64_t ext, f[3];
+  int id;
+} aloop;
+
+#define FOLD_MAX_LOOPS 10
+
+/* The folded kernel: nh host loops (outer first; one kernel per host iteration), nl <= 2
+ * hardware loop levels (outer first), nu micro-op loops (outer first). */
+typedef struct fold {
+  int nh, nl, nu;
+  aloop h[8], l[2], u[8];
+} fold;
+
+/* Fold n <= FOLD_MAX_LOOPS loops (outer first): loops of extent 1 vanish; adjacent loops with
+ * proportional factors merge (outer factors = inner extent x inner factors, merged extent <=
+ * 16383); the two longest (extent <= 16383; ties: the inner one) become the hardware levels; the
+ * innermost others become micro-ops while their product stays within `budget`; the rest stay host
+ * loops. */
+static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
+  aloop L[FOLD_MAX_LOOPS];
+  int m = 0;
+  for (int i = 0; i < n && i < FOLD_MAX_LOOPS; i++)
+    if (in[i].ext > 1) L[m++] = in[i];
+  /* merge j into i (i outer) when factors of i = ext(j) * factors of j */
+  for (int i = 0; i + 1 < m;) {
+    aloop *a = &L[i], *b = &L[i + 1];
+    bool ok = a->ext * b->ext <= 16383;
+    for (int k = 0; k < 3; k++) ok = ok && a->f[k] == b->ext * b->f[k];
+    if (ok) {
+      b->ext *= a->ext;
+      b->name = a->name;
+      b->id = a->id;
+      memmove(&L[i], &L[i + 1], sizeof(aloop) * (size_t)(m - i - 1));
+      m--;
+    } else {
+      i++;
+    }
+  }
+  /* the two longest loops (ties: the inner one) become the hardware levels */
+  int pick[2] = {-1, -1};
+  for (int t = 0; t < 2; t++)
+    for (int i = m - 1; i >= 0; i--)
+      if (i != pick[0] && L[i].ext <= 16383 && (pick[t] < 0 || L[i].ext > L[pick[t]].ext)) pick[t] = i;
+  fo->nl = 0;
+  if (pick[0] >= 0 && pick[1] >= 0 && pick[1] < pick[0]) {
+    int t = pick[0];
+    pick[0] = pick[1], pick[1] = t;
+  }
+  for (int t = 0; t < 2; t++)
+    if (pick[t] >= 0) fo->l[fo->nl++] = L[pick[t]];
+  aloop rest[FOLD_MAX_LOOPS];
+  int nr = 0;
+  for (int i = 0; i < m; i++)
+    if (i != pick[0] && i != pick[1]) rest[nr++] = L[i];
+  int64_t prod = 1;
+  int cut = nr;
+  while (cut > 0 && prod * rest[cut - 1].ext <= budget) prod *= rest[--cut].ext;
+  fo->nh = cut, fo->nu = nr - cut;
+  for (int i = 0; i < cut; i++) fo->h[i] = rest[i];
+  for (int i = cut; i < nr; i++) fo->u[i - cut] = rest[i];
+}
+
+/* ---------------------------------------------------------------- the pass */
+
+/* Kernel kinds (key bits 28..31; the emitter's K_*): the whole ACC tile without a tensor operand,
+ * a GEMM, an ALU statement with a tensor operand (the bias copy), an ACC region offset by an outer
+ * loop (a chunk of the last tile's requantization). */
+enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4 };
+
+/* Where an SRAM buffer lives: parted buffers [vt, .., B, BLOCK] at `off` in each part of `part`
+ * elements (index 0 = the part); a buffer without a part dimension at `off` (the shared bias). */
+typedef struct sram {
+  lir_buf *b;
+  bool parted;
+  int64_t part, off;
+} sram;
+
+typedef struct fctx {
+  lir_func *f;
+  const vta_plan *p;
+  uint64_t uid;
+  ovta_error *err;
+  int rc;
+  int ns;
+  sram s[8];
+} fctx;
+
+#define F (c->f)
+
+static const sram *sram_of(const fctx *c, const lir_buf *b) {
+  for (int i = 0; i < c->ns; i++)
+    if (c->s[i].b == b) return &c->s[i];
+  return NULL;
+}
+
+static bool uses_sram(const fctx *c, const lir_expr *e) {
+  if (e->kind == LIR_E_LOAD && sram_of(c, e->buf)) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (uses_sram(c, e->args[i])) return true;
+  return false;
+}
+
+/* The SRAM layout from the allocations (in order): per scope, the parted buffers one after the
+ * other in each part (ACC: the tile, then a per-tile bias), an ACC buffer [blocks, B, BLOCK] without
+ * a part dimension at plan.bias_base. Refuses a buffer that does not fit its part. */
+static int layout_s(fctx *c, const lir_stmt *s, int64_t used[LIR_SCOPE_COUNT]) {
+  if (!s || c->rc) return c->rc;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++) layout_s(c, s->stmts[i], used);
+    return c->rc;
+  case LIR_S_IF:
+    layout_s(c, s->body, used);
+    return layout_s(c, s->else_body, used);
+  case LIR_S_ALLOC: {
+    lir_buf *b = s->buf;
+    if (b->scope == LIR_SCOPE_INP || b->scope == LIR_SCOPE_WGT || b->scope == LIR_SCOPE_ACC) {
+      const vta_plan *p = c->p;
+      if (c->ns == (int)(sizeof c->s / sizeof c->s[0]))
+        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: too many SRAM buffers (%s)", b->name);
+      if (b->ndim < 3)
+        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                                 "fold-uops: SRAM buffer %s has %d dimensions (want [.., rows, columns] of the element)",
+                                 b->name, b->ndim);
+      sram *r = &c->s[c->ns++];
+      r->b = b;
+      int64_t part = b->scope == LIR_SCOPE_INP ? p->inp_part : b->scope == LIR_SCOPE_WGT ? p->wgt_part : p->acc_part;
+      int64_t elems = 1;
+      if (b->scope == LIR_SCOPE_ACC && b->ndim == 3) { /* no part dimension: the shared region */
+        elems = b->shape[0];
+        if (p->bias_base < 0 || p->bias_base + elems > p->acc_part * p->vt)
+          return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                                   "fold-uops: ACC buffer %s without a part dimension but no shared ACC region in the plan",
+                                   b->name);
+        r->parted = false, r->part = 0, r->off = p->bias_base;
+      } else {
+        for (int d = 1; d < b->ndim - 2; d++) elems *= b->shape[d];
+        if (b->shape[0] != p->vt || used[b->scope] + elems > part)
+          return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                                   "fold-uops: SRAM buffer %s (%lld parts of %lld elements) does not fit %d parts of %lld",
+                                   b->name, (long long)b->shape[0], (long long)elems, p->vt, (long long)part);
+        r->parted = true, r->part = part, r->off = used[b->scope];
+        used[b->scope] += elems;
+      }
+    }
+    return layout_s(c, s->body, used);
+  }
+  case LIR_S_FOR: case LIR_S_LET: case LIR_S_ATTR:
+    return layout_s(c, s->body, used);
+  default:
+    return c->rc;
+  }
+}
+
+/* A reference to an SRAM buffer as a flat element index: part base (lead * part + offset +
+ * constant), the factors of the nest's loop variables, and the other variables' terms (outer
+ * loops: a chunk, an output-channel tile). */
+typedef struct flatref {
+  const sram *s;
+  lir_expr *lead;    /* the part index (NULL: no part dimension) */
+  int64_t c;         /* constant offset within the part (with the buffer's offset) */
+  int64_t k[FOLD_MAX_LOOPS]; /* factor of nest loop i */
+  int n;             /* other variables */
+  lir_var *v[LIR_AFFINE_TERMS];
+  int64_t vk[LIR_AFFINE_TERMS];
+} flatref;
+
+/* Flatten ref (a load of an SRAM buffer) over the nest loops `loops`; what names the statement in
+ * errors. Refuses indices not affine in the loops, a part index that depends on them, and an
+ * index into the element (the last two dimensions must be 0: intrinsics work on whole elements). */
+static int flatten(fctx *c, const lir_expr *ref, lir_stmt *const *loops, int nl, const char *what, flatref *r) {
+  memset(r, 0, sizeof *r);
+  if (ref->kind != LIR_E_LOAD || !(r->s = sram_of(c, ref->buf)))
+    return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand is not an SRAM buffer reference", what);
+  const lir_buf *b = ref->buf;
+  int d0 = 0;
+  if (r->s->parted) {
+    r->lead = ref->args[0], d0 = 1;
+    for (int i = 0; i < nl; i++)
+      if (lir_uses_var(r->lead, loops[i]->var))
+        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: the part index of %s depends on loop %s",
+                                 what, b->name, loops[i]->var->name);
+  }
+  r->c = r->s->off;
+  int64_t stride[LIR_MAX_DIMS];
+  stride[b->ndim - 1] = 1;
+  for (int d = b->ndim - 2; d >= 0; d--) stride[d] = d >= b->ndim - 3 ? 1 : stride[d + 1] * b->shape[d + 1];
+  for (int d = d0; d < b->ndim; d++) {
+    lir_affine a = lir_affine_of(ref->args[d]);
+    if (!a.ok)
+      return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: index %d of %s is not affine in the loops",
+                               what, d, b->name);
+    if (d >= b->ndim - 2) {
+      if (a.n || a.c)
+        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                                 "fold-uops: %s: index %d of %s addresses inside the element (want 0)", what, d, b->name);
+      continue;
+    }
+    r->c += a.c * stride[d];
+    for (int t = 0; t < a.n; t++) {
+      int i = 0;
+      while (i < nl && loops[i]->var != a.v[t]) i++;
+      if (i < nl) {
+        r->k[i] += a.k[t] * stride[d];
+        continue;
+      }
+      int j = 0;
+      while (j < r->n && r->v[j] != a.v[t]) j++;
+      if (j == r->n) {
+        if (r->n == LIR_AFFINE_TERMS) return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: too many terms", what);
+        r->v[r->n] = a.v[t], r->vk[r->n++] = 0;
+      }
+      r->vk[j] += a.k[t] * stride[d];
+    }
+  }
+  return OVTA_OK;
+}
+
+/* The flat index without the nest loops: part base, constant, then the other variables' terms. */
+static lir_expr *flat_base(fctx *c, const flatref *r) {
+  lir_expr *e = r->lead ? lir_add(F, lir_muli(F, r->lead, r->s->part), lir_i64(F, r->c)) : lir_i64(F, r->c);
+  for (int j = 0; j < r->n; j++) e = lir_add(F, e, lir_muli(F, lir_ref(F, r->v[j]), r->vk[j]));
+  return e;
+}
+
+static lir_stmt *call(fctx *c, const char *name, int n, lir_expr **args) {
+  return lir_eval(F, lir_opaque(F, name, LIR_I32, n, args));
+}
+
+static bool is_call(const lir_stmt *s, const char *name) {
+  return s->kind == LIR_S_EVAL && s->value->kind == LIR_E_CALL && s->value->op == LIR_OPAQUE &&
+         !strcmp(s->value->callee, name);
+}
+
+static int alu_opcode(const lir_stmt *s) {
+  for (int i = 0; i < 7; i++)
+    if (is_call(s, vta_alu_intrin[i])) return i;
+  return -1;
+}
+
+static bool is_compute(const lir_stmt *s) { return is_call(s, "ovta.gemm") || alu_opcode(s) >= 0; }
+
+static bool is_compute_body(const lir_stmt *s) {
+  if (s->kind != LIR_S_SEQ) return is_compute(s);
+  for (int i = 0; i < s->n; i++)
+    if (!is_compute(s->stmts[i])) return false;
+  return s->n > 0;
+}
+
+static bool is_dma(const lir_stmt *s) { return is_call(s, "ovta.dma_load") || is_call(s, "ovta.dma_store"); }
+
+/* The loops of a nest: constant extents from 0. */
+static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what, aloop *al) {
+  for (int i = 0; i < nl; i++) {
+    const lir_stmt *l = loops[i];
+    if (l->min->kind != LIR_E_INT || l->min->ival != 0 || l->extent->kind != LIR_E_INT || l->extent->ival < 1)
+      return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                               "fold-uops: %s: loop %s does not run from 0 over a constant extent", what, l->var->name);
+    al[i] = (aloop){.name = l->var->name, .ext = l->extent->ival, .id = i};
+  }
+  return OVTA_OK;
+}
+
+/* Rule (tensor intrinsics): a perfect nest of loops (constant extents from 0) around one
+ * `@ovta.gemm(acc, inp, wgt)` or a sequence of `@ovta.alu_OP(acc, imm | src)` on one ACC reference
+ * (the tensor operands all the same) becomes one micro-op kernel per host iteration:
+ *   for HOST.. { attr uop_kernel = KEY { uop_loop_begin(ext, dst, src, wgt)..; for UOP.. { uop(dst,
+ *   src, wgt) }; uop_loop_end().. }; gemm(0) | alu(op, use_imm, imm)..; kernel_end() }
+ * Each loop's factors are the affine coefficients of its variable in the flat SRAM indices of the
+ * operands (part base + offsets, `flatten`); fold_loops picks the hardware levels, micro-op
+ * loops (budget: plan.uop_budget for a GEMM or an ALU statement with a tensor operand, 1 for an
+ * immediate-only ALU program: the region as loop levels, one micro-op) and host loops, which bind
+ * the variables of the loops they come from (a merged loop: its outer loop's). Key: compile uid
+ * (bits 32..62), kind (28..31: GEMM; ALU with a tensor operand; immediate ALU on the ACC region;
+ * the same offset by an outer variable, a chunk), parts (20..27: GEMM 2 x ACC part + INP part, else
+ * the ACC part + vt x the outer variable the operands are offset by: the chunk, the output-channel
+ * tile of a shared bias), host iteration (0..19). Refused: indices not affine in the loops, a part
+ * index depending on them, operands of the wrong SRAM scope, mixed GEMM/ALU statements or different
+ * operands in one nest, more than one outer variable in the offsets (none for a GEMM), immediates
+ * that are not constants. */
+static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *body) {
+  const vta_plan *p = c->p;
+  int nst = body->kind == LIR_S_SEQ ? body->n : 1;
+  lir_stmt *const *st = body->kind == LIR_S_SEQ ? body->stmts : &body;
+  const lir_expr *first = st[0]->value;
+  char what[160];
+  snprintf(what, sizeof what, "@%s in loop %s", first->callee, nl ? loops[nl - 1]->var->name : "(none)");
+  if (nl > FOLD_MAX_LOOPS) {
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: more than %d loops", what, FOLD_MAX_LOOPS);
+    return NULL;
+  }
+  aloop al[FOLD_MAX_LOOPS];
+  if (nest_loops(c, loops, nl, what, al)) return NULL;
+  bool gemm = is_call(st[0], "ovta.gemm");
+  flatref r[3];
+  bool has[3] = {true, false, false};
+  const lir_expr *src = NULL; /* ALU tensor operand */
+  lir_block pushes;
+  lir_block_init(&pushes, F);
+  if (gemm) {
+    if (nst != 1 || first->nargs != 3) {
+      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: want one @ovta.gemm(acc, inp, wgt) in the nest", what);
+      return NULL;
+    }
+    static const lir_scope want[3] = {LIR_SCOPE_ACC, LIR_SCOPE_INP, LIR_SCOPE_WGT};
+    for (int k = 0; k < 3; k++) {
+      if (flatten(c, first->args[k], loops, nl, what, &r[k])) return NULL;
+      if (r[k].s->b->scope != want[k] || !r[k].lead) {
+        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %d (%s) is not a parted %s buffer", what, k,
+                          r[k].s->b->name, lir_scope_name(want[k]));
+        return NULL;
+      }
+      for (int j = 0; j < r[k].n; j++)
+        if (r[k].vk[j]) {
+          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %s is offset by outer loop %s", what,
+                            r[k].s->b->name, r[k].v[j]->name);
+          return NULL;
+        }
+      has[k] = true;
+    }
+    if (!lir_expr_eq(r[1].lead, r[2].lead)) {
+      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: INP and WGT parts differ", what);
+      return NULL;
+    }
+    lir_expr *z = lir_i64(F, 0);
+    lir_block_add(&pushes, call(c, "ovta.gemm", 1, &z));
+  } else {
+    for (int i = 0; i < nst; i++) {
+      const lir_expr *e = st[i]->value;
+      int op = alu_opcode(st[i]);
+      if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !lir_expr_eq(e->args[0], first->args[0])) {
+        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                          "fold-uops: %s: statement %d of the nest is not an ALU intrinsic on the same ACC reference",
+                          what, i);
+        return NULL;
+      }
+      lir_expr *a[3];
+      if (e->args[1]->kind == LIR_E_LOAD) {
+        if (op == OVTA_ALU_CLP || (src && !lir_expr_eq(src, e->args[1]))) {
+          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: different tensor operands in one nest", what);
+          return NULL;
+        }
+        src = e->args[1];
+        a[0] = lir_i64(F, op), a[1] = lir_i64(F, 0), a[2] = lir_i64(F, 0);
+      } else {
+        for (int j = 1; j < e->nargs; j++)
+          if (e->args[j]->kind != LIR_E_INT) {
+            c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: ALU immediate is not a constant", what);
+            return NULL;
+          }
+        int64_t imm = e->args[1]->ival;
+        if (op == OVTA_ALU_CLP) { /* (hi << 8) | (lo & 0xff) as a signed 16-bit immediate */
+          int32_t v = (int32_t)(((uint32_t)e->args[2]->ival & 0xffu) << 8 | ((uint32_t)e->args[1]->ival & 0xffu));
+          imm = v >= 32768 ? v - 65536 : v;
+        }
+        a[0] = lir_i64(F, op), a[1] = lir_i64(F, 1), a[2] = lir_i64(F, imm);
+      }
+      lir_block_add(&pushes, call(c, "ovta.alu", 3, a));
+    }
+    if (flatten(c, first->args[0], loops, nl, what, &r[0])) return NULL;
+    if (src && flatten(c, src, loops, nl, what, &r[1])) return NULL;
+    has[1] = src != NULL;
+    if (r[0].s->b->scope != LIR_SCOPE_ACC || !r[0].lead || (src && r[1].s->b->scope != LIR_SCOPE_ACC)) {
+      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands are not ACC buffers (the destination parted)",
+                        what);
+      return NULL;
+    }
+    if (src && r[1].lead && !lir_expr_eq(r[1].lead, r[0].lead)) {
+      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: source and destination in different ACC parts", what);
+      return NULL;
+    }
+  }
+  for (int i = 0; i < nl; i++)
+    for (int k = 0; k < 3; k++) al[i].f[k] = has[k] ? r[k].k[i] : 0;
+  fold fo;
+  fold_loops(al, nl, gemm || src ? p->uop_budget : 1, &fo);
+
+  /* key: kind and parts */
+  int kind;
+  lir_expr *parts;
+  if (gemm) {
+    kind = KIND_GEMM;
+    parts = lir_add(F, lir_muli(F, r[0].lead, 2), r[1].lead); /* vt <= 2 */
+  } else {
+    lir_var *outer = NULL;
+    for (int k = 0; k < 2; k++)
+      for (int j = 0; j < (has[k] ? r[k].n : 0); j++) {
+        if (!r[k].vk[j]) continue;
+        if (outer && outer != r[k].v[j]) {
+          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands offset by outer loops %s and %s", what,
+                            outer->name, r[k].v[j]->name);
+          return NULL;
+        }
+        outer = r[k].v[j];
+      }
+    kind = src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
+    parts = r[0].lead;
+    if (outer) parts = lir_add(F, parts, lir_muli(F, lir_ref(F, outer), p->vt));
+  }
+
+  lir_expr *b[3];
+  for (int k = 0; k < 3; k++) b[k] = has[k] ? flat_base(c, &r[k]) : lir_i64(F, 0);
+  lir_expr *hidx = lir_i64(F, 0);
+  int64_t hiters = 1;
+  for (int i = 0; i < fo.nh; i++) {
+    lir_expr *v = lir_ref(F, loops[fo.h[i].id]->var);
+    for (int k = 0; k < 3; k++) b[k] = lir_add(F, b[k], lir_muli(F, v, fo.h[i].f[k]));
+    hidx = lir_add(F, lir_muli(F, hidx, fo.h[i].ext), v);
+    hiters *= fo.h[i].ext;
+  }
+  if (hiters > (1 << 20)) {
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %lld host iterations exceed the kernel key's 20 bits",
+                      what, (long long)hiters);
+    return NULL;
+  }
+  lir_expr *key = lir_add(F, lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28)),
+                          lir_add(F, lir_muli(F, parts, 1 << 20), hidx));
+  lir_block rec;
+  lir_block_init(&rec, F);
+  for (int i = 0; i < fo.nl; i++) {
+    lir_expr *a[4] = {lir_i64(F, fo.l[i].ext), lir_i64(F, fo.l[i].f[0]), lir_i64(F, fo.l[i].f[1]),
+                      lir_i64(F, fo.l[i].f[2])};
+    lir_block_add(&rec, call(c, "ovta.uop_loop_begin", 4, a));
+  }
+  lir_expr *ub[3] = {b[0], b[1], b[2]};
+  for (int i = 0; i < fo.nu; i++)
+    for (int k = 0; k < 3; k++) ub[k] = lir_add(F, ub[k], lir_muli(F, lir_ref(F, loops[fo.u[i].id]->var), fo.u[i].f[k]));
+  lir_stmt *u = call(c, "ovta.uop", 3, ub);
+  for (int i = fo.nu - 1; i >= 0; i--)
+    u = lir_for(F, loops[fo.u[i].id]->var, lir_i64(F, 0), lir_i64(F, fo.u[i].ext), LIR_FOR_SERIAL, u);
+  lir_block_add(&rec, u);
+  for (int i = 0; i < fo.nl; i++) lir_block_add(&rec, call(c, "ovta.uop_loop_end", 0, NULL));
+  lir_block kb;
+  lir_block_init(&kb, F);
+  lir_block_add(&kb, lir_attr(F, "uop_kernel", key, lir_block_stmt(&rec)));
+  lir_block_add(&kb, lir_block_stmt(&pushes));
+  lir_block_add(&kb, call(c, "ovta.kernel_end", 0, NULL));
+  lir_stmt *k = lir_block_stmt(&kb);
+  for (int i = fo.nh - 1; i >= 0; i--)
+    k = lir_for(F, loops[fo.h[i].id]->var, lir_i64(F, 0), lir_i64(F, fo.h[i].ext), LIR_FOR_SERIAL, k);
+  return k;
+}
+
+/* Rule (DMA): `@ovta.dma_load(type, sram_ref, ..)` / `@ovta.dma_store(sram_ref, ..)` inside a
+ * perfect nest of host loops (possibly none): the SRAM reference becomes its flat element index,
+ * `part base + offsets` (part base, constant and outer variables' terms) + the nest loops' terms in
+ * loop order; the loops stay. Refused: a reference not affine in the loops (flatten). */
+static lir_stmt *fold_dma(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *s) {
+  const lir_expr *e = s->value;
+  int si = is_call(s, "ovta.dma_store") ? 0 : 1;
+  char what[160];
+  snprintf(what, sizeof what, "@%s", e->callee);
+  if (e->nargs <= si) {
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: missing SRAM operand", what);
+    return NULL;
+  }
+  flatref r;
+  if (flatten(c, e->args[si], loops, nl, what, &r)) return NULL;
+  lir_expr *off = lir_i64(F, 0);
+  for (int i = 0; i < nl; i++) off = lir_add(F, off, lir_muli(F, lir_ref(F, loops[i]->var), r.k[i]));
+  lir_expr **args = lir_alloc(F, sizeof *args * (size_t)e->nargs);
+  if (!args) return s;
+  for (int i = 0; i < e->nargs; i++) args[i] = e->args[i];
+  args[si] = lir_add(F, flat_base(c, &r), off);
+  lir_stmt *n = call(c, e->callee, e->nargs, args);
+  for (int i = nl - 1; i >= 0; i--)
+    n = lir_for(F, loops[i]->var, loops[i]->min, loops[i]->extent, loops[i]->for_kind, n);
+  return n;
+}
+
+/* A statement that is neither a tensor intrinsic nor a DMA: must not touch the SRAM buffers any
+ * more (they are not allocated after this pass). */
+static lir_stmt *check_plain(fctx *c, lir_stmt *s, const lir_expr *e) {
+  if (e && uses_sram(c, e))
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: a %s%s%s accesses an SRAM buffer (not a tensor intrinsic or DMA)",
+                      s->kind == LIR_S_STORE ? "store into " : s->kind == LIR_S_EVAL ? "call" : "loop/if/let/attr",
+                      s->kind == LIR_S_STORE ? s->buf->name : s->kind == LIR_S_EVAL && s->value->callee ? " @" : "",
+                      s->kind == LIR_S_EVAL && s->value->callee ? s->value->callee : "");
+  return s;
+}
+
+static lir_stmt *rw_s(fctx *c, lir_stmt *s) {
+  if (!s || c->rc) return s;
+  switch (s->kind) {
+  case LIR_S_SEQ: {
+    lir_stmt **n = NULL;
+    for (int i = 0; i < s->n; i++) {
+      lir_stmt *t = rw_s(c, s->stmts[i]);
+      if (c->rc) return s;
+      if (t != s->stmts[i] && !n) {
+        n = lir_alloc(F, sizeof *n * (size_t)s->n);
+        if (!n) return s;
+        memcpy(n, s->stmts, sizeof *n * (size_t)s->n);
+      }
+      if (n) n[i] = t;
+    }
+    return n ? lir_seq(F, s->n, n) : s;
+  }
+  case LIR_S_FOR: {
+    /* the perfect nest from here */
+    lir_stmt *loops[FOLD_MAX_LOOPS + 8];
+    int nl = 0;
+    lir_stmt *t = s;
+    while (t->kind == LIR_S_FOR && nl < (int)(sizeof loops / sizeof loops[0])) loops[nl++] = t, t = t->body;
+    if (t->kind != LIR_S_FOR && is_compute_body(t)) return fold_kernel(c, loops, nl, t);
+    if (t->kind != LIR_S_FOR && is_dma(t)) return fold_dma(c, loops, nl, t);
+    check_plain(c, s, s->min);
+    check_plain(c, s, s->extent);
+    return lir_with_body(F, s, rw_s(c, s->body), NULL);
+  }
+  case LIR_S_EVAL:
+    if (is_compute(s)) return fold_kernel(c, NULL, 0, s);
+    if (is_dma(s)) return fold_dma(c, NULL, 0, s);
+    return check_plain(c, s, s->value);
+  case LIR_S_STORE:
+    if (sram_of(c, s->buf)) {
+      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: a scalar store into SRAM buffer %s (not a tensor intrinsic)",
+                        s->buf->name);
+      return s;
+    }
+    for (int i = 0; i < s->nidx; i++) check_plain(c, s, s->idx[i]);
+    return check_plain(c, s, s->value);
+  case LIR_S_ALLOC: {
+    lir_stmt *b = rw_s(c, s->body);
+    if (sram_of(c, s->buf)) return b; /* SRAM references are flat indices now */
+    return lir_with_body(F, s, b, NULL);
+  }
+  case LIR_S_LET: case LIR_S_ATTR:
+    check_plain(c, s, s->value);
+    return lir_with_body(F, s, rw_s(c, s->body), NULL);
+  case LIR_S_IF: {
+    check_plain(c, s, s->value);
+    lir_stmt *t = rw_s(c, s->body), *e = rw_s(c, s->else_body);
+    return lir_with_body(F, s, t, e);
+  }
+  }
+  return s;
+}
+
+/* The fold-uops pass (vta_pass_fn). SRAM buffers (INP, WGT, ACC allocations) are laid out from
+ * their allocations (layout_s) and the allocations removed; every tensor-intrinsic nest becomes a
+ * micro-op kernel (fold_kernel), every DMA's SRAM operand a flat element index (fold_dma); other
+ * statements stay, and may not access an SRAM buffer. */
+int vta_pass_fold(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
+  fctx cx = {.f = f, .p = p, .uid = uid & 0x7fffffff, .err = err}, *c = &cx;
+  int64_t used[LIR_SCOPE_COUNT] = {0};
+  if (layout_s(c, f->body, used)) return c->rc;
+  lir_stmt *b = rw_s(c, f->body);
+  if (c->rc) return c->rc;
+  f->body = b;
+  return OVTA_OK;
+}

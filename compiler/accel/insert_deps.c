@@ -1,0 +1,331 @@
+/* insert_deps.c: the insert-deps pass (compiler/accel/README.md "Passes", 7): dependency tokens between
+ * the accelerator's load, compute and store modules, inserted into the fold-uops IR at the
+ * producer/consumer boundaries it finds there (like TVM's coprocessor-sync injection). */
+
+#include <string.h>
+
+#include "accel_internal.h"
+
+/* Modules a statement issues instructions on (bit OVTA_RT_LOAD / _COMPUTE / _STORE). */
+enum { M_L = 1 << OVTA_RT_LOAD, M_C = 1 << OVTA_RT_COMPUTE, M_S = 1 << OVTA_RT_STORE };
+
+typedef struct dctx {
+  lir_func *f;
+  ovta_error *err;
+  int vt; /* virtual threads (attr vthreads) */
+  int rc; /* the refusal, once made */
+} dctx;
+
+/* A short name of a statement for errors: the call it makes, the loop variable, the attribute. */
+static void stmt_name(const lir_stmt *s, char *buf, size_t n) {
+  switch (s->kind) {
+  case LIR_S_EVAL:
+    if (s->value->kind == LIR_E_CALL && s->value->callee) snprintf(buf, n, "call @%s", s->value->callee);
+    else snprintf(buf, n, "an evaluated expression");
+    return;
+  case LIR_S_FOR: snprintf(buf, n, "loop '%s'", s->var->name); return;
+  case LIR_S_ATTR: snprintf(buf, n, "attr %s", s->key); return;
+  case LIR_S_IF: snprintf(buf, n, "an if"); return;
+  case LIR_S_STORE: snprintf(buf, n, "a store to %s", s->buf->name); return;
+  case LIR_S_ALLOC: snprintf(buf, n, "the allocation of %s", s->buf->name); return;
+  case LIR_S_LET: snprintf(buf, n, "let %s", s->var->name); return;
+  case LIR_S_SEQ: snprintf(buf, n, "a sequence"); return;
+  }
+  snprintf(buf, n, "a statement");
+}
+
+static int refuse(dctx *c, const lir_stmt *s, const char *why) {
+  char nm[160];
+  stmt_name(s, nm, sizeof nm);
+  return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "insert-deps: %s: %s", nm, why);
+}
+
+/* The modules statement s runs on (its leaves: DMA loads by memory type as the runtime routes them,
+ * micro-op kernels and their GEMM/ALU pushes, DMA stores); -1 (error set) for a statement that is
+ * not of the fold-uops form (SRAM buffer accesses, tokens already there, unknown calls). */
+static int modules(dctx *c, const lir_stmt *s) {
+  if (!s) return 0;
+  switch (s->kind) {
+  case LIR_S_SEQ: {
+    int m = 0;
+    for (int i = 0; i < s->n; i++) {
+      int k = modules(c, s->stmts[i]);
+      if (k < 0) return k;
+      m |= k;
+    }
+    return m;
+  }
+  case LIR_S_FOR:
+    return modules(c, s->body);
+  case LIR_S_IF: {
+    int a = modules(c, s->body), b = a < 0 ? a : modules(c, s->else_body);
+    return a < 0 ? a : b < 0 ? b : a | b;
+  }
+  case LIR_S_ATTR:
+    if (!strcmp(s->key, "uop_kernel")) return modules(c, s->body) < 0 ? -1 : M_C; /* micro-op recording */
+    return modules(c, s->body);
+  case LIR_S_EVAL: {
+    const lir_expr *e = s->value;
+    if (e->kind != LIR_E_CALL || e->op != LIR_OPAQUE || !e->callee) break;
+    if (!strcmp(e->callee, "ovta.dma_load")) {
+      if (e->nargs < 1 || e->args[0]->kind != LIR_E_INT) {
+        refuse(c, s, "the memory type is not a constant");
+        return -1;
+      }
+      int64_t t = e->args[0]->ival;
+      if (t != OVTA_MEM_INP && t != OVTA_MEM_WGT && t != OVTA_MEM_ACC && t != OVTA_MEM_UOP) {
+        refuse(c, s, "unknown memory type");
+        return -1;
+      }
+      return 1 << ovta_rt_load_stage((ovta_mem_type)t);
+    }
+    if (!strcmp(e->callee, "ovta.dma_store")) return M_S;
+    static const char *const compute[] = {"ovta.uop_loop_begin", "ovta.uop_loop_end", "ovta.uop", "ovta.gemm",
+                                          "ovta.alu", "ovta.kernel_end"};
+    for (size_t i = 0; i < sizeof compute / sizeof compute[0]; i++)
+      if (!strcmp(e->callee, compute[i])) return M_C;
+    if (!strcmp(e->callee, "ovta.dep_push") || !strcmp(e->callee, "ovta.dep_pop")) {
+      refuse(c, s, "the input already has dependency tokens");
+      return -1;
+    }
+    break;
+  }
+  default:
+    break;
+  }
+  refuse(c, s, "not a DMA, micro-op kernel or host loop of the fold-uops form");
+  return -1;
+}
+
+/* The statements of s with nested sequences flattened (their order is the execution order). */
+static void flatten(lir_block *b, lir_stmt *s) {
+  if (s && s->kind == LIR_S_SEQ) {
+    for (int i = 0; i < s->n; i++) flatten(b, s->stmts[i]);
+  } else if (s) {
+    lir_block_add(b, s);
+  }
+}
+
+static lir_stmt *dep(dctx *c, bool push, int from, int to) {
+  lir_expr *a[2] = {lir_i64(c->f, from), lir_i64(c->f, to)};
+  return lir_eval(c->f, lir_opaque(c->f, push ? "ovta.dep_push" : "ovta.dep_pop", LIR_I32, 2, a));
+}
+
+/* For vt > 1 a ping-pong body is `attr virtual_thread = floormod(.., vt)`; with one thread there
+ * is no attribute. Returns the slot of the body inside (or the slot itself), NULL when the
+ * attribute does not match the thread count (error set). */
+static lir_stmt **thread_body(dctx *c, lir_stmt **slot, const char *what) {
+  lir_stmt *s = *slot;
+  bool attr = s->kind == LIR_S_ATTR && !strcmp(s->key, "virtual_thread");
+  if (c->vt == 1 && !attr) return slot;
+  if (!attr) {
+    refuse(c, s, what);
+    return NULL;
+  }
+  const lir_expr *v = s->value;
+  if (!(v->kind == LIR_E_BIN && v->op == LIR_FLOORMOD && v->args[1]->kind == LIR_E_INT && v->args[1]->ival == c->vt)) {
+    refuse(c, s, "the part is not floormod(.., vthreads)");
+    return NULL;
+  }
+  return &s->body;
+}
+
+/* Does every path through s end with a store (nothing after the last store of the tile)? */
+static bool ends_with_store(dctx *c, lir_stmt *s) {
+  switch (s->kind) {
+  case LIR_S_SEQ: return s->n > 0 && ends_with_store(c, s->stmts[s->n - 1]);
+  case LIR_S_FOR: case LIR_S_ATTR: return ends_with_store(c, s->body);
+  case LIR_S_IF: return s->else_body && ends_with_store(c, s->body) && ends_with_store(c, s->else_body);
+  default: return modules(c, s) == M_S;
+  }
+}
+
+static int store_part(dctx *c, lir_stmt **slot);
+
+/* A list of the requantization-and-store part: a store (store only, with its host loops) gets a
+ * compute->store token right before it (pushed by compute, popped by the store), and must follow
+ * compute work in the same list (the requantization it waits for); mixed statements (the chunk
+ * loop `tq`, the `if` on the last tile) are handled inside. */
+static int store_list(dctx *c, lir_stmt **slot) {
+  lir_block in, out;
+  lir_block_init(&in, c->f);
+  lir_block_init(&out, c->f);
+  flatten(&in, *slot);
+  int prev = 0;
+  for (int i = 0; i < in.n; i++) {
+    lir_stmt *s = in.s[i];
+    int m = modules(c, s);
+    if (m < 0) return c->rc;
+    if (m == M_S) {
+      if (!(prev & M_C)) return refuse(c, s, "a store that follows no requantization in its block");
+      lir_block_add(&out, dep(c, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+      lir_block_add(&out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
+    } else if (m & M_S) {
+      int rc = store_part(c, &in.s[i]);
+      if (rc) return rc;
+      s = in.s[i];
+    }
+    lir_block_add(&out, s);
+    prev = m;
+  }
+  *slot = lir_block_stmt(&out);
+  return OVTA_OK;
+}
+
+/* A statement holding both requantization and stores: a loop (the chunks), an if (the last tile's
+ * chunked form against the whole tile), or a sequence. */
+static int store_part(dctx *c, lir_stmt **slot) {
+  lir_stmt *s = *slot, *n;
+  int rc;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    return store_list(c, slot);
+  case LIR_S_FOR:
+    n = lir_for(c->f, s->var, s->min, s->extent, s->for_kind, s->body);
+    if ((rc = store_list(c, &n->body))) return rc;
+    break;
+  case LIR_S_IF:
+    n = lir_if(c->f, s->value, s->body, s->else_body);
+    if ((rc = store_list(c, &n->body))) return rc;
+    if (n->else_body && (rc = store_list(c, &n->else_body))) return rc;
+    break;
+  default:
+    return refuse(c, s, "requantization and store in one statement the pass cannot split");
+  }
+  *slot = n;
+  return OVTA_OK;
+}
+
+/* A reduction step (the body of the step loop, under its virtual-thread attribute): the INP/WGT
+ * loads, then the GEMM kernels. The part is free (pop compute->load) before the loads; the data
+ * are handed over (push load->compute after the loads, popped by compute before the GEMMs); the
+ * part is handed back after the GEMMs (push compute->load). */
+static int step_body(dctx *c, lir_stmt *loop) {
+  lir_stmt *b = loop->body;
+  if (b->kind == LIR_S_ATTR && !strcmp(b->key, "virtual_thread")) loop->body = lir_attr(c->f, b->key, b->value, b->body);
+  lir_stmt **slot = thread_body(c, &loop->body, "the reduction step has no virtual-thread attribute");
+  if (!slot) return c->rc;
+  lir_block in, out;
+  lir_block_init(&in, c->f);
+  lir_block_init(&out, c->f);
+  flatten(&in, *slot);
+  int nl = 0;
+  for (int i = 0; i < in.n; i++) {
+    int m = modules(c, in.s[i]);
+    if (m < 0) return c->rc;
+    if (m != M_L && m != M_C) return refuse(c, in.s[i], "a statement of the reduction step that is neither load nor compute");
+    if (m == M_L && i != nl) return refuse(c, in.s[i], "a load after the GEMMs of the reduction step");
+    if (m == M_L) nl++;
+  }
+  if (nl == 0 || nl == in.n) return refuse(c, loop, "a reduction step without loads or without GEMMs");
+  lir_block_add(&out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  for (int i = 0; i < in.n; i++) {
+    if (i == nl) {
+      lir_block_add(&out, dep(c, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+      lir_block_add(&out, dep(c, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+    }
+    lir_block_add(&out, in.s[i]);
+  }
+  lir_block_add(&out, dep(c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  *slot = lir_block_stmt(&out);
+  return OVTA_OK;
+}
+
+/* The body of one output tile: ACC work (bias load, init kernels), the step loop (the one statement
+ * holding loads), then the requantization and stores. */
+static int tile_body(dctx *c, lir_stmt **slot) {
+  lir_block in, out;
+  lir_block_init(&in, c->f);
+  lir_block_init(&out, c->f);
+  flatten(&in, *slot);
+  int step = -1;
+  for (int i = 0; i < in.n; i++) {
+    int m = modules(c, in.s[i]);
+    if (m < 0) return c->rc;
+    if (m & M_L) {
+      if (step >= 0) return refuse(c, in.s[i], "a second statement with INP/WGT loads in the tile");
+      if (in.s[i]->kind != LIR_S_FOR) return refuse(c, in.s[i], "INP/WGT loads outside a reduction-step loop");
+      if (m & M_S) return refuse(c, in.s[i], "a store in the reduction-step loop");
+      step = i;
+    } else if (step < 0 && (m & M_S)) {
+      return refuse(c, in.s[i], "a store before the reduction of the tile");
+    }
+  }
+  if (step < 0) return refuse(c, *slot, "an output tile without a reduction-step loop");
+  if (!ends_with_store(c, in.s[in.n - 1])) return refuse(c, in.s[in.n - 1], "the tile does not end with its store");
+  lir_stmt *loop = lir_for(c->f, in.s[step]->var, in.s[step]->min, in.s[step]->extent, in.s[step]->for_kind,
+                           in.s[step]->body);
+  int rc = step_body(c, loop);
+  if (rc) return rc;
+  in.s[step] = loop;
+  /* the requantization and stores after the reduction */
+  lir_block tail;
+  lir_block_init(&tail, c->f);
+  for (int i = step + 1; i < in.n; i++) lir_block_add(&tail, in.s[i]);
+  if (!tail.n) return refuse(c, loop, "no store after the reduction");
+  lir_stmt *ts = lir_seq(c->f, tail.n, tail.s);
+  if ((rc = store_list(c, &ts))) return rc;
+  lir_block_add(&out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* the ACC part is free */
+  for (int i = 0; i <= step; i++) lir_block_add(&out, in.s[i]);
+  flatten(&out, ts);
+  lir_block_add(&out, dep(c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* handed back after the last store */
+  *slot = lir_block_stmt(&out);
+  return OVTA_OK;
+}
+
+/* Rule. Matches `attr vthreads = VT { S1; ..; Sk; TILES }` where S1..Sk are compute-module work
+ * (the shared bias ACC load) and TILES the one statement with loads: a perfect nest of tile loops
+ * whose innermost body (under `attr virtual_thread = floormod(.., VT)` when VT > 1) is the tile:
+ * ACC work, one step loop, then requantization and stores. Produces VT credits compute->load and
+ * store->compute before TILES; per tile pop store->compute first, push it after the last store;
+ * per step (under its virtual-thread attribute) pop compute->load, the loads, push and pop
+ * load->compute, the GEMMs, push compute->load; per store (with its host loops) push and pop
+ * compute->store before it. Refuses, naming the statement, loads outside a step loop or after its
+ * GEMMs, stores before the reduction or not after requantization work, a tile not ending with its
+ * store, a missing or mismatched virtual-thread attribute, input that already has tokens. */
+int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
+  (void)p, (void)uid;
+  dctx c = {.f = f, .err = err};
+  lir_stmt *top = f->body;
+  if (!top || top->kind != LIR_S_ATTR || strcmp(top->key, "vthreads") || top->value->kind != LIR_E_INT ||
+      top->value->ival < 1 || top->value->ival > 64)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "insert-deps: %s: the body is not `attr vthreads = N` (N constant)", f->name);
+  c.vt = (int)top->value->ival;
+  lir_block in, out;
+  lir_block_init(&in, f);
+  lir_block_init(&out, f);
+  flatten(&in, top->body);
+  int tiles = -1;
+  for (int i = 0; i < in.n; i++) {
+    int m = modules(&c, in.s[i]);
+    if (m < 0) return c.rc;
+    if (m & (M_L | M_S)) {
+      if (tiles >= 0) return refuse(&c, in.s[i], "a second tile nest (loads or stores after the tile loops)");
+      tiles = i;
+    }
+  }
+  if (tiles < 0) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "insert-deps: %s: no loads or stores", f->name);
+  if (tiles != in.n - 1) return refuse(&c, in.s[tiles + 1], "work after the tile loops (not ordered after the last store)");
+  /* the tile loops down to the tile body */
+  lir_stmt *nest = in.s[tiles], **slot = &nest;
+  if (nest->kind != LIR_S_FOR) return refuse(&c, nest, "the tiles are not a loop nest");
+  while ((*slot)->kind == LIR_S_FOR) { /* copied on write, down to the tile body */
+    lir_stmt *s = *slot;
+    *slot = lir_for(f, s->var, s->min, s->extent, s->for_kind, s->body);
+    slot = &(*slot)->body;
+  }
+  lir_stmt *tb = *slot;
+  if (tb->kind == LIR_S_ATTR && !strcmp(tb->key, "virtual_thread")) *slot = lir_attr(f, tb->key, tb->value, tb->body);
+  lir_stmt **body = thread_body(&c, slot, "the tile has no virtual-thread attribute");
+  if (!body) return c.rc;
+  int rc = tile_body(&c, body);
+  if (rc) return rc;
+  for (int i = 0; i < tiles; i++) lir_block_add(&out, in.s[i]);
+  for (int v = 0; v < c.vt; v++) {
+    lir_block_add(&out, dep(&c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+    lir_block_add(&out, dep(&c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
+  }
+  lir_block_add(&out, nest);
+  f->body = lir_attr(f, top->key, top->value, lir_block_stmt(&out));
+  return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "insert-deps: %s: out of memory", f->name) : OVTA_OK;
+}

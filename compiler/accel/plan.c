@@ -1,0 +1,360 @@
+/* plan.c: accelerator operators, the schedule (tiling, virtual threads) chosen to fit the SRAMs
+ * of the config, tuning knobs, packing helpers and the plain-C reference (compiler/accel/accel.h). */
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "accel_internal.h"
+
+/* ---------------------------------------------------------------- operators */
+
+void vta_op_conv(vta_op *op, const char *name, int n, int c, int h, int w, int o, int k, int stride,
+                 int pad) {
+  memset(op, 0, sizeof *op);
+  snprintf(op->name, sizeof op->name, "%s", name ? name : "conv");
+  op->kind = VTA_CONV;
+  op->n = n, op->c = c, op->h = h, op->w = w, op->o = o;
+  op->kh = op->kw = k;
+  op->stride_h = op->stride_w = stride;
+  op->pad_t = op->pad_l = op->pad_b = op->pad_r = pad;
+  op->clip_min = -128, op->clip_max = 127;
+}
+
+void vta_op_dense(vta_op *op, const char *name, int m, int k, int n) {
+  vta_op_conv(op, name ? name : "dense", m, k, 1, 1, n, 1, 1, 0);
+  op->kind = VTA_DENSE;
+}
+
+int vta_op_out_h(const vta_op *op) {
+  if (op->stride_h <= 0) return 0;
+  return (op->h + op->pad_t + op->pad_b - op->kh) / op->stride_h + 1;
+}
+int vta_op_out_w(const vta_op *op) {
+  if (op->stride_w <= 0) return 0;
+  return (op->w + op->pad_l + op->pad_r - op->kw) / op->stride_w + 1;
+}
+int64_t vta_op_macs(const vta_op *op) {
+  if (op->kind == VTA_ADD || op->kind == VTA_MAXPOOL) return 0;
+  return (int64_t)op->n * op->o * vta_op_out_h(op) * vta_op_out_w(op) * op->c * op->kh * op->kw;
+}
+
+int32_t vta_requant_round(const vta_op *op) {
+  return op->shift >= 1 && op->shift <= 31 ? (int32_t)(1u << (op->shift - 1)) : 0;
+}
+
+bool vta_clip_imm(const vta_op *op, int32_t *imm) {
+  if (op->clip_min < -128 || op->clip_min > 127 || op->clip_max < -128 || op->clip_max > 127) return false;
+  int32_t v = (int32_t)(((uint32_t)op->clip_max & 0xffu) << 8 | ((uint32_t)op->clip_min & 0xffu));
+  *imm = v >= 32768 ? v - 65536 : v;
+  return true;
+}
+
+/* ---------------------------------------------------------------- knobs */
+
+int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
+  int v[5];
+  if (!s || sscanf(s, "%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4]) != 5)
+    return OVTA_FAIL(err, OVTA_EINVAL, "tile knobs '%s': expected t_n,t_oc,t_ic,t_h,t_w", s ? s : "");
+  for (int i = 0; i < 5; i++)
+    if (v[i] < 0) return OVTA_FAIL(err, OVTA_EINVAL, "tile knobs '%s': negative value", s);
+  k->t_n = v[0], k->t_oc = v[1], k->t_ic = v[2], k->t_h = v[3], k->t_w = v[4];
+  return OVTA_OK;
+}
+
+static int knob_obj(const cJSON *o, const char *origin, vta_knobs *k, ovta_error *err) {
+  static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads"};
+  int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads};
+  if (!cJSON_IsObject(o)) return OVTA_FAIL(err, OVTA_EPARSE, "%s: knobs must be an object", origin);
+  for (const cJSON *it = o->child; it; it = it->next) {
+    int i = 0;
+    while (i < 6 && strcmp(it->string, keys[i])) i++;
+    if (i == 6) return OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown knob '%s'", origin, it->string);
+    if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 65536 ||
+        it->valuedouble != (int)it->valuedouble)
+      return OVTA_FAIL(err, OVTA_EPARSE, "%s: knob '%s' must be an integer in 0..65536", origin, it->string);
+    *dst[i] = (int)it->valuedouble;
+  }
+  return OVTA_OK;
+}
+
+int vta_knobs_from_json(const char *json, const char *origin, const char *name, vta_knobs *k,
+                        ovta_error *err) {
+  cJSON *root = cJSON_Parse(json ? json : "");
+  if (!root) return OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", origin);
+  int rc = OVTA_OK;
+  if (!cJSON_IsObject(root)) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: expected an object", origin);
+  const cJSON *d = rc ? NULL : cJSON_GetObjectItemCaseSensitive(root, "default");
+  if (!rc && d) rc = knob_obj(d, origin, k, err);
+  const cJSON *ops = rc ? NULL : cJSON_GetObjectItemCaseSensitive(root, "ops");
+  if (!rc && ops && !cJSON_IsObject(ops)) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: \"ops\" must be an object", origin);
+  const cJSON *mine = (!rc && ops && name) ? cJSON_GetObjectItemCaseSensitive(ops, name) : NULL;
+  if (!rc && mine) rc = knob_obj(mine, origin, k, err);
+  cJSON_Delete(root);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- plan */
+
+static int ndivisors(int x, int *out, int cap) {
+  int n = 0;
+  for (int d = 1; d <= x && n < cap; d++)
+    if (x % d == 0) out[n++] = d;
+  return n;
+}
+
+/* SRAM use and a cost estimate of one tiling (bytes moved + 64 per instruction). */
+typedef struct tiling { int t_n, t_oc, t_ic, t_h, t_w; } tiling;
+
+static void fill_sizes(vta_plan *p) {
+  const vta_op *op = &p->op;
+  bool unpadded = !op->pad_t && !op->pad_l && !op->pad_b && !op->pad_r;
+  p->in_rs = op->kh == 1 && op->stride_h > 1 && unpadded ? op->stride_h : 1;
+  p->in_h = (p->t_h - 1) * (op->stride_h / p->in_rs) + op->kh;
+  p->in_w = (p->t_w - 1) * op->stride_w + op->kw;
+  p->inp_tile = p->t_n * p->t_ic * p->in_h * p->in_w;
+  p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
+  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? p->ob : p->t_oc);
+  p->red_steps = p->cb / p->t_ic;
+  p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
+  for (int q = 2; q <= 4 && p->t_n == 1; q++)
+    if (p->t_oc % q == 0) p->q_chunks = q;
+  p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
+}
+
+static bool fits(const vta_plan *p) {
+  return p->inp_tile <= p->inp_part && p->wgt_tile <= p->wgt_part && p->acc_tile <= p->acc_part &&
+         p->t_n * p->t_oc * p->t_h <= 16383 && p->t_w <= 16383;
+}
+
+/* Estimated cycles of a tiling, on the RTL's timing (hw/rtl, tsim): a DMA moves one bus beat per
+ * cycle plus ~40 cycles per instruction (read latency), a store also ~2 per row; a GEMM micro-op
+ * takes one cycle, an ALU pass one cycle per ACC element (the ACC SRAM has two read ports, so a
+ * tensor operand such as the MOV of the bias costs no extra cycle), ~4 cycles between compute
+ * instructions.
+ * Per reduction step: load L (INP + WGT), GEMM G; per tile: ALU init I (+ its bias load when the
+ * bias is not held for the whole op), requantization Q and store S (the last tile's in q_chunks
+ * parts, each store after its part of Q). The three modules are simulated
+ * in program order with the token rules of insert-deps: the load of step s waits for the GEMM of
+ * step s - vt (its INP/WGT part), a tile's init for the store of tile t - vt (its ACC part), each
+ * GEMM for its load, each store for its tile's requantization. Ties go to fewer DRAM bytes and
+ * instructions. */
+static double cost(const vta_plan *p) {
+  const ovta_config *c = &p->cfg;
+  const vta_op *op = &p->op;
+  double bus = c->axi_data_bits / 8.0;
+  double te = (double)p->t_n * p->t_oc * p->t_h * p->t_w; /* ACC elements of a tile */
+  double steps = (double)p->tiles * p->red_steps;
+  bool pad_or_split = p->in_w != op->w || p->in_h != op->h || p->in_rs > 1;
+  double nld = (pad_or_split ? (double)p->t_n * p->t_ic : (double)p->t_n) + 1;
+  double step_bytes = (double)p->inp_tile * c->inp_bytes + (double)p->wgt_tile * c->wgt_bytes;
+  double L = step_bytes / bus + 40 * nld;
+  double G = te * p->t_ic * op->kh * op->kw + 4;
+  int32_t clp;
+  int nreq = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2);
+  double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
+  if (op->has_bias && p->bias_base < 0) I += p->t_oc * c->acc_bytes / bus + 40;
+  double Q = te * nreq + 4 * nreq;
+  double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
+  double S = te * c->out_bytes / bus + 2 * rows + 40;
+  double insns = steps * (nld + 2) + (double)p->tiles * (6 + (double)p->t_n * p->t_oc);
+  double tie = 1e-3 * (steps * step_bytes + 64.0 * insns);
+  int vt = p->vt;
+  if (steps > 200000) /* closed form for huge step counts: the busier module plus fill and drain */
+    return (steps * (vt > 1 && L > G ? L : G + (vt > 1 ? 0 : L)) + (double)p->tiles * (I + Q)) + L + S + tie;
+  /* ring buffers of the last vt finish times: GEMM per step, store per tile */
+  double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0;
+  int64_t s = 0;
+  for (int64_t t = 0; t < p->tiles; t++) {
+    double start = s_end[t % vt] > cp ? s_end[t % vt] : cp; /* init: ACC part free */
+    cp = start + I;
+    for (int k = 0; k < p->red_steps; k++, s++) {
+      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
+      ld = lstart + L;
+      cp = (ld > cp ? ld : cp) + G;
+      g_end[s % vt] = cp;
+    }
+    int nq = t == p->tiles - 1 ? p->q_chunks : 1; /* the last tile in chunks, each stored after its part */
+    for (int q = 0; q < nq; q++) {
+      cp += Q / nq + (nq > 1 ? 40 : 0);
+      st = (cp > st ? cp : st) + S / nq + (nq > 1 ? 40 : 0);
+    }
+    s_end[t % vt] = st;
+  }
+  return st + tie;
+}
+
+
+int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p,
+                  ovta_error *err) {
+  if (op->kind == VTA_ADD || op->kind == VTA_MAXPOOL) return vta_alu_plan_make(cfg, op, kn, p, err);
+  memset(p, 0, sizeof *p);
+  p->op = *op;
+  p->cfg = *cfg;
+  const char *nm = op->name;
+  int B = cfg->batch, BI = cfg->block_in, BO = cfg->block_out;
+  vta_knobs k = {0};
+  if (kn) k = *kn;
+  p->vt = k.vthreads ? k.vthreads : 2;
+  if (p->vt != 1 && p->vt != 2) return OVTA_FAIL(err, OVTA_EINVAL, "%s: vthreads %d: only 1 or 2", nm, p->vt);
+  if (op->n <= 0 || op->c <= 0 || op->h <= 0 || op->w <= 0 || op->o <= 0 || op->kh <= 0 || op->kw <= 0 ||
+      op->stride_h <= 0 || op->stride_w <= 0 || op->pad_t < 0 || op->pad_l < 0 || op->pad_b < 0 || op->pad_r < 0)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s: bad shape (sizes, kernel, stride must be > 0, pads >= 0)", nm);
+  if (op->n % B) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: batch %d is not a multiple of BATCH %d", nm, op->n, B);
+  if (op->c % BI)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: input channels %d not a multiple of BLOCK_IN %d", nm, op->c, BI);
+  if (op->o % BO)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: output channels %d not a multiple of BLOCK_OUT %d", nm, op->o, BO);
+  if (op->pad_t > 15 || op->pad_l > 15 || op->pad_b > 15 || op->pad_r > 15)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding above 15 (DMA padding limit)", nm);
+  if (op->pad_t >= op->kh || op->pad_b >= op->kh || op->pad_l >= op->kw || op->pad_r >= op->kw)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding as large as the kernel (a tile could lie in the padding)", nm);
+  if (op->shift < -32768 || op->shift > 32767 || op->clip_min < -32768 || op->clip_max > 32767 ||
+      op->clip_min > op->clip_max)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: shift/clip outside the ALU's 16-bit immediates", nm);
+  p->nb = op->n / B, p->cb = op->c / BI, p->ob = op->o / BO;
+  p->oh = vta_op_out_h(op), p->ow = vta_op_out_w(op);
+  if (p->oh <= 0 || p->ow <= 0) return OVTA_FAIL(err, OVTA_EINVAL, "%s: empty output", nm);
+  if (op->h + op->pad_t + op->pad_b > 65535 || op->w > 65535 || (int64_t)p->cb * op->h * op->w > 65535 * 16)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: input too large for 16-bit DMA strides", nm);
+  p->inp_part = cfg->inp_depth / p->vt;
+  p->wgt_part = cfg->wgt_depth / p->vt;
+  p->acc_part = cfg->acc_depth / p->vt;
+  /* the whole bias at the end of the ACC, loaded once, when small: saves one ACC load per tile,
+   * which runs in the compute module and competes for the bus with the INP/WGT loads (the uop
+   * kernel keys number the output-channel tiles up to 255 with the ACC part) */
+  p->bias_base = op->has_bias && p->ob * p->vt <= 255 && p->ob <= p->acc_part / 4 ? cfg->acc_depth - p->ob : -1;
+  p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
+  if (p->uop_budget < 1) p->uop_budget = 1;
+
+  int dn[64], doc[64], dic[64], dh[64], dw[64];
+  int nn = ndivisors(p->nb, dn, 64), noc = ndivisors(p->ob, doc, 64), nic = ndivisors(p->cb, dic, 64);
+  int nh = ndivisors(p->oh, dh, 64), nw = ndivisors(p->ow, dw, 64);
+  const int *want[5] = {&k.t_n, &k.t_oc, &k.t_ic, &k.t_h, &k.t_w};
+  const int full[5] = {p->nb, p->ob, p->cb, p->oh, p->ow};
+  static const char *const kname[5] = {"t_n", "t_oc", "t_ic", "t_h", "t_w"};
+  for (int i = 0; i < 5; i++)
+    if (*want[i] && (*want[i] > full[i] || full[i] % *want[i]))
+      return OVTA_FAIL(err, OVTA_EINVAL, "%s: knob %s = %d does not divide %d", nm, kname[i], *want[i], full[i]);
+  double best = -1;
+  tiling bt = {0};
+  vta_plan q = *p;
+  for (int a = 0; a < nn; a++) {
+    if (k.t_n && dn[a] != k.t_n) continue;
+    for (int b = 0; b < noc; b++) {
+      if (k.t_oc && doc[b] != k.t_oc) continue;
+      for (int c = 0; c < nic; c++) {
+        if (k.t_ic && dic[c] != k.t_ic) continue;
+        for (int d = 0; d < nh; d++) {
+          if (k.t_h && dh[d] != k.t_h) continue;
+          for (int e = 0; e < nw; e++) {
+            if (k.t_w && dw[e] != k.t_w) continue;
+            q.t_n = dn[a], q.t_oc = doc[b], q.t_ic = dic[c], q.t_h = dh[d], q.t_w = dw[e];
+            fill_sizes(&q);
+            if (!fits(&q)) continue;
+            double cst = cost(&q);
+            if (best < 0 || cst < best) best = cst, bt = (tiling){q.t_n, q.t_oc, q.t_ic, q.t_h, q.t_w};
+          }
+        }
+      }
+    }
+  }
+  if (best < 0)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
+                     "%s: no tiling fits the SRAMs of config %s with %d virtual thread(s) (inp %d, wgt %d, acc %d "
+                     "elements per thread)",
+                     nm, cfg->name, p->vt, p->inp_part, p->wgt_part, p->acc_part);
+  p->t_n = bt.t_n, p->t_oc = bt.t_oc, p->t_ic = bt.t_ic, p->t_h = bt.t_h, p->t_w = bt.t_w;
+  fill_sizes(p);
+  snprintf(p->why, sizeof p->why, "%s (estimated cost %.0f)",
+           (k.t_n || k.t_oc || k.t_ic || k.t_h || k.t_w) ? "knobs + search" : "search", best);
+  return OVTA_OK;
+}
+
+void vta_plan_str(const vta_plan *p, char *buf, size_t n) {
+  snprintf(buf, n, "tile n%d oc%d ic%d h%d w%d, vt %d, tiles %lld x %d steps, sram inp %d/%d wgt %d/%d acc %d/%d",
+           p->t_n, p->t_oc, p->t_ic, p->t_h, p->t_w, p->vt, (long long)p->tiles, p->red_steps, p->inp_tile,
+           p->inp_part, p->wgt_tile, p->wgt_part, p->acc_tile, p->acc_part);
+}
+
+/* ---------------------------------------------------------------- packing, reference */
+
+size_t vta_x_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.c * p->op.h * p->op.w; }
+size_t vta_w_bytes(const vta_plan *p) {
+  if (p->op.kind == VTA_ADD) return vta_x_bytes(p);
+  if (p->op.kind == VTA_MAXPOOL) return (size_t)p->cfg.block_out * p->cfg.block_in;
+  return (size_t)p->op.o * p->op.c * p->op.kh * p->op.kw;
+}
+size_t vta_bias_bytes(const vta_plan *p) {
+  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return (size_t)p->cfg.block_out * p->cfg.block_in;
+  return (size_t)p->op.o * p->cfg.batch * 4;
+}
+size_t vta_y_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.o * p->oh * p->ow; }
+
+void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px) {
+  int B = p->cfg.batch, BI = p->cfg.block_in, C = p->op.c, H = p->op.h, W = p->op.w;
+  for (int n = 0; n < p->op.n; n++)
+    for (int c = 0; c < C; c++)
+      for (int h = 0; h < H; h++)
+        for (int w = 0; w < W; w++) {
+          size_t e = (((size_t)(n / B) * p->cb + c / BI) * H + h) * W + w;
+          px[(e * B + n % B) * BI + c % BI] = x[(((size_t)n * C + c) * H + h) * W + w];
+        }
+}
+
+void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw) {
+  int BI = p->cfg.block_in, BO = p->cfg.block_out, C = p->op.c, KH = p->op.kh, KW = p->op.kw;
+  for (int o = 0; o < p->op.o; o++)
+    for (int c = 0; c < C; c++)
+      for (int i = 0; i < KH; i++)
+        for (int j = 0; j < KW; j++) {
+          size_t e = (((size_t)(o / BO) * p->cb + c / BI) * KH + i) * KW + j;
+          pw[(e * BO + o % BO) * BI + c % BI] = w[(((size_t)o * C + c) * KH + i) * KW + j];
+        }
+}
+
+void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb) {
+  int B = p->cfg.batch, BO = p->cfg.block_out;
+  uint32_t rnd = (uint32_t)vta_requant_round(&p->op);
+  for (int o = 0; o < p->op.o; o++)
+    for (int r = 0; r < B; r++) pb[((size_t)(o / BO) * B + r) * BO + o % BO] = (int32_t)((uint32_t)b[o] + rnd);
+}
+
+void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y) {
+  int B = p->cfg.batch, BO = p->cfg.block_out, O = p->op.o, OH = p->oh, OW = p->ow;
+  for (int n = 0; n < p->op.n; n++)
+    for (int o = 0; o < O; o++)
+      for (int h = 0; h < OH; h++)
+        for (int w = 0; w < OW; w++) {
+          size_t e = (((size_t)(n / B) * p->ob + o / BO) * OH + h) * OW + w;
+          y[(((size_t)n * O + o) * OH + h) * OW + w] = py[(e * B + n % B) * BO + o % BO];
+        }
+}
+
+void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y) {
+  int OH = vta_op_out_h(op), OW = vta_op_out_w(op);
+  for (int n = 0; n < op->n; n++)
+    for (int o = 0; o < op->o; o++)
+      for (int oh = 0; oh < OH; oh++)
+        for (int ow = 0; ow < OW; ow++) {
+          uint32_t acc = bias ? (uint32_t)bias[o] : 0; /* int32 wrap-around */
+          for (int c = 0; c < op->c; c++)
+            for (int i = 0; i < op->kh; i++)
+              for (int j = 0; j < op->kw; j++) {
+                int ih = oh * op->stride_h - op->pad_t + i, iw = ow * op->stride_w - op->pad_l + j;
+                if (ih < 0 || ih >= op->h || iw < 0 || iw >= op->w) continue;
+                int32_t xv = x[(((size_t)n * op->c + c) * op->h + ih) * op->w + iw];
+                int32_t wv = w[(((size_t)o * op->c + c) * op->kh + i) * op->kw + j];
+                acc += (uint32_t)(xv * wv);
+              }
+          int32_t r = (int32_t)acc, s = op->shift; /* round half up, arithmetic shift, wrapping */
+          if (s >= 32) r = r < 0 ? -1 : 0;
+          else if (s > 0) r = (int32_t)(acc + (1u << (s - 1))) >> s;
+          else if (s <= -32) r = 0;
+          else if (s < 0) r = (int32_t)(acc << -s);
+          if (r < op->clip_min) r = op->clip_min;
+          if (r > op->clip_max) r = op->clip_max;
+          y[(((size_t)n * op->o + o) * OH + oh) * OW + ow] = (int8_t)r;
+        }
+}

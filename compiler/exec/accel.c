@@ -1,0 +1,198 @@
+/* accel.c: the accelerator side of the graph executor (exec_internal.h, compiler/accel/README.md
+ * "Graph executor"): which packed ovta.QConv / ovta.QDense nodes run on the accelerator, the
+ * CPU fallback of the others (rewritten back to the plain layout), and the loop IR of
+ * ovta.Pack / ovta.Unpack for the CPU path. Used by exec.c. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec_internal.h"
+
+/* ---------------------------------------------------------------- Pack / Unpack on the CPU */
+
+/* ovta.Pack (layout act) / ovta.Unpack between a plain [N, C(, H, W)] tensor and the packed
+ * [N/B, C/BI, H, W, B, BI] (graph.h OVTA_LAYOUT_ACT): padding rows/channels are zero. */
+int exec_lower_layout(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
+  (void)g;
+  *out = NULL;
+  bool pack = !strcmp(n->op, "ovta.Pack");
+  const ovta_tensor *src = ovta_node_in(n, 0), *dst = n->n_outputs ? n->outputs[0] : NULL;
+  if (!src || !dst) return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): missing input or output", n->name, n->op);
+  const ovta_tensor *plain = pack ? src : dst, *packed = pack ? dst : src;
+  if (packed->layout != OVTA_LAYOUT_ACT || packed->rank != 6 || (plain->rank != 2 && plain->rank != 4))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): only activations [N,C] / [N,C,H,W] <-> act layout on the CPU",
+                     n->name, n->op);
+  lir_dtype dt = lir_from_ovta_dtype(src->dtype);
+  if (dt == LIR_VOID || src->dtype != dst->dtype)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): dtype %s", n->name, n->op, ovta_dtype_name(src->dtype));
+  int64_t D0 = plain->shape[0], D1 = plain->shape[1], H = plain->rank == 4 ? plain->shape[2] : 1,
+          W = plain->rank == 4 ? plain->shape[3] : 1;
+  const int64_t *ps = packed->shape;
+  if (ps[2] != H || ps[3] != W || ps[0] * ps[4] < D0 || ps[1] * ps[5] < D1 || D0 < 1 || D1 < 1)
+    return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): packed shape does not match the plain one", n->name, n->op);
+  lir_func *f = lir_func_new(fname);
+  if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
+  lir_buf *bs = lir_param(f, "src", dt, src->rank, src->shape);
+  lir_buf *bd = lir_param(f, "dst", dt, dst->rank, dst->shape);
+  lir_nest nest;
+  if (pack) {
+    lir_nest_open(f, &nest, 6, ps, "p");
+    lir_expr *r0 = lir_add(f, lir_muli(f, nest.idx[0], ps[4]), nest.idx[4]);
+    lir_expr *c = lir_add(f, lir_muli(f, nest.idx[1], ps[5]), nest.idx[5]);
+    lir_expr *inb = lir_bin(f, LIR_AND, lir_bin(f, LIR_LT, r0, lir_i64(f, D0)), lir_bin(f, LIR_LT, c, lir_i64(f, D1)));
+    lir_expr *r0c = lir_min(f, r0, lir_i64(f, D0 - 1)), *cc = lir_min(f, c, lir_i64(f, D1 - 1));
+    lir_expr *flat = lir_add(f, lir_muli(f, lir_add(f, lir_muli(f, lir_add(f, lir_muli(f, r0c, D1), cc), H), nest.idx[2]), W),
+                             nest.idx[3]);
+    lir_expr *v = lir_select(f, inb, lir_load1(f, bs, flat), lir_int(f, dt, 0));
+    lir_stmt *st = lir_store(f, bd, nest.idx, v);
+    f->body = lir_nest_close(f, &nest, st, LIR_FOR_SERIAL);
+  } else {
+    int64_t ext[4] = {D0, D1, H, W};
+    lir_nest_open(f, &nest, 4, ext, "u");
+    lir_expr *i0 = nest.idx[0], *i1 = nest.idx[1];
+    lir_expr *pidx[6] = {lir_bin(f, LIR_DIV, i0, lir_i64(f, ps[4])), lir_bin(f, LIR_DIV, i1, lir_i64(f, ps[5])),
+                         nest.idx[2], nest.idx[3], lir_bin(f, LIR_MOD, i0, lir_i64(f, ps[4])),
+                         lir_bin(f, LIR_MOD, i1, lir_i64(f, ps[5]))};
+    lir_expr *flat = lir_add(f, lir_muli(f, lir_add(f, lir_muli(f, lir_add(f, lir_muli(f, i0, D1), i1), H), nest.idx[2]), W),
+                             nest.idx[3]);
+    lir_stmt *st = lir_store1(f, bd, flat, lir_load(f, bs, pidx));
+    f->body = lir_nest_close(f, &nest, st, LIR_FOR_SERIAL);
+  }
+  int rc = lir_verify(f, true, err);
+  if (rc) {
+    lir_func_free(f);
+    return ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
+  }
+  *out = f;
+  return OVTA_OK;
+}
+
+/* ---------------------------------------------------------------- CPU fallback */
+
+static ovta_tensor *fresh_tensor(ovta_graph *g, const char *base, ovta_dtype dt, int rank, const int64_t *shape,
+                                 ovta_error *err) {
+  char *nm = ovta_graph_fresh_name(g, base);
+  if (!nm) {
+    OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    return NULL;
+  }
+  ovta_tensor *t = ovta_graph_add_tensor(g, nm, dt, rank, shape, err);
+  free(nm);
+  return t;
+}
+
+static ovta_node *fresh_node(ovta_graph *g, int pos, const char *op, const char *base, ovta_tensor *in,
+                             ovta_tensor *out, ovta_error *err) {
+  char *nm = ovta_graph_fresh_name(g, base);
+  ovta_node *n = nm ? ovta_node_new(op, nm, 1, 1) : NULL;
+  free(nm);
+  if (!n) {
+    OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    return NULL;
+  }
+  n->inputs[0] = in, n->outputs[0] = out, n->target = OVTA_TARGET_CPU;
+  if (ovta_graph_insert_node(g, pos, n, err)) {
+    ovta_node_free(n);
+    return NULL;
+  }
+  return n;
+}
+
+/* Node *pi (a packed ovta.QConv / ovta.QDense / ovta.QAdd / ovta.QMaxPool) back to the plain
+ * layout for the CPU path:
+ * Unpack(x) -> node with plain weights/bias -> Pack -> the packed output the users read.
+ * *pi moves to the node's new position. */
+/* An ALU node (ovta.QAdd / ovta.QMaxPool) back to the plain layout: Unpack each input, the node on
+ * plain tensors, Pack its output. */
+static int unpack_alu(ovta_graph *g, int *pi, ovta_error *err) {
+  ovta_node *n = g->nodes[*pi];
+  ovta_tensor *yp = n->outputs[0];
+  for (int k = 0; k < n->n_inputs; k++)
+    if (!n->inputs[k] || n->inputs[k]->layout != OVTA_LAYOUT_ACT)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name, n->op);
+  if (!yp || yp->layout != OVTA_LAYOUT_ACT)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name, n->op);
+  for (int k = 0; k < n->n_inputs; k++) {
+    ovta_tensor *xp = n->inputs[k];
+    ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, xp->logical_rank, xp->logical, err);
+    if (!xl) return err->code;
+    xl->quant = xp->quant;
+    ovta_node *un = fresh_node(g, *pi, "ovta.Unpack", "unpack", xp, xl, err);
+    if (!un || ovta_node_set_ints(un, "shape", xl->shape, xl->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
+    (*pi)++;
+    n->inputs[k] = xl;
+  }
+  ovta_tensor *yl = fresh_tensor(g, yp->name, yp->dtype, yp->logical_rank, yp->logical, err);
+  if (!yl) return err->code;
+  yl->quant = yp->quant;
+  n->outputs[0] = yl;
+  n->target = OVTA_TARGET_CPU;
+  ovta_node *pk = fresh_node(g, *pi + 1, "ovta.Pack", "pack", yl, yp, err);
+  if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", yp->shape[4], err) ||
+      ovta_node_set_i(pk, "block_in", yp->shape[5], err) || ovta_node_set_i(pk, "block_out", yp->shape[5], err))
+    return err->code ? err->code : OVTA_ENOMEM;
+  return ovta_graph_index(g, err);
+}
+
+int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error *err) {
+  ovta_node *n = g->nodes[*pi];
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) return unpack_alu(g, pi, err);
+  ovta_tensor *xp = n->inputs[0], *wp = n->inputs[1], *bp = ovta_node_in(n, 2), *yp = n->outputs[0];
+  if (xp->layout != OVTA_LAYOUT_ACT || wp->layout != OVTA_LAYOUT_WGT || yp->layout != OVTA_LAYOUT_ACT || !wp->data ||
+      (bp && !bp->data) || cfg->block_in != cfg->block_out || wp->rank != 6)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name,
+                     n->op);
+  ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, xp->logical_rank, xp->logical, err);
+  if (!xl) return err->code;
+  xl->quant = xp->quant;
+  ovta_node *un = fresh_node(g, *pi, "ovta.Unpack", "unpack", xp, xl, err);
+  if (!un || ovta_node_set_ints(un, "shape", xl->shape, xl->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
+  (*pi)++;
+  /* weights [O/bo, I/bi, KH, KW, bo, bi] -> logical [O, I(, KH, KW)] */
+  ovta_tensor *wl = fresh_tensor(g, wp->name, wp->dtype, wp->logical_rank, wp->logical, err);
+  if (!wl) return err->code;
+  wl->kind = OVTA_TK_CONST, wl->quant = wp->quant;
+  if (ovta_tensor_alloc(wl, err)) return err->code;
+  int64_t O = wl->shape[0], I = wl->shape[1], KH = wl->rank == 4 ? wl->shape[2] : 1, KW = wl->rank == 4 ? wl->shape[3] : 1;
+  const int64_t *s = wp->shape;
+  for (int64_t o = 0; o < O; o++)
+    for (int64_t i = 0; i < I; i++)
+      for (int64_t h = 0; h < KH; h++)
+        for (int64_t x = 0; x < KW; x++)
+          ((int8_t *)wl->data)[((o * I + i) * KH + h) * KW + x] =
+              ((const int8_t *)wp->data)[((((o / s[4]) * s[1] + i / s[5]) * KH + h) * KW + x) * s[4] * s[5] +
+                                         (o % s[4]) * s[5] + i % s[5]];
+  ovta_tensor *bl = NULL;
+  if (bp) {
+    int64_t bs[1] = {bp->logical_rank == 1 ? bp->logical[0] : O};
+    if (!(bl = fresh_tensor(g, bp->name, bp->dtype, 1, bs, err))) return err->code;
+    bl->kind = OVTA_TK_CONST, bl->quant = bp->quant;
+    if (ovta_tensor_alloc(bl, err)) return err->code;
+    memcpy(bl->data, bp->data, bl->nbytes <= bp->nbytes ? bl->nbytes : bp->nbytes);
+  }
+  ovta_tensor *yl = fresh_tensor(g, yp->name, yp->dtype, yp->logical_rank, yp->logical, err);
+  if (!yl) return err->code;
+  yl->quant = yp->quant;
+  n->inputs[0] = xl, n->inputs[1] = wl;
+  if (bp) n->inputs[2] = bl;
+  n->outputs[0] = yl;
+  n->target = OVTA_TARGET_CPU;
+  ovta_node *pk = fresh_node(g, *pi + 1, "ovta.Pack", "pack", yl, yp, err);
+  if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", yp->shape[4], err) ||
+      ovta_node_set_i(pk, "block_in", yp->shape[5], err) || ovta_node_set_i(pk, "block_out", yp->shape[5], err))
+    return err->code ? err->code : OVTA_ENOMEM;
+  return ovta_graph_index(g, err);
+}
+
+/* Does the graph still need the pack / partition passes for the accelerator? */
+void exec_accel_needs(const ovta_graph *g, bool *pack, bool *partition) {
+  *pack = *partition = false;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ovta_node *n = g->nodes[i];
+    if (n->target == OVTA_TARGET_ANY) *partition = true;
+    if ((!strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense") || !strcmp(n->op, "ovta.QAdd") ||
+         !strcmp(n->op, "ovta.QMaxPool")) &&
+        n->inputs[0] &&
+        n->inputs[0]->layout == OVTA_LAYOUT_PLAIN)
+      *pack = true;
+  }
+}

@@ -1,0 +1,111 @@
+/* exec.h: the executor layer (compiler/exec/): a whole graph compiled (graph passes, partition,
+ * CPU kernels through compiler/cpu/, accelerator kernels through compiler/accel/, one LLVM
+ * module), planned in memory, run, saved and loaded, with per-step counters for profilers.
+ * May include every other compiler layer, the JIT runtime and the driver.
+ */
+#ifndef OVTA_EXEC_H
+#define OVTA_EXEC_H
+
+#include "lir.h"
+#include "passes.h"
+
+struct ovta_dev_opts;
+
+/* A graph compiled for the CPU. Every node becomes one function in one LLVM module, compiled to
+ * object code once and loaded into the JIT; tensors live in one arena planned by liveness
+ * (storage reused once a value is dead), constants in a params blob, inputs and outputs by
+ * name. Saved as a folder: plan.json (tensors, offsets, steps), params.bin, kernels.o. */
+typedef struct ovta_exec ovta_exec;
+
+typedef struct ovta_exec_opts {
+  lir_codegen_opts cg;   /* backend options (dump IR, opt level) */
+  FILE *dump_lir;        /* print every node's loop IR here, or NULL */
+  /* -- accelerator (README-vta.md, "Graph executor") -- */
+  bool accel;            /* run ovta.QConv / ovta.QDense on the accelerator: the graph (quantized;
+                            packed and partitioned, or not yet: then pack and partition run on a
+                            copy) gets one vta kernel per accelerator node, the host code in the
+                            same object file as the CPU kernels; the rest runs on the CPU path */
+  const ovta_config *cfg;/* the accelerator config (NULL: "default"); copied */
+  const char *tuning_json; /* tiling knobs (vta_knobs_from_json), or NULL */
+  int vthreads;          /* 1 or 2 (0: 2) */
+  FILE *report;          /* print the compile report here (one line per node), or NULL */
+  const char *backend;   /* open this device at the end of the build (ovta_exec_attach); NULL/"cpu": none */
+  const struct ovta_dev_opts *dev_opts; /* device options for backend (NULL: defaults) */
+} ovta_exec_opts;
+void ovta_exec_opts_init(ovta_exec_opts *o);
+
+/* Compile a graph (it is inferred first with ovta_infer_graph, always: the types a model file
+ * declares are recomputed, not trusted; g is not modified otherwise, and may be freed
+ * afterwards). o may be NULL. */
+int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovta_error *err);
+void ovta_exec_free(ovta_exec *e);
+/* Save to / load from a folder (created if missing). */
+int ovta_exec_save(const ovta_exec *e, const char *dir, ovta_error *err);
+int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err);
+/* Inputs and outputs. */
+int ovta_exec_num_inputs(const ovta_exec *e);
+int ovta_exec_num_outputs(const ovta_exec *e);
+const char *ovta_exec_input_name(const ovta_exec *e, int i);
+const char *ovta_exec_output_name(const ovta_exec *e, int i);
+/* Copy a value into an input (dtype and shape must match). */
+int ovta_exec_set_input(ovta_exec *e, const char *name, const ovta_tensor *t, ovta_error *err);
+int ovta_exec_run(ovta_exec *e, ovta_error *err);
+/* A standalone copy of output i (free with ovta_tensor_free). */
+int ovta_exec_get_output(const ovta_exec *e, int i, ovta_tensor **out, ovta_error *err);
+/* Bytes of the planned arena, and the bytes without reuse (sum of all values). */
+void ovta_exec_memory(const ovta_exec *e, size_t *arena, size_t *unshared);
+
+/* Accelerator plans: open device `backend` (fsim, tsim, a board) with the plan's config, create
+ * the runtime queue, give every accelerator tensor its DMA buffer and upload the weights and
+ * biases once. Needed before ovta_exec_run when ovta_exec_accel_nodes(e) > 0. Accelerator
+ * nodes run in order, each synchronized (one device run per node, unless the stream exceeds
+ * the runtime's 1M-instruction limit). */
+int ovta_exec_attach(ovta_exec *e, const char *backend, const struct ovta_dev_opts *o, ovta_error *err);
+/* Nodes that run on the accelerator (0 for a CPU plan). */
+int ovta_exec_accel_nodes(const ovta_exec *e);
+/* The accelerator config of the plan (NULL for a CPU plan). Valid while e lives. */
+const ovta_config *ovta_exec_config(const ovta_exec *e);
+/* The compile report (one line per node: where it runs and why, tiling, counts); "" for a
+ * plan built without accel. Valid while e lives. */
+const char *ovta_exec_report(const ovta_exec *e);
+/* The LLVM target triple of the plan's object code ("" for a plan saved before it was recorded). */
+const char *ovta_exec_target(const ovta_exec *e);
+/* Whether the plan's code is for another machine (compiled with a foreign triple: saved, not run). */
+bool ovta_exec_foreign(const ovta_exec *e);
+
+/* Per-step counters, for callers (ovta eval, a profiler). Accelerator steps: compile-time
+ * counts from the host code, and device counters of the last run (cycles when the backend
+ * counts them, i.e. not on fsim). */
+typedef struct ovta_exec_node_stats {
+  const char *node;       /* graph node name */
+  const char *fn;         /* kernel symbol */
+  bool accel;             /* ran on the accelerator */
+  const char *detail;     /* accelerator: tiling (vta_plan_str); cpu: "" */
+  uint64_t insns;         /* runtime instructions of one run (all kinds, syncs and FINISH included) */
+  uint64_t uops_recorded; /* micro-ops in the kernels recorded by the host code */
+  uint64_t kernels;       /* distinct micro-op kernels */
+  uint64_t runs;          /* times the step ran */
+  uint64_t dev_runs;      /* device runs of the last execution (1 normally) */
+  uint64_t dev_insns;     /* instructions the device retired (last execution, last device run) */
+  uint64_t gemm_uops, alu_uops; /* device micro-op executions (last execution, last device run) */
+  bool has_cycles;        /* the backend counts cycles */
+  uint64_t cycles;        /* device cycles of the last execution */
+  /* -- for profilers (ovta profile) -- */
+  const char *op;         /* the graph node's op ("" in plans saved before it was recorded) */
+  int64_t macs;           /* multiply-accumulates of the node from its logical shapes (Conv, Gemm,
+                             MatMul, ovta.[Q]Conv, ovta.[Q]Dense; 0 for other ops) */
+  uint64_t bytes_read[4]; /* accelerator: DRAM bytes read by type UOP, WGT, INP, ACC (ovta_mem_type
+                             order; last execution, last device run) */
+  uint64_t bytes_written; /* accelerator: DRAM bytes written by STORE (same) */
+  uint64_t ns;            /* wall time of the last execution in ns (CPU: the kernel; accelerator:
+                             host code + device run + synchronize) */
+} ovta_exec_node_stats;
+int ovta_exec_num_steps(const ovta_exec *e);
+int ovta_exec_node_stats_get(const ovta_exec *e, int step, ovta_exec_node_stats *out, ovta_error *err);
+
+/* The evaluation hook (an ovta_eval_node_fn): evaluate one node on the CPU path (lower,
+ * compile, run). ctx is unused (NULL). OVTA_EUNSUPPORTED when the node cannot be lowered. */
+int ovta_exec_eval_node(void *ctx, const ovta_graph *g, const ovta_node *n,
+                        ovta_tensor *const *inputs, ovta_tensor **outputs, ovta_error *err);
+
+#endif

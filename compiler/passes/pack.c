@@ -1,0 +1,150 @@
+/* pack: the accelerator's blocked layouts (ovta.Pack / ovta.Unpack).
+ * The rule each pass implements is in the comment above its function; the pass list and what
+ * each guarantees: compiler/passes/README.md. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes_internal.h"
+
+static void cfg_blocks(const ovta_compile_opts *o, int64_t *bt, int64_t *bi, int64_t *bo) {
+  *bt = o->cfg ? o->cfg->batch : 1;
+  *bi = o->cfg ? o->cfg->block_in : 16;
+  *bo = o->cfg ? o->cfg->block_out : 16;
+}
+
+/* Weight [O, I, KH, KW] (or [O, I]) -> [O/bo, I/bi, KH, KW, bo, bi], zero padded. */
+static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t bi, int64_t bo, ovta_error *err) {
+  int64_t O = w->shape[0], I = w->shape[1], KH = w->rank == 4 ? w->shape[2] : 1, KW = w->rank == 4 ? w->shape[3] : 1;
+  int64_t s[6] = {(O + bo - 1) / bo, (I + bi - 1) / bi, KH, KW, bo, bi};
+  ovta_tensor *p = px_new_const(g, w->name, w->dtype, 6, s, err);
+  if (!p) return NULL;
+  p->layout = OVTA_LAYOUT_WGT;
+  p->logical_rank = w->rank;
+  memcpy(p->logical, w->shape, sizeof p->logical);
+  p->quant = w->quant;
+  for (int64_t o = 0; o < O; o++)
+    for (int64_t i = 0; i < I; i++)
+      for (int64_t h = 0; h < KH; h++)
+        for (int64_t x = 0; x < KW; x++) {
+          int64_t src = ((o * I + i) * KH + h) * KW + x;
+          int64_t dst = ((((o / bo) * s[1] + i / bi) * KH + h) * KW + x) * bo * bi + (o % bo) * bi + i % bi;
+          ((int8_t *)p->data)[dst] = ((const int8_t *)w->data)[src];
+        }
+  return p;
+}
+
+/* Pack an ALU operator (ovta.QAdd, ovta.QMaxPool) at *pi: its activation inputs through ovta.Pack
+ * (or the packed twin a packed producer made), the output in the act layout with channel
+ * blocks of block_in, an ovta.Unpack for plain users. Needs block_in == block_out (the
+ * accelerator copies through an identity weight block); rank 4 (QAdd also rank 2). */
+static int pack_alu(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int64_t bo, int nt0, ovta_tensor **twin,
+                    ovta_error *err) {
+  ovta_node *n = g->nodes[*pi];
+  bool add = !strcmp(n->op, "ovta.QAdd");
+  int ni = add ? 2 : 1;
+  ovta_tensor *y = n->outputs[0];
+  if (bi != bo || n->n_inputs != ni || !y || (y->rank != 4 && !(add && y->rank == 2)) || ovta_tensor_numel(y) < 0)
+    return OVTA_OK;
+  for (int k = 0; k < ni; k++) {
+    ovta_tensor *x = n->inputs[k];
+    if (!x || x->layout != OVTA_LAYOUT_PLAIN || x->rank != y->rank || ovta_tensor_numel(x) < 0) return OVTA_OK;
+  }
+  for (int k = 0; k < ni; k++) {
+    ovta_tensor *x = n->inputs[k];
+    ovta_tensor *xp = x->id >= 0 && x->id < nt0 ? twin[x->id] : NULL;
+    if (!xp) {
+      if (!(xp = px_new_value(g, x->name, x->dtype, NULL, err))) return err->code;
+      ovta_node *pk = px_new_node(g, *pi, "ovta.Pack", "pack", 1, &x, xp, err);
+      if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", bt, err) ||
+          ovta_node_set_i(pk, "block_in", bi, err) || ovta_node_set_i(pk, "block_out", bo, err) ||
+          ovta_infer_node(g, pk, err))
+        return err->code ? err->code : OVTA_ENOMEM;
+      (*pi)++;
+      if (x->id >= 0 && x->id < nt0) twin[x->id] = xp;
+    }
+    n->inputs[k] = xp;
+  }
+  ovta_tensor *yp = px_new_value(g, y->name, y->dtype, NULL, err);
+  if (!yp) return err->code;
+  int64_t N = y->shape[0], C = y->shape[1], H = y->rank == 4 ? y->shape[2] : 1, W = y->rank == 4 ? y->shape[3] : 1;
+  int64_t ys[6] = {(N + bt - 1) / bt, (C + bi - 1) / bi, H, W, bt, bi};
+  yp->dtype = y->dtype, yp->rank = 6, memcpy(yp->shape, ys, sizeof ys);
+  yp->layout = OVTA_LAYOUT_ACT, yp->logical_rank = y->rank, memcpy(yp->logical, y->shape, sizeof yp->logical);
+  yp->quant = y->quant;
+  n->outputs[0] = yp;
+  if (y->id >= 0 && y->id < nt0) twin[y->id] = yp;
+  ovta_node *up = px_new_node(g, *pi + 1, "ovta.Unpack", "unpack", 1, &yp, y, err);
+  if (!up || ovta_node_set_ints(up, "shape", y->shape, y->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
+  (*pi)++;
+  return OVTA_OK;
+}
+
+/* pack: ovta.QConv (group 1, 2-D) and ovta.QDense move to the accelerator's blocked layouts
+ * (ovta_layout in graph.h) for opts->cfg's batch, block_in, block_out: weights and bias are
+ * repacked as constants (zero padded), activations go through ovta.Pack, and an ovta.Unpack
+ * restores the plain value for users that are not packed ops (dce removes unused ones).
+ * Consecutive packed ops pass the packed tensor directly when block_in == block_out. */
+int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
+  int rc = ovta_graph_index(g, err);
+  if (rc) return rc;
+  int64_t bt, bi, bo;
+  cfg_blocks(o, &bt, &bi, &bo);
+  int nt0 = g->n_tensors;
+  ovta_tensor **twin = calloc((size_t)nt0 + 1, sizeof *twin);
+  if (!twin) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  for (int i = 0; i < g->n_nodes; i++) {
+    ovta_node *n = g->nodes[i];
+    bool conv = !strcmp(n->op, "ovta.QConv");
+    if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) {
+      if ((rc = pack_alu(g, &i, bt, bi, bo, nt0, twin, err))) {
+        free(twin);
+        return rc;
+      }
+      continue;
+    }
+    if (!conv && strcmp(n->op, "ovta.QDense")) continue;
+    ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
+    if (x->layout != OVTA_LAYOUT_PLAIN || !px_is_const(w) || (b && !px_is_const(b))) continue;
+    if (conv && (x->rank != 4 || ovta_node_attr_i(n, "group", 1) != 1)) continue;
+    if (ovta_tensor_numel(x) < 0) continue;
+    ovta_tensor *xp = x->id < nt0 && bi == bo ? twin[x->id] : NULL;
+    if (!xp) {
+      if (!(xp = px_new_value(g, x->name, x->dtype, NULL, err))) goto fail;
+      ovta_node *pk = px_new_node(g, i, "ovta.Pack", "pack", 1, &x, xp, err);
+      if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", bt, err) ||
+          ovta_node_set_i(pk, "block_in", bi, err) || ovta_node_set_i(pk, "block_out", bo, err) ||
+          ovta_infer_node(g, pk, err))
+        goto fail;
+      i++;
+    }
+    ovta_tensor *wp = pack_wgt(g, w, bi, bo, err);
+    if (!wp) goto fail;
+    ovta_tensor *bp = NULL;
+    if (b) {
+      int64_t s[2] = {(b->shape[0] + bo - 1) / bo, bo};
+      if (!(bp = px_new_const(g, b->name, b->dtype, 2, s, err))) goto fail;
+      memcpy(bp->data, b->data, b->nbytes);
+      bp->layout = OVTA_LAYOUT_ACC, bp->logical_rank = 1, bp->logical[0] = b->shape[0], bp->quant = b->quant;
+    }
+    ovta_tensor *yp = px_new_value(g, y->name, y->dtype, NULL, err);
+    if (!yp) goto fail;
+    int64_t N = y->shape[0], C = y->shape[1], H = y->rank == 4 ? y->shape[2] : 1, W = y->rank == 4 ? y->shape[3] : 1;
+    int64_t ys[6] = {(N + bt - 1) / bt, (C + bo - 1) / bo, H, W, bt, bo};
+    yp->dtype = y->dtype, yp->rank = 6, memcpy(yp->shape, ys, sizeof ys);
+    yp->layout = OVTA_LAYOUT_ACT, yp->logical_rank = y->rank, memcpy(yp->logical, y->shape, sizeof yp->logical);
+    yp->quant = y->quant;
+    n->inputs[0] = xp, n->inputs[1] = wp;
+    if (b) n->inputs[2] = bp;
+    n->outputs[0] = yp;
+    if (y->id < nt0) twin[y->id] = yp;
+    ovta_node *up = px_new_node(g, i + 1, "ovta.Unpack", "unpack", 1, &yp, y, err);
+    if (!up || ovta_node_set_ints(up, "shape", y->shape, y->rank, err)) goto fail;
+    i++;
+  }
+  free(twin);
+  return pass_dce(g, o, err);
+fail:
+  free(twin);
+  return err->code ? err->code : OVTA_ENOMEM;
+}

@@ -1,0 +1,40 @@
+/* passes_internal.h: private to compiler/passes/: the pass entry points the registry
+ * (pipeline.c) lists, and small graph-building helpers the passes share (util.c).
+ * Nothing outside compiler/passes/ includes this file. */
+#ifndef OVTA_PASSES_INTERNAL_H
+#define OVTA_PASSES_INTERNAL_H
+
+#include "passes.h"
+
+/* ---------------------------------------------------------------- the passes (one file each) */
+
+int pass_infer(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_verify(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_fold(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_dce(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_fold_bn(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_fuse(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_partition(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+
+/* ---------------------------------------------------------------- helpers (util.c) */
+
+/* A new constant tensor with zeroed data. */
+ovta_tensor *px_new_const(ovta_graph *g, const char *base, ovta_dtype dt, int rank, const int64_t *shape,
+                              ovta_error *err);
+ovta_tensor *px_new_scalar(ovta_graph *g, const char *base, ovta_dtype dt, double v, ovta_error *err);
+/* A new value tensor shaped like `like` (NULL: unknown). */
+ovta_tensor *px_new_value(ovta_graph *g, const char *base, ovta_dtype dt, const ovta_tensor *like, ovta_error *err);
+/* A new node at position pos with the given tensors. */
+ovta_node *px_new_node(ovta_graph *g, int pos, const char *op, const char *base, int ni, ovta_tensor *const *in,
+                           ovta_tensor *out, ovta_error *err);
+int px_set_op(ovta_node *n, const char *op, ovta_error *err);
+int px_set_inputs(ovta_node *n, int cnt, ovta_error *err);
+bool px_is_graph_output(const ovta_graph *g, const ovta_tensor *t);
+/* The only node reading t (index), or -1 when t has another use or is a graph output. */
+int px_single_user(const ovta_graph *g, const ovta_tensor *t);
+int px_node_index(const ovta_graph *g, const ovta_node *n);
+bool px_is_const(const ovta_tensor *t);
+
+#endif

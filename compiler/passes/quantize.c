@@ -1,0 +1,275 @@
+/* quantize: int8 power-of-two quantization from calibration ranges.
+ * The rule each pass implements is in the comment above its function; the pass list and what
+ * each guarantees: compiler/passes/README.md. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes_internal.h"
+
+typedef struct calib {
+  float *absmax;  /* per tensor id */
+} calib;
+
+static void observe(void *ctx, const ovta_tensor *t, const ovta_tensor *v) {
+  calib *c = ctx;
+  int64_t n = ovta_tensor_numel(v);
+  for (int64_t i = 0; i < n; i++) {
+    float a = (float)fabs(ovta_tensor_get_f(v, i));
+    if (a > c->absmax[t->id]) c->absmax[t->id] = a;
+  }
+}
+
+static float const_absmax(const ovta_tensor *t) {
+  float m = 0;
+  int64_t n = ovta_tensor_numel(t);
+  for (int64_t i = 0; i < n; i++) m = fmaxf(m, (float)fabs(ovta_tensor_get_f(t, i)));
+  return m;
+}
+
+static bool quantizable(const ovta_node *n) {
+  if (strcmp(n->op, "ovta.Conv") && strcmp(n->op, "ovta.Dense")) return false;
+  const char *a = ovta_node_attr_s(n, "act", "none");
+  if (strcmp(a, "none") && strcmp(a, "relu") && strcmp(a, "clip")) return false;
+  ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *b = ovta_node_in(n, 2);
+  return x && x->dtype == OVTA_DT_F32 && px_is_const(w) && w->dtype == OVTA_DT_F32 && (!b || px_is_const(b)) && !px_is_const(x);
+}
+
+static bool same_shape(const ovta_tensor *a, const ovta_tensor *b) {
+  if (a->rank != b->rank || a->rank < 0) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] != b->shape[d] || a->shape[d] < 0) return false;
+  return true;
+}
+
+/* A residual add the quantize pass can make ovta.QAdd: `Add(A, B)` or `ovta.Eltwise(A, B)` with
+ * ops "Add" / "Add,Relu"; A, B non-constant f32 of the output's shape (rank 2 or 4, no
+ * broadcasting). *relu tells whether a ReLU follows. */
+static bool qadd_match(const ovta_node *n, ovta_tensor **a, ovta_tensor **b, bool *relu) {
+  *relu = false;
+  if (n->n_outputs != 1 || !n->outputs[0] || n->n_inputs != 2 || !n->inputs[0] || !n->inputs[1]) return false;
+  if (!strcmp(n->op, "ovta.Eltwise")) {
+    const char *ops = ovta_node_attr_s(n, "ops", "");
+    if (!strcmp(ops, "Add,Relu")) *relu = true;
+    else if (strcmp(ops, "Add")) return false;
+  } else if (strcmp(n->op, "Add")) return false;
+  *a = n->inputs[0], *b = n->inputs[1];
+  const ovta_tensor *y = n->outputs[0];
+  if ((*a)->dtype != OVTA_DT_F32 || (*b)->dtype != OVTA_DT_F32 || y->dtype != OVTA_DT_F32) return false;
+  if (px_is_const(*a) || px_is_const(*b) || (y->rank != 4 && y->rank != 2)) return false;
+  return same_shape(*a, y) && same_shape(*b, y);
+}
+
+/* A max pooling the quantize pass can make ovta.QMaxPool: 2-D MaxPool (rank 4) without the
+ * Indices output, dilations 1, ceil_mode 0, on a non-constant f32. */
+static bool qpool_match(const ovta_node *n) {
+  if (strcmp(n->op, "MaxPool") || n->n_inputs != 1 || !n->inputs[0] || n->n_outputs < 1 || !n->outputs[0]) return false;
+  if (n->n_outputs > 1 && n->outputs[1]) return false;
+  const ovta_tensor *x = n->inputs[0];
+  if (x->dtype != OVTA_DT_F32 || x->rank != 4 || px_is_const(x) || ovta_node_attr_i(n, "ceil_mode", 0) != 0) return false;
+  if (ovta_node_attr_i(n, "storage_order", 0) != 0) return false;
+  const ovta_attr *d = ovta_node_attr(n, "dilations"), *k = ovta_node_attr(n, "kernel_shape");
+  if (!k || k->type != OVTA_ATTR_INTS || k->n != 2) return false;
+  if (d && (d->type != OVTA_ATTR_INTS || d->n != 2 || d->ints[0] != 1 || d->ints[1] != 1)) return false;
+  return true;
+}
+
+enum { QK_NONE = 0, QK_LINEAR, QK_ADD, QK_POOL, QK_FLAT };
+
+/* The quantized twin of float tensor x with exponent ex: the one a quantized producer made, else
+ * a new QuantizeLinear inserted before *pos (which moves on). */
+static ovta_tensor *q_input(ovta_graph *g, ovta_tensor *x, int ex, int nt0, ovta_tensor **qtwin, int *pos,
+                            ovta_error *err) {
+  ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+  if (xq && xq->quant.exp == ex) return xq;
+  ovta_tensor *sc = px_new_scalar(g, "scale", OVTA_DT_F32, ldexp(1.0, ex), err);
+  ovta_tensor *zp = sc ? px_new_scalar(g, "zero_point", OVTA_DT_I8, 0, err) : NULL;
+  xq = zp ? px_new_value(g, x->name, OVTA_DT_I8, x, err) : NULL;
+  if (!xq) return NULL;
+  xq->quant = (ovta_quant){true, ex, 0};
+  ovta_tensor *qi[3] = {x, sc, zp};
+  if (!px_new_node(g, *pos, "QuantizeLinear", "quantize", 3, qi, xq, err)) return NULL;
+  (*pos)++;
+  if (x->id < nt0) qtwin[x->id] = xq;
+  return xq;
+}
+
+/* Node at *pos now produces yq (int8, exponent ey) instead of float y: remember the twin and
+ * insert a DequantizeLinear restoring y for float users after it (*pos moves to it). */
+static int q_output(ovta_graph *g, ovta_node *n, ovta_tensor *y, int ey, int nt0, ovta_tensor **qtwin, int *pos,
+                    ovta_error *err) {
+  ovta_tensor *yq = px_new_value(g, y->name, OVTA_DT_I8, y, err);
+  if (!yq) return err->code;
+  yq->quant = (ovta_quant){true, ey, 0};
+  n->outputs[0] = yq;
+  if (y->id < nt0) qtwin[y->id] = yq;
+  ovta_tensor *sc = px_new_scalar(g, "scale", OVTA_DT_F32, ldexp(1.0, ey), err);
+  ovta_tensor *zp = sc ? px_new_scalar(g, "zero_point", OVTA_DT_I8, 0, err) : NULL;
+  ovta_tensor *di[3] = {yq, sc, zp};
+  if (!zp || !px_new_node(g, *pos + 1, "DequantizeLinear", "dequantize", 3, di, y, err)) return err->code ? err->code : OVTA_ENOMEM;
+  (*pos)++;
+  return OVTA_OK;
+}
+
+/* quantize: ovta.Conv / ovta.Dense with activation none/relu/clip become ovta.QConv /
+ * ovta.QDense (graph.h): symmetric per-tensor int8 with power-of-two scales. Exponents:
+ *   activations: the tensor's "quant" annotation if present, else from the calibration range
+ *     (max |x| over opts->calib samples run through opts->eval): ovta_quant_exp_for(absmax);
+ *   weights: ovta_quant_exp_for(max |W|);  bias: int32 with exp(X) + exp(W);
+ *   shift = exp(Y) - exp(X) - exp(W); clip: relu [0, 127], clip [q(min), q(max)], none [-127, 127].
+ * Then residual adds and max pools fed by quantized values (qadd_match / qpool_match, at least
+ * one input produced quantized) become ovta.QAdd / ovta.QMaxPool: an input produced quantized is
+ * used as it is (its exponent), e0 = min(exp(A), exp(B)) (|exp(A) - exp(B)| <= 16, else the add
+ * stays float), shift_a/shift_b align to e0, shift = exp(Y) - e0, clip [0, 127] with ReLU else
+ * [-127, 127]; a max pool keeps its input's exponent, and so does a Flatten of a quantized value
+ * (int8 Flatten). A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
+ * 0, int8) feeds each quantized input that is not already produced quantized; a
+ * DequantizeLinear restores the float value for other users (dce removes the unused ones). */
+int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
+  int rc = ovta_graph_index(g, err);
+  if (rc) return rc;
+  int nt0 = g->n_tensors, nn0 = g->n_nodes;
+  int *texp = calloc((size_t)nt0 + 1, sizeof *texp);
+  char *have = calloc((size_t)nt0 + 1, 1), *willq = calloc((size_t)nt0 + 1, 1), *kind = calloc((size_t)nn0 + 1, 1);
+  ovta_tensor **qtwin = calloc((size_t)nt0 + 1, sizeof *qtwin);
+  ovta_node **orig = calloc((size_t)nn0 + 1, sizeof *orig);
+  calib cb = {calloc((size_t)nt0 + 1, sizeof(float))};
+  if (!texp || !have || !willq || !kind || !qtwin || !orig || !cb.absmax) {
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    goto done;
+  }
+  /* which nodes become quantized (in order: an add/pool needs a quantized producer), which
+   * activation tensors need an exponent, and which lack an annotation */
+  const ovta_tensor *missing = NULL;
+  for (int i = 0; i < nn0; i++) {
+    ovta_node *n = orig[i] = g->nodes[i];
+    ovta_tensor *ts[3] = {0}, *a, *b;
+    bool relu;
+    if (quantizable(n)) kind[i] = QK_LINEAR, ts[0] = n->inputs[0], ts[1] = n->outputs[0];
+    else if (qadd_match(n, &a, &b, &relu) && (willq[a->id] || willq[b->id]))
+      kind[i] = QK_ADD, ts[0] = a, ts[1] = b, ts[2] = n->outputs[0];
+    else if (qpool_match(n) && willq[n->inputs[0]->id]) kind[i] = QK_POOL, ts[0] = n->inputs[0];
+    else if (!strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
+             n->inputs[0]->dtype == OVTA_DT_F32 && willq[n->inputs[0]->id])
+      kind[i] = QK_FLAT; /* data movement: int8 in, int8 out, same exponent */
+    else continue;
+    willq[n->outputs[0]->id] = 1;
+    for (int k = 0; k < 3; k++) {
+      if (!ts[k]) continue;
+      if (ts[k]->quant.valid) have[ts[k]->id] = 1, texp[ts[k]->id] = ts[k]->quant.exp;
+      else if (!missing) missing = ts[k];
+    }
+  }
+  if (missing) {
+    if (o->n_calib <= 0) {
+      rc = OVTA_FAIL(err, OVTA_EINVAL,
+                     "%s: tensor '%s' needs a quantization scale: give calibration samples or a \"quant\" annotation",
+                     g->origin, missing->name);
+      goto done;
+    }
+    for (int s = 0; s < o->n_calib; s++)
+      if ((rc = ovta_graph_run(g, o->eval, o->eval_ctx, o->calib[s], observe, &cb, NULL, err))) {
+        ovta_error_wrap(err, "calibration sample %d", s);
+        goto done;
+      }
+    for (int i = 0; i < nt0; i++)
+      if (!have[i]) texp[i] = ovta_quant_exp_for(cb.absmax[i]), have[i] = 1;
+  }
+  for (int j = 0; j < nn0; j++) {
+    if (!kind[j]) continue;
+    ovta_node *n = orig[j];
+    int i = px_node_index(g, n);
+    if (kind[j] == QK_FLAT) {
+      ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
+      ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+      if (!xq) continue; /* its producer stayed float */
+      if (y->dtype != OVTA_DT_F32) continue;
+      n->inputs[0] = xq;
+      if (q_output(g, n, y, xq->quant.exp, nt0, qtwin, &i, err)) goto fail;
+      continue;
+    }
+    if (kind[j] == QK_POOL) {
+      ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
+      ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+      int ex = xq ? xq->quant.exp : texp[x->id];
+      if (!(xq = q_input(g, x, ex, nt0, qtwin, &i, err))) goto fail;
+      if (px_set_op(n, "ovta.QMaxPool", err)) goto fail;
+      ovta_node_del_attr(n, "storage_order");
+      if (px_set_inputs(n, 1, err)) goto fail;
+      n->n_outputs = 1;
+      n->inputs[0] = xq;
+      if (q_output(g, n, y, ex, nt0, qtwin, &i, err)) goto fail;
+      continue;
+    }
+    if (kind[j] == QK_ADD) {
+      ovta_tensor *a, *b, *y = n->outputs[0];
+      bool relu;
+      if (!qadd_match(n, &a, &b, &relu)) continue;
+      ovta_tensor *aq = a->id < nt0 ? qtwin[a->id] : NULL, *bq = b->id < nt0 ? qtwin[b->id] : NULL;
+      int ea = aq ? aq->quant.exp : texp[a->id], eb = bq ? bq->quant.exp : texp[b->id], ey = texp[y->id];
+      if (ea - eb > 16 || eb - ea > 16) continue; /* scales too far apart: stays float */
+      int e0 = ea < eb ? ea : eb;
+      if (!(aq = q_input(g, a, ea, nt0, qtwin, &i, err)) || !(bq = q_input(g, b, eb, nt0, qtwin, &i, err))) goto fail;
+      if (px_set_op(n, "ovta.QAdd", err)) goto fail;
+      ovta_node_del_attr(n, "ops");
+      if (ovta_node_set_i(n, "shift_a", ea - e0, err) || ovta_node_set_i(n, "shift_b", eb - e0, err) ||
+          ovta_node_set_i(n, "shift", ey - e0, err) || ovta_node_set_i(n, "clip_min", relu ? 0 : -127, err) ||
+          ovta_node_set_i(n, "clip_max", 127, err))
+        goto fail;
+      n->inputs[0] = aq, n->inputs[1] = bq;
+      if (q_output(g, n, y, ey, nt0, qtwin, &i, err)) goto fail;
+      continue;
+    }
+    ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
+    ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
+    /* an input produced quantized (e.g. by a max pool or a flatten keeping their input's scale)
+     * is taken at its exponent */
+    int ex = xq ? xq->quant.exp : texp[x->id], ey = texp[y->id], ew = ovta_quant_exp_for(const_absmax(w));
+    xq = q_input(g, x, ex, nt0, qtwin, &i, err);
+    if (!xq) goto fail;
+    /* weights and bias */
+    ovta_tensor *wq = px_new_const(g, w->name, OVTA_DT_I8, w->rank, w->shape, err);
+    if (!wq) goto fail;
+    wq->quant = (ovta_quant){true, ew, 0};
+    int64_t nw = ovta_tensor_numel(w);
+    for (int64_t k = 0; k < nw; k++) ((int8_t *)wq->data)[k] = ovta_quant_i8((float)ovta_tensor_get_f(w, k), ew);
+    ovta_tensor *bq = NULL;
+    if (b) {
+      if (!(bq = px_new_const(g, b->name, OVTA_DT_I32, b->rank, b->shape, err))) goto fail;
+      bq->quant = (ovta_quant){true, ex + ew, 0};
+      int64_t nb = ovta_tensor_numel(b);
+      for (int64_t k = 0; k < nb; k++) ((int32_t *)bq->data)[k] = ovta_quant_i32((float)ovta_tensor_get_f(b, k), ex + ew);
+    }
+    /* requantization */
+    const char *a = ovta_node_attr_s(n, "act", "none");
+    int lo = -127, hi = 127;
+    if (!strcmp(a, "relu")) lo = 0;
+    else if (!strcmp(a, "clip")) {
+      lo = ovta_quant_i8(ovta_node_attr_f(n, "act_min", -INFINITY), ey);
+      hi = ovta_quant_i8(ovta_node_attr_f(n, "act_max", INFINITY), ey);
+    }
+    bool conv = !strcmp(n->op, "ovta.Conv");
+    const char *drop[] = {"act", "act_min", "act_max", "act_alpha", "act_beta"};
+    for (int k = 0; k < 5; k++) ovta_node_del_attr(n, drop[k]);
+    if (px_set_op(n, conv ? "ovta.QConv" : "ovta.QDense", err) || ovta_node_set_i(n, "shift", ey - ex - ew, err) ||
+        ovta_node_set_i(n, "clip_min", lo, err) || ovta_node_set_i(n, "clip_max", hi, err))
+      goto fail;
+    n->inputs[0] = xq, n->inputs[1] = wq;
+    if (b) n->inputs[2] = bq;
+    if (q_output(g, n, y, ey, nt0, qtwin, &i, err)) goto fail;
+  }
+  rc = ovta_graph_index(g, err);
+  goto done;
+fail:
+  rc = err->code ? err->code : OVTA_ENOMEM;
+done:
+  free(texp);
+  free(have);
+  free(willq);
+  free(kind);
+  free(qtwin);
+  free(orig);
+  free(cb.absmax);
+  if (rc) return rc;
+  return pass_dce(g, o, err);
+}

@@ -1,0 +1,104 @@
+/* util.c: graph-building helpers shared by the passes (passes_internal.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passes_internal.h"
+
+/* A new constant tensor with zeroed data. */
+ovta_tensor *px_new_const(ovta_graph *g, const char *base, ovta_dtype dt, int rank, const int64_t *shape,
+                              ovta_error *err) {
+  char *nm = ovta_graph_fresh_name(g, base);
+  if (!nm) {
+    OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    return NULL;
+  }
+  ovta_tensor *t = ovta_graph_add_tensor(g, nm, dt, rank, shape, err);
+  free(nm);
+  if (!t) return NULL;
+  t->kind = OVTA_TK_CONST;
+  if (ovta_tensor_alloc(t, err)) return NULL;
+  return t;
+}
+
+ovta_tensor *px_new_scalar(ovta_graph *g, const char *base, ovta_dtype dt, double v, ovta_error *err) {
+  ovta_tensor *t = px_new_const(g, base, dt, 0, NULL, err);
+  if (t) ovta_tensor_put_f(t, 0, v);
+  return t;
+}
+
+/* A new value tensor shaped like `like` (NULL: unknown). */
+ovta_tensor *px_new_value(ovta_graph *g, const char *base, ovta_dtype dt, const ovta_tensor *like, ovta_error *err) {
+  char *nm = ovta_graph_fresh_name(g, base);
+  if (!nm) {
+    OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    return NULL;
+  }
+  ovta_tensor *t = ovta_graph_add_tensor(g, nm, dt, like ? like->rank : -1, like ? like->shape : NULL, err);
+  free(nm);
+  return t;
+}
+
+/* A new node at position pos with the given tensors. */
+ovta_node *px_new_node(ovta_graph *g, int pos, const char *op, const char *base, int ni, ovta_tensor *const *in,
+                           ovta_tensor *out, ovta_error *err) {
+  char *nm = ovta_graph_fresh_name(g, base);
+  ovta_node *n = nm ? ovta_node_new(op, nm, ni, 1) : NULL;
+  free(nm);
+  if (!n) {
+    OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    return NULL;
+  }
+  for (int i = 0; i < ni; i++) n->inputs[i] = in[i];
+  n->outputs[0] = out;
+  if (ovta_graph_insert_node(g, pos, n, err)) {
+    ovta_node_free(n);
+    return NULL;
+  }
+  return n;
+}
+
+int px_set_op(ovta_node *n, const char *op, ovta_error *err) {
+  char *s = strdup(op);
+  if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  free(n->op);
+  n->op = s;
+  return OVTA_OK;
+}
+
+int px_set_inputs(ovta_node *n, int cnt, ovta_error *err) {
+  if (cnt <= n->n_inputs) {
+    n->n_inputs = cnt;
+    return OVTA_OK;
+  }
+  ovta_tensor **a = realloc(n->inputs, (size_t)cnt * sizeof *a);
+  if (!a) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  for (int i = n->n_inputs; i < cnt; i++) a[i] = NULL;
+  n->inputs = a;
+  n->n_inputs = cnt;
+  return OVTA_OK;
+}
+
+bool px_is_graph_output(const ovta_graph *g, const ovta_tensor *t) {
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i] == t) return true;
+  return false;
+}
+
+/* The only node reading t (index), or -1 when t has another use or is a graph output. */
+int px_single_user(const ovta_graph *g, const ovta_tensor *t) {
+  if (px_is_graph_output(g, t)) return -1;
+  int who = -1, cnt = 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i]->n_inputs; k++)
+      if (g->nodes[i]->inputs[k] == t) who = i, cnt++;
+  return cnt == 1 ? who : -1;
+}
+
+int px_node_index(const ovta_graph *g, const ovta_node *n) {
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i] == n) return i;
+  unreachable();
+}
+
+bool px_is_const(const ovta_tensor *t) { return t && t->data != NULL; }
