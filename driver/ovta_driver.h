@@ -38,20 +38,6 @@ typedef struct ovta_dev_opts {
   const char *device_path; /* boards: UIO device or register window file (NULL: default) */
 } ovta_dev_opts;
 
-/* Counters of the last run (isa/ISA.md, "Counters"). Cycle fields are 0 on fsim. */
-typedef struct ovta_counters {
-  uint64_t insns_load;          /* instructions retired by the load module */
-  uint64_t insns_compute;       /* ... by the compute module */
-  uint64_t insns_store;         /* ... by the store module */
-  uint64_t bytes_read[OVTA_MEM_COUNT]; /* bytes read from DRAM, by memory type (OUT unused) */
-  uint64_t bytes_written;       /* bytes written to DRAM by STORE */
-  uint64_t gemm_uops;           /* GEMM micro-op executions (one per innermost iteration) */
-  uint64_t alu_uops;            /* ALU micro-op executions */
-  uint64_t cycles;              /* total cycles of the run */
-  uint64_t busy_load, busy_compute, busy_store;    /* cycles a module executed an instruction */
-  uint64_t stall_load, stall_compute, stall_store; /* cycles a module waited on a token or room */
-} ovta_counters;
-
 /* Open a device. `backend` is a name from ovta_backend_names(); cfg must stay valid. */
 int ovta_dev_open(const char *backend, const ovta_config *cfg, const ovta_dev_opts *opts,
                   ovta_dev **out, ovta_error *err);
@@ -67,7 +53,7 @@ const char *ovta_dev_backend(const ovta_dev *dev);
  * any error. */
 int ovta_dev_run(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms,
                  ovta_error *err);
-/* Counters of the last run. */
+/* Counters of the last run (ovta_counters is defined in ovta_isa.h, "Counters"). */
 void ovta_dev_counters(const ovta_dev *dev, ovta_counters *out);
 /* Counters as a JSON object (caller frees); NULL on out of memory. */
 char *ovta_counters_to_json(const ovta_counters *c);
