@@ -1,13 +1,16 @@
 /* ovta_driver.h: one C API for every backend.
  *
- * Backends: "fsim" (functional simulator, hw/sim/fsim.c), "tsim" (Verilator model of hw/rtl),
- * and the board backends ("zynq", "xrt", "vboard"). A program is a stream of 16-byte
+ * Backends: "fsim" (the functional simulator of hw/sim/fsim.h), "tsim" (the Verilator model of
+ * hw/rtl, hw/sim/tsim.h) and the board backends ("zynq", "xrt", "vboard"). Every backend is a
+ * file driver/backend_NAME.c; the simulators' own APIs under hw/sim/ know nothing of the driver.
+ * A program is a stream of 16-byte
  * instructions in a DMA buffer; the device runs it against DRAM and reports done or an error.
  *
  * Sections:
  *   1. Devices   - open, close, run, counters.
  *   2. Buffers   - physically contiguous DMA buffers with physical addresses.
  *   3. Backends  - what a backend implements (driver/driver.c keeps the table).
+ *   4. Debug     - backend-specific inspection (fsim's SRAMs).
  *
  * Every function that can fail returns an ovta_rc and fills the ovta_error (may be NULL).
  * Nothing here aborts or exits on bad input.
@@ -100,5 +103,12 @@ typedef struct ovta_backend {
   int (*buf_flush)(ovta_dev *dev, ovta_buf *buf, size_t off, size_t n, ovta_error *err);
   int (*buf_invalidate)(ovta_dev *dev, ovta_buf *buf, size_t off, size_t n, ovta_error *err);
 } ovta_backend;
+
+/* ---------------------------------------------------------------- 4. Debug */
+
+/* The SRAM of a memory type (UOP: the raw 32-bit micro-ops; WGT, INP, OUT: int8; ACC: int32,
+ * host order) of an fsim device (driver/backend_fsim.c): *data points at depth * element bytes.
+ * Fails with OVTA_EINVAL when dev is not an fsim device or the type is unknown. */
+int ovta_fsim_sram(ovta_dev *dev, uint32_t mem_type, const void **data, size_t *bytes, ovta_error *err);
 
 #endif
