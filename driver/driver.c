@@ -13,7 +13,7 @@
  * their file does: driver/driver.mk defines OVTA_BACKEND_NAME for each driver/backend_NAME.c. */
 static const ovta_backend *const *backend_table(void) {
   static const ovta_backend *table[] = {
-      &ovta_backend_fsim, /* hw/sim/fsim.c: functional simulator */
+      &ovta_backend_fsim, /* driver/backend_fsim.c: functional simulator (hw/sim/fsim.c) */
 #ifdef OVTA_BACKEND_TSIM
       &ovta_backend_tsim, /* driver/backend_tsim.c: Verilator model of hw/rtl */
 #endif

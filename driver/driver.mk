@@ -1,5 +1,5 @@
 # driver/: the driver API (ovta_driver.h), the backend table, simulated DRAM, and the
-# tsim/board backends. Each driver/backend_NAME.c found is compiled in, and driver/driver.c
+# backends (fsim, tsim, boards). Each driver/backend_NAME.c found is compiled in, and driver/driver.c
 # gets -DOVTA_BACKEND_NAME so its table lists it (see driver/driver_impl.h).
 DRIVER_BACKEND_SRCS := $(wildcard driver/backend_*.c)
 DRIVER_BACKEND_DEFS := $(foreach f,$(DRIVER_BACKEND_SRCS),-DOVTA_BACKEND_$(shell echo $(basename $(notdir $(f))) | sed 's/^backend_//' | tr a-z A-Z))

@@ -1,14 +1,16 @@
 /* driver_impl.h: driver internals shared by the backends (not part of the public API).
  *
- * A backend is one file (driver/backend_NAME.c or hw/sim/NAME.c) defining one
- * `const ovta_backend ovta_backend_NAME` plus one line in the table in driver/driver.c.
+ * A backend is one file driver/backend_NAME.c defining one `const ovta_backend ovta_backend_NAME`
+ * plus one line in the table in driver/driver.c. The simulator backends (fsim, tsim) adapt a
+ * driver-independent simulator API (hw/sim/fsim.h, hw/sim/tsim.h) to the driver.
  *
  * Sections:
  *   1. Simulated DRAM - driver/simdram.c: the physical memory of the simulator backends.
  *   2. Devices        - struct ovta_dev, what every backend sees.
- *   3. Backend table  - the backends the driver knows. fsim is always built; a board or tsim
- *                       backend driver/backend_NAME.c is compiled in when its file exists
- *                       (driver/driver.mk then defines OVTA_BACKEND_NAME for driver/driver.c).
+ *   3. Backend table  - the backends the driver knows. fsim is always built (its table entry is
+ *                       unconditional); every backend driver/backend_NAME.c is compiled in when
+ *                       its file exists (driver/driver.mk then defines OVTA_BACKEND_NAME for
+ *                       driver/driver.c).
  *   4. Helpers        - small things backends share (wall clock for timeouts).
  */
 #ifndef OVTA_DRIVER_IMPL_H
@@ -68,7 +70,7 @@ struct ovta_dev {
 /* ---------------------------------------------------------------- 3. Backend table */
 
 /* Defined by each backend's file. */
-extern const ovta_backend ovta_backend_fsim;   /* hw/sim/fsim.c */
+extern const ovta_backend ovta_backend_fsim;   /* driver/backend_fsim.c (always built) */
 extern const ovta_backend ovta_backend_tsim;   /* driver/backend_tsim.c (OVTA_BACKEND_TSIM) */
 extern const ovta_backend ovta_backend_zynq;   /* driver/backend_zynq.c (OVTA_BACKEND_ZYNQ) */
 extern const ovta_backend ovta_backend_xrt;    /* driver/backend_xrt.c (OVTA_BACKEND_XRT) */

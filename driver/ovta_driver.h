@@ -1,13 +1,16 @@
 /* ovta_driver.h: one C API for every backend.
  *
- * Backends: "fsim" (functional simulator, hw/sim/fsim.c), "tsim" (Verilator model of hw/rtl),
- * and the board backends ("zynq", "xrt", "vboard"). A program is a stream of 16-byte
+ * Backends: "fsim" (the functional simulator of hw/sim/fsim.h), "tsim" (the Verilator model of
+ * hw/rtl, hw/sim/tsim.h) and the board backends ("zynq", "xrt", "vboard"). Every backend is a
+ * file driver/backend_NAME.c; the simulators' own APIs under hw/sim/ know nothing of the driver.
+ * A program is a stream of 16-byte
  * instructions in a DMA buffer; the device runs it against DRAM and reports done or an error.
  *
  * Sections:
  *   1. Devices   - open, close, run, counters.
  *   2. Buffers   - physically contiguous DMA buffers with physical addresses.
  *   3. Backends  - what a backend implements (driver/driver.c keeps the table).
+ *   4. Debug     - backend-specific inspection (fsim's SRAMs).
  *
  * Every function that can fail returns an ovta_rc and fills the ovta_error (may be NULL).
  * Nothing here aborts or exits on bad input.
@@ -38,20 +41,6 @@ typedef struct ovta_dev_opts {
   const char *device_path; /* boards: UIO device or register window file (NULL: default) */
 } ovta_dev_opts;
 
-/* Counters of the last run (isa/ISA.md, "Counters"). Cycle fields are 0 on fsim. */
-typedef struct ovta_counters {
-  uint64_t insns_load;          /* instructions retired by the load module */
-  uint64_t insns_compute;       /* ... by the compute module */
-  uint64_t insns_store;         /* ... by the store module */
-  uint64_t bytes_read[OVTA_MEM_COUNT]; /* bytes read from DRAM, by memory type (OUT unused) */
-  uint64_t bytes_written;       /* bytes written to DRAM by STORE */
-  uint64_t gemm_uops;           /* GEMM micro-op executions (one per innermost iteration) */
-  uint64_t alu_uops;            /* ALU micro-op executions */
-  uint64_t cycles;              /* total cycles of the run */
-  uint64_t busy_load, busy_compute, busy_store;    /* cycles a module executed an instruction */
-  uint64_t stall_load, stall_compute, stall_store; /* cycles a module waited on a token or room */
-} ovta_counters;
-
 /* Open a device. `backend` is a name from ovta_backend_names(); cfg must stay valid. */
 int ovta_dev_open(const char *backend, const ovta_config *cfg, const ovta_dev_opts *opts,
                   ovta_dev **out, ovta_error *err);
@@ -67,7 +56,7 @@ const char *ovta_dev_backend(const ovta_dev *dev);
  * any error. */
 int ovta_dev_run(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms,
                  ovta_error *err);
-/* Counters of the last run. */
+/* Counters of the last run (ovta_counters is defined in ovta_isa.h, "Counters"). */
 void ovta_dev_counters(const ovta_dev *dev, ovta_counters *out);
 /* Counters as a JSON object (caller frees); NULL on out of memory. */
 char *ovta_counters_to_json(const ovta_counters *c);
@@ -114,5 +103,12 @@ typedef struct ovta_backend {
   int (*buf_flush)(ovta_dev *dev, ovta_buf *buf, size_t off, size_t n, ovta_error *err);
   int (*buf_invalidate)(ovta_dev *dev, ovta_buf *buf, size_t off, size_t n, ovta_error *err);
 } ovta_backend;
+
+/* ---------------------------------------------------------------- 4. Debug */
+
+/* The SRAM of a memory type (UOP: the raw 32-bit micro-ops; WGT, INP, OUT: int8; ACC: int32,
+ * host order) of an fsim device (driver/backend_fsim.c): *data points at depth * element bytes.
+ * Fails with OVTA_EINVAL when dev is not an fsim device or the type is unknown. */
+int ovta_fsim_sram(ovta_dev *dev, uint32_t mem_type, const void **data, size_t *bytes, ovta_error *err);
 
 #endif

@@ -5,6 +5,7 @@
  *   2. Encoding    - instruction and micro-op encode/decode, one function pair each (isa/isa.c).
  *   3. Checks      - the static rules every backend enforces before executing (isa/isa.c).
  *   4. Text form   - assembler and disassembler (isa/asm.c, isa/disasm.c).
+ *   5. Counters    - what every backend counts per run (isa/ISA.md, "Counters").
  *
  * The enums (ovta_opcode, ovta_mem_type, ovta_alu_op), ovta_insn and ovta_uop come from the
  * generated ovta_isa_gen.h (isa/encoding.json -> isa/gen/isagen.c). isa/ISA.md has the semantics.
@@ -194,5 +195,22 @@ void ovta_dump_print(FILE *f, const char *name, uint64_t off, const uint8_t *byt
 /* "hex", "int8", "int32", "uop"; and back (-1 when unknown). */
 const char *ovta_data_kind_name(ovta_data_kind k);
 int ovta_data_kind_from_name(const char *s);
+
+/* ---------------------------------------------------------------- 5. Counters */
+
+/* What a backend counts during one run (isa/ISA.md, "Counters"), the same on every backend;
+ * the cycle fields are 0 on fsim, which has no cycles. */
+typedef struct ovta_counters {
+  uint64_t insns_load;          /* instructions retired by the load module */
+  uint64_t insns_compute;       /* ... by the compute module */
+  uint64_t insns_store;         /* ... by the store module */
+  uint64_t bytes_read[OVTA_MEM_COUNT]; /* bytes read from DRAM, by memory type (OUT unused) */
+  uint64_t bytes_written;       /* bytes written to DRAM by STORE */
+  uint64_t gemm_uops;           /* GEMM micro-op executions (one per innermost iteration) */
+  uint64_t alu_uops;            /* ALU micro-op executions */
+  uint64_t cycles;              /* total cycles of the run */
+  uint64_t busy_load, busy_compute, busy_store;    /* cycles a module executed an instruction */
+  uint64_t stall_load, stall_compute, stall_store; /* cycles a module waited on a token or room */
+} ovta_counters;
 
 #endif

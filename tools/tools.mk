@@ -1,12 +1,13 @@
 # tools/: the `ovta` command (tools/ovta/*.c -> build/ovta) and its CLI tests (tests/cli/).
 # `ovta sim` needs the driver and the fsim backend: load.c is compiled in and cmd_sim.c gets
-# -DOVTA_HAVE_DRIVER once both are part of libovta (driver/driver.mk, hw/sim/sim.mk); until then
+# -DOVTA_HAVE_DRIVER once the driver with its fsim backend (driver/driver.mk: driver.c,
+# backend_fsim.c) and the simulator (hw/sim/sim.mk: fsim.c) are part of libovta; until then
 # `ovta sim` says it is not built yet.
 OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c tools/ovta/cmd_disasm.c \
   tools/ovta/cmd_sim.c tools/ovta/cmd_config.c tools/ovta/cmd_compile.c tools/ovta/cmd_run.c \
   tools/ovta/image.c
 OVTA_TOOL_DEFS :=
-ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
+ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter driver/backend_fsim.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
 OVTA_TOOL_SRCS += tools/ovta/load.c
 OVTA_TOOL_DEFS += -DOVTA_HAVE_DRIVER
 endif

@@ -7,12 +7,15 @@
  *   4. GEMM       - decoded micro-ops, hoisted index math, kernels specialised per shape.
  *   5. ALU
  *   6. Machine    - fetch, the start rule, modules, scheduling, deadlock, timeout.
- *   7. Backend
+ *   7. Simulator  - create, run, free, SRAM access (fsim.h).
+ *
+ * Depends on isa/ only; DRAM is reached through fsim_dram, the driver backend "fsim" is
+ * driver/backend_fsim.c.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "driver_impl.h"
 #include "fsim.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -52,9 +55,9 @@ typedef struct fsim_cmdq {
   uint32_t count;  /* entries held */
 } fsim_cmdq;
 
-typedef struct fsim {
-  ovta_dev *dev;            /* owner */
-  const ovta_config *cfg;   /* dev->cfg */
+struct fsim {
+  const ovta_isa *isa;      /* field layout (the caller's, outlives the simulator) */
+  const ovta_config *cfg;   /* &isa->cfg */
   /* SRAMs: zero at open, persistent across runs */
   int8_t *inp;              /* inp_depth x batch x block_in */
   int8_t *wgt;              /* wgt_depth x block_out x block_in */
@@ -84,17 +87,29 @@ typedef struct fsim {
   uint32_t timeout_ms;      /* the limit asked for, for the message */
   uint64_t work;            /* micro-ops / steps since the clock was last read */
   bool timed_out;           /* the deadline passed */
-  ovta_counters *ctr;       /* &dev->counters */
-  ovta_simdram *dram;       /* dev->dram */
-  unsigned verbose;         /* opts.verbose */
-} fsim;
+  ovta_counters *ctr;       /* the caller's counters of the current run */
+  fsim_dram dram;           /* DRAM: the instruction stream, LOAD and STORE rows */
+  unsigned verbose;         /* 0 quiet, 1 a line per run, 2 also per instruction (stderr) */
+};
+
+/* Monotonic wall time in milliseconds. */
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* Host address of DRAM [phys, phys+len) when it lies inside one allocated buffer, else NULL. */
+static inline void *dram_host(const fsim *s, uint64_t phys, uint64_t len) {
+  return s->dram.host(s->dram.ctx, phys, len);
+}
 
 /* Reads the clock when enough work has been done; true once the deadline has passed. */
 static bool out_of_time(fsim *s, uint64_t work) {
   s->work += work;
   if (s->work < OVTA_FSIM_CLOCK_EVERY) return false;
   s->work = 0;
-  if (s->deadline_ms && ovta_now_ms() >= s->deadline_ms) s->timed_out = true;
+  if (s->deadline_ms && now_ms() >= s->deadline_ms) s->timed_out = true;
   return s->timed_out;
 }
 
@@ -109,14 +124,14 @@ static int fail_timeout(fsim *s, const fsim_cmd *c, ovta_error *err) {
 
 /* ---------------------------------------------------------------- 2. Checks */
 
-/* isa/ISA.md dynamic rule: a LOAD/STORE row whose DRAM bytes are not all inside one buffer
- * allocated through the driver. Checks every row before the instruction takes effect. */
+/* isa/ISA.md dynamic rule: a LOAD/STORE row whose DRAM bytes are not all inside one allocated
+ * buffer. Checks every row before the instruction takes effect. */
 static int check_rows(fsim *s, const fsim_cmd *c, uint64_t eb, ovta_error *err) {
   const ovta_insn *in = &c->in;
   uint64_t len = (uint64_t)in->x_size * eb;
   for (uint64_t r = 0; r < in->y_size; r++) {
     uint64_t phys = ((uint64_t)in->dram_base + r * in->x_stride) * eb;
-    if (!ovta_simdram_inside(s->dram, phys, len))
+    if (!dram_host(s, phys, len))
       return OVTA_FAIL(err, OVTA_EINSN,
                        "instruction %u (%s %s): row %llu reads or writes DRAM [0x%llx, 0x%llx), not inside one "
                        "allocated buffer",
@@ -210,7 +225,7 @@ static int exec_load(fsim *s, const fsim_cmd *c, ovta_error *err) {
   p += in->y_pad_0 * W * eb;
   for (uint64_t r = 0; r < in->y_size; r++) {
     uint64_t phys = ((uint64_t)in->dram_base + r * in->x_stride) * eb;
-    const uint8_t *src = ovta_simdram_host(s->dram, phys, row_bytes);
+    const uint8_t *src = dram_host(s, phys, row_bytes);
     if (!src) unreachable(); /* check_rows passed */
     memset(p, 0, in->x_pad_0 * eb);
     p += in->x_pad_0 * eb;
@@ -239,7 +254,7 @@ static int exec_store(fsim *s, const fsim_cmd *c, ovta_error *err) {
   uint64_t row_bytes = (uint64_t)in->x_size * eb;
   for (uint64_t r = 0; r < in->y_size; r++) {
     uint64_t phys = ((uint64_t)in->dram_base + r * in->x_stride) * eb;
-    uint8_t *dst = ovta_simdram_host(s->dram, phys, row_bytes);
+    uint8_t *dst = dram_host(s, phys, row_bytes);
     if (!dst) unreachable();
     memcpy(dst, (const uint8_t *)s->out + ((uint64_t)in->sram_base + r * in->x_size) * eb, row_bytes);
   }
@@ -457,9 +472,9 @@ static bool fetch_can_step(fsim *s) {
     ovta_insn_bits_load(s->stream + 16ull * idx, &bits);
     ovta_error e;
     ovta_error_clear(&e);
-    int rc = ovta_insn_decode(&s->dev->isa, &bits, &s->next.in, &e);
+    int rc = ovta_insn_decode(s->isa, &bits, &s->next.in, &e);
     if (rc) ovta_error_wrap(&e, "instruction %u", idx);
-    else rc = ovta_insn_check(&s->dev->isa, &s->next.in, idx, &e);
+    else rc = ovta_insn_check(s->isa, &s->next.in, idx, &e);
     if (rc) {
       s->fetch_failed = true;
       s->fetch_rc = rc;
@@ -634,9 +649,9 @@ static int run_seeded(fsim *s, ovta_error *err) {
   }
 }
 
-/* ---------------------------------------------------------------- 7. Backend */
+/* ---------------------------------------------------------------- 7. Simulator */
 
-static void fsim_free(fsim *s) {
+void fsim_free(fsim *s) {
   if (!s) return;
   free(s->inp);
   free(s->wgt);
@@ -648,17 +663,9 @@ static void fsim_free(fsim *s) {
   free(s);
 }
 
-static int fsim_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) {
-  const ovta_config *c = &dev->cfg;
-  fsim *s = calloc(1, sizeof *s);
-  if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "fsim: out of host memory");
-  s->dev = dev;
-  s->cfg = c;
-  s->dram = dev->dram;
-  s->ctr = &dev->counters;
-  s->verbose = opts->verbose;
-  s->cmd_depth = (uint32_t)c->cmd_queue_depth;
-  s->dep_depth = (uint32_t)c->dep_queue_depth;
+/* The SRAMs (zeroed) and the command queues; false when out of memory or a queue depth is 0. */
+static bool alloc_srams(fsim *s) {
+  const ovta_config *c = s->cfg;
   s->inp = calloc((size_t)c->inp_depth, (size_t)c->inp_bytes);
   s->wgt = calloc((size_t)c->wgt_depth, (size_t)c->wgt_bytes);
   s->acc = calloc((size_t)c->acc_depth, (size_t)c->acc_bytes);
@@ -667,65 +674,72 @@ static int fsim_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) 
   s->uop = calloc((size_t)c->uop_depth, sizeof *s->uop);
   bool ok = s->inp && s->wgt && s->acc && s->out && s->uop_raw && s->uop && s->cmd_depth && s->dep_depth;
   for (int m = 0; m < M_COUNT && ok; m++) ok = (s->q[m].slot = calloc(s->cmd_depth, sizeof(fsim_cmd))) != NULL;
-  if (!ok) {
-    fsim_free(s);
-    return OVTA_FAIL(err, OVTA_ENOMEM, "fsim: out of host memory for the SRAMs of config %s", c->name);
-  }
-  if (c->acc_depth != c->out_depth) unreachable(); /* ovta_config_derive */
-  /* micro-op field positions: the uop format lists dst_idx, src_idx, wgt_idx in this order */
+  return ok;
+}
+
+/* Micro-op field positions: the uop format lists dst_idx, src_idx, wgt_idx in this order. */
+static void find_uop_fields(fsim *s) {
   int nspec;
   const ovta_field_spec *spec = ovta_format_specs(OVTA_FMT_UOP, &nspec);
   int f = 0;
   for (int i = 0; i < nspec && f < 3; i++)
-    if (spec[i].name) s->uop_pos[f++] = dev->isa.pos[OVTA_FMT_UOP][i];
+    if (spec[i].name) s->uop_pos[f++] = s->isa->pos[OVTA_FMT_UOP][i];
   if (f != 3) unreachable();
-  dev->impl = s;
+}
+
+int fsim_new(const ovta_isa *isa, fsim_dram dram, unsigned verbose, fsim **out, ovta_error *err) {
+  const ovta_config *c = &isa->cfg;
+  fsim *s = calloc(1, sizeof *s);
+  if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "fsim: out of host memory");
+  s->isa = isa;
+  s->cfg = c;
+  s->dram = dram;
+  s->verbose = verbose;
+  s->cmd_depth = (uint32_t)c->cmd_queue_depth;
+  s->dep_depth = (uint32_t)c->dep_queue_depth;
+  if (!alloc_srams(s)) {
+    fsim_free(s);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "fsim: out of host memory for the SRAMs of config %s", c->name);
+  }
+  if (c->acc_depth != c->out_depth) unreachable(); /* ovta_config_derive */
+  find_uop_fields(s);
+  *out = s;
   return OVTA_OK;
 }
 
-static void fsim_close(ovta_dev *dev) {
-  fsim_free(dev->impl);
-  dev->impl = NULL;
-}
-
-static int fsim_run(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms, ovta_error *err) {
-  fsim *s = dev->impl;
-  /* per run: command queues, tokens and counters start empty; SRAMs persist */
+/* Per run: command queues, tokens and counters start empty; SRAMs persist. */
+static void start_run(fsim *s, uint32_t count, uint32_t timeout_ms, uint64_t seed, ovta_counters *counters) {
   for (int m = 0; m < M_COUNT; m++) s->q[m].head = s->q[m].count = 0;
   memset(s->tok, 0, sizeof s->tok);
+  s->ctr = counters;
   memset(s->ctr, 0, sizeof *s->ctr);
-  s->count = insn_count;
+  s->count = count;
   s->fetched = s->retired = s->finishes = 0;
   s->fetch_failed = false;
   s->have_next = false;
   s->next_module = M_COMPUTE;
-  s->rng = dev->opts.seed;
+  s->rng = seed;
   s->timeout_ms = timeout_ms;
-  s->deadline_ms = timeout_ms ? ovta_now_ms() + timeout_ms : 0;
+  s->deadline_ms = timeout_ms ? now_ms() + timeout_ms : 0;
   s->work = 0;
   s->timed_out = false;
+}
+
+int fsim_exec(fsim *s, uint64_t insn_phys, uint32_t count, uint32_t timeout_ms, uint64_t seed,
+              ovta_counters *counters, ovta_error *err) {
+  start_run(s, count, timeout_ms, seed, counters);
   /* isa/ISA.md dynamic rule: the stream itself inside an allocated buffer */
-  if (!ovta_simdram_inside(s->dram, insn_phys, 16ull * insn_count))
+  s->stream = dram_host(s, insn_phys, 16ull * count);
+  if (!s->stream)
     return OVTA_FAIL(err, OVTA_EINSN, "fsim: instruction stream [0x%llx, +%llu) is not inside one allocated buffer",
-                     (unsigned long long)insn_phys, 16ull * insn_count);
-  s->stream = ovta_simdram_host(s->dram, insn_phys, 16ull * insn_count);
-  int rc = dev->opts.seed ? run_seeded(s, err) : run_fixed(s, err);
+                     (unsigned long long)insn_phys, 16ull * count);
+  int rc = seed ? run_seeded(s, err) : run_fixed(s, err);
   if (s->verbose >= 1)
-    fprintf(stderr, "fsim: run of %u instructions: %s (%u retired)\n", insn_count, ovta_rc_name(rc), s->retired);
+    fprintf(stderr, "fsim: run of %u instructions: %s (%u retired)\n", count, ovta_rc_name(rc), s->retired);
   return rc;
 }
 
-const ovta_backend ovta_backend_fsim = {
-    .name = "fsim",
-    .open = fsim_open,
-    .close = fsim_close,
-    .run = fsim_run,
-};
-
-int ovta_fsim_sram(ovta_dev *dev, uint32_t mem_type, const void **data, size_t *bytes, ovta_error *err) {
-  if (!dev || dev->backend != &ovta_backend_fsim || !dev->impl)
-    return OVTA_FAIL(err, OVTA_EINVAL, "ovta_fsim_sram: not an fsim device");
-  fsim *s = dev->impl;
+int fsim_sram(const fsim *s, uint32_t mem_type, const void **data, size_t *bytes, ovta_error *err) {
   const ovta_config *c = s->cfg;
   switch (mem_type) {
   case OVTA_MEM_UOP: *data = s->uop_raw, *bytes = (size_t)c->uop_depth * 4; break;
@@ -733,7 +747,7 @@ int ovta_fsim_sram(ovta_dev *dev, uint32_t mem_type, const void **data, size_t *
   case OVTA_MEM_INP: *data = s->inp, *bytes = (size_t)c->inp_depth * c->inp_bytes; break;
   case OVTA_MEM_ACC: *data = s->acc, *bytes = (size_t)c->acc_depth * c->acc_bytes; break;
   case OVTA_MEM_OUT: *data = s->out, *bytes = (size_t)c->out_depth * c->out_bytes; break;
-  default: return OVTA_FAIL(err, OVTA_EINVAL, "ovta_fsim_sram: unknown memory type %u", mem_type);
+  default: return OVTA_FAIL(err, OVTA_EINVAL, "fsim_sram: unknown memory type %u", mem_type);
   }
   return OVTA_OK;
 }

@@ -1,4 +1,5 @@
-# hw/sim: the functional simulator fsim (backend "fsim"; see hw/sim/README.md).
+# hw/sim: the functional simulator fsim (hw/sim/fsim.h; the driver backend "fsim" is
+# driver/backend_fsim.c; see hw/sim/README.md).
 #   make bench-fsim   simulated GEMM micro-ops per second of wall time, as JSON
 LIB_SRCS += hw/sim/fsim.c
 
