@@ -33,6 +33,13 @@ OPT ?= -O2
 # (compiler/compiler.mk), everything else sees all of CPPFLAGS.
 BASE_CPPFLAGS := -I$(B)/gen -Iisa -DOVTA_SRC_DIR=\"$(SRC)\" -D_GNU_SOURCE
 CPPFLAGS := $(BASE_CPPFLAGS) -Idriver -Ihw/sim -Ijit-runtime
+# The hardware-side layers, lowest first: isa/ -> hw/sim/ -> driver/ -> jit-runtime/. Each one's
+# objects see only its own headers and those below, so an upward include fails to build (the
+# compiler's layers do the same in compiler/compiler.mk).
+$(B)/obj/isa/%.o: CPPFLAGS = $(BASE_CPPFLAGS)
+$(B)/obj/hw/sim/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim
+$(B)/obj/driver/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver
+$(B)/obj/jit-runtime/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime
 CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
   -Werror=incompatible-pointer-types -Werror=int-conversion -fPIC $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
