@@ -1,0 +1,169 @@
+/* cpu_internal.h: private to compiler/cpu/: the lowering context of one node, small helpers
+ * every operator family uses, the shared cores (activation, saturation, the accumulator's store,
+ * matmul and conv nests), and the per-family operator tables lower.c dispatches on.
+ * Nothing outside compiler/cpu/ includes this file.
+ *
+ * Conventions: the function's parameters are the node's present inputs then its present
+ * outputs, with the tensors' (inferred, static) shapes; L.in[i] / L.out[i] are NULL for omitted
+ * ones. A lowering may re-view a parameter with another shape of the same element count (view()).
+ * Every lowering function has the ONNX rule it implements written above it. */
+#ifndef OVTA_CPU_INTERNAL_H
+#define OVTA_CPU_INTERNAL_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+#define MAXIO 16
+
+typedef struct L {
+  lir_func *f;                      /* function being built */
+  const ovta_graph *g;              /* graph (opset) */
+  const ovta_node *n;               /* node lowered */
+  lir_buf *in[MAXIO];               /* per input slot: its parameter, NULL if omitted */
+  const ovta_tensor *tin[MAXIO];    /* per input slot: the tensor */
+  lir_buf *out[4];                  /* per output slot */
+  const ovta_tensor *tout[4];       /* per output slot: the tensor */
+  ovta_error *err;                  /* where errors go */
+} L;
+
+#define F (l->f)
+#define I(v) lir_i64(l->f, (v))
+
+/* ---------------------------------------------------------------- operator tables */
+
+/* One operator of a family: its ONNX (or ovta.) name and its lowering. */
+typedef struct cpu_rule {
+  const char *op;       /* operator name, NULL ends a table */
+  int (*lower)(L *l);   /* builds l->f's body; an error names the node */
+} cpu_rule;
+
+/* The families (one file each); lower.c looks an operator up in all of them. */
+extern const cpu_rule cpu_rules_elementwise[]; /* elementwise.c */
+extern const cpu_rule cpu_rules_quant[];       /* quant.c */
+extern const cpu_rule cpu_rules_matmul[];      /* matmul.c */
+extern const cpu_rule cpu_rules_conv[];        /* conv.c */
+extern const cpu_rule cpu_rules_pool[];        /* pool.c */
+extern const cpu_rule cpu_rules_norm[];        /* norm.c */
+extern const cpu_rule cpu_rules_data[];        /* data.c */
+
+/* ---------------------------------------------------------------- helpers */
+
+static inline int unsup(L *l, const char *what) {
+  return OVTA_FAIL(l->err, OVTA_EUNSUPPORTED, "node %s (%s): %s", l->n->name, l->n->op, what);
+}
+static inline int bad(L *l, const char *what) {
+  return OVTA_FAIL(l->err, OVTA_EINVAL, "node %s (%s): %s", l->n->name, l->n->op, what);
+}
+
+/* Re-view a parameter with another row-major shape of the same element count. */
+static inline void view(lir_buf *b, int ndim, const int64_t *shape) {
+  int64_t st = 1;
+  b->ndim = ndim;
+  for (int i = ndim - 1; i >= 0; i--) {
+    b->shape[i] = shape[i];
+    b->strides[i] = st;
+    st *= shape[i];
+  }
+}
+static inline void view1(lir_buf *b) {
+  int64_t n = lir_buf_numel(b);
+  view(b, 1, &n);
+}
+
+/* A constant of dtype t. */
+static inline lir_expr *cst(L *l, lir_dtype t, double v) {
+  if (lir_dtype_is_float(t)) return lir_float(F, t, v);
+  return lir_int(F, t, (int64_t)v);
+}
+
+/* Element of buffer b broadcast (ONNX multidirectional, right-aligned) to an output index of
+ * rank r. */
+static inline lir_expr *bload(L *l, lir_buf *b, int r, lir_expr **idx) {
+  lir_expr *bi[LIR_MAX_DIMS];
+  for (int d = 0; d < b->ndim; d++) bi[d] = b->shape[d] == 1 ? I(0) : idx[r - b->ndim + d];
+  return lir_load(F, b, bi);
+}
+
+/* A scalar or per-axis parameter (scale/zero point): element idx[axis] if it has more than one
+ * element, else element 0. */
+static inline lir_expr *pload(L *l, lir_buf *b, lir_expr *axis_idx) {
+  if (lir_buf_numel(b) <= 1) return lir_load1(F, b, I(0));
+  return lir_load1(F, b, axis_idx);
+}
+
+static inline lir_expr *band(L *l, lir_expr *a, lir_expr *b) { return a ? lir_bin(F, LIR_AND, a, b) : b; }
+static inline lir_expr *clampi(L *l, lir_expr *e, int64_t lo, int64_t hi) {
+  return lir_max(F, lir_min(F, e, I(hi)), I(lo));
+}
+
+/* Loop nest over the shape of a buffer, innermost loop vectorized. */
+static inline lir_stmt *over(L *l, lir_nest *n, lir_buf *b, lir_stmt *body) {
+  (void)l;
+  return lir_nest_close(F, n, body, LIR_FOR_VECTORIZED);
+}
+
+/* The attribute ints (NULL when absent) and its count. */
+static inline const int64_t *ints(L *l, const char *name, int *cnt) {
+  const ovta_attr *a = ovta_node_attr(l->n, name);
+  if (!a || a->type != OVTA_ATTR_INTS) {
+    *cnt = 0;
+    return NULL;
+  }
+  *cnt = a->n;
+  return a->ints;
+}
+
+static inline int norm_axis(int64_t a, int r) { return (int)(a < 0 ? a + r : a); }
+
+/* ---------------------------------------------------------------- shared cores */
+
+typedef enum { U_RELU, U_LEAKY, U_SIGMOID, U_HSIG, U_HSWISH, U_TANH, U_IDENT, U_NEG, U_ABS, U_EXP } unop_t;
+/* One unary activation on value x of dtype t (elementwise.c). */
+lir_expr *cpu_act_expr(L *l, unop_t op, lir_expr *x, double alpha, double beta);
+/* Saturate a float value (already rounded) into integer dtype t and convert (quant.c). */
+lir_expr *cpu_sat_cast(L *l, lir_expr *v, lir_dtype t);
+
+/* What happens to the accumulator of a matmul or conv at one output element. */
+typedef struct post {
+  int kind;          /* P_STORE, P_BIAS_F, P_QLINEAR, P_GEMM, P_QFUSED */
+  lir_buf *bias;     /* bias per output channel (P_BIAS_F, P_QLINEAR, P_QFUSED), may be NULL */
+  lir_buf *sa, *sb;  /* P_QLINEAR: scales of the two operands (scalar or per channel) */
+  lir_buf *sy, *zy;  /* P_QLINEAR: output scale and zero point */
+  double alpha, beta;/* P_GEMM: Y = alpha*acc + beta*C (bias = C, broadcast) */
+  unop_t act;        /* activation after the bias (fused ops) */
+  double act_a, act_b; /* activation parameters */
+  double clip_lo, clip_hi; /* clip activation bounds */
+  bool clip;         /* apply clip_lo/clip_hi */
+  int shift;         /* P_QFUSED: ovta_requant shift */
+  int64_t qlo, qhi;  /* P_QFUSED: clamp bounds */
+} post;
+enum { P_STORE, P_BIAS_F, P_QLINEAR, P_GEMM, P_QFUSED };
+/* The store of acc into Y at oidx; ch is the output-channel index (bias, per-channel scales)
+ * (matmul.c). */
+lir_stmt *cpu_post_store(L *l, const post *p, lir_buf *Y, lir_expr **oidx, lir_expr *ch, lir_expr *acc);
+/* The product term of a matmul/conv: float, or integer (x - zx) * (w - zw) in i32 (matmul.c). */
+lir_expr *cpu_prod(L *l, lir_dtype acc, lir_expr *x, lir_expr *zx, lir_expr *w, lir_expr *zw);
+/* Batched matmul with numpy broadcasting of the batch dims (matmul.c; the rule above it). */
+int cpu_matmul_core(L *l, lir_buf *A, lir_buf *B, lir_buf *Y, bool ta, bool tb, lir_dtype acc_t,
+                    lir_buf *za, lir_buf *zb, const post *p);
+
+typedef struct convp {
+  int k;                       /* spatial dims */
+  int64_t stride[LIR_MAX_DIMS];  /* strides */
+  int64_t dil[LIR_MAX_DIMS];     /* dilations */
+  int64_t pad[LIR_MAX_DIMS];     /* padding at the start of each spatial dim */
+  int64_t pad_end[LIR_MAX_DIMS]; /* padding at the end */
+  int64_t kern[LIR_MAX_DIMS];    /* kernel extent */
+} convp;
+/* Strides, dilations, pads (explicit or auto_pad) of a conv/pool window (conv.c). */
+int cpu_window(L *l, const lir_buf *X, const lir_buf *Y, const int64_t *kern, convp *c);
+/* The conv nest, any spatial rank, groups, zero points, post (conv.c; the rule above it). */
+int cpu_conv_core(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, lir_buf *zx, lir_buf *zw,
+                  const post *p);
+/* The activation of a fused op (attribute "act") into p (conv.c). */
+int cpu_fused_act(L *l, post *p);
+
+#endif

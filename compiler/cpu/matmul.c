@@ -1,0 +1,167 @@
+/* matmul.c: the matmul family (Gemm, MatMul, MatMulInteger, QLinearMatMul) and the store of an
+ * accumulator shared with the conv family. */
+
+#include "cpu_internal.h"
+
+/* The store of acc into Y at oidx; ch is the output-channel index (bias, per-channel scales). */
+lir_stmt *cpu_post_store(L *l, const post *p, lir_buf *Y, lir_expr **oidx, lir_expr *ch, lir_expr *acc) {
+  lir_expr *v = acc;
+  switch (p->kind) {
+  case P_STORE: break;
+  case P_BIAS_F:
+    if (p->bias) v = lir_add(F, v, lir_load1(F, p->bias, ch));
+    v = cpu_act_expr(l, p->act, v, p->act_a, p->act_b);
+    if (p->clip) v = lir_max(F, lir_min(F, v, cst(l, v->dtype, p->clip_hi)), cst(l, v->dtype, p->clip_lo));
+    break;
+  case P_GEMM:
+    if (p->alpha != 1.0) v = lir_mul(F, cst(l, v->dtype, p->alpha), v);
+    if (p->bias && p->beta != 0.0) {
+      lir_expr *c = bload(l, p->bias, Y->ndim, oidx);
+      if (p->beta != 1.0) c = lir_mul(F, cst(l, v->dtype, p->beta), c);
+      v = lir_add(F, v, c);
+    }
+    break;
+  case P_QLINEAR: {
+    /* y = saturate(round_half_even(acc * (sa * sb / sy)) + zy) */
+    if (p->bias) v = lir_add(F, v, lir_load1(F, p->bias, ch));
+    lir_expr *m = lir_mul(F, lir_cast(F, LIR_F64, pload(l, p->sa, ch)), lir_cast(F, LIR_F64, pload(l, p->sb, ch)));
+    m = lir_bin(F, LIR_DIV, m, lir_cast(F, LIR_F64, lir_load1(F, p->sy, I(0))));
+    lir_expr *r = lir_call1(F, LIR_ROUND_EVEN, lir_mul(F, lir_cast(F, LIR_F64, v), m));
+    if (p->zy) r = lir_add(F, r, lir_cast(F, LIR_F64, lir_load1(F, p->zy, I(0))));
+    return lir_store(F, Y, oidx, cpu_sat_cast(l, r, Y->dtype));
+  }
+  case P_QFUSED: {
+    /* ovta_requant: shift in 1..31: (acc + 2^(shift-1)) >> shift (wrapping add, arithmetic
+     * shift); 0: acc; < 0: acc << -shift; >= 32: sign; then clamp. */
+    if (p->bias) v = lir_add(F, v, lir_load1(F, p->bias, ch));
+    int s = p->shift;
+    if (s >= 1 && s <= 31)
+      v = lir_bin(F, LIR_SHR, lir_add(F, v, lir_int(F, LIR_I32, (int64_t)1 << (s - 1))), lir_int(F, LIR_I32, s));
+    else if (s < 0 && s > -32) v = lir_bin(F, LIR_SHL, v, lir_int(F, LIR_I32, -s));
+    else if (s <= -32) v = lir_int(F, LIR_I32, 0);
+    else if (s >= 32) v = lir_bin(F, LIR_SHR, v, lir_int(F, LIR_I32, 31));
+    v = lir_max(F, lir_min(F, v, lir_int(F, LIR_I32, p->qhi)), lir_int(F, LIR_I32, p->qlo));
+    return lir_store(F, Y, oidx, lir_cast(F, Y->dtype, v));
+  }
+  }
+  return lir_store(F, Y, oidx, lir_cast(F, Y->dtype, v));
+}
+
+/* The product term of a matmul/conv: float, or integer (x - zx) * (w - zw) in i32. */
+lir_expr *cpu_prod(L *l, lir_dtype acc, lir_expr *x, lir_expr *zx, lir_expr *w, lir_expr *zw) {
+  if (acc != LIR_I32) return lir_mul(F, lir_cast(F, acc, x), lir_cast(F, acc, w));
+  x = lir_cast(F, LIR_I32, x);
+  w = lir_cast(F, LIR_I32, w);
+  if (zx) x = lir_sub(F, x, lir_cast(F, LIR_I32, zx));
+  if (zw) w = lir_sub(F, w, lir_cast(F, LIR_I32, zw));
+  return lir_mul(F, x, w);
+}
+
+/* Batched matmul Y[..., M, N] = sum_k A[..., M, K] * B[..., K, N] with numpy broadcasting of the
+ * batch dims and 1-D operands (a 1-D A is [1, K] with M removed from Y; a 1-D B is [K, 1] with N
+ * removed). ta/tb: 2-D operands transposed (Gemm). za/zb: zero points (scalar, per row of A /
+ * per column of B). ch_col: the output channel for post is the column (else the row). */
+int cpu_matmul_core(L *l, lir_buf *A, lir_buf *B, lir_buf *Y, bool ta, bool tb, lir_dtype acc_t,
+                       lir_buf *za, lir_buf *zb, const post *p) {
+  if (A->ndim < 1 || B->ndim < 1) return bad(l, "scalar operand");
+  bool a1 = A->ndim == 1, b1 = B->ndim == 1;
+  if (a1) view(A, 2, (int64_t[]){1, A->shape[0]});
+  if (b1) view(B, 2, (int64_t[]){B->shape[0], 1});
+  int64_t M = A->shape[A->ndim - (ta ? 1 : 2)], K = A->shape[A->ndim - (ta ? 2 : 1)];
+  int64_t K2 = B->shape[B->ndim - (tb ? 1 : 2)], N = B->shape[B->ndim - (tb ? 2 : 1)];
+  if (K != K2) return bad(l, "inner dimensions differ");
+  /* Y as [batch..., M, N] */
+  int64_t ys[LIR_MAX_DIMS];
+  int yr = 0;
+  int nb = (A->ndim > B->ndim ? A->ndim : B->ndim) - 2;
+  if (Y->ndim - (a1 ? 0 : 1) - (b1 ? 0 : 1) != nb) return bad(l, "output rank does not match the operands");
+  for (int d = 0; d < nb; d++) ys[yr++] = Y->shape[d];
+  ys[yr++] = M;
+  ys[yr++] = N;
+  if (ovta_shape_numel(ys, yr) != lir_buf_numel(Y)) return bad(l, "output shape does not match the operands");
+  view(Y, yr, ys);
+  for (int k = 0; k < 2; k++) {
+    lir_buf *b = k ? B : A;
+    for (int d = 0; d < b->ndim - 2; d++) {
+      int64_t e = b->shape[d], o = ys[nb - (b->ndim - 2) + d];
+      if (e != 1 && e != o) return bad(l, "batch dimensions do not broadcast");
+    }
+  }
+  /* for batch..., i: row[:] = 0; for k: for j (vectorized): row[j] += A[i,k] B[k,j]; then the
+   * post-op over j. The j loop is innermost so rows of B stream contiguously. */
+  lir_nest n;
+  lir_nest_open(F, &n, yr - 1, ys, "i");
+  lir_var *k = lir_var_new(F, "k", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
+  lir_var *j2 = lir_var_new(F, "j", LIR_I64), *j3 = lir_var_new(F, "j", LIR_I64);
+  lir_expr *kk = lir_ref(F, k), *col = lir_ref(F, j2);
+  lir_expr *ai[LIR_MAX_DIMS], *bi[LIR_MAX_DIMS];
+  for (int d = 0; d < A->ndim - 2; d++) ai[d] = A->shape[d] == 1 ? I(0) : n.idx[nb - (A->ndim - 2) + d];
+  for (int d = 0; d < B->ndim - 2; d++) bi[d] = B->shape[d] == 1 ? I(0) : n.idx[nb - (B->ndim - 2) + d];
+  lir_expr *row = n.idx[nb];
+  ai[A->ndim - 2] = ta ? kk : row;
+  ai[A->ndim - 1] = ta ? row : kk;
+  bi[B->ndim - 2] = tb ? col : kk;
+  bi[B->ndim - 1] = tb ? kk : col;
+  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 1, &N, LIR_SCOPE_LOCAL);
+  lir_expr *t = cpu_prod(l, acc_t, lir_load(F, A, ai), za ? pload(l, za, row) : NULL, lir_load(F, B, bi),
+                     zb ? pload(l, zb, col) : NULL);
+  lir_stmt *upd = lir_store(F, acc, &col, lir_add(F, lir_load(F, acc, &col), t));
+  lir_expr *oidx[LIR_MAX_DIMS];
+  for (int d = 0; d < yr - 1; d++) oidx[d] = n.idx[d];
+  oidx[yr - 1] = lir_ref(F, j3);
+  lir_block blk;
+  lir_block_init(&blk, F);
+  lir_expr *c1 = lir_ref(F, j1);
+  lir_block_add(&blk, lir_for(F, j1, I(0), I(N), LIR_FOR_VECTORIZED, lir_store(F, acc, &c1, cst(l, acc_t, 0))));
+  lir_block_add(&blk, lir_for(F, k, I(0), I(K), LIR_FOR_SERIAL, lir_for(F, j2, I(0), I(N), LIR_FOR_VECTORIZED, upd)));
+  lir_block_add(&blk, lir_for(F, j3, I(0), I(N), LIR_FOR_VECTORIZED,
+                              cpu_post_store(l, p, Y, oidx, oidx[yr - 1], lir_load(F, acc, &oidx[yr - 1]))));
+  F->body = lir_alloc_stmt(F, acc, lir_nest_close(F, &n, lir_block_stmt(&blk), LIR_FOR_SERIAL));
+  return 0;
+}
+
+/* Gemm: Y = alpha * A' * B' + beta * C, A' = transA ? A^T : A (M x K), B' = transB ? B^T : B
+ * (K x N); C optional, unidirectionally broadcast to (M, N). alpha, beta default 1. */
+static int lower_gemm(L *l) {
+  if (!l->in[0] || !l->in[1] || !l->out[0]) return bad(l, "missing input or output");
+  if (l->in[0]->ndim != 2 || l->in[1]->ndim != 2) return bad(l, "A and B must be 2-D");
+  post p = {.kind = P_GEMM, .bias = l->in[2], .alpha = ovta_node_attr_f(l->n, "alpha", 1.0f),
+            .beta = ovta_node_attr_f(l->n, "beta", 1.0f)};
+  if (!lir_dtype_is_float(l->out[0]->dtype)) return unsup(l, "integer Gemm");
+  return cpu_matmul_core(l, l->in[0], l->in[1], l->out[0], ovta_node_attr_i(l->n, "transA", 0) != 0,
+                     ovta_node_attr_i(l->n, "transB", 0) != 0, l->out[0]->dtype, NULL, NULL, &p);
+}
+
+/* MatMul: numpy matmul (batched, broadcasting, 1-D operands promoted then squeezed). */
+static int lower_matmul(L *l) {
+  if (!l->in[0] || !l->in[1] || !l->out[0]) return bad(l, "missing input or output");
+  if (!lir_dtype_is_float(l->out[0]->dtype)) return unsup(l, "integer MatMul (use MatMulInteger)");
+  post p = {.kind = P_STORE};
+  return cpu_matmul_core(l, l->in[0], l->in[1], l->out[0], false, false, l->out[0]->dtype, NULL, NULL, &p);
+}
+
+/* MatMulInteger: Y(int32) = sum_k (A - a_zero_point) * (B - b_zero_point); zero points scalar or
+ * per row of A / per column of B. */
+static int lower_matmul_integer(L *l) {
+  if (!l->in[0] || !l->in[1] || !l->out[0]) return bad(l, "missing input or output");
+  post p = {.kind = P_STORE};
+  return cpu_matmul_core(l, l->in[0], l->in[1], l->out[0], false, false, LIR_I32, l->in[2], l->in[3], &p);
+}
+
+/* QLinearMatMul (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp):
+ * y = saturate(round_half_even(sum (a - a_zp)(b - b_zp) * a_scale * b_scale / y_scale) + y_zp). */
+static int lower_qlinear_matmul(L *l) {
+  for (int i = 0; i < 8; i++)
+    if (!l->in[i] && i != 2 && i != 5) return bad(l, "missing input");
+  if (lir_buf_numel(l->in[1]) > 1) return unsup(l, "per-row a_scale");
+  post p = {.kind = P_QLINEAR, .sa = l->in[1], .sb = l->in[4], .sy = l->in[6], .zy = l->in[7]};
+  return cpu_matmul_core(l, l->in[0], l->in[3], l->out[0], false, false, LIR_I32, l->in[2], l->in[5], &p);
+}
+
+const cpu_rule cpu_rules_matmul[] = {
+    {"Gemm", lower_gemm},
+    {"MatMul", lower_matmul},
+    {"MatMulInteger", lower_matmul_integer},
+    {"QLinearMatMul", lower_qlinear_matmul},
+    {NULL, NULL},
+};

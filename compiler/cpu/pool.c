@@ -1,0 +1,112 @@
+/* pool.c: pooling: MaxPool (and ovta.QMaxPool), AveragePool, GlobalAveragePool. */
+
+#include "cpu_internal.h"
+
+/* MaxPool (and ovta.QMaxPool, int8, graph.h): y = max over the window (kernel_shape, strides, pads/auto_pad, dilations,
+ * ceil_mode via the inferred output shape) of the in-bounds x; the optional Indices output
+ * (int64) is the flat index into x of the first maximum: row-major (storage_order 0), or with
+ * the spatial dims column-major (storage_order 1): ((n*C + c)*W + w)*H + h in 2-D.
+ * AveragePool: y = sum of in-bounds x / count, count = in-bounds elements, or with
+ * count_include_pad = 1 the window elements inside the padded input [-pad, in + pad_end). */
+static int lower_pool(L *l, bool is_max) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!X || !Y) return bad(l, "missing input or output");
+  bool colmajor = ovta_node_attr_i(l->n, "storage_order", 0) != 0;
+  int nk;
+  const int64_t *ks = ints(l, "kernel_shape", &nk);
+  if (!ks || nk != X->ndim - 2) return bad(l, "kernel_shape missing or of the wrong rank");
+  convp c;
+  int rc = cpu_window(l, X, Y, ks, &c);
+  if (rc) return rc;
+  if (!is_max && !lir_dtype_is_float(X->dtype)) return unsup(l, "integer AveragePool");
+  bool incl = ovta_node_attr_i(l->n, "count_include_pad", 0) != 0;
+  lir_nest n, r;
+  lir_nest_open(F, &n, Y->ndim, Y->shape, "o");
+  lir_nest_open(F, &r, c.k, c.kern, "r");
+  lir_expr *xi[LIR_MAX_DIMS], *inb = NULL, *inpad = NULL;
+  xi[0] = n.idx[0];
+  xi[1] = n.idx[1];
+  for (int i = 0; i < c.k; i++) {
+    lir_expr *pos = lir_add(F, lir_addi(F, lir_muli(F, n.idx[2 + i], c.stride[i]), -c.pad[i]),
+                            lir_muli(F, r.idx[i], c.dil[i]));
+    int64_t in = X->shape[2 + i];
+    inb = band(l, inb, lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, pos, I(0)), lir_bin(F, LIR_LT, pos, I(in))));
+    inpad = band(l, inpad, lir_bin(F, LIR_LT, pos, I(in + c.pad_end[i])));
+    xi[2 + i] = clampi(l, pos, 0, in - 1);
+  }
+  lir_dtype t = X->dtype;
+  lir_buf *acc = lir_buf_new(F, "acc", t, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_buf *cnt = lir_buf_new(F, "cnt", LIR_I64, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_buf *IX = is_max ? l->out[1] : NULL;
+  if (IX && IX->dtype != LIR_I64) return bad(l, "Indices output not int64");
+  lir_expr *x = lir_load(F, X, xi);
+  lir_expr *a = lir_load(F, acc, NULL);
+  lir_block blk, inner;
+  lir_block_init(&blk, F);
+  lir_block_init(&inner, F);
+  double init;
+  if (is_max) {
+    if (lir_dtype_is_float(t)) init = -INFINITY;
+    else if (t == LIR_U8 || t == LIR_U16 || t == LIR_U32) init = 0;
+    else init = t == LIR_I8 ? -128 : t == LIR_I16 ? -32768 : -2147483648.0;
+    if (IX) {
+      /* cnt holds the flat index of the first maximum */
+      lir_expr *flat = NULL;
+      for (int q = 0; q < X->ndim; q++) {
+        int d = colmajor && q >= 2 ? X->ndim - 1 - (q - 2) : q;
+        flat = flat ? lir_add(F, lir_muli(F, flat, X->shape[d]), xi[d]) : xi[d];
+      }
+      lir_expr *gt = lir_bin(F, LIR_AND, inb, lir_bin(F, LIR_GT, x, a));
+      lir_block_add(&inner, lir_if(F, gt, lir_seq(F, 2, (lir_stmt *[]){lir_store(F, acc, NULL, x), lir_store(F, cnt, NULL, flat)}), NULL));
+    } else {
+      lir_block_add(&inner, lir_store(F, acc, NULL, lir_select(F, inb, lir_max(F, a, x), a)));
+    }
+  } else {
+    init = 0;
+    lir_block_add(&inner, lir_store(F, acc, NULL, lir_select(F, inb, lir_add(F, a, x), a)));
+    lir_expr *one = lir_cast(F, LIR_I64, lir_select(F, incl ? inpad : inb, lir_int(F, LIR_I32, 1), lir_int(F, LIR_I32, 0)));
+    lir_block_add(&inner, lir_store(F, cnt, NULL, lir_add(F, lir_load(F, cnt, NULL), one)));
+  }
+  lir_block_add(&blk, lir_store(F, acc, NULL, cst(l, t, init)));
+  lir_block_add(&blk, lir_store(F, cnt, NULL, I(0)));
+  lir_block_add(&blk, lir_nest_close(F, &r, lir_block_stmt(&inner), LIR_FOR_SERIAL));
+  lir_expr *v = lir_load(F, acc, NULL);
+  if (!is_max) v = lir_bin(F, LIR_DIV, v, lir_cast(F, t, lir_load(F, cnt, NULL)));
+  lir_block_add(&blk, lir_store(F, Y, n.idx, v));
+  if (IX) lir_block_add(&blk, lir_store(F, IX, n.idx, lir_load(F, cnt, NULL)));
+  F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, acc, lir_alloc_stmt(F, cnt, lir_block_stmt(&blk))), LIR_FOR_SERIAL);
+  return 0;
+}
+
+/* GlobalAveragePool: y[n, c, 1...] = mean over all spatial positions of x[n, c, ...]. */
+static int lower_global_avg(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!X || !Y) return bad(l, "missing input or output");
+  if (X->ndim < 3 || !lir_dtype_is_float(X->dtype)) return unsup(l, "input not float of rank >= 3");
+  int64_t nc = X->shape[0] * X->shape[1], sp = lir_buf_numel(X) / (nc ? nc : 1);
+  view(X, 2, (int64_t[]){nc, sp});
+  view(Y, 1, &nc);
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_buf *acc = lir_buf_new(F, "acc", X->dtype, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_expr *ii = lir_ref(F, i), *jj = lir_ref(F, j);
+  lir_stmt *s[3] = {
+      lir_store(F, acc, NULL, cst(l, X->dtype, 0)),
+      lir_for(F, j, I(0), I(sp), LIR_FOR_SERIAL,
+              lir_store(F, acc, NULL, lir_add(F, lir_load(F, acc, NULL), lir_load(F, X, (lir_expr *[]){ii, jj})))),
+      lir_store(F, Y, &ii, lir_bin(F, LIR_DIV, lir_load(F, acc, NULL), cst(l, X->dtype, (double)sp)))};
+  F->body = lir_for(F, i, I(0), I(nc), LIR_FOR_SERIAL, lir_alloc_stmt(F, acc, lir_seq(F, 3, s)));
+  return 0;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static int lower_maxpool(L *l) { return lower_pool(l, true); }
+static int lower_avgpool(L *l) { return lower_pool(l, false); }
+
+const cpu_rule cpu_rules_pool[] = {
+    {"MaxPool", lower_maxpool},
+    {"ovta.QMaxPool", lower_maxpool},
+    {"AveragePool", lower_avgpool},
+    {"GlobalAveragePool", lower_global_avg},
+    {NULL, NULL},
+};
