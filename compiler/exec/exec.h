@@ -103,6 +103,36 @@ typedef struct ovta_exec_node_stats {
 int ovta_exec_num_steps(const ovta_exec *e);
 int ovta_exec_node_stats_get(const ovta_exec *e, int step, ovta_exec_node_stats *out, ovta_error *err);
 
+/* ---------------------------------------------------------------- Calibration (calib.c) */
+
+/* Writes calibration sample s into dst: numel of the graph's input floats. */
+typedef void (*ovta_calib_fill_fn)(void *ctx, int64_t s, float *dst);
+
+/* The calibration samples and the pipeline of ovta_calibrate_quantize. Zero-initialize, then set
+ * samples (or fill) and what differs from the defaults. */
+typedef struct ovta_calib_opts {
+  const ovta_tensor *samples; /* samples [S, ...] (e.g. images [S,H,W]): sample s is elements
+                                 [s*K, (s+1)*K) with K = numel of the graph's input; uint8 is
+                                 scaled by 1/255, other element types taken as they are */
+  ovta_calib_fill_fn fill;    /* instead of samples (then NULL): writes sample s */
+  void *fill_ctx;             /* passed to fill */
+  int64_t count;              /* samples to use: samples: the first min(count, S) (0: up to
+                                 OVTA_CALIB_DEFAULT_COUNT); fill: count >= 1 */
+  const char *passes;         /* the pipeline (NULL: ovta_accel_pipeline); it must quantize */
+  const ovta_config *cfg;     /* hardware config of the passes (NULL: theirs, 1x16x16) */
+  const char *print_after;    /* print the graph after these passes (comma-separated, "all"), or NULL */
+  ovta_eval_node_fn eval;     /* evaluation hook for folding and calibration (NULL: ovta_eval_node_ref;
+                                 ovta_exec_eval_node: on the CPU path) */
+  void *eval_ctx;             /* passed to eval */
+} ovta_calib_opts;
+#define OVTA_CALIB_DEFAULT_COUNT 64
+
+/* Calibrate and quantize the float graph g in place: every sample made a float32 value of g's
+ * single input (whose shape must be static: fit symbolic dims first, e.g. batch 1), then the
+ * pipeline o->passes run with them (ranges observed by the quantize pass). *used (may be NULL)
+ * gets the samples used. Errors name the sample count or the pass. */
+int ovta_calibrate_quantize(ovta_graph *g, const ovta_calib_opts *o, int64_t *used, ovta_error *err);
+
 /* The evaluation hook (an ovta_eval_node_fn): evaluate one node on the CPU path (lower,
  * compile, run). ctx is unused (NULL). OVTA_EUNSUPPORTED when the node cannot be lowered. */
 int ovta_exec_eval_node(void *ctx, const ovta_graph *g, const ovta_node *n,
