@@ -4,6 +4,7 @@
 #include "exec.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* How many samples: from an array [S, ...] at most S (count 0: at most the default), from fill
  * exactly count. */
@@ -84,4 +85,10 @@ int ovta_calibrate_quantize(ovta_graph *g, const ovta_calib_opts *o, int64_t *us
   free_samples(vals, n);
   if (!rc && used) *used = n;
   return rc;
+}
+
+bool ovta_graph_quantized(const ovta_graph *g) {
+  for (int i = 0; i < g->n_nodes; i++)
+    if (!strcmp(g->nodes[i]->op, "ovta.QConv") || !strcmp(g->nodes[i]->op, "ovta.QDense")) return true;
+  return false;
 }

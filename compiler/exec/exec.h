@@ -132,6 +132,8 @@ typedef struct ovta_calib_opts {
  * pipeline o->passes run with them (ranges observed by the quantize pass). *used (may be NULL)
  * gets the samples used. Errors name the sample count or the pass. */
 int ovta_calibrate_quantize(ovta_graph *g, const ovta_calib_opts *o, int64_t *used, ovta_error *err);
+/* Whether g is quantized already (has an ovta.QConv or ovta.QDense): no calibration needed. */
+bool ovta_graph_quantized(const ovta_graph *g);
 
 /* ---------------------------------------------------------------- Profiles (profile.c) */
 

@@ -168,12 +168,6 @@ static int quantize(const copts *o, ovta_graph *g, const ovta_config *cfg, ovta_
   return rc;
 }
 
-static bool is_quantized(const ovta_graph *g) {
-  for (int i = 0; i < g->n_nodes; i++)
-    if (!strcmp(g->nodes[i]->op, "ovta.QConv") || !strcmp(g->nodes[i]->op, "ovta.QDense")) return true;
-  return false;
-}
-
 /* --target accel: the config, the tuning file and (a float model) quantization; the executor
  * options for the accelerator. */
 static int prepare_accel(copts *o, ovta_graph *g, ovta_config *cfg, char **tjson, ovta_error *err) {
@@ -181,7 +175,7 @@ static int prepare_accel(copts *o, ovta_graph *g, ovta_config *cfg, char **tjson
   int rc = ovta_config_load(name, cfg, err);
   size_t tl;
   if (!rc && o->tuning) rc = ovta_read_file(o->tuning, (size_t)1 << 24, tjson, &tl, err);
-  if (!rc && !is_quantized(g)) rc = quantize(o, g, cfg, err);
+  if (!rc && !ovta_graph_quantized(g)) rc = quantize(o, g, cfg, err);
   o->eo.accel = true;
   o->eo.cfg = cfg;
   o->eo.tuning_json = *tjson;

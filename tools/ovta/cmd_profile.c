@@ -175,12 +175,6 @@ static int open_folder(const popts *o, const ovta_dev_opts *dopts, ovta_exec **e
   return cpu ? 0 : ovta_exec_attach(*e, o->backend, dopts, err);
 }
 
-static bool is_quantized(const ovta_graph *g) {
-  for (int i = 0; i < g->n_nodes; i++)
-    if (!strcmp(g->nodes[i]->op, "ovta.QConv") || !strcmp(g->nodes[i]->op, "ovta.QDense")) return true;
-  return false;
-}
-
 /* The calibration samples of cpath fit the input value x: their sample shape is x's. */
 static int check_calib(const char *cpath, const ovta_tensor *cal, const ovta_tensor *x, ovta_error *err) {
   int64_t S = cal->rank >= 2 ? cal->shape[0] : 0;
@@ -224,7 +218,7 @@ static int compile_model(const popts *o, const ovta_tensor *x, const ovta_dev_op
   if (!rc) rc = fit_input(g, x, err);
   if (!rc && !cpu) {
     rc = ovta_config_load(tool_config_name(o->config), &cfg, err);
-    if (!rc && !is_quantized(g)) rc = quantize(o, g, x, &cfg, err);
+    if (!rc && !ovta_graph_quantized(g)) rc = quantize(o, g, x, &cfg, err);
     eo.accel = true, eo.cfg = &cfg, eo.vthreads = (int)o->vt, eo.backend = o->backend, eo.dev_opts = dopts;
   }
   if (!rc) rc = ovta_exec_build(g, &eo, e, err);
