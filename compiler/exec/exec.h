@@ -1,7 +1,8 @@
 /* exec.h: the executor layer (compiler/exec/): a whole graph compiled (graph passes, partition,
  * CPU kernels through compiler/cpu/, accelerator kernels through compiler/accel/, one LLVM
- * module), planned in memory, run, saved and loaded, with per-step counters for profilers.
- * May include every other compiler layer, the JIT runtime and the driver.
+ * module), planned in memory, run, saved and loaded, with per-step counters for profilers;
+ * calibration and quantization of a float model (calib.c); profile rows and Chrome traces of a
+ * run (profile.c). May include every other compiler layer, the JIT runtime and the driver.
  */
 #ifndef OVTA_EXEC_H
 #define OVTA_EXEC_H
