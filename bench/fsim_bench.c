@@ -6,15 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ovta_driver.h"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 #define CHECK(call)                                                                                \
   do {                                                                                             \
@@ -60,9 +53,9 @@ static int bench(const char *config, int first) {
   }
   double best = 1e30;
   for (int rep = 0; rep < 3; rep++) {
-    double t0 = now_s();
+    double t0 = ovta_now_s();
     CHECK(ovta_dev_run(dev, bi->phys, 3, 0, &err));
-    double t = now_s() - t0;
+    double t = ovta_now_s() - t0;
     if (t < best) best = t;
   }
   ovta_counters c;

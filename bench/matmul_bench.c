@@ -8,15 +8,8 @@
  * 256x256x64: a quarter of its micro-ops are ALU, an eighth resets), and "compute_bound"
  * (mm_shape_compute_bound: K = 1024, big tiles, GEMM dominates). Usage: make bench-matmul */
 #include <stdio.h>
-#include <time.h>
 
 #include "rt_matmul.h"
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int bench_one(const char *backend, const char *cfgname, int vt, bool compute_bound) {
   ovta_error err = {0};
@@ -33,10 +26,10 @@ static int bench_one(const char *backend, const char *cfgname, int vt, bool comp
   mm_shape s = compute_bound ? mm_shape_compute_bound(&cfg) : mm_shape_for(&cfg);
   rc = mm_setup(dev, &s, 1, &r, &err);
   if (!rc) rc = ovta_rt_create(dev, NULL, &rt, &err);
-  double t0 = now_s();
+  double t0 = ovta_now_s();
   if (!rc) rc = mm_issue(rt, &s, vt, r.ba, r.bw, r.bc, &err);
   if (!rc) rc = ovta_rt_synchronize(rt, 0, &err);
-  double t1 = now_s();
+  double t1 = ovta_now_s();
   if (!rc) rc = mm_collect(dev, &r, &err);
   if (rc) {
     ovta_error_print(stderr, &err);
@@ -71,17 +64,12 @@ static int bench_one(const char *backend, const char *cfgname, int vt, bool comp
 
 int main(void) {
   const char *be = getenv("OVTA_BENCH_BACKENDS"), *cf = getenv("OVTA_BENCH_CONFIGS");
-  char backends[256], configs[256];
-  snprintf(backends, sizeof backends, "%s", be && *be ? be : "fsim");
-  snprintf(configs, sizeof configs, "%s", cf && *cf ? cf : "default,small,batch2");
+  const char *backends = be && *be ? be : "fsim", *configs = cf && *cf ? cf : "default,small,batch2";
   int fails = 0;
-  char *s1 = NULL;
-  for (char *b = strtok_r(backends, ", ", &s1); b; b = strtok_r(NULL, ", ", &s1)) {
-    char cbuf[256], *s2 = NULL;
-    snprintf(cbuf, sizeof cbuf, "%s", configs);
-    for (char *c = strtok_r(cbuf, ", ", &s2); c; c = strtok_r(NULL, ", ", &s2))
+  char b[256], c[256];
+  for (const char *pb = backends; ovta_list_next(&pb, ", ", b, sizeof b);)
+    for (const char *pc = configs; ovta_list_next(&pc, ", ", c, sizeof c);)
       for (int cb = 0; cb <= 1; cb++)
         for (int vt = 1; vt <= 2; vt++) fails += bench_one(b, c, vt, cb) != 0;
-  }
   return fails ? 1 : 0;
 }

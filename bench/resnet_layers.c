@@ -102,38 +102,37 @@ static int one(const char *backend, const ovta_config *cfg, const layer *l, int 
   return rc;
 }
 
+/* Every layer (OVTA_BENCH_LAYERS: those named) with 1 and 2 virtual threads on backend b, config c. */
+static int run_config(const char *b, const char *c) {
+  ovta_config cfg;
+  ovta_error err = {0};
+  if (ovta_config_load(c, &cfg, &err)) {
+    ovta_error_print(stderr, &err);
+    return -1;
+  }
+  const char *only = getenv("OVTA_BENCH_LAYERS");
+  int status = 0;
+  for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
+    if (only && *only && !ovta_list_has(only, ", ", L[i].name)) continue;
+    for (int vt = 1; vt <= 2; vt++)
+      if (one(b, &cfg, &L[i], vt, &err)) {
+        ovta_error_print(stderr, &err);
+        status = 1;
+      }
+  }
+  return status;
+}
+
 int main(void) {
   const char *be = getenv("OVTA_BENCH_BACKENDS"), *cf = getenv("OVTA_BENCH_CONFIGS");
-  char bl[256], cl[256];
-  snprintf(bl, sizeof bl, "%s", be && *be ? be : "fsim");
-  snprintf(cl, sizeof cl, "%s", cf && *cf ? cf : "default");
+  const char *backends = be && *be ? be : "fsim", *configs = cf && *cf ? cf : "default";
   int status = 0;
-  for (char *s1 = NULL, *b = strtok_r(bl, ", ", &s1); b; b = strtok_r(NULL, ", ", &s1)) {
-    char cl2[256];
-    snprintf(cl2, sizeof cl2, "%s", cl);
-    for (char *s2 = NULL, *c = strtok_r(cl2, ", ", &s2); c; c = strtok_r(NULL, ", ", &s2)) {
-      ovta_config cfg;
-      ovta_error err = {0};
-      if (ovta_config_load(c, &cfg, &err)) {
-        ovta_error_print(stderr, &err);
-        return 1;
-      }
-      const char *only = getenv("OVTA_BENCH_LAYERS");
-      for (size_t i = 0; i < sizeof L / sizeof L[0]; i++) {
-        if (only && *only) {
-          char ol[256];
-          bool hit = false;
-          snprintf(ol, sizeof ol, "%s", only);
-          for (char *s3 = NULL, *t = strtok_r(ol, ", ", &s3); t; t = strtok_r(NULL, ", ", &s3)) hit |= !strcmp(t, L[i].name);
-          if (!hit) continue;
-        }
-        for (int vt = 1; vt <= 2; vt++)
-          if (one(b, &cfg, &L[i], vt, &err)) {
-            ovta_error_print(stderr, &err);
-            status = 1;
-          }
-      }
+  char b[256], c[256];
+  for (const char *pb = backends; ovta_list_next(&pb, ", ", b, sizeof b);)
+    for (const char *pc = configs; ovta_list_next(&pc, ", ", c, sizeof c);) {
+      int rc = run_config(b, c);
+      if (rc < 0) return 1; /* a config that does not load */
+      status |= rc;
     }
-  }
   return status;
 }

@@ -23,12 +23,6 @@
 
 static ovta_error err;
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* CPU time of this process: the speed measure that holds up on a loaded, shared machine */
 static double cpu_s(void) {
   struct timespec t;
@@ -58,7 +52,7 @@ static int put(stream *st, ovta_insn *in) {
 static int measure(stream *st, const ovta_config *cfg, const char *name, int repeat) {
   ovta_counters k, sum;
   memset(&sum, 0, sizeof sum);
-  double t0 = now_s(), p0 = cpu_s();
+  double t0 = ovta_now_s(), p0 = cpu_s();
   for (int r = 0; r < repeat; r++) {
     CHECK(ovta_dev_run(st->d, st->s->phys, (uint32_t)st->n, 0, &err));
     ovta_dev_counters(st->d, &k);
@@ -71,7 +65,7 @@ static int measure(stream *st, const ovta_config *cfg, const char *name, int rep
     sum.bytes_written += k.bytes_written;
     for (int m = 0; m < 5; m++) sum.bytes_read[m] += k.bytes_read[m];
   }
-  double wall = now_s() - t0, cpu = cpu_s() - p0;
+  double wall = ovta_now_s() - t0, cpu = cpu_s() - p0;
   uint64_t ld = sum.bytes_read[OVTA_MEM_INP] + sum.bytes_read[OVTA_MEM_WGT];
   double c = (double)sum.cycles;
   printf("{\"bench\": \"tsim\", \"program\": \"%s\", \"config\": \"%s\", \"runs\": %d, \"instructions\": %d, "

@@ -4,6 +4,7 @@
  *   1. Errors      - one error type for all library code: a code, the place, a message.
  *   2. Config      - the JSON hardware config and the values derived from it (isa/config.c).
  *   3. Field specs - how an instruction format is laid out, independent of a config (isa/layout.c).
+ *   4. Utilities   - the clock, lists like "a,b,c" (isa/util.c).
  *
  * This header does not depend on generated code, so the generator (isa/gen/isagen.c) can use it.
  */
@@ -150,5 +151,18 @@ typedef struct ovta_field_pos {
  * format does not fit in total_bits, or a field would straddle a 64-bit word boundary. */
 int ovta_layout_place(const ovta_field_spec *specs, int n, int total_bits, const ovta_config *cfg,
                       ovta_field_pos *out, ovta_error *err);
+
+/* ---------------------------------------------------------------- 4. Utilities */
+
+/* Seconds of the monotonic clock (an arbitrary origin: for differences). */
+double ovta_now_s(void);
+
+/* Lists like "a,b,c": items separated by any character of seps (e.g. "," or ", "); runs of
+ * separators and separators at either end make no empty items (as strtok). Set *p to the list,
+ * then each call copies the next item into item (cap bytes, truncated, NUL-terminated), moves
+ * *p past it and returns true; false when no item is left. */
+bool ovta_list_next(const char **p, const char *seps, char *item, size_t cap);
+/* Whether list (as above) holds name as one of its items (items of up to 255 characters). */
+bool ovta_list_has(const char *list, const char *seps, const char *name);
 
 #endif

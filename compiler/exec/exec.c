@@ -253,28 +253,6 @@ static int accel_prepare(ovta_graph *g, const ovta_exec_opts *o, const ovta_conf
   return 0;
 }
 
-/* Multiply-accumulates of a node from its logical shapes: numel(Y) x the reduction length
- * (weights per output channel for Conv / ovta.[Q]Conv / ovta.[Q]Dense, K for Gemm / MatMul);
- * 0 for every other op or unknown shapes. */
-static int64_t node_macs(const ovta_node *n) {
-  const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *y = n->n_outputs ? n->outputs[0] : NULL;
-  if (!x || !w || !y) return 0;
-  int64_t ny = y->layout == OVTA_LAYOUT_PLAIN ? ovta_tensor_numel(y) : ovta_shape_numel(y->logical, y->logical_rank);
-  int64_t red = 0;
-  const char *op = n->op;
-  if (!strcmp(op, "Conv") || !strcmp(op, "ovta.Conv") || !strcmp(op, "ovta.QConv") || !strcmp(op, "ovta.Dense") ||
-      !strcmp(op, "ovta.QDense")) {
-    int64_t o = w->layout == OVTA_LAYOUT_PLAIN ? (w->rank > 0 ? w->shape[0] : 0) : w->logical[0];
-    int64_t nw = w->layout == OVTA_LAYOUT_PLAIN ? ovta_tensor_numel(w) : ovta_shape_numel(w->logical, w->logical_rank);
-    if (o > 0 && nw > 0) red = nw / o;
-  } else if (!strcmp(op, "Gemm") && x->rank == 2) {
-    red = ovta_node_attr_i(n, "transA", 0) ? x->shape[0] : x->shape[1];
-  } else if (!strcmp(op, "MatMul") && x->rank >= 1) {
-    red = x->shape[x->rank - 1];
-  }
-  return ny > 0 && red > 0 ? ny * red : 0;
-}
-
 static void report_line(FILE *rep, const ovta_node *n, const vta_kernel *k, const vta_counts *c) {
   if (!rep) return;
   if (!k) {
@@ -505,7 +483,7 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
       st->vb[VTA_BUF_W] = map[tindex(g, n->n_inputs > 1 && n->inputs[1] ? n->inputs[1] : n->inputs[0])];
       st->vb[VTA_BUF_BIAS] = bias_t[s];
       st->vb[VTA_BUF_Y] = map[tindex(g, n->outputs[0])];
-      st->op = strdup(n->op), st->macs = node_macs(n);
+      st->op = strdup(n->op), st->macs = ovta_node_macs(n);
       e->ns++;
       continue;
     }
@@ -535,7 +513,7 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
       if (n->inputs[q]) st->args[st->nargs++] = map[tindex(g, n->inputs[q])];
     for (int q = 0; q < n->n_outputs; q++)
       if (n->outputs[q]) st->args[st->nargs++] = map[tindex(g, n->outputs[q])];
-    st->op = strdup(n->op), st->macs = node_macs(n);
+    st->op = strdup(n->op), st->macs = ovta_node_macs(n);
     e->ns++;
   }
   free(bias_t);

@@ -1,7 +1,8 @@
 /* exec.h: the executor layer (compiler/exec/): a whole graph compiled (graph passes, partition,
  * CPU kernels through compiler/cpu/, accelerator kernels through compiler/accel/, one LLVM
- * module), planned in memory, run, saved and loaded, with per-step counters for profilers.
- * May include every other compiler layer, the JIT runtime and the driver.
+ * module), planned in memory, run, saved and loaded, with per-step counters for profilers;
+ * calibration and quantization of a float model (calib.c); profile rows and Chrome traces of a
+ * run (profile.c). May include every other compiler layer, the JIT runtime and the driver.
  */
 #ifndef OVTA_EXEC_H
 #define OVTA_EXEC_H
@@ -102,6 +103,85 @@ typedef struct ovta_exec_node_stats {
 } ovta_exec_node_stats;
 int ovta_exec_num_steps(const ovta_exec *e);
 int ovta_exec_node_stats_get(const ovta_exec *e, int step, ovta_exec_node_stats *out, ovta_error *err);
+
+/* ---------------------------------------------------------------- Calibration (calib.c) */
+
+/* Writes calibration sample s into dst: numel of the graph's input floats. */
+typedef void (*ovta_calib_fill_fn)(void *ctx, int64_t s, float *dst);
+
+/* The calibration samples and the pipeline of ovta_calibrate_quantize. Zero-initialize, then set
+ * samples (or fill) and what differs from the defaults. */
+typedef struct ovta_calib_opts {
+  const ovta_tensor *samples; /* samples [S, ...] (e.g. images [S,H,W]): sample s is elements
+                                 [s*K, (s+1)*K) with K = numel of the graph's input; uint8 is
+                                 scaled by 1/255, other element types taken as they are */
+  ovta_calib_fill_fn fill;    /* instead of samples (then NULL): writes sample s */
+  void *fill_ctx;             /* passed to fill */
+  int64_t count;              /* samples to use: samples: the first min(count, S) (0: up to
+                                 OVTA_CALIB_DEFAULT_COUNT); fill: count >= 1 */
+  const char *passes;         /* the pipeline (NULL: ovta_accel_pipeline); it must quantize */
+  const ovta_config *cfg;     /* hardware config of the passes (NULL: theirs, 1x16x16) */
+  const char *print_after;    /* print the graph after these passes (comma-separated, "all"), or NULL */
+  ovta_eval_node_fn eval;     /* evaluation hook for folding and calibration (NULL: ovta_eval_node_ref;
+                                 ovta_exec_eval_node: on the CPU path) */
+  void *eval_ctx;             /* passed to eval */
+} ovta_calib_opts;
+#define OVTA_CALIB_DEFAULT_COUNT 64
+
+/* Calibrate and quantize the float graph g in place: every sample made a float32 value of g's
+ * single input (whose shape must be static: fit symbolic dims first, e.g. batch 1), then the
+ * pipeline o->passes run with them (ranges observed by the quantize pass). *used (may be NULL)
+ * gets the samples used. Errors name the sample count or the pass. */
+int ovta_calibrate_quantize(ovta_graph *g, const ovta_calib_opts *o, int64_t *used, ovta_error *err);
+/* Whether g is quantized already (has an ovta.QConv or ovta.QDense): no calibration needed. */
+bool ovta_graph_quantized(const ovta_graph *g);
+
+/* ---------------------------------------------------------------- Profiles (profile.c) */
+
+/* One step of the last run, for a per-layer profile table (from ovta_exec_node_stats_get). */
+typedef struct ovta_profile_row {
+  char *name;              /* graph node name ("total" in the totals row) */
+  char *op;                /* its op ("" in the totals row and in plans saved without ops) */
+  char *fn;                /* kernel symbol ("" in the totals row) */
+  bool accel;              /* ran on the accelerator */
+  bool has_cycles;         /* cycles were counted (an accelerator step on a backend counting them) */
+  uint64_t cycles;         /* device cycles of the last execution */
+  uint64_t dev_runs;       /* device runs of the last execution */
+  int64_t macs;            /* multiply-accumulates from the node's logical shapes */
+  uint64_t bytes_read[4];  /* DRAM bytes read by type UOP, WGT, INP, ACC (ovta_mem_type order) */
+  uint64_t bytes_written;  /* DRAM bytes written (OUT) */
+  uint64_t insns;          /* device instructions retired (0 for CPU steps) */
+  uint64_t gemm_uops;      /* GEMM micro-ops the device executed */
+  uint64_t alu_uops;       /* ALU micro-ops the device executed */
+  double us;               /* wall time of the step in microseconds */
+} ovta_profile_row;
+
+/* The rows of every step and their totals, with the accelerator's peaks. */
+typedef struct ovta_profile {
+  int n;                        /* rows: the plan's steps */
+  ovta_profile_row *rows;       /* in step order */
+  ovta_profile_row total;       /* sums of the rows (has_cycles: some row has) */
+  bool has_cfg;                 /* an accelerator plan: cfg and the peaks below are set */
+  ovta_config cfg;              /* its config */
+  int64_t peak_macs_per_cycle;  /* BATCH x BLOCK_IN x BLOCK_OUT */
+  int bus_bytes_per_cycle;      /* AXI_DATA_BITS / 8 */
+} ovta_profile;
+
+/* The profile of e's last run (free with ovta_profile_free, also after an error). The rows own
+ * their strings: the profile outlives e. */
+int ovta_profile_collect(const ovta_exec *e, ovta_profile *p, ovta_error *err);
+void ovta_profile_free(ovta_profile *p);
+/* MAC utilization of row r: MACs / (cycles x peak MACs per cycle); NAN without cycles. */
+double ovta_profile_util(const ovta_profile *p, const ovta_profile_row *r);
+/* DRAM bytes row r moved (read and written). */
+uint64_t ovta_profile_row_bytes(const ovta_profile_row *r);
+/* A Chrome trace (Trace Event JSON) of the run: the device's per-instruction events that tsim
+ * wrote to raw (dev_opts.chrome_trace_path; complete once the device is closed) plus a "layers"
+ * track (tid 0) with one span per accelerator row over its device run(s). *json (caller frees):
+ * the trace, one line. *dev_runs / *layer_runs: device runs in the events, and those the rows
+ * expect; when they differ the trace has no layer spans (the caller may warn). */
+int ovta_profile_trace(const ovta_profile *p, const char *raw, char **json, int *dev_runs, int *layer_runs,
+                       ovta_error *err);
 
 /* The evaluation hook (an ovta_eval_node_fn): evaluate one node on the CPU path (lower,
  * compile, run). ctx is unused (NULL). OVTA_EUNSUPPORTED when the node cannot be lowered. */

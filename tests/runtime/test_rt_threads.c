@@ -189,15 +189,8 @@ static void test_model_threads(void **state) {
   ovta_tensor *cal, *imgs;
   OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
   OVTA_ASSERT_OK(ovta_npy_read(FM "test_images.npy", "imgs", &imgs, &err), err);
-  enum { NCAL = 8 };
-  ovta_tensor *vals[NCAL];
-  ovta_tensor *const *ptrs[NCAL];
-  for (int s = 0; s < NCAL; s++) vals[s] = image(cal, s, in->name), ptrs[s] = &vals[s];
-  ovta_compile_opts co = {0};
-  co.passes = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
-  co.n_calib = NCAL;
-  co.calib = ptrs;
-  OVTA_ASSERT_OK(ovta_compile_pipeline(g, &co, &err), err);
+  ovta_calib_opts co = {.samples = cal, .count = 8, .passes = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify"};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
   /* the reference: the int8 graph on the CPU path */
   ovta_exec *cpu;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
@@ -229,7 +222,6 @@ static void test_model_threads(void **state) {
     assert_int_equal(jobs[i].ok, MIMG);
   }
   for (int i = 0; i < MIMG; i++) ovta_tensor_free(x[i]), ovta_tensor_free(ref[i]);
-  for (int s = 0; s < NCAL; s++) ovta_tensor_free(vals[s]);
   ovta_tensor_free(cal);
   ovta_tensor_free(imgs);
   ovta_exec_free(cpu);

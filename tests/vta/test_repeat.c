@@ -61,16 +61,8 @@ static ovta_graph *int8_graph(const ovta_config *cfg) {
   ovta_error err = {0};
   ovta_tensor *cal;
   OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
-  ovta_tensor *vals[NCAL];
-  ovta_tensor *const *ptrs[NCAL];
-  for (int s = 0; s < NCAL; s++) vals[s] = image(cal, s, g->inputs[0]->name), ptrs[s] = &vals[s];
-  ovta_compile_opts co = {0};
-  co.cfg = cfg;
-  co.passes = int8_pipeline;
-  co.n_calib = NCAL;
-  co.calib = ptrs;
-  OVTA_ASSERT_OK(ovta_compile_pipeline(g, &co, &err), err);
-  for (int s = 0; s < NCAL; s++) ovta_tensor_free(vals[s]);
+  ovta_calib_opts co = {.samples = cal, .count = NCAL, .passes = int8_pipeline, .cfg = cfg};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
   ovta_tensor_free(cal);
   return g;
 }

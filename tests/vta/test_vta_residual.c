@@ -92,18 +92,17 @@ static ovta_tensor *input(double scale) {
   return t;
 }
 
+/* Calibration sample s: random inputs, drawn in sample order like input(1.0). */
+static void calib_fill(void *ctx, int64_t s, float *dst) {
+  (void)ctx, (void)s;
+  for (int i = 0; i < C_IN * HW * HW; i++) dst[i] = (float)uni();
+}
+
 static ovta_graph *int8_graph(void) {
   ovta_error err = {0};
   ovta_graph *g = float_graph();
-  ovta_tensor *vals[NCAL];
-  ovta_tensor *const *ptrs[NCAL];
-  for (int s = 0; s < NCAL; s++) vals[s] = input(1.0), ptrs[s] = &vals[s];
-  ovta_compile_opts co = {0};
-  co.passes = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
-  co.n_calib = NCAL;
-  co.calib = ptrs;
-  OVTA_ASSERT_OK(ovta_compile_pipeline(g, &co, &err), err);
-  for (int s = 0; s < NCAL; s++) ovta_tensor_free(vals[s]);
+  ovta_calib_opts co = {.fill = calib_fill, .count = NCAL, .passes = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify"};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
   return g;
 }
 

@@ -48,12 +48,6 @@ static const char *const names[] = {"matmul", "layers", "fsim", "tsim", "fmnist"
 enum { NBENCH = sizeof names / sizeof names[0] };
 static const char defaults[] = "matmul,layers,fsim,tsim,fmnist";
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 /* Run argv (with extra environment pairs "K=V" in env, NULL-terminated), capture stdout. */
 static int run_capture(char *const *argv, const char *const *env, char **out, size_t *len, int *status) {
   int fd[2];
@@ -116,135 +110,186 @@ static int parse_values(const char *text, size_t len, cJSON *arr) {
   return n;
 }
 
-int ovta_cmd_bench(int argc, char **argv) {
-  const char *only = defaults, *backend = "tsim", *config = NULL, *v;
+/* The options of one `ovta bench`. */
+typedef struct bopts {
+  const char *only;     /* --only LIST (default: defaults) */
+  const char *backend;  /* --backend fsim|tsim */
+  const char *config;   /* --config NAME, or NULL (each benchmark's own) */
+} bopts;
+
+/* Where the benchmark programs are and what their children get. */
+typedef struct bench_env {
+  char self[4096];      /* this binary (/proc/self/exe) */
+  char bdir[4096];      /* its folder: the build, with bench/ in it */
+  const char *cfg;      /* --config, or "default" */
+  char env_b[64], env_c[128], env_rb[64], env_rc[128]; /* storage of the "K=V" pairs in envs */
+  const char *envs[6];  /* the children's extra environment, NULL-terminated */
+} bench_env;
+
+/* One benchmark's command line. */
+typedef struct bench_cmd {
+  char prog[4200], a1[4200], a2[4200], a3[4200]; /* storage of the arguments */
+  char *args[24];       /* argv, NULL-terminated */
+  int na;               /* arguments */
+} bench_cmd;
+
+/* All arguments into o: 0, 2 on a usage error, -1 after --help or --list. */
+static int parse_args(int argc, char **argv, bopts *o) {
+  const char *v;
+  *o = (bopts){.only = defaults, .backend = "tsim"};
   for (int i = 1; i < argc; i++) {
     if (tool_is_help(argv[i])) {
       fputs(help, stdout);
-      return 0;
+      return -1;
     } else if (tool_opt(argc, argv, &i, "--list", NULL)) {
       for (int k = 0; k < NBENCH; k++) printf("%s\n", names[k]);
-      return 0;
+      return -1;
     } else if (tool_opt(argc, argv, &i, "--only", &v)) {
       if (!v || !*v) return tool_usage("bench", "--only needs a list of benchmark names");
-      only = v;
+      o->only = v;
     } else if (tool_opt(argc, argv, &i, "--backend", &v)) {
       if (!v || (strcmp(v, "fsim") && strcmp(v, "tsim"))) return tool_usage("bench", "--backend needs fsim or tsim");
-      backend = v;
+      o->backend = v;
     } else if (tool_opt(argc, argv, &i, "--config", &v)) {
       if (!v || !*v) return tool_usage("bench", "--config needs a name");
-      config = v;
+      o->config = v;
     } else {
       return tool_usage("bench", "unexpected argument %s", argv[i]);
     }
   }
-  /* which benchmarks, checked before anything runs */
-  bool want[NBENCH] = {0};
-  char *list = strdup(only), *save = NULL;
-  for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+  return 0;
+}
+
+/* Which benchmarks --only names, checked before anything runs: 0, or 2 on a usage error. */
+static int select_benchmarks(const char *only, bool want[NBENCH]) {
+  char t[4096];
+  for (const char *p = only; ovta_list_next(&p, ",", t, sizeof t);) {
     int k = 0;
     while (k < NBENCH && strcmp(names[k], t)) k++;
-    if (k == NBENCH) {
-      int rc = tool_usage("bench", "unknown benchmark '%s' (see `ovta bench --list`)", t);
-      free(list);
-      return rc;
-    }
+    if (k == NBENCH) return tool_usage("bench", "unknown benchmark '%s' (see `ovta bench --list`)", t);
     want[k] = true;
   }
-  free(list);
-  if (config) {
-    ovta_config c;
-    ovta_error err = {0};
-    if (ovta_config_load(config, &c, &err)) return tool_error(&err, NULL);
-  }
-  /* where the programs are: next to this binary */
-  char self[4096], bdir[4096];
-  ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (sl <= 0) return tool_fail("cannot find the ovta binary (/proc/self/exe): %s", strerror(errno));
-  self[sl] = 0;
-  snprintf(bdir, sizeof bdir, "%s", self);
-  dirname(bdir);
-  const char *cfg = config ? config : "default";
-  /* the children's environment: backend and config for the bench programs and resnet18.sh */
-  char env_b[64], env_c[128], env_rb[64], env_rc[128];
-  snprintf(env_b, sizeof env_b, "OVTA_BENCH_BACKENDS=%s", backend);
-  snprintf(env_rb, sizeof env_rb, "BACKEND=%s", backend);
-  snprintf(env_c, sizeof env_c, "OVTA_BENCH_CONFIGS=%s", cfg);
-  snprintf(env_rc, sizeof env_rc, "CONFIG=%s", cfg);
-  const char *envs[] = {env_b, env_rb, env_rc, "OVTA_BENCH_JSON=1", config ? env_c : NULL, NULL};
+  return 0;
+}
 
-  cJSON *doc = cJSON_CreateObject(), *arr;
+/* The programs' folder (next to this binary) and the children's environment (backend and
+ * config for the bench programs and resnet18.sh). */
+static int bench_env_init(const bopts *o, bench_env *b) {
+  ssize_t sl = readlink("/proc/self/exe", b->self, sizeof b->self - 1);
+  if (sl <= 0) return tool_fail("cannot find the ovta binary (/proc/self/exe): %s", strerror(errno));
+  b->self[sl] = 0;
+  snprintf(b->bdir, sizeof b->bdir, "%s", b->self);
+  dirname(b->bdir);
+  b->cfg = o->config ? o->config : "default";
+  snprintf(b->env_b, sizeof b->env_b, "OVTA_BENCH_BACKENDS=%s", o->backend);
+  snprintf(b->env_rb, sizeof b->env_rb, "BACKEND=%s", o->backend);
+  snprintf(b->env_c, sizeof b->env_c, "OVTA_BENCH_CONFIGS=%s", b->cfg);
+  snprintf(b->env_rc, sizeof b->env_rc, "CONFIG=%s", b->cfg);
+  const char *envs[] = {b->env_b, b->env_rb, b->env_rc, "OVTA_BENCH_JSON=1", o->config ? b->env_c : NULL, NULL};
+  memcpy(b->envs, envs, sizeof envs);
+  return 0;
+}
+
+/* The command line of benchmark nm. */
+static void bench_command(const char *nm, const bopts *o, bench_env *b, bench_cmd *c) {
+  memset(c, 0, sizeof *c);
+  char **args = c->args;
+  int na = 0;
+  if (!strcmp(nm, "matmul") || !strcmp(nm, "layers") || !strcmp(nm, "fsim")) {
+    snprintf(c->prog, sizeof c->prog, "%s/bench/%s", b->bdir,
+             !strcmp(nm, "matmul") ? "matmul_bench" : !strcmp(nm, "layers") ? "resnet_layers" : "fsim_bench");
+    args[na++] = c->prog;
+  } else if (!strcmp(nm, "tsim")) {
+    snprintf(c->prog, sizeof c->prog, "%s/bench/tsim_bench", b->bdir);
+    args[na++] = c->prog, args[na++] = (char *)b->cfg;
+  } else if (!strcmp(nm, "fmnist")) {
+    snprintf(c->a1, sizeof c->a1, "%s/models/fmnist/fmnist_cnn.onnx", OVTA_SRC_DIR);
+    snprintf(c->a2, sizeof c->a2, "%s/models/fmnist/test_images.npy", OVTA_SRC_DIR);
+    snprintf(c->a3, sizeof c->a3, "%s/models/fmnist/calib_images.npy", OVTA_SRC_DIR);
+    args[na++] = b->self, args[na++] = "profile", args[na++] = c->a1, args[na++] = "--images", args[na++] = c->a2;
+    args[na++] = "--calib", args[na++] = c->a3, args[na++] = "--backend", args[na++] = (char *)o->backend;
+    args[na++] = "--config", args[na++] = (char *)b->cfg, args[na++] = "--json";
+  } else { /* resnet18 */
+    snprintf(c->a1, sizeof c->a1, "%s/bench/resnet18.sh", OVTA_SRC_DIR);
+    snprintf(c->a2, sizeof c->a2, "%s", b->bdir);
+    args[na++] = "bash", args[na++] = c->a1, args[na++] = c->a2;
+  }
+  c->na = na;
+}
+
+/* Run benchmark nm: its object {name, command, ok, [error], seconds, results} appended to arr.
+ * Whether it succeeded. */
+static bool run_benchmark(const char *nm, const bopts *o, bench_env *b, cJSON *arr) {
+  bench_cmd c;
+  bench_command(nm, o, b, &c);
+  cJSON *bj = cJSON_CreateObject();
+  cJSON_AddStringToObject(bj, "name", nm);
+  char cmd[8192];
+  size_t cl = 0;
+  cmd[0] = 0;
+  for (int i = 0; i < c.na && cl < sizeof cmd; i++) cl += (size_t)snprintf(cmd + cl, sizeof cmd - cl, "%s%s", i ? " " : "", c.args[i]);
+  cJSON_AddStringToObject(bj, "command", cmd);
+  fprintf(stderr, "ovta bench: %s ...\n", nm);
+  double t0 = ovta_now_s();
+  char *out = NULL;
+  size_t len = 0;
+  int st = 0;
+  bool ok = false;
+  char why[4400] = "";
+  cJSON *res = cJSON_CreateArray();
+  if (c.args[0] == c.prog && access(c.prog, X_OK) != 0) {
+    snprintf(why, sizeof why, "%s is not built (make all)", c.prog);
+  } else if (run_capture(c.args, b->envs, &out, &len, &st) != 0) {
+    snprintf(why, sizeof why, "cannot run %s", c.args[0]);
+  } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    snprintf(why, sizeof why, "exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+  } else {
+    int n = parse_values(out, len, res);
+    if (n <= 0) snprintf(why, sizeof why, n < 0 ? "its output is not JSON" : "it printed no JSON");
+    else ok = true;
+  }
+  free(out);
+  double sec = ovta_now_s() - t0;
+  cJSON_AddBoolToObject(bj, "ok", ok);
+  if (!ok) cJSON_AddStringToObject(bj, "error", why);
+  cJSON_AddNumberToObject(bj, "seconds", (double)(int64_t)(sec * 100 + 0.5) / 100);
+  cJSON_AddItemToObject(bj, "results", res);
+  cJSON_AddItemToArray(arr, bj);
+  fprintf(stderr, "ovta bench: %s %s (%.1f s)%s%s\n", nm, ok ? "done" : "FAILED", sec, ok ? "" : ": ", why);
+  return ok;
+}
+
+/* The document's head: {date, ovta, backend, config}. */
+static cJSON *document(const bopts *o) {
+  cJSON *doc = cJSON_CreateObject();
   char date[32];
   time_t tt = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
   cJSON_AddStringToObject(doc, "date", date);
   cJSON_AddStringToObject(doc, "ovta", OVTA_VERSION);
-  cJSON_AddStringToObject(doc, "backend", backend);
-  if (config) cJSON_AddStringToObject(doc, "config", config);
+  cJSON_AddStringToObject(doc, "backend", o->backend);
+  if (o->config) cJSON_AddStringToObject(doc, "config", o->config);
   else cJSON_AddNullToObject(doc, "config");
-  arr = cJSON_AddArrayToObject(doc, "benchmarks");
-  const char *first_failed = NULL;
-  for (int k = 0; k < NBENCH; k++) {
-    if (!want[k]) continue;
-    char prog[4200], a1[4200], a2[4200], a3[4200];
-    char *args[24] = {0};
-    int na = 0;
-    const char *nm = names[k];
-    if (!strcmp(nm, "matmul") || !strcmp(nm, "layers") || !strcmp(nm, "fsim")) {
-      snprintf(prog, sizeof prog, "%s/bench/%s", bdir,
-               !strcmp(nm, "matmul") ? "matmul_bench" : !strcmp(nm, "layers") ? "resnet_layers" : "fsim_bench");
-      args[na++] = prog;
-    } else if (!strcmp(nm, "tsim")) {
-      snprintf(prog, sizeof prog, "%s/bench/tsim_bench", bdir);
-      args[na++] = prog, args[na++] = (char *)cfg;
-    } else if (!strcmp(nm, "fmnist")) {
-      snprintf(a1, sizeof a1, "%s/models/fmnist/fmnist_cnn.onnx", OVTA_SRC_DIR);
-      snprintf(a2, sizeof a2, "%s/models/fmnist/test_images.npy", OVTA_SRC_DIR);
-      snprintf(a3, sizeof a3, "%s/models/fmnist/calib_images.npy", OVTA_SRC_DIR);
-      args[na++] = self, args[na++] = "profile", args[na++] = a1, args[na++] = "--images", args[na++] = a2;
-      args[na++] = "--calib", args[na++] = a3, args[na++] = "--backend", args[na++] = (char *)backend;
-      args[na++] = "--config", args[na++] = (char *)cfg, args[na++] = "--json";
-    } else { /* resnet18 */
-      snprintf(a1, sizeof a1, "%s/bench/resnet18.sh", OVTA_SRC_DIR);
-      snprintf(a2, sizeof a2, "%s", bdir);
-      args[na++] = "bash", args[na++] = a1, args[na++] = a2;
-    }
-    cJSON *b = cJSON_CreateObject();
-    cJSON_AddStringToObject(b, "name", nm);
-    char cmd[8192];
-    size_t cl = 0;
-    cmd[0] = 0;
-    for (int i = 0; i < na && cl < sizeof cmd; i++) cl += (size_t)snprintf(cmd + cl, sizeof cmd - cl, "%s%s", i ? " " : "", args[i]);
-    cJSON_AddStringToObject(b, "command", cmd);
-    fprintf(stderr, "ovta bench: %s ...\n", nm);
-    double t0 = now_s();
-    char *out = NULL;
-    size_t len = 0;
-    int st = 0;
-    bool ok = false;
-    char why[4400] = "";
-    cJSON *res = cJSON_CreateArray();
-    if (args[0] == prog && access(prog, X_OK) != 0) {
-      snprintf(why, sizeof why, "%s is not built (make all)", prog);
-    } else if (run_capture(args, envs, &out, &len, &st) != 0) {
-      snprintf(why, sizeof why, "cannot run %s", args[0]);
-    } else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-      snprintf(why, sizeof why, "exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
-    } else {
-      int n = parse_values(out, len, res);
-      if (n <= 0) snprintf(why, sizeof why, n < 0 ? "its output is not JSON" : "it printed no JSON");
-      else ok = true;
-    }
-    free(out);
-    double sec = now_s() - t0;
-    cJSON_AddBoolToObject(b, "ok", ok);
-    if (!ok) cJSON_AddStringToObject(b, "error", why);
-    cJSON_AddNumberToObject(b, "seconds", (double)(int64_t)(sec * 100 + 0.5) / 100);
-    cJSON_AddItemToObject(b, "results", res);
-    cJSON_AddItemToArray(arr, b);
-    fprintf(stderr, "ovta bench: %s %s (%.1f s)%s%s\n", nm, ok ? "done" : "FAILED", sec, ok ? "" : ": ", why);
-    if (!ok && !first_failed) first_failed = nm;
+  return doc;
+}
+
+int ovta_cmd_bench(int argc, char **argv) {
+  bopts o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) return rc < 0 ? 0 : rc;
+  bool want[NBENCH] = {0};
+  if ((rc = select_benchmarks(o.only, want))) return rc;
+  if (o.config) {
+    ovta_config c;
+    ovta_error err = {0};
+    if (ovta_config_load(o.config, &c, &err)) return tool_error(&err, NULL);
   }
+  bench_env b;
+  if ((rc = bench_env_init(&o, &b))) return rc;
+  cJSON *doc = document(&o), *arr = cJSON_AddArrayToObject(doc, "benchmarks");
+  const char *first_failed = NULL;
+  for (int k = 0; k < NBENCH; k++)
+    if (want[k] && !run_benchmark(names[k], &o, &b, arr) && !first_failed) first_failed = names[k];
   char *s = cJSON_Print(doc);
   cJSON_Delete(doc);
   if (!s) return tool_fail("out of memory");

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "exec.h"
 
@@ -52,12 +51,6 @@ static const char *help =
     "MAC utilization = MACs of the accelerator nodes / (cycles * BATCH * BLOCK_IN * BLOCK_OUT).\n"
     "A model with no node the accelerator can run is refused, never run on the CPU instead.\n";
 
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
 static const char *base_name(const char *p) {
   const char *s = strrchr(p, '/');
   return s ? s + 1 : p;
@@ -67,16 +60,17 @@ static const char *base_name(const char *p) {
 
 typedef enum prep_mode { PREP_UNIT = 0, PREP_NONE } prep_mode;
 
+/* How image values become model inputs (--preprocess, --mean, --std). */
 typedef struct prep {
-  prep_mode mode;
-  double mean, std;
+  prep_mode mode;      /* unit: pixel / 255 first; none: values as they are */
+  double mean, std;    /* then (x - mean) / std */
 } prep;
 
 /* Images from a .npy: [N,H,W] or [N,C,H,W], uint8 (or float32 with --preprocess none). */
 typedef struct dataset {
-  const char *path;
-  ovta_tensor *t;
-  int64_t n, c, h, w;
+  const char *path;    /* the file or folder */
+  ovta_tensor *t;      /* the images as read */
+  int64_t n, c, h, w;  /* images, channels, height, width */
 } dataset;
 
 static int images_open(const char *path, const char *opt, const prep *pp, dataset *d, ovta_error *err) {
@@ -147,8 +141,6 @@ typedef struct engine {
   const ovta_graph *g;           /* the compiled graph (MACs of the accelerator nodes by name) */
 } engine;
 
-static int64_t node_macs(const ovta_node *n);
-
 /* g compiled for the CPU path (LLVM). */
 static int engine_open_cpu(ovta_graph *g, engine *out, ovta_error *err) {
   memset(out, 0, sizeof *out);
@@ -197,7 +189,7 @@ static int engine_run(engine *en, const char *in_name, const ovta_tensor *x, ovt
     st->has_cycles |= ns.has_cycles;
     st->cycles += ns.cycles;
     const ovta_node *n = ovta_graph_node(en->g, ns.node);
-    if (n) st->accel_macs += node_macs(n);
+    if (n) st->accel_macs += ovta_node_macs(n);
   }
   return rc;
 }
@@ -254,33 +246,6 @@ fail:
   return rc;
 }
 
-/* Multiply-accumulates of one node (Conv, Gemm, MatMul and the fused ovta.* forms; 0 for
- * others): numel(Y) * reduction length. */
-static int64_t node_macs(const ovta_node *n) {
-  const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *y = n->n_outputs ? n->outputs[0] : NULL;
-  if (!x || !w || !y) return 0;
-  int64_t ny = y->layout == OVTA_LAYOUT_PLAIN ? ovta_tensor_numel(y) : ovta_shape_numel(y->logical, y->logical_rank);
-  int64_t red = 0;
-  const char *op = n->op;
-  if (!strcmp(op, "Conv") || !strcmp(op, "ovta.Conv") || !strcmp(op, "ovta.QConv") || !strcmp(op, "ovta.Dense") ||
-      !strcmp(op, "ovta.QDense")) {
-    int64_t o = w->layout == OVTA_LAYOUT_PLAIN ? w->shape[0] : w->logical[0];
-    int64_t nw = w->layout == OVTA_LAYOUT_PLAIN ? ovta_tensor_numel(w) : ovta_shape_numel(w->logical, w->logical_rank);
-    if (o > 0 && nw > 0) red = nw / o;
-  } else if (!strcmp(op, "Gemm") && x->rank == 2) {
-    red = ovta_node_attr_i(n, "transA", 0) ? x->shape[0] : x->shape[1];
-  } else if (!strcmp(op, "MatMul") && x->rank >= 1) {
-    red = x->shape[x->rank - 1];
-  }
-  return ny > 0 && red > 0 ? ny * red : 0;
-}
-
-static int64_t graph_macs(const ovta_graph *g) {
-  int64_t macs = 0;
-  for (int i = 0; i < g->n_nodes; i++) macs += node_macs(g->nodes[i]);
-  return macs;
-}
-
 static int count_ops(const ovta_graph *g, const char *a, const char *b) {
   int k = 0;
   for (int i = 0; i < g->n_nodes; i++) k += !strcmp(g->nodes[i]->op, a) || !strcmp(g->nodes[i]->op, b);
@@ -289,20 +254,50 @@ static int count_ops(const ovta_graph *g, const char *a, const char *b) {
 
 /* ---------------------------------------------------------------- 4. The command */
 
+/* The options of one `ovta eval`. */
 typedef struct opts {
-  const char *model, *images, *labels, *reference, *calib, *backend, *config;
-  int64_t count, calib_count;
-  prep pp;
-  bool json, quiet;
+  const char *model, *images, *labels; /* the model file, --images, --labels */
+  const char *reference;  /* --reference logits, or NULL */
+  const char *calib;      /* --calib images, or NULL (the first --images) */
+  const char *backend;    /* --backend: where the int8 model runs */
+  const char *config;     /* --config NAME, or NULL */
+  int64_t count;          /* --count (-1: all images) */
+  int64_t calib_count;    /* --calib-count (-1: the default) */
+  prep pp;                /* --preprocess, --mean, --std */
+  bool json, quiet;       /* --json, --quiet */
 } opts;
 
+/* The results of one model (fp32 or int8) over all images. */
 typedef struct side {
-  int64_t correct;
-  double compile_s, run_s;
-  uint64_t cycles;
-  bool has_cycles;
-  int64_t accel_macs; /* MACs run on the accelerator, all images */
+  int64_t correct;           /* top-1 matches the label */
+  double compile_s, run_s;   /* compile (int8: with calibration) and run seconds */
+  uint64_t cycles;           /* accelerator cycles, all images */
+  bool has_cycles;           /* the backend counts cycles */
+  int64_t accel_macs;        /* MACs run on the accelerator, all images */
 } side;
+
+/* Everything one `ovta eval` holds, from the options to the report. */
+typedef struct eval_run {
+  opts o;                    /* the options */
+  double t_start;            /* when the command started (ovta_now_s) */
+  ovta_config cfg;           /* the accelerator config (also the int8 passes' blocking) */
+  dataset imgs, cal;         /* --images; --calib (empty without it) */
+  ovta_tensor *labels;       /* --labels */
+  ovta_tensor *ref;          /* --reference logits, or NULL */
+  ovta_graph *g;             /* the model as loaded and inferred (batch 1) */
+  ovta_graph *g32, *g8;      /* the fp32 and int8 graphs compiled */
+  engine e32, e8;            /* where they run */
+  side f, q;                 /* fp32 and int8 results */
+  int64_t n;                 /* images evaluated */
+  int64_t n_calib;           /* calibration images */
+  char calib_from[512];      /* where those come from (for the report) */
+  int64_t k_cls;             /* classes (logits per image) */
+  int64_t agree, ref_agree;  /* top-1 int8 == fp32; fp32 == reference */
+  double maxd_q, maxd_ref;   /* largest |logit difference| int8 vs fp32; fp32 vs reference */
+  int64_t macs;              /* MACs per image of the fp32 model */
+  int nq, nqable;            /* conv/dense layers int8; quantizable ones */
+  double wall;               /* seconds of the whole command */
+} eval_run;
 
 static bool parse_double(const char *s, double *out) {
   if (!s || !*s) return false;
@@ -313,58 +308,44 @@ static bool parse_double(const char *s, double *out) {
   return true;
 }
 
-static int parse_args(int argc, char **argv, opts *o) {
+/* One argument with a number or a flag at argv[*i]: 1 handled, 0 not this kind, 2 on a usage error. */
+static int parse_valued(int argc, char **argv, int *i, opts *o) {
   const char *v;
-  memset(o, 0, sizeof *o);
-  o->backend = "cpu";
-  o->count = -1;
-  o->calib_count = -1;
-  o->pp.std = 1.0;
-  for (int i = 1; i < argc; i++) {
-    const char **str = NULL;
-    if (tool_is_help(argv[i])) {
-      fputs(help, stdout);
-      return -1;
-    } else if (tool_opt(argc, argv, &i, "--images", &v)) str = &o->images;
-    else if (tool_opt(argc, argv, &i, "--labels", &v)) str = &o->labels;
-    else if (tool_opt(argc, argv, &i, "--reference", &v)) str = &o->reference;
-    else if (tool_opt(argc, argv, &i, "--calib", &v)) str = &o->calib;
-    else if (tool_opt(argc, argv, &i, "--backend", &v)) str = &o->backend;
-    else if (tool_opt(argc, argv, &i, "--config", &v)) str = &o->config;
-    else if (tool_opt(argc, argv, &i, "--count", &v)) {
-      if (!v || !tool_number(v, 1, INT64_C(1) << 40, &o->count)) return tool_usage("eval", "--count needs a number >= 1");
-      continue;
-    } else if (tool_opt(argc, argv, &i, "--calib-count", &v)) {
-      if (!v || !tool_number(v, 1, 1000, &o->calib_count)) return tool_usage("eval", "--calib-count needs 1..1000");
-      continue;
-    } else if (tool_opt(argc, argv, &i, "--preprocess", &v)) {
-      if (v && !strcmp(v, "unit")) o->pp.mode = PREP_UNIT;
-      else if (v && !strcmp(v, "none")) o->pp.mode = PREP_NONE;
-      else return tool_usage("eval", "--preprocess needs unit or none");
-      continue;
-    } else if (tool_opt(argc, argv, &i, "--mean", &v)) {
-      if (!parse_double(v, &o->pp.mean)) return tool_usage("eval", "--mean needs a number");
-      continue;
-    } else if (tool_opt(argc, argv, &i, "--std", &v)) {
-      if (!parse_double(v, &o->pp.std) || o->pp.std == 0) return tool_usage("eval", "--std needs a non-zero number");
-      continue;
-    } else if (tool_opt(argc, argv, &i, "--json", NULL)) {
-      o->json = true;
-      continue;
-    } else if (tool_opt(argc, argv, &i, "--quiet", NULL)) {
-      o->quiet = true;
-      continue;
-    } else if (argv[i][0] == '-') {
-      return tool_usage("eval", "unknown option %s", argv[i]);
-    } else if (!o->model) {
-      o->model = argv[i];
-      continue;
-    } else {
-      return tool_usage("eval", "more than one model given");
-    }
-    if (!v || !*v) return tool_usage("eval", "%s needs a value", argv[i][0] == '-' ? argv[i] : argv[i - 1]);
-    *str = v;
+  if (tool_opt(argc, argv, i, "--count", &v)) {
+    if (!v || !tool_number(v, 1, INT64_C(1) << 40, &o->count)) return tool_usage("eval", "--count needs a number >= 1");
+  } else if (tool_opt(argc, argv, i, "--calib-count", &v)) {
+    if (!v || !tool_number(v, 1, 1000, &o->calib_count)) return tool_usage("eval", "--calib-count needs 1..1000");
+  } else if (tool_opt(argc, argv, i, "--preprocess", &v)) {
+    if (v && !strcmp(v, "unit")) o->pp.mode = PREP_UNIT;
+    else if (v && !strcmp(v, "none")) o->pp.mode = PREP_NONE;
+    else return tool_usage("eval", "--preprocess needs unit or none");
+  } else if (tool_opt(argc, argv, i, "--mean", &v)) {
+    if (!parse_double(v, &o->pp.mean)) return tool_usage("eval", "--mean needs a number");
+  } else if (tool_opt(argc, argv, i, "--std", &v)) {
+    if (!parse_double(v, &o->pp.std) || o->pp.std == 0) return tool_usage("eval", "--std needs a non-zero number");
+  } else if (tool_opt(argc, argv, i, "--json", NULL)) {
+    o->json = true;
+  } else if (tool_opt(argc, argv, i, "--quiet", NULL)) {
+    o->quiet = true;
+  } else {
+    return 0;
   }
+  return 1;
+}
+
+/* The option at argv[*i] taking a string, or NULL: its field, *v its value. */
+static const char **string_opt(int argc, char **argv, int *i, opts *o, const char **v) {
+  if (tool_opt(argc, argv, i, "--images", v)) return &o->images;
+  if (tool_opt(argc, argv, i, "--labels", v)) return &o->labels;
+  if (tool_opt(argc, argv, i, "--reference", v)) return &o->reference;
+  if (tool_opt(argc, argv, i, "--calib", v)) return &o->calib;
+  if (tool_opt(argc, argv, i, "--backend", v)) return &o->backend;
+  if (tool_opt(argc, argv, i, "--config", v)) return &o->config;
+  return NULL;
+}
+
+/* The options are complete and the backend exists: 0, or 2 on a usage error. */
+static int check_args(const opts *o) {
   if (!o->model) return tool_usage("eval", "no model given");
   if (!o->images) return tool_usage("eval", "no --images given");
   if (!o->labels) return tool_usage("eval", "no --labels given");
@@ -376,6 +357,35 @@ static int parse_args(int argc, char **argv, opts *o) {
   return 0;
 }
 
+/* All arguments into o: 0, 2 on a usage error, -1 after --help. */
+static int parse_args(int argc, char **argv, opts *o) {
+  memset(o, 0, sizeof *o);
+  o->backend = "cpu";
+  o->count = -1;
+  o->calib_count = -1;
+  o->pp.std = 1.0;
+  for (int i = 1; i < argc; i++) {
+    const char *v = NULL, **str;
+    int rc;
+    if (tool_is_help(argv[i])) {
+      fputs(help, stdout);
+      return -1;
+    } else if ((str = string_opt(argc, argv, &i, o, &v))) {
+      if (!v || !*v) return tool_usage("eval", "%s needs a value", argv[i][0] == '-' ? argv[i] : argv[i - 1]);
+      *str = v;
+    } else if ((rc = parse_valued(argc, argv, &i, o))) {
+      if (rc != 1) return rc;
+    } else if (argv[i][0] == '-') {
+      return tool_usage("eval", "unknown option %s", argv[i]);
+    } else if (!o->model) {
+      o->model = argv[i];
+    } else {
+      return tool_usage("eval", "more than one model given");
+    }
+  }
+  return check_args(o);
+}
+
 /* Useful MACs per available MAC slot of the cycles the accelerator steps took. */
 static double mac_util(const side *q, const engine *e8) {
   return e8->peak_macs_per_cycle > 0 && q->cycles > 0
@@ -383,45 +393,83 @@ static double mac_util(const side *q, const engine *e8) {
              : 0;
 }
 
-static void print_text(const opts *o, const char *cfg_name, const ovta_graph *g8, int64_t n, int64_t n_calib,
-                       const char *calib_from, int64_t macs, int nq, int nqable, const side *f, const side *q,
-                       int64_t agree, double maxd_q, const int64_t *ref_agree, double maxd_ref,
-                       const engine *e8, double wall) {
-  const ovta_tensor *in = g8->inputs[0];
+static void print_text(const eval_run *r) {
+  const opts *o = &r->o;
+  const side *f = &r->f, *q = &r->q;
+  const engine *e8 = &r->e8;
+  int64_t n = r->n;
+  const ovta_tensor *in = r->g8->inputs[0];
   char s[64];
   ovta_shape_str(in, s, sizeof s);
   printf("ovta eval %s: %lld images of %s (%s), labels %s\n", o->model, (long long)n, o->images,
          o->pp.mode == PREP_UNIT ? "pixels / 255" : "values as given", o->labels);
-  printf("  model         input %s [%s] f32, %.3f MMAC per image\n", in->name, s, (double)macs / 1e6);
-  printf("  int8          %d of %d conv/dense layers int8, calibrated on %lld images of %s\n", nq, nqable,
-         (long long)n_calib, calib_from);
+  printf("  model         input %s [%s] f32, %.3f MMAC per image\n", in->name, s, (double)r->macs / 1e6);
+  printf("  int8          %d of %d conv/dense layers int8, calibrated on %lld images of %s\n", r->nq, r->nqable,
+         (long long)r->n_calib, r->calib_from);
   printf("  fp32 top-1    %6.2f%%  (%lld/%lld correct)\n", 100.0 * (double)f->correct / (double)n,
          (long long)f->correct, (long long)n);
   printf("  int8 top-1    %6.2f%%  (%lld/%lld correct, %+.2f points vs fp32)\n", 100.0 * (double)q->correct / (double)n,
          (long long)q->correct, (long long)n, 100.0 * (double)(q->correct - f->correct) / (double)n);
   printf("  int8 vs fp32  %6.2f%%  top-1 agreement (%lld/%lld), max |logit difference| %.4g\n",
-         100.0 * (double)agree / (double)n, (long long)agree, (long long)n, maxd_q);
-  if (ref_agree)
+         100.0 * (double)r->agree / (double)n, (long long)r->agree, (long long)n, r->maxd_q);
+  if (r->ref)
     printf("  fp32 vs ref   %6.2f%%  top-1 agreement (%lld/%lld), max |logit difference| %.3g (%s)\n",
-           100.0 * (double)*ref_agree / (double)n, (long long)*ref_agree, (long long)n, maxd_ref, base_name(o->reference));
+           100.0 * (double)r->ref_agree / (double)n, (long long)r->ref_agree, (long long)n, r->maxd_ref,
+           base_name(o->reference));
   printf("  time          fp32: compile %.2f s, %.3f ms/image; int8 (%s): compile+calibrate %.2f s, %.3f ms/image; "
          "total %.2f s\n",
-         f->compile_s, 1e3 * f->run_s / (double)n, e8->where, q->compile_s, 1e3 * q->run_s / (double)n, wall);
+         f->compile_s, 1e3 * f->run_s / (double)n, e8->where, q->compile_s, 1e3 * q->run_s / (double)n, r->wall);
   if (q->has_cycles) {
     printf("  accelerator   %s (%s): %d nodes, %.0f cycles/image, MAC utilization %.2f%% (%.3f MMAC/image on it)\n",
-           e8->where, cfg_name, e8->accel_nodes, (double)q->cycles / (double)n, 100 * mac_util(q, e8),
+           e8->where, r->cfg.name, e8->accel_nodes, (double)q->cycles / (double)n, 100 * mac_util(q, e8),
            (double)q->accel_macs / (double)n / 1e6);
   } else if (e8->accel_nodes) {
-    printf("  accelerator   %s (%s): %d nodes (%.3f MMAC/image); %s counts no cycles (tsim does)\n", e8->where, cfg_name,
-           e8->accel_nodes, (double)q->accel_macs / (double)n / 1e6, e8->where);
+    printf("  accelerator   %s (%s): %d nodes (%.3f MMAC/image); %s counts no cycles (tsim does)\n", e8->where,
+           r->cfg.name, e8->accel_nodes, (double)q->accel_macs / (double)n / 1e6, e8->where);
   } else {
     printf("  accelerator   none: the int8 model ran on the CPU path (no cycle counts)\n");
   }
 }
 
-static int print_json(const opts *o, int64_t n, int64_t n_calib, const char *calib_from, int64_t macs, int nq,
-                      int nqable, const side *f, const side *q, int64_t agree, double maxd_q, const int64_t *ref_agree,
-                      double maxd_ref, const engine *e8, double wall, const char *cfg_name) {
+/* One model's results as a JSON object member of r (k 0: fp32, 1: int8 with its extras). */
+static void json_side(cJSON *r, const eval_run *ev, int k) {
+  const side *sd = k ? &ev->q : &ev->f;
+  double n = (double)ev->n;
+  cJSON *s = cJSON_AddObjectToObject(r, k ? "int8" : "fp32");
+  if (!s) return;
+  cJSON_AddStringToObject(s, "where", k ? ev->e8.where : "cpu");
+  cJSON_AddNumberToObject(s, "correct", (double)sd->correct);
+  cJSON_AddNumberToObject(s, "top1", (double)sd->correct / n);
+  cJSON_AddNumberToObject(s, "compile_s", sd->compile_s);
+  cJSON_AddNumberToObject(s, "run_s", sd->run_s);
+  cJSON_AddNumberToObject(s, "ms_per_image", 1e3 * sd->run_s / n);
+  if (k == 0) return;
+  cJSON_AddNumberToObject(s, "quantized_layers", ev->nq);
+  cJSON_AddNumberToObject(s, "quantizable_layers", ev->nqable);
+  cJSON_AddStringToObject(s, "calib", ev->calib_from);
+  cJSON_AddNumberToObject(s, "calib_count", (double)ev->n_calib);
+  cJSON_AddNumberToObject(s, "accel_nodes", ev->e8.accel_nodes);
+  cJSON_AddNumberToObject(s, "accel_macs_per_image", (double)sd->accel_macs / n);
+  if (sd->has_cycles) {
+    cJSON_AddNumberToObject(s, "cycles_per_image", (double)sd->cycles / n);
+    cJSON_AddNumberToObject(s, "mac_utilization", mac_util(sd, &ev->e8));
+  } else {
+    cJSON_AddNullToObject(s, "cycles_per_image");
+    cJSON_AddNullToObject(s, "mac_utilization");
+  }
+}
+
+/* {agree, agreement, max_abs_diff} as member name of r. */
+static void json_agreement(cJSON *r, const char *name, int64_t agree, int64_t n, double maxd) {
+  cJSON *a = cJSON_AddObjectToObject(r, name);
+  if (!a) return;
+  cJSON_AddNumberToObject(a, "agree", (double)agree);
+  cJSON_AddNumberToObject(a, "agreement", (double)agree / (double)n);
+  cJSON_AddNumberToObject(a, "max_abs_diff", maxd);
+}
+
+static int print_json(const eval_run *ev) {
+  const opts *o = &ev->o;
   cJSON *r = cJSON_CreateObject();
   if (!r) return tool_fail("out of memory");
   cJSON_AddStringToObject(r, "model", o->model);
@@ -429,55 +477,17 @@ static int print_json(const opts *o, int64_t n, int64_t n_calib, const char *cal
   cJSON_AddStringToObject(r, "labels", o->labels);
   if (o->reference) cJSON_AddStringToObject(r, "reference", o->reference);
   else cJSON_AddNullToObject(r, "reference");
-  cJSON_AddNumberToObject(r, "count", (double)n);
+  cJSON_AddNumberToObject(r, "count", (double)ev->n);
   cJSON_AddStringToObject(r, "preprocess", o->pp.mode == PREP_UNIT ? "unit" : "none");
   cJSON_AddStringToObject(r, "backend", o->backend);
-  cJSON_AddStringToObject(r, "config", cfg_name);
-  cJSON_AddNumberToObject(r, "macs_per_image", (double)macs);
-  const side *sides[2] = {f, q};
-  const char *names[2] = {"fp32", "int8"};
-  for (int k = 0; k < 2; k++) {
-    cJSON *s = cJSON_AddObjectToObject(r, names[k]);
-    if (!s) break;
-    cJSON_AddStringToObject(s, "where", k ? e8->where : "cpu");
-    cJSON_AddNumberToObject(s, "correct", (double)sides[k]->correct);
-    cJSON_AddNumberToObject(s, "top1", (double)sides[k]->correct / (double)n);
-    cJSON_AddNumberToObject(s, "compile_s", sides[k]->compile_s);
-    cJSON_AddNumberToObject(s, "run_s", sides[k]->run_s);
-    cJSON_AddNumberToObject(s, "ms_per_image", 1e3 * sides[k]->run_s / (double)n);
-    if (k == 1) {
-      cJSON_AddNumberToObject(s, "quantized_layers", nq);
-      cJSON_AddNumberToObject(s, "quantizable_layers", nqable);
-      cJSON_AddStringToObject(s, "calib", calib_from);
-      cJSON_AddNumberToObject(s, "calib_count", (double)n_calib);
-      cJSON_AddNumberToObject(s, "accel_nodes", e8->accel_nodes);
-      cJSON_AddNumberToObject(s, "accel_macs_per_image", (double)q->accel_macs / (double)n);
-      if (q->has_cycles) {
-        cJSON_AddNumberToObject(s, "cycles_per_image", (double)q->cycles / (double)n);
-        cJSON_AddNumberToObject(s, "mac_utilization", mac_util(q, e8));
-      } else {
-        cJSON_AddNullToObject(s, "cycles_per_image");
-        cJSON_AddNullToObject(s, "mac_utilization");
-      }
-    }
-  }
-  cJSON *a = cJSON_AddObjectToObject(r, "int8_vs_fp32");
-  if (a) {
-    cJSON_AddNumberToObject(a, "agree", (double)agree);
-    cJSON_AddNumberToObject(a, "agreement", (double)agree / (double)n);
-    cJSON_AddNumberToObject(a, "max_abs_diff", maxd_q);
-  }
-  if (ref_agree) {
-    cJSON *b = cJSON_AddObjectToObject(r, "fp32_vs_reference");
-    if (b) {
-      cJSON_AddNumberToObject(b, "agree", (double)*ref_agree);
-      cJSON_AddNumberToObject(b, "agreement", (double)*ref_agree / (double)n);
-      cJSON_AddNumberToObject(b, "max_abs_diff", maxd_ref);
-    }
-  } else {
-    cJSON_AddNullToObject(r, "fp32_vs_reference");
-  }
-  cJSON_AddNumberToObject(r, "wall_s", wall);
+  cJSON_AddStringToObject(r, "config", ev->cfg.name);
+  cJSON_AddNumberToObject(r, "macs_per_image", (double)ev->macs);
+  json_side(r, ev, 0);
+  json_side(r, ev, 1);
+  json_agreement(r, "int8_vs_fp32", ev->agree, ev->n, ev->maxd_q);
+  if (ev->ref) json_agreement(r, "fp32_vs_reference", ev->ref_agree, ev->n, ev->maxd_ref);
+  else cJSON_AddNullToObject(r, "fp32_vs_reference");
+  cJSON_AddNumberToObject(r, "wall_s", ev->wall);
   char *txt = cJSON_Print(r);
   cJSON_Delete(r);
   if (!txt) return tool_fail("out of memory");
@@ -486,233 +496,236 @@ static int print_json(const opts *o, int64_t n, int64_t n_calib, const char *cal
   return 0;
 }
 
-int ovta_cmd_eval(int argc, char **argv) {
-  opts o;
-  int rc = parse_args(argc, argv, &o);
-  if (rc) return rc < 0 ? 0 : rc;
-  double t_start = now_s();
-  ovta_error err = {0};
-  dataset imgs = {0}, cal = {0};
-  ovta_tensor *labels = NULL, *ref = NULL, *x = NULL;
-  ovta_tensor **calib_vals = NULL;
-  ovta_tensor *const **calib_ptrs = NULL;
-  ovta_graph *g = NULL, *g32 = NULL, *g8 = NULL;
-  engine e32 = {0}, e8 = {0};
-  side f = {0}, q = {0};
-  int64_t n = 0, n_calib = 0, k_cls = 0, agree = 0, ref_agree = 0;
-  double maxd_q = 0, maxd_ref = 0;
-  char calib_from[512];
-  tool_progress prog = {0};
-  ovta_config cfg;
-  const char *cfg_name = tool_config_name(o.config);
+/* Labels: integers [N] with N >= n. */
+static int check_labels(const eval_run *r, ovta_error *err) {
+  const ovta_tensor *l = r->labels;
+  char s[128];
+  ovta_shape_str(l, s, sizeof s);
+  bool intty = l->dtype == OVTA_DT_U8 || l->dtype == OVTA_DT_I8 || l->dtype == OVTA_DT_I16 || l->dtype == OVTA_DT_U16 ||
+               l->dtype == OVTA_DT_I32 || l->dtype == OVTA_DT_I64 || l->dtype == OVTA_DT_U32 || l->dtype == OVTA_DT_U64;
+  if (!intty || l->rank != 1 || l->shape[0] < r->n)
+    return OVTA_FAIL(err, OVTA_EINVAL, "--labels %s: labels must be integers [N] with N >= %lld, not %s %s", r->o.labels,
+                     (long long)r->n, ovta_dtype_name(l->dtype), s);
+  return 0;
+}
 
-  /* data */
-  if ((rc = ovta_config_load(cfg_name, &cfg, &err))) goto out;
-  if ((rc = images_open(o.images, "--images", &o.pp, &imgs, &err))) goto out;
-  n = o.count > 0 ? o.count : imgs.n;
-  if (n > imgs.n) {
-    rc = OVTA_FAIL(&err, OVTA_EINVAL, "--count %lld: %s holds %lld images", (long long)n, o.images, (long long)imgs.n);
-    goto out;
-  }
-  if ((rc = ovta_npy_read(o.labels, "labels", &labels, &err))) {
-    ovta_error_wrap(&err, "--labels");
-    goto out;
-  }
-  {
-    char s[128];
-    ovta_shape_str(labels, s, sizeof s);
-    bool intty = labels->dtype == OVTA_DT_U8 || labels->dtype == OVTA_DT_I8 || labels->dtype == OVTA_DT_I16 ||
-                 labels->dtype == OVTA_DT_U16 || labels->dtype == OVTA_DT_I32 || labels->dtype == OVTA_DT_I64 ||
-                 labels->dtype == OVTA_DT_U32 || labels->dtype == OVTA_DT_U64;
-    if (!intty || labels->rank != 1 || labels->shape[0] < n) {
-      rc = OVTA_FAIL(&err, OVTA_EINVAL, "--labels %s: labels must be integers [N] with N >= %lld, not %s %s", o.labels,
-                     (long long)n, ovta_dtype_name(labels->dtype), s);
-      goto out;
-    }
-  }
-  if (o.calib) {
-    if ((rc = images_open(o.calib, "--calib", &o.pp, &cal, &err))) goto out;
-    if (cal.c != imgs.c || cal.h != imgs.h || cal.w != imgs.w) {
-      rc = OVTA_FAIL(&err, OVTA_EINVAL, "--calib %s: calibration images are %lldx%lldx%lld but --images are %lldx%lldx%lld",
-                     o.calib, (long long)cal.c, (long long)cal.h, (long long)cal.w, (long long)imgs.c,
-                     (long long)imgs.h, (long long)imgs.w);
-      goto out;
-    }
-    n_calib = cal.n < 1000 ? cal.n : 1000;
-    snprintf(calib_from, sizeof calib_from, "%s", o.calib);
+/* The calibration images: --calib (at most 1000) or the first 64 --images; --calib-count. */
+static int choose_calib(eval_run *r, ovta_error *err) {
+  const opts *o = &r->o;
+  if (o->calib) {
+    int rc = images_open(o->calib, "--calib", &o->pp, &r->cal, err);
+    if (rc) return rc;
+    if (r->cal.c != r->imgs.c || r->cal.h != r->imgs.h || r->cal.w != r->imgs.w)
+      return OVTA_FAIL(err, OVTA_EINVAL, "--calib %s: calibration images are %lldx%lldx%lld but --images are %lldx%lldx%lld",
+                       o->calib, (long long)r->cal.c, (long long)r->cal.h, (long long)r->cal.w, (long long)r->imgs.c,
+                       (long long)r->imgs.h, (long long)r->imgs.w);
+    r->n_calib = r->cal.n < 1000 ? r->cal.n : 1000;
+    snprintf(r->calib_from, sizeof r->calib_from, "%s", o->calib);
   } else {
-    n_calib = imgs.n < 64 ? imgs.n : 64;
-    snprintf(calib_from, sizeof calib_from, "%s (no --calib)", o.images);
+    r->n_calib = r->imgs.n < 64 ? r->imgs.n : 64;
+    snprintf(r->calib_from, sizeof r->calib_from, "%s (no --calib)", o->images);
   }
-  if (o.calib_count > 0) {
-    if (o.calib_count > (o.calib ? cal.n : imgs.n)) {
-      rc = OVTA_FAIL(&err, OVTA_EINVAL, "--calib-count %lld: %s holds %lld images", (long long)o.calib_count,
-                     o.calib ? o.calib : o.images, (long long)(o.calib ? cal.n : imgs.n));
-      goto out;
-    }
-    n_calib = o.calib_count;
+  if (o->calib_count > 0) {
+    int64_t have = o->calib ? r->cal.n : r->imgs.n;
+    if (o->calib_count > have)
+      return OVTA_FAIL(err, OVTA_EINVAL, "--calib-count %lld: %s holds %lld images", (long long)o->calib_count,
+                       o->calib ? o->calib : o->images, (long long)have);
+    r->n_calib = o->calib_count;
   }
+  return 0;
+}
 
-  /* the model, then its classes and the reference logits */
-  if ((rc = model_load(o.model, &imgs, &g, &err))) goto out;
-  if ((rc = ovta_infer_graph(g, &err))) goto out;
-  {
-    ovta_tensor *y = g->outputs[0];
-    char s[128];
-    ovta_shape_str(y, s, sizeof s);
-    if (y->dtype != OVTA_DT_F32 || y->rank != 2 || y->shape[0] != 1 || y->shape[1] < 1) {
-      rc = OVTA_FAIL(&err, OVTA_EUNSUPPORTED, "%s: output '%s' is %s %s; ovta eval needs float logits [N,K]", o.model,
+/* The data: config, images (and how many), labels, calibration images. */
+static int load_data(eval_run *r, ovta_error *err) {
+  const opts *o = &r->o;
+  int rc = ovta_config_load(tool_config_name(o->config), &r->cfg, err);
+  if (!rc) rc = images_open(o->images, "--images", &o->pp, &r->imgs, err);
+  if (rc) return rc;
+  r->n = o->count > 0 ? o->count : r->imgs.n;
+  if (r->n > r->imgs.n)
+    return OVTA_FAIL(err, OVTA_EINVAL, "--count %lld: %s holds %lld images", (long long)r->n, o->images,
+                     (long long)r->imgs.n);
+  if ((rc = ovta_npy_read(o->labels, "labels", &r->labels, err))) return ovta_error_wrap(err, "--labels"), rc;
+  if ((rc = check_labels(r, err))) return rc;
+  return choose_calib(r, err);
+}
+
+/* The model's classes (float logits [1,K]); every label is one of them. */
+static int check_classes(eval_run *r, ovta_error *err) {
+  ovta_tensor *y = r->g->outputs[0];
+  char s[128];
+  ovta_shape_str(y, s, sizeof s);
+  if (y->dtype != OVTA_DT_F32 || y->rank != 2 || y->shape[0] != 1 || y->shape[1] < 1)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: output '%s' is %s %s; ovta eval needs float logits [N,K]", r->o.model,
                      y->name, ovta_dtype_name(y->dtype), s);
-      goto out;
-    }
-    k_cls = y->shape[1];
+  r->k_cls = y->shape[1];
+  for (int64_t i = 0; i < r->n; i++) {
+    int64_t l = ovta_tensor_get_i(r->labels, i);
+    if (l < 0 || l >= r->k_cls)
+      return OVTA_FAIL(err, OVTA_EINVAL, "--labels %s: label %lld of image %lld is outside the model's %lld classes",
+                       r->o.labels, (long long)l, (long long)i, (long long)r->k_cls);
   }
-  for (int64_t i = 0; i < n; i++) {
-    int64_t l = ovta_tensor_get_i(labels, i);
-    if (l < 0 || l >= k_cls) {
-      rc = OVTA_FAIL(&err, OVTA_EINVAL, "--labels %s: label %lld of image %lld is outside the model's %lld classes",
-                     o.labels, (long long)l, (long long)i, (long long)k_cls);
-      goto out;
-    }
-  }
-  if (o.reference) {
-    if ((rc = ovta_npy_read(o.reference, "reference", &ref, &err))) {
-      ovta_error_wrap(&err, "--reference");
-      goto out;
-    }
-    char s[128];
-    ovta_shape_str(ref, s, sizeof s);
-    if (ref->dtype != OVTA_DT_F32 || ref->rank != 2 || ref->shape[0] < n || ref->shape[1] != k_cls) {
-      rc = OVTA_FAIL(&err, OVTA_EINVAL, "--reference %s: logits must be float32 [N,%lld] with N >= %lld, not %s %s",
-                     o.reference, (long long)k_cls, (long long)n, ovta_dtype_name(ref->dtype), s);
-      goto out;
-    }
-  }
-  int64_t shape[4] = {1, imgs.c, imgs.h, imgs.w};
-  const char *in_name = g->inputs[0]->name;
+  return 0;
+}
 
-  /* int8: calibrate, quantize, compile (the accelerator hook refuses here, before the long run) */
-  double t0 = now_s();
-  {
-    g8 = ovta_graph_clone(g);
-    calib_vals = calloc((size_t)n_calib, sizeof *calib_vals);
-    calib_ptrs = calloc((size_t)n_calib, sizeof *calib_ptrs);
-    if (!g8 || !calib_vals || !calib_ptrs) {
-      rc = OVTA_FAIL(&err, OVTA_ENOMEM, "out of memory");
-      goto out;
-    }
-    const dataset *cd = o.calib ? &cal : &imgs;
-    for (int64_t s = 0; s < n_calib; s++) {
-      ovta_tensor *t = ovta_tensor_new(in_name, OVTA_DT_F32, 4, shape);
-      if (!t || (rc = ovta_tensor_alloc(t, &err))) {
-        ovta_tensor_free(t);
-        rc = rc ? rc : OVTA_FAIL(&err, OVTA_ENOMEM, "out of memory");
-        goto out;
-      }
-      image_get(cd, &o.pp, s, t->data);
-      calib_vals[s] = t;
-      calib_ptrs[s] = &calib_vals[s];
-    }
-    ovta_compile_opts co = {0};
-    co.cfg = &cfg;
-    co.passes = int8_cpu_pipeline;
-    co.n_calib = (int)n_calib;
-    co.calib = calib_ptrs;
-    if ((rc = ovta_compile_pipeline(g8, &co, &err))) goto out;
-    if (strcmp(o.backend, "cpu")) rc = engine_open_accel(g8, o.backend, &cfg, &e8, &err);
-    else rc = engine_open_cpu(g8, &e8, &err);
-    if (rc) goto out;
-  }
-  q.compile_s = now_s() - t0;
+/* The reference logits, when given: float32 [N,K]. */
+static int load_reference(eval_run *r, ovta_error *err) {
+  const opts *o = &r->o;
+  if (!o->reference) return 0;
+  int rc = ovta_npy_read(o->reference, "reference", &r->ref, err);
+  if (rc) return ovta_error_wrap(err, "--reference"), rc;
+  char s[128];
+  ovta_shape_str(r->ref, s, sizeof s);
+  const ovta_tensor *t = r->ref;
+  if (t->dtype != OVTA_DT_F32 || t->rank != 2 || t->shape[0] < r->n || t->shape[1] != r->k_cls)
+    return OVTA_FAIL(err, OVTA_EINVAL, "--reference %s: logits must be float32 [N,%lld] with N >= %lld, not %s %s",
+                     o->reference, (long long)r->k_cls, (long long)r->n, ovta_dtype_name(t->dtype), s);
+  return 0;
+}
 
-  /* fp32 */
-  t0 = now_s();
-  g32 = ovta_graph_clone(g);
-  if (!g32) {
-    rc = OVTA_FAIL(&err, OVTA_ENOMEM, "out of memory");
-    goto out;
-  }
-  {
-    ovta_compile_opts co = {0};
-    co.cfg = &cfg;
-    co.passes = ovta_default_pipeline;
-    if ((rc = ovta_compile_pipeline(g32, &co, &err))) goto out;
-    if ((rc = engine_open_cpu(g32, &e32, &err))) goto out;
-  }
-  f.compile_s = now_s() - t0;
-  int64_t macs = graph_macs(g32);
-  int nq = count_ops(g8, "ovta.QConv", "ovta.QDense"), nqable = count_ops(g32, "ovta.Conv", "ovta.Dense");
+/* Calibration sample s: image s of the calibration set, preprocessed. */
+typedef struct calib_src {
+  const dataset *d;  /* the calibration images */
+  const prep *pp;    /* their preprocessing */
+} calib_src;
 
-  /* the run: every image through both models */
-  x = ovta_tensor_new(in_name, OVTA_DT_F32, 4, shape);
-  if (!x || (rc = ovta_tensor_alloc(x, &err))) {
-    rc = rc ? rc : OVTA_FAIL(&err, OVTA_ENOMEM, "out of memory");
-    goto out;
+static void calib_fill(void *ctx, int64_t s, float *dst) {
+  const calib_src *c = ctx;
+  image_get(c->d, c->pp, s, dst);
+}
+
+/* int8: calibrate, quantize, compile (the accelerator hook refuses here, before the long run). */
+static int build_int8(eval_run *r, ovta_error *err) {
+  double t0 = ovta_now_s();
+  r->g8 = ovta_graph_clone(r->g);
+  if (!r->g8) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  calib_src src = {r->o.calib ? &r->cal : &r->imgs, &r->o.pp};
+  ovta_calib_opts co = {.fill = calib_fill, .fill_ctx = &src, .count = r->n_calib, .passes = int8_cpu_pipeline,
+                        .cfg = &r->cfg};
+  int rc = ovta_calibrate_quantize(r->g8, &co, NULL, err);
+  if (rc) return rc;
+  if (strcmp(r->o.backend, "cpu")) rc = engine_open_accel(r->g8, r->o.backend, &r->cfg, &r->e8, err);
+  else rc = engine_open_cpu(r->g8, &r->e8, err);
+  r->q.compile_s = ovta_now_s() - t0;
+  return rc;
+}
+
+/* fp32: the default pipeline on the CPU path; then the model's MACs and layer counts. */
+static int build_fp32(eval_run *r, ovta_error *err) {
+  double t0 = ovta_now_s();
+  r->g32 = ovta_graph_clone(r->g);
+  if (!r->g32) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  ovta_compile_opts co = {.cfg = &r->cfg, .passes = ovta_default_pipeline};
+  int rc = ovta_compile_pipeline(r->g32, &co, err);
+  if (!rc) rc = engine_open_cpu(r->g32, &r->e32, err);
+  if (rc) return rc;
+  r->f.compile_s = ovta_now_s() - t0;
+  r->macs = ovta_graph_macs(r->g32);
+  r->nq = count_ops(r->g8, "ovta.QConv", "ovta.QDense"), r->nqable = count_ops(r->g32, "ovta.Conv", "ovta.Dense");
+  return 0;
+}
+
+/* Image i's logits l32 (fp32) and l8 (int8) scored against its label and the reference. */
+static void score(eval_run *r, int64_t i, const float *l32, const float *l8) {
+  int64_t k_cls = r->k_cls;
+  int p32 = argmax(l32, k_cls), p8 = argmax(l8, k_cls);
+  int64_t lab = ovta_tensor_get_i(r->labels, i);
+  r->f.correct += p32 == lab;
+  r->q.correct += p8 == lab;
+  r->agree += p32 == p8;
+  for (int64_t k = 0; k < k_cls; k++) r->maxd_q = fmax(r->maxd_q, fabs((double)l8[k] - (double)l32[k]));
+  if (r->ref) {
+    const float *lr = (const float *)r->ref->data + i * k_cls;
+    r->ref_agree += argmax(lr, k_cls) == p32;
+    for (int64_t k = 0; k < k_cls; k++) r->maxd_ref = fmax(r->maxd_ref, fabs((double)lr[k] - (double)l32[k]));
   }
-  tool_progress_start(&prog, "ovta eval", n, o.quiet);
-  for (int64_t i = 0; i < n; i++) {
-    image_get(&imgs, &o.pp, i, x->data);
-    ovta_tensor *y32 = NULL, *y8 = NULL;
-    run_stats st32 = {0}, st8 = {0};
-    double a = now_s();
-    rc = engine_run(&e32, in_name, x, &y32, &st32, &err);
-    double b = now_s();
-    if (!rc) rc = engine_run(&e8, in_name, x, &y8, &st8, &err);
-    double c = now_s();
-    if (!rc && (ovta_tensor_numel(y32) != k_cls || ovta_tensor_numel(y8) != k_cls || y32->dtype != OVTA_DT_F32 ||
-                y8->dtype != OVTA_DT_F32))
-      rc = OVTA_FAIL(&err, OVTA_EINTERNAL, "image %lld: an output is not %lld float logits", (long long)i,
-                     (long long)k_cls);
-    if (rc) {
-      ovta_tensor_free(y32), ovta_tensor_free(y8);
-      ovta_error_wrap(&err, "image %lld", (long long)i);
-      goto out;
-    }
-    f.run_s += b - a;
-    q.run_s += c - b;
-    if (st8.has_cycles) q.has_cycles = true, q.cycles += st8.cycles;
-    q.accel_macs += st8.accel_macs;
-    const float *l32 = y32->data, *l8 = y8->data;
-    int p32 = argmax(l32, k_cls), p8 = argmax(l8, k_cls);
-    int64_t lab = ovta_tensor_get_i(labels, i);
-    f.correct += p32 == lab;
-    q.correct += p8 == lab;
-    agree += p32 == p8;
-    for (int64_t k = 0; k < k_cls; k++) maxd_q = fmax(maxd_q, fabs((double)l8[k] - (double)l32[k]));
-    if (ref) {
-      const float *lr = (const float *)ref->data + i * k_cls;
-      ref_agree += argmax(lr, k_cls) == p32;
-      for (int64_t k = 0; k < k_cls; k++) maxd_ref = fmax(maxd_ref, fabs((double)lr[k] - (double)l32[k]));
-    }
+}
+
+/* Image (already in x) through both models, timed and scored. */
+static int run_image(eval_run *r, int64_t i, const ovta_tensor *x, ovta_error *err) {
+  const char *in_name = r->g->inputs[0]->name;
+  ovta_tensor *y32 = NULL, *y8 = NULL;
+  run_stats st32 = {0}, st8 = {0};
+  double a = ovta_now_s();
+  int rc = engine_run(&r->e32, in_name, x, &y32, &st32, err);
+  double b = ovta_now_s();
+  if (!rc) rc = engine_run(&r->e8, in_name, x, &y8, &st8, err);
+  double c = ovta_now_s();
+  if (!rc && (ovta_tensor_numel(y32) != r->k_cls || ovta_tensor_numel(y8) != r->k_cls || y32->dtype != OVTA_DT_F32 ||
+              y8->dtype != OVTA_DT_F32))
+    rc = OVTA_FAIL(err, OVTA_EINTERNAL, "image %lld: an output is not %lld float logits", (long long)i,
+                   (long long)r->k_cls);
+  if (rc) {
     ovta_tensor_free(y32), ovta_tensor_free(y8);
+    return ovta_error_wrap(err, "image %lld", (long long)i), rc;
+  }
+  r->f.run_s += b - a;
+  r->q.run_s += c - b;
+  if (st8.has_cycles) r->q.has_cycles = true, r->q.cycles += st8.cycles;
+  r->q.accel_macs += st8.accel_macs;
+  score(r, i, y32->data, y8->data);
+  ovta_tensor_free(y32), ovta_tensor_free(y8);
+  return 0;
+}
+
+/* The run: every image through both models, with progress on stderr. */
+static int run_all(eval_run *r, ovta_error *err) {
+  int64_t shape[4] = {1, r->imgs.c, r->imgs.h, r->imgs.w};
+  ovta_tensor *x = ovta_tensor_new(r->g->inputs[0]->name, OVTA_DT_F32, 4, shape);
+  int rc = x ? ovta_tensor_alloc(x, err) : 0;
+  if (!x || rc) {
+    ovta_tensor_free(x);
+    return rc ? rc : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  }
+  tool_progress prog;
+  tool_progress_start(&prog, "ovta eval", r->n, r->o.quiet);
+  for (int64_t i = 0; !rc && i < r->n; i++) {
+    image_get(&r->imgs, &r->o.pp, i, x->data);
+    if ((rc = run_image(r, i, x, err))) break;
     char extra[96];
-    snprintf(extra, sizeof extra, "fp32 %.1f%% int8 %.1f%%", 100.0 * (double)f.correct / (double)(i + 1),
-             100.0 * (double)q.correct / (double)(i + 1));
+    snprintf(extra, sizeof extra, "fp32 %.1f%% int8 %.1f%%", 100.0 * (double)r->f.correct / (double)(i + 1),
+             100.0 * (double)r->q.correct / (double)(i + 1));
     tool_progress_update(&prog, i + 1, extra);
   }
   tool_progress_finish(&prog);
-  double wall = now_s() - t_start;
-  if (o.json)
-    rc = print_json(&o, n, n_calib, calib_from, macs, nq, nqable, &f, &q, agree, maxd_q, ref ? &ref_agree : NULL,
-                    maxd_ref, &e8, wall, cfg.name);
-  else
-    print_text(&o, cfg.name, g8, n, n_calib, calib_from, macs, nq, nqable, &f, &q, agree, maxd_q,
-               ref ? &ref_agree : NULL, maxd_ref, &e8, wall);
-out:
-  tool_progress_finish(&prog);
-  if (rc && err.code) tool_error(&err, NULL);
-  engine_close(&e32);
-  engine_close(&e8);
-  for (int64_t s = 0; calib_vals && s < n_calib; s++) ovta_tensor_free(calib_vals[s]);
-  free(calib_vals);
-  free(calib_ptrs);
   ovta_tensor_free(x);
-  ovta_tensor_free(labels);
-  ovta_tensor_free(ref);
-  dataset_free(&imgs);
-  dataset_free(&cal);
-  ovta_graph_free(g);
-  ovta_graph_free(g32);
-  ovta_graph_free(g8);
+  return rc;
+}
+
+static void eval_free(eval_run *r) {
+  engine_close(&r->e32);
+  engine_close(&r->e8);
+  ovta_tensor_free(r->labels);
+  ovta_tensor_free(r->ref);
+  dataset_free(&r->imgs);
+  dataset_free(&r->cal);
+  ovta_graph_free(r->g);
+  ovta_graph_free(r->g32);
+  ovta_graph_free(r->g8);
+}
+
+int ovta_cmd_eval(int argc, char **argv) {
+  eval_run r;
+  memset(&r, 0, sizeof r);
+  int rc = parse_args(argc, argv, &r.o);
+  if (rc) return rc < 0 ? 0 : rc;
+  r.t_start = ovta_now_s();
+  ovta_error err = {0};
+  /* the data, the model (then its classes and the reference logits), both compiles, the run */
+  rc = load_data(&r, &err);
+  if (!rc) rc = model_load(r.o.model, &r.imgs, &r.g, &err);
+  if (!rc) rc = ovta_infer_graph(r.g, &err);
+  if (!rc) rc = check_classes(&r, &err);
+  if (!rc) rc = load_reference(&r, &err);
+  if (!rc) rc = build_int8(&r, &err);
+  if (!rc) rc = build_fp32(&r, &err);
+  if (!rc) rc = run_all(&r, &err);
+  if (!rc) {
+    r.wall = ovta_now_s() - r.t_start;
+    if (r.o.json) rc = print_json(&r);
+    else print_text(&r);
+  }
+  if (rc && err.code) tool_error(&err, NULL);
+  eval_free(&r);
   return rc ? 1 : 0;
 }

@@ -6,10 +6,10 @@
  * Sections:
  *   1. Options and help
  *   2. Model and input  - a compiled folder, or a model file compiled here (int8, calibrated)
- *   3. Layers           - per-step counters into rows; totals
- *   4. Output           - the text table and the JSON object
- *   5. Trace            - tsim's per-instruction events merged with one span per layer
- *   6. Plots            - data files + the scripts in tools/plot/ run by gnuplot
+ *   3. Output           - the text table and the JSON object of the profile rows (the per-step
+ *                         counters as rows and totals: ovta_profile_collect, compiler/exec/profile.c)
+ *   4. Trace            - tsim's events with one span per layer (ovta_profile_trace) written out
+ *   5. Plots            - data files + the scripts in tools/plot/ run by gnuplot
  */
 #include "ovta_tool.h"
 
@@ -71,25 +71,46 @@ static const char *help =
     "bytes_written, insns, uops, gemm_uops, alu_uops, time_us}], totals {...same fields}}.\n"
     "cycles and utilization are null where nothing counts cycles (cpu layers, fsim).\n";
 
+/* The options of one `ovta profile`. */
 typedef struct popts {
-  const char *model, *input_name, *input_file, *images, *backend, *config, *calib, *trace, *plots, *json_out, *outdir;
-  int64_t index, calib_count, vt;
-  bool json;
+  const char *model;       /* a compiled folder or a model file */
+  const char *input_name;  /* --input NAME=FILE: NAME (allocated), or NULL */
+  const char *input_file;  /* --input NAME=FILE: FILE, or NULL */
+  const char *images;      /* --images FILE.npy, or NULL */
+  const char *backend;     /* --backend (default fsim) */
+  const char *config;      /* --config NAME, or NULL */
+  const char *calib;       /* --calib FILE.npy, or NULL (the --images) */
+  const char *trace;       /* --trace-json FILE, or NULL */
+  const char *plots;       /* --plots DIR, or NULL */
+  const char *json_out;    /* --json-out FILE, or NULL */
+  const char *outdir;      /* --output-dir DIR, or NULL */
+  const char *dram_lat;    /* --dram-latency R[,W], or NULL */
+  const char *dram_bw;     /* --dram-bw B, or NULL */
+  int64_t index;           /* --index K of --images */
+  int64_t calib_count;     /* --calib-count N (0: up to OVTA_CALIB_DEFAULT_COUNT) */
+  int64_t vt;              /* --vt 1|2 (0: the default) */
+  bool json;               /* --json */
 } popts;
 
 /* ---------------------------------------------------------------- 2. Model and input */
 
 /* Sample k of an image/sample array as one float32 model input [1, ...]: uint8 scaled by 1/255,
  * [N,H,W] gets a channel dim [1,1,H,W]. */
+static int sample_shape(const ovta_tensor *a, int64_t shape[8]) {
+  int r = 1;
+  shape[0] = 1;
+  if (a->rank == 3) shape[r++] = 1;
+  for (int d = 1; d < a->rank && r < 8; d++) shape[r++] = a->shape[d];
+  return r;
+}
+
 static int sample_of(const ovta_tensor *a, int64_t k, const char *name, ovta_tensor **out, ovta_error *err) {
   *out = NULL;
   if (a->rank < 2) return OVTA_FAIL(err, OVTA_EINVAL, "%s: need an array [N, ...] of samples, not rank %d", name, a->rank);
   int64_t n = a->shape[0], per = n > 0 ? ovta_tensor_numel(a) / n : 0;
   if (k < 0 || k >= n) return OVTA_FAIL(err, OVTA_EINVAL, "%s: sample %lld of %lld", name, (long long)k, (long long)n);
-  int64_t shape[8] = {1};
-  int r = 1;
-  if (a->rank == 3) shape[r++] = 1;
-  for (int d = 1; d < a->rank && r < 8; d++) shape[r++] = a->shape[d];
+  int64_t shape[8];
+  int r = sample_shape(a, shape);
   ovta_tensor *t = ovta_tensor_new("sample", OVTA_DT_F32, r, shape);
   int rc = t ? ovta_tensor_alloc(t, err) : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   if (rc) {
@@ -128,116 +149,106 @@ static bool is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* The input value: --input FILE, or sample --index of --images. */
+static int read_input(const popts *o, ovta_tensor **x, ovta_error *err) {
+  if (o->input_file) return tool_input_read(o->input_file, o->input_name, x, err);
+  ovta_tensor *imgs = NULL;
+  int rc = ovta_npy_read(o->images, "images", &imgs, err);
+  if (!rc) rc = sample_of(imgs, o->index, o->images, x, err);
+  ovta_tensor_free(imgs);
+  return rc;
+}
+
+/* A folder from `ovta compile`, attached to the backend when it runs on the accelerator. */
+static int open_folder(const popts *o, const ovta_dev_opts *dopts, ovta_exec **e, ovta_error *err) {
+  bool cpu = !strcmp(o->backend, "cpu");
+  if (o->calib || o->config || o->vt)
+    return OVTA_FAIL(err, OVTA_EINVAL, "--calib, --config and --vt apply to a model file; %s is compiled", o->model);
+  int rc = ovta_exec_load(o->model, e, err);
+  if (rc) return rc;
+  int na = ovta_exec_accel_nodes(*e);
+  if (na > 0 && cpu)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s runs %d node(s) on the accelerator: use --backend fsim|tsim", o->model, na);
+  if (na == 0 && !cpu)
+    return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: %s was compiled for the cpu (ovta compile --target accel)", o->backend,
+                     o->model);
+  return cpu ? 0 : ovta_exec_attach(*e, o->backend, dopts, err);
+}
+
+/* The calibration samples of cpath fit the input value x: their sample shape is x's. */
+static int check_calib(const char *cpath, const ovta_tensor *cal, const ovta_tensor *x, ovta_error *err) {
+  int64_t S = cal->rank >= 2 ? cal->shape[0] : 0;
+  if (S < 1) return OVTA_FAIL(err, OVTA_EINVAL, "--calib %s: need samples [S, ...]", cpath);
+  int64_t shape[8];
+  int r = sample_shape(cal, shape);
+  if (r == x->rank && !memcmp(shape, x->shape, sizeof(int64_t) * (size_t)r)) return 0;
+  char a[128], b[128];
+  ovta_tensor *c = ovta_tensor_new("sample", OVTA_DT_F32, r, shape);
+  if (!c) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  ovta_shape_str(c, a, sizeof a), ovta_shape_str(x, b, sizeof b);
+  ovta_tensor_free(c);
+  return OVTA_FAIL(err, OVTA_EINVAL, "--calib %s: samples are %s, the input is %s", cpath, a, b);
+}
+
+/* A float model quantized for cfg (the accelerator pipeline), calibrated on --calib or --images. */
+static int quantize(const popts *o, ovta_graph *g, const ovta_tensor *x, const ovta_config *cfg, ovta_error *err) {
+  const char *cpath = o->calib ? o->calib : o->images;
+  if (!cpath) return OVTA_FAIL(err, OVTA_EINVAL, "a float model needs calibration samples for the accelerator: --calib FILE.npy");
+  ovta_tensor *cal;
+  int rc = ovta_npy_read(cpath, "calib", &cal, err);
+  if (rc) return rc;
+  if (!(rc = check_calib(cpath, cal, x, err))) {
+    ovta_calib_opts co = {.samples = cal, .count = o->calib_count, .cfg = cfg};
+    rc = ovta_calibrate_quantize(g, &co, NULL, err);
+  }
+  ovta_tensor_free(cal);
+  return rc;
+}
+
+/* A model file compiled here for the input value x: on the CPU path as it is, or for the
+ * accelerator (quantized when float) and attached to the backend. */
+static int compile_model(const popts *o, const ovta_tensor *x, const ovta_dev_opts *dopts, ovta_exec **e,
+                         ovta_error *err) {
+  bool cpu = !strcmp(o->backend, "cpu");
+  ovta_graph *g = NULL;
+  ovta_exec_opts eo;
+  ovta_exec_opts_init(&eo);
+  ovta_config cfg;
+  int rc = ovta_graph_load(o->model, &g, err);
+  if (!rc) rc = fit_input(g, x, err);
+  if (!rc && !cpu) {
+    rc = ovta_config_load(tool_config_name(o->config), &cfg, err);
+    if (!rc && !ovta_graph_quantized(g)) rc = quantize(o, g, x, &cfg, err);
+    eo.accel = true, eo.cfg = &cfg, eo.vthreads = (int)o->vt, eo.backend = o->backend, eo.dev_opts = dopts;
+  }
+  if (!rc) rc = ovta_exec_build(g, &eo, e, err);
+  ovta_graph_free(g);
+  if (!rc && !cpu && ovta_exec_accel_nodes(*e) == 0)
+    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "--backend %s: no node of %s can run on the accelerator; use --backend cpu",
+                   o->backend, o->model);
+  return rc;
+}
+
+/* The name of the input to feed: --input NAME, or the model's only input. */
+static int input_name(const popts *o, const ovta_exec *e, char *in_name, size_t len, ovta_error *err) {
+  const char *nm = o->input_name;
+  if (!nm) {
+    if (ovta_exec_num_inputs(e) != 1)
+      return OVTA_FAIL(err, OVTA_EINVAL, "the model has %d inputs: use --input NAME=FILE.npy", ovta_exec_num_inputs(e));
+    nm = ovta_exec_input_name(e, 0);
+  }
+  snprintf(in_name, len, "%s", nm);
+  return 0;
+}
+
 /* The compiled plan, attached to the backend (accelerator plans), and the input value. */
 static int prepare(const popts *o, ovta_exec **ep, ovta_tensor **xp, char *in_name, size_t in_name_len,
                    const ovta_dev_opts *dopts, ovta_error *err) {
-  ovta_tensor *x = NULL, *imgs = NULL, *cal = NULL;
-  ovta_graph *g = NULL;
+  ovta_tensor *x = NULL;
   ovta_exec *e = NULL;
-  ovta_tensor **cvals = NULL;
-  int ncal = 0, rc = 0;
-  bool cpu = !strcmp(o->backend, "cpu");
-  if (o->input_file) rc = tool_input_read(o->input_file, o->input_name, &x, err);
-  else {
-    rc = ovta_npy_read(o->images, "images", &imgs, err);
-    if (!rc) rc = sample_of(imgs, o->index, o->images, &x, err);
-  }
-  if (rc) goto done;
-  if (is_dir(o->model)) {
-    if (o->calib || o->config || o->vt) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL, "--calib, --config and --vt apply to a model file; %s is compiled", o->model);
-      goto done;
-    }
-    if ((rc = ovta_exec_load(o->model, &e, err))) goto done;
-    if (ovta_exec_accel_nodes(e) > 0 && cpu) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL, "%s runs %d node(s) on the accelerator: use --backend fsim|tsim", o->model,
-                     ovta_exec_accel_nodes(e));
-      goto done;
-    }
-    if (ovta_exec_accel_nodes(e) == 0 && !cpu) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: %s was compiled for the cpu (ovta compile --target accel)",
-                     o->backend, o->model);
-      goto done;
-    }
-    if (!cpu && (rc = ovta_exec_attach(e, o->backend, dopts, err))) goto done;
-  } else {
-    if ((rc = ovta_graph_load(o->model, &g, err))) goto done;
-    if ((rc = fit_input(g, x, err))) goto done;
-    ovta_exec_opts eo;
-    ovta_exec_opts_init(&eo);
-    ovta_config cfg;
-    if (!cpu) {
-      if ((rc = ovta_config_load(tool_config_name(o->config), &cfg, err))) goto done;
-      bool quantized = false;
-      for (int i = 0; i < g->n_nodes; i++)
-        quantized |= !strcmp(g->nodes[i]->op, "ovta.QConv") || !strcmp(g->nodes[i]->op, "ovta.QDense");
-      if (!quantized) {
-        const char *cpath = o->calib ? o->calib : o->images;
-        if (!cpath) {
-          rc = OVTA_FAIL(err, OVTA_EINVAL, "a float model needs calibration samples for the accelerator: --calib FILE.npy");
-          goto done;
-        }
-        if ((rc = ovta_npy_read(cpath, "calib", &cal, err))) goto done;
-        int64_t S = cal->rank >= 2 ? cal->shape[0] : 0;
-        if (S < 1) {
-          rc = OVTA_FAIL(err, OVTA_EINVAL, "--calib %s: need samples [S, ...]", cpath);
-          goto done;
-        }
-        int64_t want = o->calib_count ? o->calib_count : 64;
-        if (S > want) S = want;
-        cvals = calloc((size_t)S, sizeof *cvals);
-        ovta_tensor *const **ptrs = calloc((size_t)S, sizeof *ptrs);
-        if (!cvals || !ptrs) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-        for (int64_t s = 0; !rc && s < S; s++) {
-          if ((rc = sample_of(cal, s, cpath, &cvals[ncal], err))) break;
-          const ovta_tensor *c = cvals[ncal];
-          ptrs[ncal] = &cvals[ncal], ncal++;
-          if (c->rank != x->rank || memcmp(c->shape, x->shape, sizeof(int64_t) * (size_t)x->rank)) {
-            char a[128], b[128];
-            ovta_shape_str(c, a, sizeof a), ovta_shape_str(x, b, sizeof b);
-            rc = OVTA_FAIL(err, OVTA_EINVAL, "--calib %s: samples are %s, the input is %s", cpath, a, b);
-          }
-        }
-        if (!rc) {
-          ovta_compile_opts co = {0};
-          co.cfg = &cfg;
-          co.passes = ovta_accel_pipeline;
-          co.n_calib = ncal;
-          co.calib = ptrs;
-          rc = ovta_compile_pipeline(g, &co, err);
-        }
-        free(ptrs);
-        if (rc) goto done;
-      }
-      eo.accel = true;
-      eo.cfg = &cfg;
-      eo.vthreads = (int)o->vt;
-      eo.backend = o->backend;
-      eo.dev_opts = dopts;
-    }
-    if ((rc = ovta_exec_build(g, &eo, &e, err))) goto done;
-    if (!cpu && ovta_exec_accel_nodes(e) == 0) {
-      rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "--backend %s: no node of %s can run on the accelerator; use --backend cpu",
-                     o->backend, o->model);
-      goto done;
-    }
-  }
-  /* the input by name */
-  const char *nm = o->input_name;
-  if (!nm) {
-    if (ovta_exec_num_inputs(e) != 1) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL, "the model has %d inputs: use --input NAME=FILE.npy", ovta_exec_num_inputs(e));
-      goto done;
-    }
-    nm = ovta_exec_input_name(e, 0);
-  }
-  snprintf(in_name, in_name_len, "%s", nm);
-done:
-  for (int i = 0; i < ncal; i++) ovta_tensor_free(cvals[i]);
-  free(cvals);
-  ovta_tensor_free(cal);
-  ovta_tensor_free(imgs);
-  ovta_graph_free(g);
+  int rc = read_input(o, &x, err);
+  if (!rc) rc = is_dir(o->model) ? open_folder(o, dopts, &e, err) : compile_model(o, x, dopts, &e, err);
+  if (!rc) rc = input_name(o, e, in_name, in_name_len, err);
   if (rc) {
     ovta_exec_free(e);
     ovta_tensor_free(x);
@@ -247,94 +258,28 @@ done:
   return 0;
 }
 
-/* ---------------------------------------------------------------- 3. Layers */
-
-typedef struct row {
-  char *name, *op;
-  bool accel, has_cycles;
-  uint64_t cycles, dev_runs;
-  int64_t macs;
-  uint64_t br[4], bw;   /* bytes read UOP WGT INP ACC, written OUT */
-  uint64_t insns, gemm, alu;
-  double us;            /* wall time of the step */
-} row;
-
-typedef struct prof {
-  int n;
-  row *r;
-  row tot;
-  bool has_cfg;
-  ovta_config cfg;
-  int64_t peak;         /* MACs per cycle */
-  int bus;              /* bytes per cycle */
-} prof;
-
-static double util(const prof *p, const row *r) {
-  return r->has_cycles && r->cycles && p->peak ? (double)r->macs / ((double)r->cycles * (double)p->peak) : NAN;
-}
-
-static uint64_t row_bytes(const row *r) { return r->br[0] + r->br[1] + r->br[2] + r->br[3] + r->bw; }
-
-static int collect(ovta_exec *e, prof *p, ovta_error *err) {
-  memset(p, 0, sizeof *p);
-  const ovta_config *c = ovta_exec_config(e);
-  if (c) {
-    p->has_cfg = true, p->cfg = *c;
-    p->peak = (int64_t)c->batch * c->block_in * c->block_out;
-    p->bus = c->axi_data_bits / 8;
-  }
-  p->n = ovta_exec_num_steps(e);
-  p->r = calloc((size_t)p->n + 1, sizeof *p->r);
-  if (!p->r) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  p->tot.name = strdup("total"), p->tot.op = strdup("");
-  for (int i = 0; i < p->n; i++) {
-    ovta_exec_node_stats s;
-    int rc = ovta_exec_node_stats_get(e, i, &s, err);
-    if (rc) return rc;
-    row *r = &p->r[i];
-    r->name = strdup(s.node), r->op = strdup(s.op);
-    r->accel = s.accel, r->has_cycles = s.accel && s.has_cycles, r->cycles = s.cycles, r->dev_runs = s.dev_runs;
-    r->macs = s.macs;
-    memcpy(r->br, s.bytes_read, sizeof r->br);
-    r->bw = s.bytes_written;
-    r->insns = s.accel ? s.dev_insns : 0, r->gemm = s.gemm_uops, r->alu = s.alu_uops;
-    r->us = (double)s.ns / 1e3;
-    row *t = &p->tot;
-    t->has_cycles |= r->has_cycles, t->cycles += r->cycles, t->macs += r->macs;
-    for (int m = 0; m < 4; m++) t->br[m] += r->br[m];
-    t->bw += r->bw, t->insns += r->insns, t->gemm += r->gemm, t->alu += r->alu, t->us += r->us;
-  }
-  return 0;
-}
-
-static void prof_free(prof *p) {
-  for (int i = 0; i < p->n; i++) free(p->r[i].name), free(p->r[i].op);
-  free(p->r);
-  free(p->tot.name), free(p->tot.op);
-}
-
-/* ---------------------------------------------------------------- 4. Output */
+/* ---------------------------------------------------------------- 3. Output */
 
 static void fmt_u(char *b, size_t n, bool have, uint64_t v) {
   if (have) snprintf(b, n, "%llu", (unsigned long long)v);
   else snprintf(b, n, "-");
 }
 
-static void print_row(const prof *p, const row *r, int idx) {
+static void print_row(const ovta_profile *p, const ovta_profile_row *r, int idx) {
   char name[40], cyc[24], ut[16];
   size_t L = strlen(r->name);
   if (L > 34) snprintf(name, sizeof name, "..%s", r->name + L - 32);
   else snprintf(name, sizeof name, "%s", r->name);
   fmt_u(cyc, sizeof cyc, r->has_cycles, r->cycles);
-  double u = util(p, r);
+  double u = ovta_profile_util(p, r);
   if (isnan(u)) snprintf(ut, sizeof ut, "-");
   else snprintf(ut, sizeof ut, "%.1f%%", 100.0 * u);
   bool dev = r->accel || (idx < 0 && p->has_cfg);
   char b[5][24], ins[24], uo[24];
-  for (int m = 0; m < 4; m++) fmt_u(b[m], sizeof b[m], dev, r->br[m]);
-  fmt_u(b[4], sizeof b[4], dev, r->bw);
+  for (int m = 0; m < 4; m++) fmt_u(b[m], sizeof b[m], dev, r->bytes_read[m]);
+  fmt_u(b[4], sizeof b[4], dev, r->bytes_written);
   fmt_u(ins, sizeof ins, dev, r->insns);
-  fmt_u(uo, sizeof uo, dev, r->gemm + r->alu);
+  fmt_u(uo, sizeof uo, dev, r->gemm_uops + r->alu_uops);
   if (idx >= 0) printf("%3d ", idx);
   else printf("    ");
   printf("%-34s %-18s %-5s %10s %12lld %6s %7s %9s %9s %8s %9s %7s %9s %10.1f\n", name, r->op,
@@ -342,38 +287,43 @@ static void print_row(const prof *p, const row *r, int idx) {
          r->us);
 }
 
-static void print_text(const popts *o, const prof *p, const char *backend) {
-  if (p->has_cfg)
-    printf("ovta profile: %s on %s (config %s: %dx%dx%d GEMM = %lld MAC/cycle, bus %d bytes/cycle)\n", o->model, backend,
-           p->cfg.name, p->cfg.batch, p->cfg.block_in, p->cfg.block_out, (long long)p->peak, p->bus);
-  else printf("ovta profile: %s on the cpu\n", o->model);
-  printf("%3s %-34s %-18s %-5s %10s %12s %6s %7s %9s %9s %8s %9s %7s %9s %10s\n", "#", "layer", "op", "where", "cycles",
-         "MACs", "util", "UOP rd", "WGT rd", "INP rd", "ACC rd", "OUT wr", "insns", "uops", "time_us");
-  for (int i = 0; i < p->n; i++) print_row(p, &p->r[i], i);
-  print_row(p, &p->tot, -1);
+/* The lines under the table: accelerator and CPU layers, MACs, cycles, utilization, times. */
+static void print_summary(const ovta_profile *p, const char *backend) {
   int na = 0;
   int64_t amacs = 0;
   double aus = 0, cus = 0;
   for (int i = 0; i < p->n; i++) {
-    if (p->r[i].accel) na++, amacs += p->r[i].macs, aus += p->r[i].us;
-    else cus += p->r[i].us;
+    if (p->rows[i].accel) na++, amacs += p->rows[i].macs, aus += p->rows[i].us;
+    else cus += p->rows[i].us;
   }
   if (!p->has_cfg) {
-    printf("cpu: %d layer(s), %.3f MMAC, %.1f us\n", p->n, (double)p->tot.macs / 1e6, cus);
+    printf("cpu: %d layer(s), %.3f MMAC, %.1f us\n", p->n, (double)p->total.macs / 1e6, cus);
     return;
   }
   printf("accelerator: %d layer(s), %.3f MMAC", na, (double)amacs / 1e6);
-  if (p->tot.has_cycles)
-    printf(", %llu cycles (%.3f ms at %d MHz), MAC utilization %.2f%%", (unsigned long long)p->tot.cycles,
-           (double)p->tot.cycles / (p->cfg.clock_mhz > 0 ? p->cfg.clock_mhz * 1e3 : 1e3), p->cfg.clock_mhz,
-           100.0 * (double)amacs / ((double)p->tot.cycles * (double)p->peak));
+  if (p->total.has_cycles)
+    printf(", %llu cycles (%.3f ms at %d MHz), MAC utilization %.2f%%", (unsigned long long)p->total.cycles,
+           (double)p->total.cycles / (p->cfg.clock_mhz > 0 ? p->cfg.clock_mhz * 1e3 : 1e3), p->cfg.clock_mhz,
+           100.0 * (double)amacs / ((double)p->total.cycles * (double)p->peak_macs_per_cycle));
   else if (na) printf(", no cycles (%s counts none; tsim does)", backend);
   printf("; host wall time %.1f us\ncpu: %d layer(s), %.1f us\n", aus, p->n - na, cus);
 }
 
+static void print_text(const popts *o, const ovta_profile *p, const char *backend) {
+  if (p->has_cfg)
+    printf("ovta profile: %s on %s (config %s: %dx%dx%d GEMM = %lld MAC/cycle, bus %d bytes/cycle)\n", o->model, backend,
+           p->cfg.name, p->cfg.batch, p->cfg.block_in, p->cfg.block_out, (long long)p->peak_macs_per_cycle, p->bus_bytes_per_cycle);
+  else printf("ovta profile: %s on the cpu\n", o->model);
+  printf("%3s %-34s %-18s %-5s %10s %12s %6s %7s %9s %9s %8s %9s %7s %9s %10s\n", "#", "layer", "op", "where", "cycles",
+         "MACs", "util", "UOP rd", "WGT rd", "INP rd", "ACC rd", "OUT wr", "insns", "uops", "time_us");
+  for (int i = 0; i < p->n; i++) print_row(p, &p->rows[i], i);
+  print_row(p, &p->total, -1);
+  print_summary(p, backend);
+}
+
 static cJSON *num_or_null(bool have, double v) { return have ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
 
-static cJSON *row_json(const prof *p, const row *r, int idx) {
+static cJSON *row_json(const ovta_profile *p, const ovta_profile_row *r, int idx) {
   cJSON *o = cJSON_CreateObject();
   if (idx >= 0) cJSON_AddNumberToObject(o, "index", idx);
   if (idx >= 0) cJSON_AddStringToObject(o, "name", r->name);
@@ -381,39 +331,39 @@ static cJSON *row_json(const prof *p, const row *r, int idx) {
   if (idx >= 0) cJSON_AddStringToObject(o, "where", r->accel ? "accel" : "cpu");
   cJSON_AddItemToObject(o, "cycles", num_or_null(r->has_cycles, (double)r->cycles));
   cJSON_AddNumberToObject(o, "macs", (double)r->macs);
-  double u = util(p, r);
+  double u = ovta_profile_util(p, r);
   cJSON_AddItemToObject(o, "utilization", num_or_null(!isnan(u), u));
   cJSON *b = cJSON_AddObjectToObject(o, "bytes_read");
   static const char *const mn[4] = {"uop", "wgt", "inp", "acc"};
-  for (int m = 0; m < 4; m++) cJSON_AddNumberToObject(b, mn[m], (double)r->br[m]);
-  cJSON_AddNumberToObject(o, "bytes_written", (double)r->bw);
+  for (int m = 0; m < 4; m++) cJSON_AddNumberToObject(b, mn[m], (double)r->bytes_read[m]);
+  cJSON_AddNumberToObject(o, "bytes_written", (double)r->bytes_written);
   cJSON_AddNumberToObject(o, "insns", (double)r->insns);
-  cJSON_AddNumberToObject(o, "uops", (double)(r->gemm + r->alu));
-  cJSON_AddNumberToObject(o, "gemm_uops", (double)r->gemm);
-  cJSON_AddNumberToObject(o, "alu_uops", (double)r->alu);
+  cJSON_AddNumberToObject(o, "uops", (double)(r->gemm_uops + r->alu_uops));
+  cJSON_AddNumberToObject(o, "gemm_uops", (double)r->gemm_uops);
+  cJSON_AddNumberToObject(o, "alu_uops", (double)r->alu_uops);
   cJSON_AddNumberToObject(o, "time_us", r->us);
   return o;
 }
 
-static int print_json(const popts *o, const prof *p, const char *backend, FILE *f, ovta_error *err) {
+static int print_json(const popts *o, const ovta_profile *p, const char *backend, FILE *f, ovta_error *err) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "model", o->model);
   cJSON_AddStringToObject(j, "backend", backend);
   if (p->has_cfg) {
     cJSON_AddStringToObject(j, "config", p->cfg.name);
-    cJSON_AddNumberToObject(j, "peak_macs_per_cycle", (double)p->peak);
-    cJSON_AddNumberToObject(j, "bus_bytes_per_cycle", p->bus);
+    cJSON_AddNumberToObject(j, "peak_macs_per_cycle", (double)p->peak_macs_per_cycle);
+    cJSON_AddNumberToObject(j, "bus_bytes_per_cycle", p->bus_bytes_per_cycle);
     cJSON_AddNumberToObject(j, "clock_mhz", p->cfg.clock_mhz);
   } else {
     cJSON_AddNullToObject(j, "config");
   }
   int na = 0;
-  for (int i = 0; i < p->n; i++) na += p->r[i].accel;
+  for (int i = 0; i < p->n; i++) na += p->rows[i].accel;
   cJSON_AddNumberToObject(j, "accel_layers", na);
   cJSON_AddNumberToObject(j, "cpu_layers", p->n - na);
   cJSON *ls = cJSON_AddArrayToObject(j, "layers");
-  for (int i = 0; i < p->n; i++) cJSON_AddItemToArray(ls, row_json(p, &p->r[i], i));
-  cJSON_AddItemToObject(j, "totals", row_json(p, &p->tot, -1));
+  for (int i = 0; i < p->n; i++) cJSON_AddItemToArray(ls, row_json(p, &p->rows[i], i));
+  cJSON_AddItemToObject(j, "totals", row_json(p, &p->total, -1));
   char *s = cJSON_Print(j);
   cJSON_Delete(j);
   if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
@@ -443,127 +393,31 @@ static int write_outputs(ovta_exec *e, const char *dir, ovta_error *err) {
   return 0;
 }
 
-/* ---------------------------------------------------------------- 5. Trace */
+/* ---------------------------------------------------------------- 4. Trace */
 
-/* tsim writes one "X" event per instruction and unit (ts in us at the config's clock, cycles
- * since the device opened; args.start_cycle counts from the start of that device run). Every
- * device run starts at ts/us - start_cycle; runs in order belong to the accelerator layers in
- * order (dev_runs each). Written back as {"traceEvents": [...]} with one "layers" track (tid 0)
- * holding a span per accelerator layer over its device run(s). */
-static int merge_trace(const char *raw, const char *out, const prof *p, ovta_error *err) {
-  char *txt = NULL;
-  size_t len = 0;
-  int rc = ovta_read_file(raw, (size_t)1 << 31, &txt, &len, err);
-  if (rc) return ovta_error_wrap(err, "tsim trace"), rc;
-  cJSON *arr = cJSON_ParseWithLength(txt, len);
-  free(txt);
-  if (!cJSON_IsArray(arr)) {
-    cJSON_Delete(arr);
-    return OVTA_FAIL(err, OVTA_EPARSE, "the tsim trace %s is not a JSON array of events", raw);
-  }
-  double mhz = p->cfg.clock_mhz > 0 ? p->cfg.clock_mhz : 100;
-  /* run starts, in order of first appearance, deduplicated (runs do not overlap) */
-  int cap = 64, nr = 0;
-  uint64_t *starts = malloc(sizeof *starts * (size_t)cap);
-  const cJSON *ev;
-  cJSON_ArrayForEach(ev, arr) {
-    const cJSON *ph = cJSON_GetObjectItemCaseSensitive(ev, "ph"), *ts = cJSON_GetObjectItemCaseSensitive(ev, "ts");
-    const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-    const cJSON *sc = args ? cJSON_GetObjectItemCaseSensitive(args, "start_cycle") : NULL;
-    if (!cJSON_IsString(ph) || strcmp(ph->valuestring, "X") || !cJSON_IsNumber(ts) || !cJSON_IsNumber(sc)) continue;
-    uint64_t abs = (uint64_t)llround(ts->valuedouble * mhz), st = (uint64_t)sc->valuedouble;
-    uint64_t r0 = abs >= st ? abs - st : 0;
-    bool seen = false;
-    for (int k = 0; k < nr && !seen; k++) seen = starts[k] == r0;
-    if (seen) continue;
-    if (nr == cap) {
-      uint64_t *n2 = starts ? realloc(starts, sizeof *starts * (size_t)(cap *= 2)) : NULL;
-      if (!n2) break;
-      starts = n2;
-    }
-    if (starts) starts[nr++] = r0;
-  }
-  if (!starts) {
-    cJSON_Delete(arr);
-    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  }
-  /* sort the starts */
-  for (int a = 1; a < nr; a++)
-    for (int b = a; b > 0 && starts[b - 1] > starts[b]; b--) {
-      uint64_t t = starts[b];
-      starts[b] = starts[b - 1], starts[b - 1] = t;
-    }
-  int want = 0;
-  for (int i = 0; i < p->n; i++) want += p->r[i].accel ? (int)(p->r[i].dev_runs ? p->r[i].dev_runs : 1) : 0;
-  cJSON *root = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "displayTimeUnit", "ns");
-  cJSON *od = cJSON_AddObjectToObject(root, "otherData");
-  cJSON_AddStringToObject(od, "producer", "ovta profile (tsim)");
-  cJSON_AddStringToObject(od, "config", p->cfg.name);
-  cJSON_AddNumberToObject(od, "clock_mhz", mhz);
-  cJSON_AddStringToObject(od, "time_unit", "microseconds at clock_mhz; cycles in args");
-  cJSON_AddItemToObject(root, "traceEvents", arr);
-  if (nr != want) {
-    fprintf(stderr, "ovta: warning: the trace has %d device run(s), the layers %d: no layer spans\n", nr, want);
-  } else {
-    int k = 0;
-    for (int i = 0; i < p->n; i++) {
-      const row *r = &p->r[i];
-      if (!r->accel) continue;
-      int runs = (int)(r->dev_runs ? r->dev_runs : 1);
-      uint64_t c0 = starts[k];
-      k += runs;
-      cJSON *s = cJSON_CreateObject();
-      cJSON_AddStringToObject(s, "name", r->name);
-      cJSON_AddStringToObject(s, "cat", "layer");
-      cJSON_AddStringToObject(s, "ph", "X");
-      cJSON_AddNumberToObject(s, "pid", 1);
-      cJSON_AddNumberToObject(s, "tid", 0);
-      cJSON_AddNumberToObject(s, "ts", (double)c0 / mhz);
-      /* one run: its cycles; several: up to the end of the last (cycles count the last run only) */
-      uint64_t end = starts[k - 1] + r->cycles;
-      cJSON_AddNumberToObject(s, "dur", (double)(end - c0) / mhz);
-      cJSON *a = cJSON_AddObjectToObject(s, "args");
-      cJSON_AddStringToObject(a, "op", r->op);
-      cJSON_AddNumberToObject(a, "layer", i);
-      cJSON_AddNumberToObject(a, "cycles", (double)r->cycles);
-      cJSON_AddNumberToObject(a, "macs", (double)r->macs);
-      double u = util(p, r);
-      if (!isnan(u)) cJSON_AddNumberToObject(a, "utilization", u);
-      cJSON_AddNumberToObject(a, "start_cycle", (double)c0);
-      cJSON_AddItemToArray(arr, s);
-    }
-  }
-  cJSON *m = cJSON_CreateObject();
-  cJSON_AddStringToObject(m, "name", "thread_name");
-  cJSON_AddStringToObject(m, "ph", "M");
-  cJSON_AddNumberToObject(m, "pid", 1);
-  cJSON_AddNumberToObject(m, "tid", 0);
-  cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", "layers");
-  cJSON_AddItemToArray(arr, m);
-  m = cJSON_CreateObject();
-  cJSON_AddStringToObject(m, "name", "process_name");
-  cJSON_AddStringToObject(m, "ph", "M");
-  cJSON_AddNumberToObject(m, "pid", 1);
-  cJSON_AddStringToObject(cJSON_AddObjectToObject(m, "args"), "name", "ovta accelerator (tsim)");
-  cJSON_AddItemToArray(arr, m);
-  free(starts);
-  char *s = cJSON_PrintUnformatted(root);
-  cJSON_Delete(root);
-  if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  FILE *f = fopen(out, "w");
-  if (!f) {
-    free(s);
-    return OVTA_FAIL(err, OVTA_EIO, "--trace-json %s: %s", out, strerror(errno));
-  }
-  size_t n = strlen(s);
-  bool ok = fwrite(s, 1, n, f) == n && fputc('\n', f) != EOF;
+/* Text and a newline into file path (--OPT PATH in errors). */
+static int write_text(const char *opt, const char *path, const char *text, ovta_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f) return OVTA_FAIL(err, OVTA_EIO, "%s %s: %s", opt, path, strerror(errno));
+  size_t n = strlen(text);
+  bool ok = fwrite(text, 1, n, f) == n && fputc('\n', f) != EOF;
   ok &= fclose(f) == 0;
-  free(s);
-  return ok ? 0 : OVTA_FAIL(err, OVTA_EIO, "--trace-json %s: write failed", out);
+  return ok ? 0 : OVTA_FAIL(err, OVTA_EIO, "%s %s: write failed", opt, path);
 }
 
-/* ---------------------------------------------------------------- 6. Plots */
+/* The timeline: tsim's events in raw with one span per layer (ovta_profile_trace) into out. */
+static int write_trace(const char *raw, const char *out, const ovta_profile *p, ovta_error *err) {
+  char *json = NULL;
+  int nr = 0, want = 0;
+  int rc = ovta_profile_trace(p, raw, &json, &nr, &want, err);
+  if (rc) return rc;
+  if (nr != want) fprintf(stderr, "ovta: warning: the trace has %d device run(s), the layers %d: no layer spans\n", nr, want);
+  rc = write_text("--trace-json", out, json, err);
+  free(json);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- 5. Plots */
 
 /* Run gnuplot with -e DEFS SCRIPT; 0 when it exits 0. */
 static int run_gnuplot(const char *defs, const char *script, ovta_error *err) {
@@ -601,8 +455,8 @@ static const char *plot_terminal(void) {
   return term;
 }
 
-static int write_plots(const char *dir, const prof *p, ovta_error *err) {
-  if (!p->tot.has_cycles)
+static int write_plots(const char *dir, const ovta_profile *p, ovta_error *err) {
+  if (!p->total.has_cycles)
     return OVTA_FAIL(err, OVTA_EINVAL, "--plots needs accelerator cycles: use --backend tsim");
   if (mkdir(dir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "--plots %s: %s", dir, strerror(errno));
   char path[4096];
@@ -612,10 +466,10 @@ static int write_plots(const char *dir, const prof *p, ovta_error *err) {
   fprintf(f, "# ovta profile: accelerator layers (config %s, peak %lld MAC/cycle, bus %d bytes/cycle)\n"
              "# k layer name intensity_mac_per_byte mac_per_cycle utilization_pct cycles macs bytes\n"
              "# (k counts the rows here; layer is the row # of the profile table)\n",
-          p->cfg.name, (long long)p->peak, p->bus);
+          p->cfg.name, (long long)p->peak_macs_per_cycle, p->bus_bytes_per_cycle);
   int k = 0;
   for (int i = 0; i < p->n; i++) {
-    const row *r = &p->r[i];
+    const ovta_profile_row *r = &p->rows[i];
     if (!r->accel || !r->has_cycles || !r->cycles) continue;
     /* a short label: the name without the common "/.../" noise */
     char lab[64];
@@ -624,9 +478,9 @@ static int write_plots(const char *dir, const prof *p, ovta_error *err) {
     size_t j = 0;
     for (const char *c = nm; *c && j < sizeof lab - 1; c++) lab[j++] = (*c == ' ' || *c == '"') ? '_' : *c;
     lab[j] = 0;
-    uint64_t by = row_bytes(r);
+    uint64_t by = ovta_profile_row_bytes(r);
     fprintf(f, "%d %d \"%s\" %.6g %.6g %.4f %llu %lld %llu\n", k++, i, lab, by ? (double)r->macs / (double)by : 0,
-            (double)r->macs / (double)r->cycles, 100.0 * util(p, r), (unsigned long long)r->cycles, (long long)r->macs,
+            (double)r->macs / (double)r->cycles, 100.0 * ovta_profile_util(p, r), (unsigned long long)r->cycles, (long long)r->macs,
             (unsigned long long)by);
   }
   if (fclose(f) != 0) return OVTA_FAIL(err, OVTA_EIO, "--plots %s: write failed", path);
@@ -640,7 +494,7 @@ static int write_plots(const char *dir, const prof *p, ovta_error *err) {
     if (access(script, R_OK) != 0) return OVTA_FAIL(err, OVTA_EIO, "--plots: %s: %s", script, strerror(errno));
     snprintf(defs, sizeof defs,
              "datafile='%s/layers.dat'; outfile='%s/%s.%s'; term='%s'; peak=%lld; bus=%d; cfgname='%s'; nlayers=%d",
-             dir, dir, scripts[s], ext, term, (long long)p->peak, p->bus, p->cfg.name, k);
+             dir, dir, scripts[s], ext, term, (long long)p->peak_macs_per_cycle, p->bus_bytes_per_cycle, p->cfg.name, k);
     int rc = run_gnuplot(defs, script, err);
     if (rc) return rc;
     snprintf(path, sizeof path, "%s/%s.%s", dir, scripts[s], ext);
@@ -652,112 +506,151 @@ static int write_plots(const char *dir, const prof *p, ovta_error *err) {
 
 /* ---------------------------------------------------------------- the command */
 
-int ovta_cmd_profile(int argc, char **argv) {
-  popts o = {0};
-  o.backend = "fsim";
-  const char *v, *dram_lat = NULL, *dram_bw = NULL;
-  for (int i = 1; i < argc; i++) {
-    if (tool_is_help(argv[i])) {
-      fputs(help, stdout);
-      return 0;
-    } else if (tool_opt(argc, argv, &i, "--input", &v)) {
-      const char *eq = v ? strchr(v, '=') : NULL;
-      if (!eq || eq == v || !eq[1]) return tool_usage("profile", "--input needs NAME=FILE.npy");
-      if (o.input_file) return tool_usage("profile", "one --input only (models with one input)");
-      o.input_name = strndup(v, (size_t)(eq - v));
-      o.input_file = eq + 1;
-    } else if (tool_opt(argc, argv, &i, "--images", &v)) {
-      if (!v) return tool_usage("profile", "--images needs a .npy file");
-      o.images = v;
-    } else if (tool_opt(argc, argv, &i, "--index", &v)) {
-      if (!v || !tool_number(v, 0, INT32_MAX, &o.index)) return tool_usage("profile", "--index needs a number >= 0");
-    } else if (tool_opt(argc, argv, &i, "--backend", &v)) {
-      if (!v || !*v) return tool_usage("profile", "--backend needs a name");
-      o.backend = v;
-    } else if (tool_opt(argc, argv, &i, "--config", &v)) {
-      if (!v) return tool_usage("profile", "--config needs a name");
-      o.config = v;
-    } else if (tool_opt(argc, argv, &i, "--calib", &v)) {
-      if (!v) return tool_usage("profile", "--calib needs a .npy file");
-      o.calib = v;
-    } else if (tool_opt(argc, argv, &i, "--calib-count", &v)) {
-      if (!v || !tool_number(v, 1, 100000, &o.calib_count)) return tool_usage("profile", "--calib-count needs a count");
-    } else if (tool_opt(argc, argv, &i, "--vt", &v)) {
-      if (!v || !tool_number(v, 1, 2, &o.vt)) return tool_usage("profile", "--vt needs 1 or 2");
-    } else if (tool_opt(argc, argv, &i, "--json", NULL)) {
-      o.json = true;
-    } else if (tool_opt(argc, argv, &i, "--json-out", &v)) {
-      if (!v) return tool_usage("profile", "--json-out needs a file");
-      o.json_out = v;
-    } else if (tool_opt(argc, argv, &i, "--output-dir", &v)) {
-      if (!v) return tool_usage("profile", "--output-dir needs a folder");
-      o.outdir = v;
-    } else if (tool_opt(argc, argv, &i, "--trace-json", &v)) {
-      if (!v) return tool_usage("profile", "--trace-json needs a file");
-      o.trace = v;
-    } else if (tool_opt(argc, argv, &i, "--dram-latency", &v)) {
-      if (!v) return tool_usage("profile", "--dram-latency needs READ[,WRITE] cycles");
-      dram_lat = v;
-    } else if (tool_opt(argc, argv, &i, "--dram-bw", &v)) {
-      if (!v) return tool_usage("profile", "--dram-bw needs beats per cycle");
-      dram_bw = v;
-    } else if (tool_opt(argc, argv, &i, "--plots", &v)) {
-      if (!v) return tool_usage("profile", "--plots needs a folder");
-      o.plots = v;
-    } else if (argv[i][0] == '-') {
-      return tool_usage("profile", "unknown option %s", argv[i]);
-    } else if (!o.model) {
-      o.model = argv[i];
-    } else {
-      return tool_usage("profile", "more than one model given");
-    }
+/* The rest of the options: output files, DRAM timing, the model. 0, or 2 on a usage error. */
+static int parse_output_opt(int argc, char **argv, int *i, popts *o) {
+  const char *v;
+  if (tool_opt(argc, argv, i, "--json-out", &v)) {
+    if (!v) return tool_usage("profile", "--json-out needs a file");
+    o->json_out = v;
+  } else if (tool_opt(argc, argv, i, "--output-dir", &v)) {
+    if (!v) return tool_usage("profile", "--output-dir needs a folder");
+    o->outdir = v;
+  } else if (tool_opt(argc, argv, i, "--trace-json", &v)) {
+    if (!v) return tool_usage("profile", "--trace-json needs a file");
+    o->trace = v;
+  } else if (tool_opt(argc, argv, i, "--dram-latency", &v)) {
+    if (!v) return tool_usage("profile", "--dram-latency needs READ[,WRITE] cycles");
+    o->dram_lat = v;
+  } else if (tool_opt(argc, argv, i, "--dram-bw", &v)) {
+    if (!v) return tool_usage("profile", "--dram-bw needs beats per cycle");
+    o->dram_bw = v;
+  } else if (tool_opt(argc, argv, i, "--plots", &v)) {
+    if (!v) return tool_usage("profile", "--plots needs a folder");
+    o->plots = v;
+  } else if (argv[*i][0] == '-') {
+    return tool_usage("profile", "unknown option %s", argv[*i]);
+  } else if (!o->model) {
+    o->model = argv[*i];
+  } else {
+    return tool_usage("profile", "more than one model given");
   }
-  if (!o.model) return tool_usage("profile", "no model given");
-  if (!o.input_file == !o.images) return tool_usage("profile", "give exactly one of --input NAME=FILE.npy and --images FILE.npy");
-  if (o.index && !o.images) return tool_usage("profile", "--index needs --images");
-  if (o.trace && strcmp(o.backend, "tsim"))
-    return tool_usage("profile", "--trace-json needs --backend tsim (the timeline is in device cycles)");
-  if (o.plots && strcmp(o.backend, "tsim")) return tool_usage("profile", "--plots needs --backend tsim (cycles)");
+  return 0;
+}
 
-  ovta_error err = {0};
+/* One argument at argv[*i] (with its value, advancing *i): 0, 2 on a usage error, -1 after --help. */
+static int parse_one(int argc, char **argv, int *i, popts *o) {
+  const char *v;
+  if (tool_is_help(argv[*i])) {
+    fputs(help, stdout);
+    return -1;
+  } else if (tool_opt(argc, argv, i, "--input", &v)) {
+    const char *eq = v ? strchr(v, '=') : NULL;
+    if (!eq || eq == v || !eq[1]) return tool_usage("profile", "--input needs NAME=FILE.npy");
+    if (o->input_file) return tool_usage("profile", "one --input only (models with one input)");
+    o->input_name = strndup(v, (size_t)(eq - v));
+    o->input_file = eq + 1;
+  } else if (tool_opt(argc, argv, i, "--images", &v)) {
+    if (!v) return tool_usage("profile", "--images needs a .npy file");
+    o->images = v;
+  } else if (tool_opt(argc, argv, i, "--index", &v)) {
+    if (!v || !tool_number(v, 0, INT32_MAX, &o->index)) return tool_usage("profile", "--index needs a number >= 0");
+  } else if (tool_opt(argc, argv, i, "--backend", &v)) {
+    if (!v || !*v) return tool_usage("profile", "--backend needs a name");
+    o->backend = v;
+  } else if (tool_opt(argc, argv, i, "--config", &v)) {
+    if (!v) return tool_usage("profile", "--config needs a name");
+    o->config = v;
+  } else if (tool_opt(argc, argv, i, "--calib", &v)) {
+    if (!v) return tool_usage("profile", "--calib needs a .npy file");
+    o->calib = v;
+  } else if (tool_opt(argc, argv, i, "--calib-count", &v)) {
+    if (!v || !tool_number(v, 1, 100000, &o->calib_count)) return tool_usage("profile", "--calib-count needs a count");
+  } else if (tool_opt(argc, argv, i, "--vt", &v)) {
+    if (!v || !tool_number(v, 1, 2, &o->vt)) return tool_usage("profile", "--vt needs 1 or 2");
+  } else if (tool_opt(argc, argv, i, "--json", NULL)) {
+    o->json = true;
+  } else {
+    return parse_output_opt(argc, argv, i, o);
+  }
+  return 0;
+}
+
+/* All arguments into o: 0, 2 on a usage error, -1 after --help. */
+static int parse_args(int argc, char **argv, popts *o) {
+  memset(o, 0, sizeof *o);
+  o->backend = "fsim";
+  for (int i = 1; i < argc; i++) {
+    int rc = parse_one(argc, argv, &i, o);
+    if (rc) return rc;
+  }
+  if (!o->model) return tool_usage("profile", "no model given");
+  if (!o->input_file == !o->images) return tool_usage("profile", "give exactly one of --input NAME=FILE.npy and --images FILE.npy");
+  if (o->index && !o->images) return tool_usage("profile", "--index needs --images");
+  if (o->trace && strcmp(o->backend, "tsim"))
+    return tool_usage("profile", "--trace-json needs --backend tsim (the timeline is in device cycles)");
+  if (o->plots && strcmp(o->backend, "tsim")) return tool_usage("profile", "--plots needs --backend tsim (cycles)");
+  return 0;
+}
+
+/* One inference and its profile p; the outputs (--output-dir) and the raw tsim trace (device
+ * closed, so complete) written. */
+static int profile_run(const popts *o, const ovta_dev_opts *dopts, ovta_profile *p, ovta_error *err) {
   ovta_exec *e = NULL;
   ovta_tensor *x = NULL;
-  char in_name[256] = "", raw[4096] = "";
+  char in_name[256] = "";
+  int rc = prepare(o, &e, &x, in_name, sizeof in_name, dopts, err);
+  if (!rc) rc = ovta_exec_set_input(e, in_name, x, err);
+  if (!rc) rc = ovta_exec_run(e, err);
+  if (!rc) rc = ovta_profile_collect(e, p, err);
+  if (!rc && o->outdir) rc = write_outputs(e, o->outdir, err);
+  ovta_exec_free(e); /* closes the device: the tsim trace is complete */
+  ovta_tensor_free(x);
+  return rc;
+}
+
+/* The table or JSON on stdout, and the JSON in --json-out. */
+static int report(const popts *o, const ovta_profile *p, ovta_error *err) {
+  int rc = 0;
+  if (o->json) rc = print_json(o, p, o->backend, stdout, err);
+  else print_text(o, p, o->backend);
+  if (!rc && o->json_out) {
+    FILE *f = fopen(o->json_out, "w");
+    if (!f) return OVTA_FAIL(err, OVTA_EIO, "--json-out %s: %s", o->json_out, strerror(errno));
+    rc = print_json(o, p, o->backend, f, err);
+    if (fclose(f) != 0 && !rc) rc = OVTA_FAIL(err, OVTA_EIO, "--json-out %s: write failed", o->json_out);
+  }
+  return rc;
+}
+
+int ovta_cmd_profile(int argc, char **argv) {
+  popts o;
+  int rc = parse_args(argc, argv, &o);
+  if (rc) {
+    free((char *)o.input_name);
+    return rc < 0 ? 0 : rc;
+  }
+  ovta_error err = {0};
+  char raw[4096] = "";
   ovta_dev_opts dopts = {0};
-  if ((dram_lat && tool_dram_latency("profile", dram_lat, &dopts)) || (dram_bw && tool_dram_bw("profile", dram_bw, &dopts)))
+  if ((o.dram_lat && tool_dram_latency("profile", o.dram_lat, &dopts)) ||
+      (o.dram_bw && tool_dram_bw("profile", o.dram_bw, &dopts))) {
+    free((char *)o.input_name);
     return 2;
+  }
   if (o.trace) {
     snprintf(raw, sizeof raw, "%s.tsim.tmp", o.trace);
     dopts.chrome_trace_path = raw;
   }
-  prof p = {0};
-  int rc = prepare(&o, &e, &x, in_name, sizeof in_name, &dopts, &err);
-  if (!rc) rc = ovta_exec_set_input(e, in_name, x, &err);
-  if (!rc) rc = ovta_exec_run(e, &err);
-  if (!rc) rc = collect(e, &p, &err);
-  if (!rc && o.outdir) rc = write_outputs(e, o.outdir, &err);
-  ovta_exec_free(e); /* closes the device: the tsim trace is complete */
-  e = NULL;
-  if (!rc && o.trace) rc = merge_trace(raw, o.trace, &p, &err);
+  ovta_profile p = {0};
+  rc = profile_run(&o, &dopts, &p, &err);
+  if (!rc && o.trace) rc = write_trace(raw, o.trace, &p, &err);
   if (raw[0]) unlink(raw);
   if (!rc && o.plots) rc = write_plots(o.plots, &p, &err);
-  if (!rc) {
-    if (o.json) rc = print_json(&o, &p, o.backend, stdout, &err);
-    else print_text(&o, &p, o.backend);
-  }
-  if (!rc && o.json_out) {
-    FILE *f = fopen(o.json_out, "w");
-    if (!f) rc = OVTA_FAIL(&err, OVTA_EIO, "--json-out %s: %s", o.json_out, strerror(errno));
-    else {
-      rc = print_json(&o, &p, o.backend, f, &err);
-      if (fclose(f) != 0 && !rc) rc = OVTA_FAIL(&err, OVTA_EIO, "--json-out %s: write failed", o.json_out);
-    }
-  }
+  if (!rc) rc = report(&o, &p, &err);
   fflush(stdout);
   if (!rc && o.trace && !o.json) fprintf(stderr, "ovta: wrote the timeline %s (open in https://ui.perfetto.dev)\n", o.trace);
   if (!rc && o.plots && !o.json) fprintf(stderr, "ovta: wrote the plots in %s/\n", o.plots);
-  prof_free(&p);
-  ovta_tensor_free(x);
+  ovta_profile_free(&p);
   free((char *)o.input_name);
   return rc ? tool_error(&err, NULL) : 0;
 }

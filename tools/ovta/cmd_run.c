@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "exec.h"
 
@@ -30,119 +29,142 @@ static const char *help =
 
 #define MAX_IN 64
 
-int ovta_cmd_run(int argc, char **argv) {
-  const char *model = NULL, *outdir = ".", *v;
-  const char *in_name[MAX_IN], *in_file[MAX_IN];
-  int nin = 0;
-  int64_t repeat = 0;
-  const char *backend = NULL;
-  bool stats = false;
+/* The options of one `ovta run`. */
+typedef struct ropts {
+  const char *model;            /* a compiled folder or a model file */
+  const char *outdir;           /* --output-dir (default .) */
+  const char *in_name[MAX_IN];  /* --input NAME=FILE: the names (allocated) */
+  const char *in_file[MAX_IN];  /* and the files */
+  int nin;                      /* --input options */
+  int64_t repeat;               /* --repeat N (0: once, untimed) */
+  const char *backend;          /* --backend NAME, or NULL */
+  bool stats;                   /* --stats */
+} ropts;
+
+/* All arguments into o: 0, 2 on a usage error, -1 after --help. */
+static int parse_args(int argc, char **argv, ropts *o) {
+  const char *v;
   for (int i = 1; i < argc; i++) {
     if (tool_is_help(argv[i])) {
       fputs(help, stdout);
-      return 0;
+      return -1;
     } else if (tool_opt(argc, argv, &i, "--input", &v)) {
       const char *eq = v ? strchr(v, '=') : NULL;
       if (!eq || eq == v || !eq[1]) return tool_usage("run", "--input needs NAME=FILE.npy");
-      if (nin == MAX_IN) return tool_usage("run", "more than %d inputs", MAX_IN);
-      in_name[nin] = strndup(v, (size_t)(eq - v));
-      in_file[nin++] = eq + 1;
+      if (o->nin == MAX_IN) return tool_usage("run", "more than %d inputs", MAX_IN);
+      o->in_name[o->nin] = strndup(v, (size_t)(eq - v));
+      o->in_file[o->nin++] = eq + 1;
     } else if (tool_opt(argc, argv, &i, "--output-dir", &v)) {
       if (!v) return tool_usage("run", "--output-dir needs a folder");
-      outdir = v;
+      o->outdir = v;
     } else if (tool_opt(argc, argv, &i, "--backend", &v)) {
       if (!v) return tool_usage("run", "--backend needs a name");
-      backend = v;
+      o->backend = v;
     } else if (tool_opt(argc, argv, &i, "--stats", NULL)) {
-      stats = true;
+      o->stats = true;
     } else if (tool_opt(argc, argv, &i, "--repeat", &v)) {
-      if (!v || !tool_number(v, 1, 1000000, &repeat)) return tool_usage("run", "--repeat needs a count");
+      if (!v || !tool_number(v, 1, 1000000, &o->repeat)) return tool_usage("run", "--repeat needs a count");
     } else if (argv[i][0] == '-') {
       return tool_usage("run", "unknown option %s", argv[i]);
-    } else if (!model) {
-      model = argv[i];
+    } else if (!o->model) {
+      o->model = argv[i];
     } else {
       return tool_usage("run", "more than one model given");
     }
   }
-  if (!model) return tool_usage("run", "no model given");
-  ovta_error err = {0};
-  ovta_tensor *vals[MAX_IN] = {0};
-  ovta_graph *g = NULL;
-  ovta_exec *e = NULL;
-  int rc = 0;
-  for (int i = 0; i < nin && !rc; i++) rc = tool_input_read(in_file[i], in_name[i], &vals[i], &err);
-  struct stat st;
-  if (!rc && stat(model, &st) == 0 && S_ISDIR(st.st_mode)) {
-    rc = ovta_exec_load(model, &e, &err);
-    if (!rc && ovta_exec_accel_nodes(e) > 0) {
-      const char *b = backend ? backend : "fsim";
-      if (!strcmp(b, "cpu"))
-        rc = OVTA_FAIL(&err, OVTA_EINVAL,
+  if (!o->model) return tool_usage("run", "no model given");
+  return 0;
+}
+
+/* A folder from `ovta compile`; accelerator plans attached to --backend (default fsim). */
+static int open_folder(const ropts *o, ovta_exec **e, ovta_error *err) {
+  int rc = ovta_exec_load(o->model, e, err);
+  if (!rc && ovta_exec_accel_nodes(*e) > 0) {
+    const char *b = o->backend ? o->backend : "fsim";
+    if (!strcmp(b, "cpu"))
+      return OVTA_FAIL(err, OVTA_EINVAL,
                        "%s runs %d node(s) on the accelerator: use --backend fsim|tsim (or compile with --target cpu)",
-                       model, ovta_exec_accel_nodes(e));
-      else rc = ovta_exec_attach(e, b, NULL, &err);
-    } else if (!rc && backend && strcmp(backend, "cpu")) {
-      rc = OVTA_FAIL(&err, OVTA_EINVAL, "--backend %s: %s was compiled for the cpu (ovta compile --target accel)", backend,
-                     model);
-    }
-  } else if (!rc && backend && strcmp(backend, "cpu")) {
-    rc = OVTA_FAIL(&err, OVTA_EINVAL, "--backend %s: compile the model first with `ovta compile --target accel --calib ...`",
-                   backend);
-  } else if (!rc) {
-    rc = ovta_graph_load(model, &g, &err);
-    /* symbolic dims take the given arrays' shapes */
-    for (int i = 0; !rc && i < g->n_inputs; i++)
-      for (int k = 0; k < nin; k++)
-        if (strcmp(g->inputs[i]->name, in_name[k]) == 0) {
-          ovta_tensor *t = g->inputs[i];
-          bool unknown = t->rank < 0, clash = t->rank >= 0 && t->rank != vals[k]->rank;
-          for (int d = 0; d < t->rank; d++) {
-            unknown |= t->shape[d] < 0;
-            clash |= d < vals[k]->rank && t->shape[d] >= 0 && t->shape[d] != vals[k]->shape[d];
-          }
-          if (clash) { /* only the symbolic dims may take the array's (known dims must match) */
-            char want[160], got[160];
-            ovta_shape_str(t, want, sizeof want);
-            ovta_shape_str(vals[k], got, sizeof got);
-            rc = OVTA_FAIL(&err, OVTA_EINVAL, "%s: shape %s does not match input %s of %s (%s)", in_file[k], got,
-                           t->name, model, want);
-          } else if (unknown) {
-            t->rank = vals[k]->rank;
-            memcpy(t->shape, vals[k]->shape, sizeof t->shape);
-          }
-        }
-    if (!rc && (rc = ovta_exec_build(g, NULL, &e, &err)) && !strstr(err.msg, model))
-      ovta_error_wrap(&err, "%s", model); /* errors name the file */
+                       o->model, ovta_exec_accel_nodes(*e));
+    return ovta_exec_attach(*e, b, NULL, err);
   }
-  for (int i = 0; !rc && i < ovta_exec_num_inputs(e); i++) {
+  if (!rc && o->backend && strcmp(o->backend, "cpu"))
+    return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: %s was compiled for the cpu (ovta compile --target accel)",
+                     o->backend, o->model);
+  return rc;
+}
+
+/* Graph input t takes the shape of value v given in file (only its symbolic dims may differ). */
+static int fit_input(const ropts *o, ovta_tensor *t, const ovta_tensor *v, const char *file, ovta_error *err) {
+  bool unknown = t->rank < 0, clash = t->rank >= 0 && t->rank != v->rank;
+  for (int d = 0; d < t->rank; d++) {
+    unknown |= t->shape[d] < 0;
+    clash |= d < v->rank && t->shape[d] >= 0 && t->shape[d] != v->shape[d];
+  }
+  if (clash) { /* only the symbolic dims may take the array's (known dims must match) */
+    char want[160], got[160];
+    ovta_shape_str(t, want, sizeof want);
+    ovta_shape_str(v, got, sizeof got);
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s: shape %s does not match input %s of %s (%s)", file, got, t->name, o->model,
+                     want);
+  }
+  if (unknown) {
+    t->rank = v->rank;
+    memcpy(t->shape, v->shape, sizeof t->shape);
+  }
+  return 0;
+}
+
+/* A model file compiled for the CPU path, its symbolic input dims from the given arrays. */
+static int compile_model(const ropts *o, ovta_tensor *const *vals, ovta_graph **g, ovta_exec **e, ovta_error *err) {
+  int rc = ovta_graph_load(o->model, g, err);
+  for (int i = 0; !rc && i < (*g)->n_inputs; i++)
+    for (int k = 0; !rc && k < o->nin; k++)
+      if (strcmp((*g)->inputs[i]->name, o->in_name[k]) == 0) rc = fit_input(o, (*g)->inputs[i], vals[k], o->in_file[k], err);
+  if (!rc && (rc = ovta_exec_build(*g, NULL, e, err)) && !strstr(err->msg, o->model))
+    ovta_error_wrap(err, "%s", o->model); /* errors name the file */
+  return rc;
+}
+
+/* Every graph input gets its --input value; every --input names a graph input. */
+static int feed_inputs(const ropts *o, ovta_exec *e, ovta_tensor *const *vals, ovta_error *err) {
+  for (int i = 0; i < ovta_exec_num_inputs(e); i++) {
     const char *nm = ovta_exec_input_name(e, i);
     int k = 0;
-    while (k < nin && strcmp(in_name[k], nm) != 0) k++;
-    if (k == nin) rc = OVTA_FAIL(&err, OVTA_EINVAL, "graph input %s has no --input %s=FILE.npy", nm, nm);
-    else if ((rc = ovta_exec_set_input(e, nm, vals[k], &err))) { /* name the file */
-      char m[sizeof err.msg];
-      snprintf(m, sizeof m, "%s", err.msg);
-      snprintf(err.msg, sizeof err.msg, "%.150s: %.600s", in_file[k], m);
+    while (k < o->nin && strcmp(o->in_name[k], nm) != 0) k++;
+    if (k == o->nin) return OVTA_FAIL(err, OVTA_EINVAL, "graph input %s has no --input %s=FILE.npy", nm, nm);
+    int rc = ovta_exec_set_input(e, nm, vals[k], err);
+    if (rc) { /* name the file */
+      char m[sizeof err->msg];
+      snprintf(m, sizeof m, "%s", err->msg);
+      snprintf(err->msg, sizeof err->msg, "%.150s: %.600s", o->in_file[k], m);
+      return rc;
     }
   }
-  for (int k = 0; !rc && k < nin; k++) {
+  for (int k = 0; k < o->nin; k++) {
     bool found = false;
-    for (int i = 0; i < ovta_exec_num_inputs(e); i++) found |= strcmp(ovta_exec_input_name(e, i), in_name[k]) == 0;
-    if (!found) rc = OVTA_FAIL(&err, OVTA_EINVAL, "--input %s: the model has no input of that name", in_name[k]);
+    for (int i = 0; i < ovta_exec_num_inputs(e); i++) found |= strcmp(ovta_exec_input_name(e, i), o->in_name[k]) == 0;
+    if (!found) return OVTA_FAIL(err, OVTA_EINVAL, "--input %s: the model has no input of that name", o->in_name[k]);
   }
-  if (!rc) rc = ovta_exec_run(e, &err);
-  if (!rc && repeat > 0) {
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int64_t r = 0; r < repeat && !rc; r++) rc = ovta_exec_run(e, &err);
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 / (double)repeat;
-    printf("time per run: %.3f us (%lld runs)\n", us, (long long)repeat);
-  }
-  for (int i = 0; !rc && stats && i < ovta_exec_num_steps(e); i++) {
+  return 0;
+}
+
+/* One run, then --repeat N timed runs. */
+static int run_model(const ropts *o, ovta_exec *e, ovta_error *err) {
+  int rc = ovta_exec_run(e, err);
+  if (rc || o->repeat <= 0) return rc;
+  double a = ovta_now_s();
+  for (int64_t r = 0; r < o->repeat && !rc; r++) rc = ovta_exec_run(e, err);
+  double us = (ovta_now_s() - a) * 1e6 / (double)o->repeat;
+  printf("time per run: %.3f us (%lld runs)\n", us, (long long)o->repeat);
+  return rc;
+}
+
+/* --stats: one line per node. */
+static int print_stats(const ovta_exec *e, ovta_error *err) {
+  for (int i = 0; i < ovta_exec_num_steps(e); i++) {
     ovta_exec_node_stats st;
-    if ((rc = ovta_exec_node_stats_get(e, i, &st, &err))) break;
+    int rc = ovta_exec_node_stats_get(e, i, &st, err);
+    if (rc) return rc;
     if (!st.accel) {
       printf("node %s: cpu, runs %llu\n", st.node, (unsigned long long)st.runs);
       continue;
@@ -154,12 +176,16 @@ int ovta_cmd_run(int argc, char **argv) {
     if (st.has_cycles) printf(", cycles %llu", (unsigned long long)st.cycles);
     printf("\n");
   }
-  if (!rc && mkdir(outdir, 0777) != 0 && errno != EEXIST)
-    rc = OVTA_FAIL(&err, OVTA_EIO, "%s: %s", outdir, strerror(errno));
-  for (int i = 0; !rc && i < ovta_exec_num_outputs(e); i++) {
+  return 0;
+}
+
+/* Every output as OUTDIR/NAME.npy, one line each. */
+static int write_outputs(const char *outdir, const ovta_exec *e, ovta_error *err) {
+  if (mkdir(outdir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", outdir, strerror(errno));
+  for (int i = 0; i < ovta_exec_num_outputs(e); i++) {
     ovta_tensor *t;
-    rc = ovta_exec_get_output(e, i, &t, &err);
-    if (rc) break;
+    int rc = ovta_exec_get_output(e, i, &t, err);
+    if (rc) return rc;
     char fn[512], path[4096], shape[128];
     size_t k = 0;
     for (const char *p = t->name; *p && k < sizeof fn - 1; p++)
@@ -167,16 +193,46 @@ int ovta_cmd_run(int argc, char **argv) {
                  *p == '-' || *p == '_') ? *p : '_';
     fn[k] = 0;
     snprintf(path, sizeof path, "%s/%s.npy", outdir, fn);
-    rc = ovta_npy_write(path, t, &err);
+    rc = ovta_npy_write(path, t, err);
     ovta_shape_str(t, shape, sizeof shape);
     if (!rc) printf("%s: %s %s -> %s\n", t->name, ovta_dtype_name(t->dtype), shape, path);
     ovta_tensor_free(t);
+    if (rc) return rc;
   }
-  for (int i = 0; i < nin; i++) {
+  return 0;
+}
+
+/* The plan to run: a folder loaded, or a model file compiled (only on the cpu). */
+static int open_plan(const ropts *o, ovta_tensor *const *vals, ovta_graph **g, ovta_exec **e, ovta_error *err) {
+  struct stat st;
+  if (stat(o->model, &st) == 0 && S_ISDIR(st.st_mode)) return open_folder(o, e, err);
+  if (o->backend && strcmp(o->backend, "cpu"))
+    return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: compile the model first with `ovta compile --target accel --calib ...`",
+                     o->backend);
+  return compile_model(o, vals, g, e, err);
+}
+
+int ovta_cmd_run(int argc, char **argv) {
+  ropts o = {.outdir = "."};
+  int rc = parse_args(argc, argv, &o);
+  ovta_error err = {0};
+  ovta_tensor *vals[MAX_IN] = {0};
+  ovta_graph *g = NULL;
+  ovta_exec *e = NULL;
+  if (rc) goto done; /* usage (2) or --help (-1) */
+  for (int i = 0; i < o.nin && !rc; i++) rc = tool_input_read(o.in_file[i], o.in_name[i], &vals[i], &err);
+  if (!rc) rc = open_plan(&o, vals, &g, &e, &err);
+  if (!rc) rc = feed_inputs(&o, e, vals, &err);
+  if (!rc) rc = run_model(&o, e, &err);
+  if (!rc && o.stats) rc = print_stats(e, &err);
+  if (!rc) rc = write_outputs(o.outdir, e, &err);
+  if (rc) rc = tool_error(&err, NULL);
+done:
+  for (int i = 0; i < o.nin; i++) {
     ovta_tensor_free(vals[i]);
-    free((char *)in_name[i]);
+    free((char *)o.in_name[i]);
   }
   ovta_exec_free(e);
   ovta_graph_free(g);
-  return rc ? tool_error(&err, NULL) : 0;
+  return rc < 0 ? 0 : rc;
 }

@@ -8,14 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 void tool_progress_start(tool_progress *p, const char *label, int64_t total, bool quiet) {
   memset(p, 0, sizeof *p);
@@ -23,14 +16,14 @@ void tool_progress_start(tool_progress *p, const char *label, int64_t total, boo
   p->total = total > 0 ? total : 1;
   p->quiet = quiet;
   p->tty = !quiet && isatty(STDERR_FILENO);
-  p->t0 = now_s();
+  p->t0 = ovta_now_s();
   p->t_last = -1;
 }
 
 void tool_progress_update(tool_progress *p, int64_t done, const char *extra) {
   if (p->quiet) return;
   if (done > p->total) done = p->total;
-  double t = now_s(), el = t - p->t0;
+  double t = ovta_now_s(), el = t - p->t0;
   double rate = el > 0 ? (double)done / el : 0;
   if (p->tty) {
     if (done < p->total && p->t_last >= 0 && t - p->t_last < 0.1) return;
