@@ -992,154 +992,207 @@ static int read_bin(const char *dir, const char *name, void **d, size_t *n, ovta
   return rc;
 }
 
-int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
-  *out = NULL;
+/* The error for a plan.json that is not what ovta_exec_save writes, at the tensor / step reached. */
+static int malformed(const ovta_exec *e, const char *where, ovta_error *err) {
+  return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed plan (tensor %d, step %d)", where, e->nt, e->ns);
+}
+
+/* Guarantees: *root is DIR/plan.json parsed; where names it for errors. */
+static int read_plan_json(const char *dir, char *where, size_t wlen, cJSON **root, ovta_error *err) {
   void *txt;
   size_t len;
+  snprintf(where, wlen, "%s/plan.json", dir);
   int rc = read_bin(dir, "plan.json", &txt, &len, err);
   if (rc) return rc;
-  cJSON *root = cJSON_Parse(txt);
+  *root = cJSON_Parse(txt);
   free(txt);
-  char where[4200];
-  snprintf(where, sizeof where, "%s/plan.json", dir);
-  if (!root) return OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", where);
-  ovta_exec *e = calloc(1, sizeof *e);
+  return *root ? 0 : OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", where);
+}
+
+/* Guarantees: the format is this one (with tensors, steps, inputs, outputs arrays); accel plans
+ * have their config and report; the arena and unshared sizes read. */
+static int load_header(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-  const cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "tensors"), *ss = cJSON_GetObjectItemCaseSensitive(root, "steps");
-  const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inputs"), *ou = cJSON_GetObjectItemCaseSensitive(root, "outputs");
   int64_t v;
-  if (!e) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-    goto done;
-  }
-  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, PLAN_FORMAT) != 0 || !cJSON_IsArray(ts) || !cJSON_IsArray(ss) ||
-      !cJSON_IsArray(in) || !cJSON_IsArray(ou)) {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: not an %s plan (format, tensors, steps, inputs, outputs)", where, PLAN_FORMAT);
-    goto done;
-  }
+  int rc;
+  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, PLAN_FORMAT) != 0 ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "tensors")) ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "steps")) ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "inputs")) ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "outputs")))
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: not an %s plan (format, tensors, steps, inputs, outputs)", where, PLAN_FORMAT);
   const cJSON *ac = cJSON_GetObjectItemCaseSensitive(root, "accel");
   if (ac) {
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(ac, "config"), *rp = cJSON_GetObjectItemCaseSensitive(ac, "report");
     char *cj = cfg ? cJSON_PrintUnformatted(cfg) : NULL;
     rc = cj ? ovta_config_parse(cj, where, &e->cfg, err) : OVTA_FAIL(err, OVTA_EPARSE, "%s: accel without config", where);
     free(cj);
-    if (rc) goto done;
+    if (rc) return rc;
     e->accel = true;
     e->report = strdup(cJSON_IsString(rp) ? rp->valuestring : "");
   }
-  if (!jint(root, "arena_bytes", (int64_t)1 << 40, &v)) goto bad;
+  if (!jint(root, "arena_bytes", (int64_t)1 << 40, &v)) return malformed(e, where, err);
   e->arena_size = (size_t)v;
-  if (!jint(root, "unshared_bytes", (int64_t)1 << 50, &v)) goto bad;
+  if (!jint(root, "unshared_bytes", (int64_t)1 << 50, &v)) return malformed(e, where, err);
   e->unshared = (size_t)v;
-  int n = cJSON_GetArraySize(ts);
-  e->t = calloc((size_t)n + 1, sizeof *e->t);
-  e->s = calloc((size_t)cJSON_GetArraySize(ss) + 1, sizeof *e->s);
-  e->in = calloc((size_t)cJSON_GetArraySize(in) + 1, sizeof(int));
-  e->out = calloc((size_t)cJSON_GetArraySize(ou) + 1, sizeof(int));
-  if ((rc = read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err))) goto done;
-  const cJSON *it;
-  cJSON_ArrayForEach(it, ts) {
-    xtensor *x = &e->t[e->nt];
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name"), *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
-    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(it, "shape"), *wh = cJSON_GetObjectItemCaseSensitive(it, "where");
-    if (!cJSON_IsString(nm) || !cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsString(wh)) goto bad;
-    x->name = strdup(nm->valuestring);
-    x->dtype = ovta_dtype_parse(dt->valuestring);
-    x->rank = cJSON_GetArraySize(sh);
-    if (x->dtype == OVTA_DT_UNDEF || x->rank > OVTA_MAX_RANK) goto bad;
-    for (int d = 0; d < x->rank; d++) {
-      const cJSON *s = cJSON_GetArrayItem(sh, d);
-      if (!cJSON_IsNumber(s) || s->valuedouble < 0) goto bad;
-      x->shape[d] = (int64_t)s->valuedouble;
-    }
-    x->where = strcmp(wh->valuestring, "params") == 0 ? W_PARAM : strcmp(wh->valuestring, "dma") == 0 ? W_DMA : W_ARENA;
-    x->dma = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "dma")) || x->where == W_DMA;
-    if (!jint(it, "offset", (int64_t)1 << 50, &v)) goto bad;
-    x->offset = (size_t)v;
-    if (!jint(it, "bytes", (int64_t)1 << 50, &v)) goto bad;
-    x->nbytes = (size_t)v;
-    int64_t numel = ovta_shape_numel(x->shape, x->rank);
-    size_t lim = x->where == W_PARAM ? e->params_size : x->where == W_DMA ? x->nbytes : e->arena_size;
-    if (x->where == W_DMA) x->offset = 0;
-    if (numel < 0 || (size_t)numel * ovta_dtype_size(x->dtype) != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset) {
-      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
-      e->nt++;
-      goto done;
-    }
-    e->nt++;
+  return 0;
+}
+
+/* Guarantees: room for every tensor, step, input and output; the params blob read. */
+static int load_params(ovta_exec *e, const cJSON *root, const char *dir, ovta_error *err) {
+  e->t = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "tensors")) + 1, sizeof *e->t);
+  e->s = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "steps")) + 1, sizeof *e->s);
+  e->in = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "inputs")) + 1, sizeof(int));
+  e->out = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "outputs")) + 1, sizeof(int));
+  return read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err);
+}
+
+/* One tensor of plan.json as the next exec tensor: name, dtype, static shape, where it lives; its
+ * offset and bytes inside the params blob, the arena or its DMA buffer. */
+static int load_tensor(ovta_exec *e, const cJSON *it, const char *where, ovta_error *err) {
+  xtensor *x = &e->t[e->nt];
+  int64_t v;
+  const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name"), *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
+  const cJSON *sh = cJSON_GetObjectItemCaseSensitive(it, "shape"), *wh = cJSON_GetObjectItemCaseSensitive(it, "where");
+  if (!cJSON_IsString(nm) || !cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsString(wh)) return malformed(e, where, err);
+  x->name = strdup(nm->valuestring);
+  x->dtype = ovta_dtype_parse(dt->valuestring);
+  x->rank = cJSON_GetArraySize(sh);
+  if (x->dtype == OVTA_DT_UNDEF || x->rank > OVTA_MAX_RANK) goto bad;
+  for (int d = 0; d < x->rank; d++) {
+    const cJSON *s = cJSON_GetArrayItem(sh, d);
+    if (!cJSON_IsNumber(s) || s->valuedouble < 0) goto bad;
+    x->shape[d] = (int64_t)s->valuedouble;
   }
-  cJSON_ArrayForEach(it, ss) {
-    xstep *s = &e->s[e->ns];
-    const cJSON *nd = cJSON_GetObjectItemCaseSensitive(it, "node"), *fn = cJSON_GetObjectItemCaseSensitive(it, "fn");
-    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(it, "args");
-    if (!cJSON_IsString(nd) || !cJSON_IsString(fn) || !cJSON_IsArray(ar)) goto bad;
-    s->node = strdup(nd->valuestring);
-    s->fn = strdup(fn->valuestring);
-    s->args = calloc((size_t)cJSON_GetArraySize(ar) + 1, sizeof(int));
-    s->vb[0] = s->vb[1] = s->vb[2] = s->vb[3] = -1;
-    e->ns++;
-    const cJSON *op = cJSON_GetObjectItemCaseSensitive(it, "op");
-    if (cJSON_IsString(op)) s->op = strdup(op->valuestring);
-    if (jint(it, "macs", (int64_t)1 << 52, &v)) s->macs = v;
-    const cJSON *kd = cJSON_GetObjectItemCaseSensitive(it, "kind");
-    if (cJSON_IsString(kd) && !strcmp(kd->valuestring, "vta")) {
-      const cJSON *vb = cJSON_GetObjectItemCaseSensitive(it, "bufs"), *dt = cJSON_GetObjectItemCaseSensitive(it, "detail");
-      if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) != VTA_BUF_COUNT || !e->accel) goto bad;
-      for (int b = 0; b < VTA_BUF_COUNT; b++) {
-        const cJSON *q = cJSON_GetArrayItem(vb, b);
-        if (!cJSON_IsNumber(q) || q->valuedouble < -1 || q->valuedouble >= e->nt) goto bad;
-        s->vb[b] = (int)q->valuedouble;
-        if (s->vb[b] >= 0 && !e->t[s->vb[b]].dma) goto bad;
-      }
-      if (s->vb[VTA_BUF_X] < 0 || s->vb[VTA_BUF_W] < 0 || s->vb[VTA_BUF_Y] < 0) goto bad;
-      s->vta = true;
-      s->detail = strdup(cJSON_IsString(dt) ? dt->valuestring : "");
-      if (jint(it, "insns", (int64_t)1 << 50, &v)) s->insns = (uint64_t)v;
-      if (jint(it, "uops_recorded", (int64_t)1 << 50, &v)) s->uops_recorded = (uint64_t)v;
-      if (jint(it, "kernels", (int64_t)1 << 50, &v)) s->kernels = (uint64_t)v;
-    } else if (kd) {
-      goto bad;
-    }
-    const cJSON *a;
-    cJSON_ArrayForEach(a, ar) {
-      if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
-      s->args[s->nargs++] = (int)a->valuedouble;
-    }
+  x->where = strcmp(wh->valuestring, "params") == 0 ? W_PARAM : strcmp(wh->valuestring, "dma") == 0 ? W_DMA : W_ARENA;
+  x->dma = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "dma")) || x->where == W_DMA;
+  if (!jint(it, "offset", (int64_t)1 << 50, &v)) goto bad;
+  x->offset = (size_t)v;
+  if (!jint(it, "bytes", (int64_t)1 << 50, &v)) goto bad;
+  x->nbytes = (size_t)v;
+  int64_t numel = ovta_shape_numel(x->shape, x->rank);
+  size_t lim = x->where == W_PARAM ? e->params_size : x->where == W_DMA ? x->nbytes : e->arena_size;
+  if (x->where == W_DMA) x->offset = 0;
+  e->nt++;
+  if (numel < 0 || (size_t)numel * ovta_dtype_size(x->dtype) != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset)
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
+  return 0;
+bad:
+  free(x->name);
+  x->name = NULL;
+  return malformed(e, where, err);
+}
+
+/* The accelerator fields of step s: its DMA buffers (x, w, y required; each a DMA tensor), tiling
+ * and host-code counts. Only in an accel plan. */
+static int load_vta_step(ovta_exec *e, xstep *s, const cJSON *it, const char *where, ovta_error *err) {
+  int64_t v;
+  const cJSON *vb = cJSON_GetObjectItemCaseSensitive(it, "bufs"), *dt = cJSON_GetObjectItemCaseSensitive(it, "detail");
+  if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) != VTA_BUF_COUNT || !e->accel) return malformed(e, where, err);
+  for (int b = 0; b < VTA_BUF_COUNT; b++) {
+    const cJSON *q = cJSON_GetArrayItem(vb, b);
+    if (!cJSON_IsNumber(q) || q->valuedouble < -1 || q->valuedouble >= e->nt) return malformed(e, where, err);
+    s->vb[b] = (int)q->valuedouble;
+    if (s->vb[b] >= 0 && !e->t[s->vb[b]].dma) return malformed(e, where, err);
+  }
+  if (s->vb[VTA_BUF_X] < 0 || s->vb[VTA_BUF_W] < 0 || s->vb[VTA_BUF_Y] < 0) return malformed(e, where, err);
+  s->vta = true;
+  s->detail = strdup(cJSON_IsString(dt) ? dt->valuestring : "");
+  if (jint(it, "insns", (int64_t)1 << 50, &v)) s->insns = (uint64_t)v;
+  if (jint(it, "uops_recorded", (int64_t)1 << 50, &v)) s->uops_recorded = (uint64_t)v;
+  if (jint(it, "kernels", (int64_t)1 << 50, &v)) s->kernels = (uint64_t)v;
+  return 0;
+}
+
+/* One step of plan.json as the next step: node, function, op and MACs, the accelerator fields
+ * ("kind": "vta") and the arguments, each a tensor loaded before. */
+static int load_step(ovta_exec *e, const cJSON *it, const char *where, ovta_error *err) {
+  xstep *s = &e->s[e->ns];
+  int64_t v;
+  const cJSON *nd = cJSON_GetObjectItemCaseSensitive(it, "node"), *fn = cJSON_GetObjectItemCaseSensitive(it, "fn");
+  const cJSON *ar = cJSON_GetObjectItemCaseSensitive(it, "args");
+  if (!cJSON_IsString(nd) || !cJSON_IsString(fn) || !cJSON_IsArray(ar)) return malformed(e, where, err);
+  s->node = strdup(nd->valuestring);
+  s->fn = strdup(fn->valuestring);
+  s->args = calloc((size_t)cJSON_GetArraySize(ar) + 1, sizeof(int));
+  s->vb[0] = s->vb[1] = s->vb[2] = s->vb[3] = -1;
+  e->ns++;
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(it, "op");
+  if (cJSON_IsString(op)) s->op = strdup(op->valuestring);
+  if (jint(it, "macs", (int64_t)1 << 52, &v)) s->macs = v;
+  const cJSON *kd = cJSON_GetObjectItemCaseSensitive(it, "kind");
+  if (cJSON_IsString(kd) && !strcmp(kd->valuestring, "vta")) {
+    int rc = load_vta_step(e, s, it, where, err);
+    if (rc) return rc;
+  } else if (kd) {
+    return malformed(e, where, err);
   }
   const cJSON *a;
-  cJSON_ArrayForEach(a, in) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
+  cJSON_ArrayForEach(a, ar) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
+    s->args[s->nargs++] = (int)a->valuedouble;
+  }
+  return 0;
+}
+
+/* Guarantees: every tensor, then every step, loaded and checked (load_tensor, load_step). */
+static int load_tensors_and_steps(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
+  const cJSON *it;
+  int rc;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "tensors"))
+    if ((rc = load_tensor(e, it, where, err))) return rc;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "steps"))
+    if ((rc = load_step(e, it, where, err))) return rc;
+  return 0;
+}
+
+/* Guarantees: the graph inputs and outputs, each a tensor loaded. */
+static int load_io(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "inputs")) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
     e->in[e->nin++] = (int)a->valuedouble;
   }
-  cJSON_ArrayForEach(a, ou) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "outputs")) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
     e->out[e->nout++] = (int)a->valuedouble;
   }
-  /* the machine kernels.o is for (plans without "target" predate it: this machine's) */
+  return 0;
+}
+
+/* Guarantees: the machine kernels.o is for (triple, CPU, features) recorded and able to run here
+ * (plans without "target" predate it: this machine's). */
+static int load_target(ovta_exec *e, const cJSON *root, const char *dir, const char *where, ovta_error *err) {
   const cJSON *tg = cJSON_GetObjectItemCaseSensitive(root, "target");
-  if (tg) {
-    const cJSON *tt = cJSON_GetObjectItemCaseSensitive(tg, "triple"), *tc = cJSON_GetObjectItemCaseSensitive(tg, "cpu");
-    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tg, "features");
-    if (!cJSON_IsString(tt) || !cJSON_IsString(tc) || !cJSON_IsString(tf)) {
-      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed target (triple, cpu, features)", where);
-      goto done;
-    }
-    e->triple = strdup(tt->valuestring), e->cpu = strdup(tc->valuestring), e->features = strdup(tf->valuestring);
-    if (!e->triple || !e->cpu || !e->features) {
-      rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-      goto done;
-    }
-    if ((rc = lir_target_check(e->triple, e->features, err))) {
-      ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
-      goto done;
-    }
-  }
-  if (e->ns && (rc = read_bin(dir, "kernels.o", &e->obj, &e->obj_len, err))) goto done;
-  rc = finish(e, err);
-  goto done;
-bad:
-  rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed plan (tensor %d, step %d)", where, e->nt, e->ns);
-done:
+  if (!tg) return 0;
+  const cJSON *tt = cJSON_GetObjectItemCaseSensitive(tg, "triple"), *tc = cJSON_GetObjectItemCaseSensitive(tg, "cpu");
+  const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tg, "features");
+  if (!cJSON_IsString(tt) || !cJSON_IsString(tc) || !cJSON_IsString(tf))
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed target (triple, cpu, features)", where);
+  e->triple = strdup(tt->valuestring), e->cpu = strdup(tc->valuestring), e->features = strdup(tf->valuestring);
+  if (!e->triple || !e->cpu || !e->features) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  int rc = lir_target_check(e->triple, e->features, err);
+  if (rc) ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
+  return rc;
+}
+
+/* A plan folder back into an executor, one step after the other: every offset and size checked
+ * against the blobs, kernels.o loaded into a JIT without recompiling. */
+int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
+  *out = NULL;
+  char where[4200];
+  cJSON *root = NULL;
+  int rc = read_plan_json(dir, where, sizeof where, &root, err);
+  if (rc) return rc;
+  ovta_exec *e = calloc(1, sizeof *e);
+  if (!e) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  if (!rc) rc = load_header(e, root, where, err);              /* format, accel config and report, sizes */
+  if (!rc) rc = load_params(e, root, dir, err);                /* params.bin */
+  if (!rc) rc = load_tensors_and_steps(e, root, where, err);   /* the tensor table, the steps */
+  if (!rc) rc = load_io(e, root, where, err);                  /* graph inputs and outputs */
+  if (!rc) rc = load_target(e, root, dir, where, err);         /* the machine of kernels.o */
+  if (!rc && e->ns) rc = read_bin(dir, "kernels.o", &e->obj, &e->obj_len, err); /* object code */
+  if (!rc) rc = finish(e, err);                                /* arena, JIT, steps resolved */
   cJSON_Delete(root);
   if (rc) ovta_exec_free(e);
   else *out = e;
