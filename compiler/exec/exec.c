@@ -1,6 +1,7 @@
-/* exec.c: the graph executor (exec.h): lowering of every node, one LLVM
- * module compiled to object code and loaded into the JIT, liveness-based memory planning,
- * save/load of the plan, and the evaluation hook for graph passes. */
+/* exec.c: the graph executor (exec.h): the compile pipeline (ovta_exec_build: one static step
+ * per stage, read it from the bottom of the "build" section), liveness-based memory planning, one
+ * LLVM module compiled to object code and loaded into the JIT, run, save/load of the plan, and the
+ * evaluation hook for graph passes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,7 +139,7 @@ static int finish(ovta_exec *e, ovta_error *err) {
   return 0;
 }
 
-/* ---------------------------------------------------------------- build */
+/* ---------------------------------------------------------------- build: the compile pipeline */
 
 typedef struct blk {
   size_t off, size; /* placement */
@@ -187,69 +188,269 @@ static bool accel_op(const ovta_node *n) {
 
 static bool alu_kind(const vta_plan *p) { return p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL; }
 
-/* Accelerator preparation of a copy of the graph: pack/partition when not done yet, then per
- * packed ovta.QConv / ovta.QDense: compile it for the accelerator, or move it back to the plain
- * layout for the CPU (with the reason in the report). kern[i] is the kernel of node i (NULL: cpu). */
-static int accel_prepare(ovta_graph *g, const ovta_exec_opts *o, const ovta_config *cfg, vta_kernel ***kern_out,
-                         FILE *rep, ovta_error *err) {
-  *kern_out = NULL;
+/* One compile (ovta_exec_build): the options, the graph being compiled and what each step leaves
+ * for the next. Freed by build_end, whatever step failed. */
+typedef struct build {
+  const ovta_exec_opts *o;  /* the options (the defaults when the caller gave none) */
+  ovta_graph *g;            /* the graph compiled: the caller's, or (accel) copy */
+  ovta_graph *copy;         /* accel: the copy of the caller's graph the passes rewrite (owned) */
+  ovta_exec *e;             /* the executor being filled */
+  FILE *rep;                /* accel: the compile report, written into rtext */
+  char *rtext;              /* its text */
+  size_t rlen;              /* its length */
+  int nplan;                /* accel: nodes planned for the accelerator, in node order */
+  const ovta_node **planned;/* those nodes */
+  vta_plan *plans;          /* their plans */
+  const vta_plan **plan;    /* accel: the plan of node i (NULL: the node runs on the CPU) */
+  vta_kernel **kern;        /* accel: the kernel of node i (NULL: the node runs on the CPU) */
+  int *map;                 /* graph tensor -> exec tensor (-1: no step uses it) */
+  int *src;                 /* exec tensor -> graph tensor (-1: an ACC bias / identity block) */
+  int *def, *last;          /* liveness: producing step (-1: graph input), last step reading it */
+  bool *dma;                /* graph tensor lives in its own DMA buffer */
+  int *bias_t;              /* exec tensor of node i's ACC bias or identity block (-1: none) */
+  lir_module *m;            /* the LLVM module holding every node's function */
+} build;
+
+/* The plan of node s, or NULL when it runs on the CPU. */
+static const vta_plan *plan_of(const build *b, int s) { return b->plan ? b->plan[s] : NULL; }
+
+/* Guarantees: b->o points to options (the defaults when o is NULL), nothing allocated. */
+static void build_init(build *b, ovta_graph *g, const ovta_exec_opts *o, ovta_exec_opts *dflt) {
+  memset(b, 0, sizeof *b);
+  if (!o) {
+    ovta_exec_opts_init(dflt);
+    o = dflt;
+  }
+  b->o = o;
+  b->g = g;
+}
+
+/* Guarantees: the caller's graph inferred (types and shapes recomputed, not trusted). */
+static int infer_graph(build *b, ovta_error *err) {
+  return needs_infer(b->g) ? ovta_infer_graph(b->g, err) : 0;
+}
+
+/* Guarantees: an empty executor; accel: its config (the options' or "default"), the report
+ * stream open, and from here on b->g is a copy of the caller's graph (the caller's is not
+ * modified by the accelerator passes). */
+static int new_exec(build *b, ovta_error *err) {
+  int rc;
+  if (!(b->e = calloc(1, sizeof *b->e)))
+    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", b->g->name);
+  if (!b->o->accel) return 0;
+  if (b->o->cfg) b->e->cfg = *b->o->cfg;
+  else if ((rc = ovta_config_load("default", &b->e->cfg, err))) return rc;
+  b->e->accel = true;
+  b->rep = open_memstream(&b->rtext, &b->rlen);
+  b->copy = ovta_graph_clone(b->g);
+  if (!b->copy || !b->rep) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", b->g->name);
+  b->g = b->copy;
+  return 0;
+}
+
+/* Accel only. Guarantees: the graph packed and partitioned (the pack / partition passes, when the
+ * caller's pipeline has not run them: exec_accel_needs), and indexed. */
+static int accel_passes(build *b, ovta_error *err) {
+  if (!b->o->accel) return 0;
   bool need_pack, need_part;
-  exec_accel_needs(g, &need_pack, &need_part);
+  exec_accel_needs(b->g, &need_pack, &need_part);
   int rc = 0;
   if (need_pack || need_part) {
     ovta_compile_opts co = {0};
-    co.cfg = cfg;
+    co.cfg = &b->e->cfg;
     co.passes = need_pack ? "pack,partition" : "partition";
-    if ((rc = ovta_compile_pipeline(g, &co, err))) return rc;
+    if ((rc = ovta_compile_pipeline(b->g, &co, err))) return rc;
   }
-  if ((rc = ovta_graph_index(g, err))) return rc;
-  int n_acc = 0, n_fb = 0;
+  return ovta_graph_index(b->g, err);
+}
+
+/* The accelerator plan of node n (operator, knobs from the tuning JSON, tiling), or why it runs
+ * on the CPU (OVTA_EUNSUPPORTED: partitioned there, or refused by the accelerator). */
+static int plan_node(const build *b, const ovta_node *n, vta_plan *p, ovta_error *err) {
+  vta_op op;
+  vta_knobs k = {.vthreads = b->o->vthreads};
+  int rc;
+  if (n->target != OVTA_TARGET_ACCEL)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): partitioned to the cpu", n->name, n->op);
+  if ((rc = vta_op_from_node(b->g, n, &b->e->cfg, &op, err))) return rc;
+  if (b->o->tuning_json && (rc = vta_knobs_from_json(b->o->tuning_json, "tuning", n->name, &k, err))) return rc;
+  return vta_plan_make(&b->e->cfg, &op, &k, p, err);
+}
+
+/* Node *pi, which the accelerator does not run (why), moved back to the plain layout for the CPU
+ * path (Unpack, the node, Pack; *pi moves to the node), with the reason in the report. */
+static int fall_back_to_cpu(build *b, int *pi, const ovta_error *why, ovta_error *err) {
+  char name[128], opn[48];
+  snprintf(name, sizeof name, "%s", b->g->nodes[*pi]->name), snprintf(opn, sizeof opn, "%s", b->g->nodes[*pi]->op);
+  int rc = exec_unpack_node(b->g, pi, &b->e->cfg, err);
+  if (rc) return rc;
+  if (b->rep) fprintf(b->rep, "node %s op %s: cpu (fallback, plain layout): %s\n", name, opn, why->msg);
+  return 0;
+}
+
+/* Guarantees: b->plan[i] is the plan of node i of the final graph (NULL: CPU), b->kern ready for
+ * the kernels. The nodes planned keep their index: fallbacks insert only after them. */
+static int index_plans(build *b, ovta_error *err) {
+  const ovta_graph *g = b->g;
+  b->plan = calloc((size_t)g->n_nodes + 1, sizeof *b->plan);
+  b->kern = calloc((size_t)g->n_nodes + 1, sizeof *b->kern);
+  if (!b->plan || !b->kern) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  int j = 0;
+  for (int i = 0; i < g->n_nodes && j < b->nplan; i++)
+    if (b->planned[j] == g->nodes[i]) b->plan[i] = &b->plans[j++];
+  if (j != b->nplan) return OVTA_FAIL(err, OVTA_EINTERNAL, "graph %s: accelerator plans out of node order", g->name);
+  return 0;
+}
+
+/* Accel only. Guarantees: every accelerator operator on the packed layout (accel_op) is planned
+ * once, and that plan is the one its lowering compiles; a node partition left on the CPU, or one
+ * the accelerator refuses, is on the CPU path in the plain layout (the reason in the report). The
+ * graph does not change after this step. */
+static int plan_accel_nodes(build *b, ovta_error *err) {
+  if (!b->o->accel) return 0;
+  ovta_graph *g = b->g;
+  b->plans = calloc((size_t)g->n_nodes + 1, sizeof *b->plans);
+  b->planned = calloc((size_t)g->n_nodes + 1, sizeof *b->planned);
+  if (!b->plans || !b->planned) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   for (int i = 0; i < g->n_nodes; i++) {
     ovta_node *n = g->nodes[i];
-    bool q = accel_op(n);
-    if (!q || !n->inputs[0] || n->inputs[0]->layout != OVTA_LAYOUT_ACT) continue;
-    vta_op op;
-    vta_knobs k = {.vthreads = o->vthreads};
-    vta_plan p;
-    ovta_error e = {0};
-    if (n->target != OVTA_TARGET_ACCEL) rc = OVTA_FAIL(&e, OVTA_EUNSUPPORTED, "%s (%s): partitioned to the cpu", n->name, n->op);
-    else rc = vta_op_from_node(g, n, cfg, &op, &e);
-    if (!rc && o->tuning_json) rc = vta_knobs_from_json(o->tuning_json, "tuning", n->name, &k, &e);
-    if (!rc) rc = vta_plan_make(cfg, &op, &k, &p, &e);
+    if (!accel_op(n) || !n->inputs[0] || n->inputs[0]->layout != OVTA_LAYOUT_ACT) continue;
+    ovta_error why = {0};
+    int rc = plan_node(b, n, &b->plans[b->nplan], &why);
     if (rc == OVTA_ENOMEM || rc == OVTA_EINTERNAL || rc == OVTA_EPARSE) {
-      *err = e;
+      *err = why;
       return rc;
     }
-    if (!rc) {
-      n_acc++;
-      continue;
+    if (!rc) b->planned[b->nplan++] = n;
+    else if ((rc = fall_back_to_cpu(b, &i, &why, err))) return rc;
+  }
+  return index_plans(b, err);
+}
+
+/* Guarantees: def / last of every graph tensor: the producing step (-1: a graph input) and the
+ * last step reading it (graph inputs and outputs: past the last step, so inputs stay intact and
+ * a plan can run again on them); -2 for both when no step uses it. dma: x, w and y of every
+ * accelerator node. */
+static int live_ranges(build *b, ovta_error *err) {
+  const ovta_graph *g = b->g;
+  int nt = g->n_tensors;
+  b->map = malloc(sizeof(int) * (size_t)(nt + 1));
+  b->def = malloc(sizeof(int) * (size_t)(nt + 1)), b->last = malloc(sizeof(int) * (size_t)(nt + 1));
+  b->dma = calloc((size_t)nt + 1, sizeof *b->dma);
+  if (!b->map || !b->def || !b->last || !b->dma)
+    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  for (int i = 0; i < nt; i++) b->map[i] = -1, b->def[i] = -2, b->last[i] = -2;
+  for (int s = 0; s < g->n_nodes; s++)
+    if (plan_of(b, s)) {
+      const ovta_node *n = g->nodes[s];
+      b->dma[tindex(g, n->inputs[0])] = b->dma[tindex(g, n->outputs[0])] = true;
+      if (n->n_inputs > 1 && n->inputs[1]) b->dma[tindex(g, n->inputs[1])] = true;
     }
-    /* fallback: the CPU path on the plain layout */
-    char name[128], opn[48];
-    snprintf(name, sizeof name, "%s", n->name), snprintf(opn, sizeof opn, "%s", n->op);
-    if ((rc = exec_unpack_node(g, &i, cfg, err))) return rc;
-    n_fb++;
-    if (rep) fprintf(rep, "node %s op %s: cpu (fallback, plain layout): %s\n", name, opn, e.msg);
+  for (int i = 0; i < g->n_inputs; i++) {
+    int k = tindex(g, g->inputs[i]);
+    b->def[k] = -1;
+    b->last[k] = g->n_nodes;
   }
-  (void)n_acc, (void)n_fb;
-  vta_kernel **kern = calloc((size_t)g->n_nodes + 1, sizeof *kern);
-  if (!kern) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  *kern_out = kern;
-  for (int i = 0; i < g->n_nodes; i++) {
-    ovta_node *n = g->nodes[i];
-    bool q = accel_op(n);
-    if (!q || n->target != OVTA_TARGET_ACCEL || !n->inputs[0] || n->inputs[0]->layout != OVTA_LAYOUT_ACT) continue;
-    vta_op op;
-    vta_knobs k = {.vthreads = o->vthreads};
-    vta_plan p;
-    char sym[64];
-    snprintf(sym, sizeof sym, "ovta_k%d_vta", i);
-    vta_compile_opts co = {.no_jit = true, .symbol = sym};
-    if ((rc = vta_op_from_node(g, n, cfg, &op, err)) ||
-        (o->tuning_json && (rc = vta_knobs_from_json(o->tuning_json, "tuning", n->name, &k, err))) ||
-        (rc = vta_plan_make(cfg, &op, &k, &p, err)) || (rc = vta_compile_ex(&p, &co, &kern[i], err)))
-      return ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
+  for (int s = 0; s < g->n_nodes; s++) {
+    const ovta_node *n = g->nodes[s];
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k]) {
+        int x = tindex(g, n->inputs[k]);
+        if (x >= 0 && s > b->last[x]) b->last[x] = s;
+      }
+    for (int k = 0; k < n->n_outputs; k++)
+      if (n->outputs[k]) {
+        int x = tindex(g, n->outputs[k]);
+        b->def[x] = s;
+        if (b->last[x] < s) b->last[x] = s;
+      }
   }
+  for (int i = 0; i < g->n_outputs; i++) b->last[tindex(g, g->outputs[i])] = g->n_nodes;
+  return 0;
+}
+
+/* Graph tensor i as the next exec tensor: static dtype and shape (within MAX_ARENA), a constant
+ * with all its data; where it lives (params, its DMA buffer or the arena), not yet the offset. */
+static int add_tensor(build *b, int i, ovta_error *err) {
+  ovta_exec *e = b->e;
+  const ovta_tensor *t = b->g->tensors[i];
+  xtensor *x = &e->t[e->nt];
+  if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING || t->dtype == OVTA_DT_F16 || ovta_tensor_numel(t) < 0)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: dtype %s or shape not static", t->name,
+                     ovta_dtype_name(t->dtype));
+  if ((uint64_t)ovta_tensor_numel(t) > MAX_ARENA / ovta_dtype_size(t->dtype))
+    return OVTA_FAIL(err, OVTA_ENOMEM, "tensor %s: %lld elements of %s, above the limit of %zu bytes (16 GiB)", t->name,
+                     (long long)ovta_tensor_numel(t), ovta_dtype_name(t->dtype), MAX_ARENA);
+  size_t nbytes = (size_t)ovta_tensor_numel(t) * ovta_dtype_size(t->dtype);
+  if (t->kind == OVTA_TK_CONST && (!t->data || t->nbytes != nbytes))
+    return OVTA_FAIL(err, OVTA_EINVAL, "constant %s: %zu bytes of data, shape needs %zu", t->name, t->nbytes, nbytes);
+  x->name = strdup(t->name);
+  x->dtype = t->dtype;
+  x->rank = t->rank;
+  memcpy(x->shape, t->shape, sizeof x->shape);
+  x->nbytes = nbytes;
+  x->dma = b->dma[i];
+  x->where = t->kind == OVTA_TK_CONST ? W_PARAM : b->dma[i] ? W_DMA : W_ARENA;
+  b->src[e->nt] = i;
+  b->map[i] = e->nt++;
+  return 0;
+}
+
+/* Node s's extra constant on the accelerator, when it has one: the bias expanded to ACC elements
+ * [O/BO][B][BO] (vta_pack_bias, named BIAS.acc), or for an ALU operator the identity weight block
+ * (vta_pack_identity, NODE.ident) in the bias slot. The graph's bias must cover every channel. */
+static int add_accel_bias(build *b, int s, ovta_error *err) {
+  ovta_exec *e = b->e;
+  const vta_plan *p = plan_of(b, s);
+  const ovta_node *n = b->g->nodes[s];
+  b->bias_t[s] = -1;
+  if (!p || (!p->op.has_bias && !alu_kind(p))) return 0;
+  bool alu = alu_kind(p);
+  const ovta_tensor *bias = alu ? NULL : n->inputs[2];
+  if (bias && (bias->nbytes < (size_t)p->op.o * 4 || !bias->data))
+    return OVTA_FAIL(err, OVTA_EINVAL, "node %s: bias %s has %zu bytes, %d channels need %d", n->name, bias->name,
+                     bias->nbytes, p->op.o, p->op.o * 4);
+  xtensor *x = &e->t[e->nt];
+  char nm[600];
+  if (alu) snprintf(nm, sizeof nm, "%s.ident", n->name);
+  else snprintf(nm, sizeof nm, "%s.acc", bias->name);
+  x->name = strdup(nm);
+  x->dtype = alu ? OVTA_DT_I8 : OVTA_DT_I32;
+  x->nbytes = vta_bias_bytes(p);
+  x->rank = 1;
+  x->shape[0] = (int64_t)(x->nbytes / (alu ? 1 : 4));
+  x->dma = true;
+  x->where = W_PARAM;
+  b->src[e->nt] = -1;
+  b->bias_t[s] = e->nt++;
+  return 0;
+}
+
+/* Guarantees: the exec tensor table: the graph inputs first, then every other tensor a step uses
+ * in graph order, then the accelerator nodes' extra constants (add_accel_bias), each checked and
+ * with where it lives; the graph inputs and outputs by exec tensor. */
+static int number_tensors(build *b, ovta_error *err) {
+  ovta_exec *e = b->e;
+  const ovta_graph *g = b->g;
+  int nt = g->n_tensors, nn = g->n_nodes, rc;
+  e->t = calloc((size_t)(nt + nn) + 1, sizeof *e->t);
+  e->s = calloc((size_t)nn + 1, sizeof *e->s);
+  e->in = calloc((size_t)g->n_inputs + 1, sizeof(int));
+  e->out = calloc((size_t)g->n_outputs + 1, sizeof(int));
+  b->src = calloc((size_t)(nt + nn) + 1, sizeof *b->src);
+  b->bias_t = calloc((size_t)nn + 1, sizeof *b->bias_t);
+  if (!e->t || !e->s || !e->in || !e->out || !b->src || !b->bias_t)
+    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  for (int pass = 0; pass < 2; pass++) /* the graph inputs, then the rest */
+    for (int i = 0; i < nt; i++) {
+      bool is_input = b->def[i] == -1 && g->tensors[i]->kind == OVTA_TK_INPUT;
+      if ((b->last[i] == -2 && b->def[i] == -2) || (pass == 0) != is_input) continue;
+      if ((rc = add_tensor(b, i, err))) return rc;
+    }
+  for (int s = 0; s < nn; s++)
+    if ((rc = add_accel_bias(b, s, err))) return rc;
+  for (int i = 0; i < g->n_inputs; i++) e->in[e->nin++] = b->map[tindex(g, g->inputs[i])];
+  for (int i = 0; i < g->n_outputs; i++) e->out[e->nout++] = b->map[tindex(g, g->outputs[i])];
   return 0;
 }
 
@@ -270,299 +471,231 @@ static void report_line(FILE *rep, const ovta_node *n, const vta_kernel *k, cons
           (unsigned long long)c->gemm_uops, (unsigned long long)c->alu_uops);
 }
 
+/* Function name of CPU node s: ovta_kS_OP (OP with characters other than letters and digits as _). */
+static void cpu_kernel_name(const ovta_node *n, int s, char *fname, size_t len) {
+  char opn[48];
+  size_t k = 0;
+  for (const char *p = n->op; *p && k < sizeof opn - 1; p++)
+    opn[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+  opn[k] = 0;
+  snprintf(fname, len, "ovta_k%d_%s", s, opn);
+}
+
+/* The next step of the plan (not yet counted in e->ns): node n calling fn with room for nargs
+ * arguments, no DMA buffers, the node's op and MACs for profilers. */
+static xstep *new_step(build *b, const ovta_node *n, const char *fn, int nargs) {
+  xstep *st = &b->e->s[b->e->ns];
+  st->node = strdup(n->name);
+  st->fn = strdup(fn);
+  st->vb[0] = st->vb[1] = st->vb[2] = st->vb[3] = -1;
+  st->args = calloc((size_t)nargs + 1, sizeof(int));
+  st->op = strdup(n->op), st->macs = ovta_node_macs(n);
+  return st;
+}
+
+/* Accelerator node s: its plan compiled through the accel layer's stages (vta_compile_ex: compute
+ * .. host) into the host function ovta_kS_vta, added to the module; its step calls that with the
+ * DMA buffers of x, w (x for ovta.QMaxPool, which has no w and never reads it), the ACC bias or
+ * identity block, and y. */
+static int lower_accel_node(build *b, int s, ovta_error *err) {
+  const ovta_graph *g = b->g;
+  const ovta_node *n = g->nodes[s];
+  char sym[64], ps[256];
+  snprintf(sym, sizeof sym, "ovta_k%d_vta", s);
+  vta_compile_opts co = {.no_jit = true, .symbol = sym};
+  vta_counts c;
+  int rc;
+  if ((rc = vta_compile_ex(plan_of(b, s), &co, &b->kern[s], err)) || (rc = vta_kernel_count(b->kern[s], &c, err)) ||
+      (rc = vta_kernel_module_add(b->kern[s], b->m, err))) {
+    ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
+    return rc;
+  }
+  if (b->o->dump_lir) lir_dump(b->o->dump_lir, vta_kernel_host(b->kern[s]));
+  report_line(b->rep, n, b->kern[s], &c);
+  vta_plan_str(vta_kernel_plan(b->kern[s]), ps, sizeof ps);
+  xstep *st = new_step(b, n, vta_kernel_host(b->kern[s])->name, 0);
+  st->vta = true;
+  st->detail = strdup(ps);
+  st->insns = c.insns, st->uops_recorded = c.uops_recorded, st->kernels = c.kernels;
+  st->vb[VTA_BUF_X] = b->map[tindex(g, n->inputs[0])];
+  st->vb[VTA_BUF_W] = b->map[tindex(g, n->n_inputs > 1 && n->inputs[1] ? n->inputs[1] : n->inputs[0])];
+  st->vb[VTA_BUF_BIAS] = b->bias_t[s];
+  st->vb[VTA_BUF_Y] = b->map[tindex(g, n->outputs[0])];
+  b->e->ns++;
+  return 0;
+}
+
+/* CPU node s: lowered to loop IR by the CPU layer (cpu.h lir_lower_node; ovta.Pack / ovta.Unpack
+ * by exec_lower_layout) as ovta_kS_OP, added to the module; its step passes the node's tensors,
+ * inputs then outputs. */
+static int lower_cpu_node(build *b, int s, ovta_error *err) {
+  const ovta_graph *g = b->g;
+  const ovta_node *n = g->nodes[s];
+  char fname[96];
+  cpu_kernel_name(n, s, fname, sizeof fname);
+  lir_func *f;
+  int rc;
+  if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
+  else rc = lir_lower_node(g, n, fname, &f, err);
+  if (rc) return rc;
+  if (b->e->accel) report_line(b->rep, n, NULL, NULL);
+  if (b->o->dump_lir) lir_dump(b->o->dump_lir, f);
+  rc = lir_module_add(b->m, f, err);
+  lir_func_free(f);
+  if (rc) {
+    ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
+    return rc;
+  }
+  xstep *st = new_step(b, n, fname, n->n_inputs + n->n_outputs);
+  for (int q = 0; q < n->n_inputs; q++)
+    if (n->inputs[q]) st->args[st->nargs++] = b->map[tindex(g, n->inputs[q])];
+  for (int q = 0; q < n->n_outputs; q++)
+    if (n->outputs[q]) st->args[st->nargs++] = b->map[tindex(g, n->outputs[q])];
+  b->e->ns++;
+  return 0;
+}
+
+/* Guarantees: every node lowered, in node order, into one LLVM module, one step each (accelerator
+ * nodes by lower_accel_node, the others by lower_cpu_node); with --dump-lir its loop IR printed,
+ * and (accel) its line in the report. */
+static int lower_nodes(build *b, ovta_error *err) {
+  int rc = lir_module_new(b->g->name ? b->g->name : "graph", &b->o->cg, &b->m, err);
+  for (int s = 0; !rc && s < b->g->n_nodes; s++)
+    rc = plan_of(b, s) ? lower_accel_node(b, s, err) : lower_cpu_node(b, s, err);
+  return rc;
+}
+
+/* Guarantees: the module optimized and, when there is a step, emitted as one object file in
+ * memory (e->obj); the machine it is for (triple, CPU, features) recorded. */
+static int emit_object(build *b, ovta_error *err) {
+  ovta_exec *e = b->e;
+  int rc;
+  if ((rc = lir_module_optimize(b->m, err))) return rc;
+  if (e->ns && (rc = lir_module_emit_object_mem(b->m, &e->obj, &e->obj_len, err))) return rc;
+  const char *tt, *tc, *tf;
+  lir_module_target(b->m, &tt, &tc, &tf);
+  e->triple = strdup(tt), e->cpu = strdup(tc), e->features = strdup(tf);
+  if (!e->triple || !e->cpu || !e->features) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  return 0;
+}
+
+/* Guarantees: params.bin's contents: the graph's constants copied, the accelerator's extra
+ * constants packed (vta_pack_bias / vta_pack_identity), the gaps zero. */
+static int fill_params(build *b, ovta_error *err) {
+  ovta_exec *e = b->e;
+  e->params = malloc(e->params_size ? e->params_size : 1);
+  if (!e->params) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %zu bytes of params", e->params_size);
+  memset(e->params, 0, e->params_size);
+  for (int x = 0; x < e->nt; x++)
+    if (b->src[x] >= 0 && e->t[x].where == W_PARAM)
+      memcpy(e->params + e->t[x].offset, b->g->tensors[b->src[x]]->data, e->t[x].nbytes);
+  for (int s = 0; s < b->g->n_nodes; s++) {
+    if (b->bias_t[s] < 0) continue;
+    const vta_plan *p = plan_of(b, s);
+    void *dst = e->params + e->t[b->bias_t[s]].offset;
+    if (alu_kind(p)) vta_pack_identity(p, (int8_t *)dst);
+    else vta_pack_bias(p, (const int32_t *)b->g->nodes[s]->inputs[2]->data, (int32_t *)dst);
+  }
+  return 0;
+}
+
+/* Guarantees: the memory plan. Constants at aligned offsets of the params blob, in tensor order,
+ * filled (fill_params); values in the arena, in tensor order, each by first fit over the blocks
+ * still live at its producing step (place; a graph input from before the first); DMA tensors
+ * in their own buffers (ovta_exec_attach). arena_size, and unshared: the bytes without reuse. */
+static int plan_memory(build *b, ovta_error *err) {
+  ovta_exec *e = b->e;
+  blk *blks = calloc((size_t)e->nt + 1, sizeof *blks), *tmp = calloc((size_t)e->nt + 1, sizeof *tmp);
+  if (!blks || !tmp) {
+    free(blks), free(tmp);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", b->g->name);
+  }
+  int nb = 0;
+  for (int i = 0; i < e->nt; i++) {
+    xtensor *x = &e->t[i];
+    if (x->where == W_PARAM) {
+      x->offset = e->params_size;
+      e->params_size = align_up(e->params_size + x->nbytes);
+      continue;
+    }
+    e->unshared += align_up(x->nbytes);
+    if (x->where == W_DMA) continue;
+    int def = b->def[b->src[i]], now = def < 0 ? -1 : def;
+    x->offset = place(blks, nb, now, x->nbytes, tmp);
+    blks[nb++] = (blk){x->offset, x->nbytes, b->last[b->src[i]]};
+    if (x->offset + x->nbytes > e->arena_size) e->arena_size = x->offset + x->nbytes;
+  }
+  free(blks), free(tmp);
+  return fill_params(b, err);
+}
+
+/* Guarantees: a plan for this machine loaded: arena allocated, object code in a JIT, every step's
+ * entry point resolved (finish). A plan for another machine (--triple) stays object code only,
+ * and is refused when a device backend was asked for. */
+static int load_jit(build *b, ovta_error *err) {
+  ovta_exec *e = b->e;
+  const char *be = b->o->backend;
+  ovta_error terr = {0};
+  e->foreign = b->o->cg.triple && lir_target_check(e->triple, e->features, &terr) != 0;
+  if (e->foreign && be && strcmp(be, "cpu"))
+    return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan is for %s (%s), not this machine", be, e->triple,
+                     terr.msg);
+  return e->foreign ? 0 : finish(e, err);
+}
+
+/* Guarantees: (accel) the report's summary line; the device opened when the options name one
+ * (ovta_exec_attach: DMA buffers, weights uploaded). */
+static int attach_device(build *b, ovta_error *err) {
+  if (b->rep) {
+    int na = ovta_exec_accel_nodes(b->e);
+    fprintf(b->rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu\n", na, b->e->cfg.name, b->e->ns - na);
+  }
+  if (b->o->backend && strcmp(b->o->backend, "cpu")) return ovta_exec_attach(b->e, b->o->backend, b->o->dev_opts, err);
+  return 0;
+}
+
+/* Frees the compile's state; on success hands the executor out (printing the report when asked),
+ * else frees it. Returns rc. */
+static int build_end(build *b, int rc, ovta_exec **out) {
+  lir_module_free(b->m);
+  free(b->map), free(b->src), free(b->def), free(b->last), free(b->dma), free(b->bias_t);
+  for (int i = 0; b->kern && i < b->g->n_nodes; i++) vta_kernel_free(b->kern[i]);
+  free(b->kern), free(b->plan), free(b->plans), free(b->planned);
+  if (b->rep) {
+    fclose(b->rep);
+    b->e->report = b->rtext;
+  }
+  ovta_graph_free(b->copy);
+  if (rc) {
+    ovta_exec_free(b->e);
+    return rc;
+  }
+  if (b->o->report && b->e->report) fputs(b->e->report, b->o->report);
+  *out = b->e;
+  return 0;
+}
+
+/* The whole compile, one step after the other (compiler/exec/README.md, "The compile pipeline");
+ * a step runs when every step before it succeeded, build_end frees what they left. The tensor
+ * table comes before the lowering because steps name exec tensors; the memory plan comes before
+ * the JIT because loading allocates the planned arena. */
 int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovta_error *err) {
   *out = NULL;
   ovta_exec_opts dflt;
-  if (!o) {
-    ovta_exec_opts_init(&dflt);
-    o = &dflt;
-  }
-  int rc = 0;
-  if (needs_infer(g) && (rc = ovta_infer_graph(g, err))) return rc;
-  ovta_graph *g2 = NULL;
-  vta_kernel **kern = NULL;
-  char *rtext = NULL;
-  size_t rlen = 0;
-  FILE *rep = NULL;
-  ovta_exec *e = calloc(1, sizeof *e);
-  if (!e) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
-  if (o->accel) {
-    if (o->cfg) e->cfg = *o->cfg;
-    else if ((rc = ovta_config_load("default", &e->cfg, err))) {
-      free(e);
-      return rc;
-    }
-    e->accel = true;
-    rep = open_memstream(&rtext, &rlen);
-    g2 = ovta_graph_clone(g);
-    if (!g2 || !rep) {
-      rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
-      free(e);
-      e = NULL;
-      goto early;
-    }
-    if ((rc = accel_prepare(g2, o, &e->cfg, &kern, rep, err))) {
-      free(e);
-      e = NULL;
-      goto early;
-    }
-    g = g2;
-  }
-  int nt = g->n_tensors, nn = g->n_nodes;
-  int *map = malloc(sizeof(int) * (size_t)(nt + 1)); /* graph tensor -> exec tensor, -1 unused */
-  int *def = malloc(sizeof(int) * (size_t)(nt + 1)), *last = malloc(sizeof(int) * (size_t)(nt + 1));
-  bool *dma = calloc((size_t)nt + 1, sizeof *dma);
-  blk *blks = calloc((size_t)nt + 1, sizeof *blks), *tmp = calloc((size_t)nt + 1, sizeof *tmp);
-  lir_module *m = NULL;
-  if (!map || !def || !last || !blks || !tmp || !dma) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
-    goto done;
-  }
-  e->t = calloc((size_t)(nt + nn) + 1, sizeof *e->t);
-  e->s = calloc((size_t)g->n_nodes + 1, sizeof *e->s);
-  e->in = calloc((size_t)g->n_inputs + 1, sizeof(int));
-  e->out = calloc((size_t)g->n_outputs + 1, sizeof(int));
-  if (!e->t || !e->s || !e->in || !e->out) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
-    goto done;
-  }
-  for (int i = 0; i < nt; i++) map[i] = -1, def[i] = -2, last[i] = -2;
-  /* accelerator tensors: x, w and y of every accelerator node live in DMA buffers */
-  for (int s = 0; kern && s < g->n_nodes; s++)
-    if (kern[s]) {
-      const ovta_node *n = g->nodes[s];
-      dma[tindex(g, n->inputs[0])] = dma[tindex(g, n->outputs[0])] = true;
-      if (n->n_inputs > 1 && n->inputs[1]) dma[tindex(g, n->inputs[1])] = true;
-    }
-  /* liveness: def = producing step (-1 for inputs), last = last consuming step */
-  for (int i = 0; i < g->n_inputs; i++) {
-    int k = tindex(g, g->inputs[i]);
-    def[k] = -1;
-    last[k] = g->n_nodes; /* inputs stay intact, so a plan can run again on the same inputs */
-  }
-  for (int s = 0; s < g->n_nodes; s++) {
-    const ovta_node *n = g->nodes[s];
-    for (int k = 0; k < n->n_inputs; k++)
-      if (n->inputs[k]) {
-        int x = tindex(g, n->inputs[k]);
-        if (x >= 0 && s > last[x]) last[x] = s;
-      }
-    for (int k = 0; k < n->n_outputs; k++)
-      if (n->outputs[k]) {
-        int x = tindex(g, n->outputs[k]);
-        def[x] = s;
-        if (last[x] < s) last[x] = s;
-      }
-  }
-  for (int i = 0; i < g->n_outputs; i++) last[tindex(g, g->outputs[i])] = g->n_nodes;
-  /* tensors used: inputs, then every node input/output in order */
-  int nb = 0;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < nt; i++) {
-      const ovta_tensor *t = g->tensors[i];
-      if (last[i] == -2 && def[i] == -2) continue;
-      bool is_input = def[i] == -1 && t->kind == OVTA_TK_INPUT;
-      if ((pass == 0) != is_input) continue;
-      xtensor *x = &e->t[e->nt];
-      if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING || t->dtype == OVTA_DT_F16 ||
-          ovta_tensor_numel(t) < 0) {
-        rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: dtype %s or shape not static", t->name,
-                       ovta_dtype_name(t->dtype));
-        goto done;
-      }
-      if ((uint64_t)ovta_tensor_numel(t) > MAX_ARENA / ovta_dtype_size(t->dtype)) {
-        rc = OVTA_FAIL(err, OVTA_ENOMEM, "tensor %s: %lld elements of %s, above the limit of %zu bytes (16 GiB)",
-                       t->name, (long long)ovta_tensor_numel(t), ovta_dtype_name(t->dtype), MAX_ARENA);
-        goto done;
-      }
-      x->name = strdup(t->name);
-      x->dtype = t->dtype;
-      x->rank = t->rank;
-      memcpy(x->shape, t->shape, sizeof x->shape);
-      x->nbytes = (size_t)ovta_tensor_numel(t) * ovta_dtype_size(t->dtype);
-      x->dma = dma[i];
-      if (t->kind == OVTA_TK_CONST) {
-        if (!t->data || t->nbytes != x->nbytes) {
-          rc = OVTA_FAIL(err, OVTA_EINVAL, "constant %s: %zu bytes of data, shape needs %zu", t->name, t->nbytes, x->nbytes);
-          goto done;
-        }
-        x->where = W_PARAM;
-        x->offset = e->params_size;
-        e->params_size = align_up(e->params_size + x->nbytes);
-      } else if (dma[i]) {
-        x->where = W_DMA; /* its own DMA buffer, given by ovta_exec_attach */
-        e->unshared += align_up(x->nbytes);
-      } else {
-        x->where = W_ARENA;
-        int now = def[i] < 0 ? -1 : def[i];
-        x->offset = place(blks, nb, now, x->nbytes, tmp);
-        blks[nb++] = (blk){x->offset, x->nbytes, last[i]};
-        if (x->offset + x->nbytes > e->arena_size) e->arena_size = x->offset + x->nbytes;
-        e->unshared += align_up(x->nbytes);
-      }
-      map[i] = e->nt++;
-    }
-  /* accelerator biases, expanded to ACC elements [O/BO][B][BO] (vta_pack_bias): new constants */
-  int *bias_t = calloc((size_t)nn + 1, sizeof *bias_t);
-  if (!bias_t) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-    goto done;
-  }
-  for (int s = 0; s < nn; s++) {
-    bias_t[s] = -1;
-    if (!kern || !kern[s] || (!vta_kernel_plan(kern[s])->op.has_bias && !alu_kind(vta_kernel_plan(kern[s])))) continue;
-    const vta_plan *p = vta_kernel_plan(kern[s]);
-    bool alu = alu_kind(p);
-    xtensor *x = &e->t[e->nt];
-    char nm[600];
-    /* ALU operators: the identity weight block (vta_pack_identity) in the bias slot */
-    if (alu) snprintf(nm, sizeof nm, "%s.ident", g->nodes[s]->name);
-    else snprintf(nm, sizeof nm, "%s.acc", g->nodes[s]->inputs[2]->name);
-    x->name = strdup(nm);
-    x->dtype = alu ? OVTA_DT_I8 : OVTA_DT_I32;
-    x->nbytes = vta_bias_bytes(p);
-    x->rank = 1;
-    x->shape[0] = (int64_t)(x->nbytes / (alu ? 1 : 4));
-    x->dma = true;
-    x->where = W_PARAM;
-    x->offset = e->params_size;
-    e->params_size = align_up(e->params_size + x->nbytes);
-    bias_t[s] = e->nt++;
-  }
-  for (int i = 0; i < g->n_inputs; i++) e->in[e->nin++] = map[tindex(g, g->inputs[i])];
-  for (int i = 0; i < g->n_outputs; i++) e->out[e->nout++] = map[tindex(g, g->outputs[i])];
-  e->params = malloc(e->params_size ? e->params_size : 1);
-  if (!e->params) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %zu bytes of params", e->params_size);
-    free(bias_t);
-    goto done;
-  }
-  memset(e->params, 0, e->params_size);
-  for (int i = 0; i < nt; i++)
-    if (map[i] >= 0 && e->t[map[i]].where == W_PARAM)
-      memcpy(e->params + e->t[map[i]].offset, g->tensors[i]->data, e->t[map[i]].nbytes);
-  for (int s = 0; s < nn; s++)
-    if (bias_t[s] >= 0) {
-      const vta_plan *p = vta_kernel_plan(kern[s]);
-      if (alu_kind(p)) {
-        vta_pack_identity(p, (int8_t *)(e->params + e->t[bias_t[s]].offset));
-        continue;
-      }
-      const ovta_tensor *b = g->nodes[s]->inputs[2];
-      if (b->nbytes < (size_t)p->op.o * 4 || !b->data) {
-        rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s: bias %s has %zu bytes, %d channels need %d", g->nodes[s]->name,
-                       b->name, b->nbytes, p->op.o, p->op.o * 4);
-        free(bias_t);
-        goto done;
-      }
-      vta_pack_bias(p, (const int32_t *)b->data, (int32_t *)(e->params + e->t[bias_t[s]].offset));
-    }
-  /* lower and compile every node */
-  rc = lir_module_new(g->name ? g->name : "graph", &o->cg, &m, err);
-  for (int s = 0; !rc && s < g->n_nodes; s++) {
-    const ovta_node *n = g->nodes[s];
-    xstep *st = &e->s[e->ns];
-    if (kern && kern[s]) {
-      vta_counts c;
-      if ((rc = vta_kernel_count(kern[s], &c, err)) || (rc = vta_kernel_module_add(kern[s], m, err))) {
-        ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
-        break;
-      }
-      if (o->dump_lir) lir_dump(o->dump_lir, vta_kernel_host(kern[s]));
-      report_line(rep, n, kern[s], &c);
-      char ps[256];
-      vta_plan_str(vta_kernel_plan(kern[s]), ps, sizeof ps);
-      st->vta = true;
-      st->detail = strdup(ps);
-      st->insns = c.insns, st->uops_recorded = c.uops_recorded, st->kernels = c.kernels;
-      st->node = strdup(n->name);
-      st->fn = strdup(vta_kernel_host(kern[s])->name);
-      st->args = calloc(1, sizeof(int));
-      st->vb[VTA_BUF_X] = map[tindex(g, n->inputs[0])];
-      /* ovta.QMaxPool has no w operand: its host code never reads that buffer */
-      st->vb[VTA_BUF_W] = map[tindex(g, n->n_inputs > 1 && n->inputs[1] ? n->inputs[1] : n->inputs[0])];
-      st->vb[VTA_BUF_BIAS] = bias_t[s];
-      st->vb[VTA_BUF_Y] = map[tindex(g, n->outputs[0])];
-      st->op = strdup(n->op), st->macs = ovta_node_macs(n);
-      e->ns++;
-      continue;
-    }
-    char fname[96], opn[48];
-    size_t k = 0;
-    for (const char *p = n->op; *p && k < sizeof opn - 1; p++)
-      opn[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
-    opn[k] = 0;
-    snprintf(fname, sizeof fname, "ovta_k%d_%s", s, opn);
-    lir_func *f;
-    if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
-    else rc = lir_lower_node(g, n, fname, &f, err);
-    if (rc) break;
-    if (e->accel) report_line(rep, n, NULL, NULL);
-    if (o->dump_lir) lir_dump(o->dump_lir, f);
-    rc = lir_module_add(m, f, err);
-    lir_func_free(f);
-    if (rc) {
-      ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
-      break;
-    }
-    st->node = strdup(n->name);
-    st->fn = strdup(fname);
-    st->vb[0] = st->vb[1] = st->vb[2] = st->vb[3] = -1;
-    st->args = calloc((size_t)(n->n_inputs + n->n_outputs) + 1, sizeof(int));
-    for (int q = 0; q < n->n_inputs; q++)
-      if (n->inputs[q]) st->args[st->nargs++] = map[tindex(g, n->inputs[q])];
-    for (int q = 0; q < n->n_outputs; q++)
-      if (n->outputs[q]) st->args[st->nargs++] = map[tindex(g, n->outputs[q])];
-    st->op = strdup(n->op), st->macs = ovta_node_macs(n);
-    e->ns++;
-  }
-  free(bias_t);
-  if (rc) goto done;
-  if ((rc = lir_module_optimize(m, err))) goto done;
-  if (e->ns && (rc = lir_module_emit_object_mem(m, &e->obj, &e->obj_len, err))) goto done;
-  const char *tt, *tc, *tf;
-  lir_module_target(m, &tt, &tc, &tf);
-  e->triple = strdup(tt), e->cpu = strdup(tc), e->features = strdup(tf);
-  if (!e->triple || !e->cpu || !e->features) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-    goto done;
-  }
-  ovta_error terr = {0};
-  e->foreign = o->cg.triple && lir_target_check(e->triple, e->features, &terr) != 0;
-  if (e->foreign && o->backend && strcmp(o->backend, "cpu"))
-    rc = OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan is for %s (%s), not this machine", o->backend, e->triple,
-                   terr.msg);
-  else if (!e->foreign)
-    rc = finish(e, err);
-  if (!rc && rep) {
-    int na = ovta_exec_accel_nodes(e);
-    fprintf(rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu\n", na, e->cfg.name, e->ns - na);
-  }
-  if (!rc && o->backend && strcmp(o->backend, "cpu")) rc = ovta_exec_attach(e, o->backend, o->dev_opts, err);
-done:
-  lir_module_free(m);
-  free(map);
-  free(def);
-  free(last);
-  free(blks);
-  free(tmp);
-  free(dma);
-early:
-  if (kern)
-    for (int i = 0; g2 && i < g2->n_nodes; i++) vta_kernel_free(kern[i]);
-  free(kern);
-  if (rep) {
-    fclose(rep);
-    if (e) e->report = rtext;
-    else free(rtext);
-  }
-  ovta_graph_free(g2);
-  if (rc) ovta_exec_free(e);
-  else {
-    if (o->report && e->report) fputs(e->report, o->report);
-    *out = e;
-  }
-  return rc;
+  build b;
+  build_init(&b, g, o, &dflt);
+  int rc = infer_graph(&b, err);           /* graph: types and shapes recomputed */
+  if (!rc) rc = new_exec(&b, err);         /* the executor; accel: config, report, graph copy */
+  if (!rc) rc = accel_passes(&b, err);     /* accel: pack, partition */
+  if (!rc) rc = plan_accel_nodes(&b, err); /* accel: each node planned once, or CPU fallback */
+  if (!rc) rc = live_ranges(&b, err);      /* per tensor: first and last step, DMA buffer or not */
+  if (!rc) rc = number_tensors(&b, err);   /* the tensor table the steps refer to */
+  if (!rc) rc = lower_nodes(&b, err);      /* per node: CPU lowering or accel stages, one module */
+  if (!rc) rc = emit_object(&b, err);      /* LLVM: optimize, object code */
+  if (!rc) rc = plan_memory(&b, err);      /* params blob, arena offsets */
+  if (!rc) rc = load_jit(&b, err);         /* JIT: object loaded, steps resolved */
+  if (!rc) rc = attach_device(&b, err);    /* report summary; the device, when asked for */
+  return build_end(&b, rc, out);
 }
 
 /* ---------------------------------------------------------------- run */
@@ -837,154 +970,207 @@ static int read_bin(const char *dir, const char *name, void **d, size_t *n, ovta
   return rc;
 }
 
-int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
-  *out = NULL;
+/* The error for a plan.json that is not what ovta_exec_save writes, at the tensor / step reached. */
+static int malformed(const ovta_exec *e, const char *where, ovta_error *err) {
+  return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed plan (tensor %d, step %d)", where, e->nt, e->ns);
+}
+
+/* Guarantees: *root is DIR/plan.json parsed; where names it for errors. */
+static int read_plan_json(const char *dir, char *where, size_t wlen, cJSON **root, ovta_error *err) {
   void *txt;
   size_t len;
+  snprintf(where, wlen, "%s/plan.json", dir);
   int rc = read_bin(dir, "plan.json", &txt, &len, err);
   if (rc) return rc;
-  cJSON *root = cJSON_Parse(txt);
+  *root = cJSON_Parse(txt);
   free(txt);
-  char where[4200];
-  snprintf(where, sizeof where, "%s/plan.json", dir);
-  if (!root) return OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", where);
-  ovta_exec *e = calloc(1, sizeof *e);
+  return *root ? 0 : OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", where);
+}
+
+/* Guarantees: the format is this one (with tensors, steps, inputs, outputs arrays); accel plans
+ * have their config and report; the arena and unshared sizes read. */
+static int load_header(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-  const cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "tensors"), *ss = cJSON_GetObjectItemCaseSensitive(root, "steps");
-  const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inputs"), *ou = cJSON_GetObjectItemCaseSensitive(root, "outputs");
   int64_t v;
-  if (!e) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-    goto done;
-  }
-  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, PLAN_FORMAT) != 0 || !cJSON_IsArray(ts) || !cJSON_IsArray(ss) ||
-      !cJSON_IsArray(in) || !cJSON_IsArray(ou)) {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: not an %s plan (format, tensors, steps, inputs, outputs)", where, PLAN_FORMAT);
-    goto done;
-  }
+  int rc;
+  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, PLAN_FORMAT) != 0 ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "tensors")) ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "steps")) ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "inputs")) ||
+      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "outputs")))
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: not an %s plan (format, tensors, steps, inputs, outputs)", where, PLAN_FORMAT);
   const cJSON *ac = cJSON_GetObjectItemCaseSensitive(root, "accel");
   if (ac) {
     const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(ac, "config"), *rp = cJSON_GetObjectItemCaseSensitive(ac, "report");
     char *cj = cfg ? cJSON_PrintUnformatted(cfg) : NULL;
     rc = cj ? ovta_config_parse(cj, where, &e->cfg, err) : OVTA_FAIL(err, OVTA_EPARSE, "%s: accel without config", where);
     free(cj);
-    if (rc) goto done;
+    if (rc) return rc;
     e->accel = true;
     e->report = strdup(cJSON_IsString(rp) ? rp->valuestring : "");
   }
-  if (!jint(root, "arena_bytes", (int64_t)1 << 40, &v)) goto bad;
+  if (!jint(root, "arena_bytes", (int64_t)1 << 40, &v)) return malformed(e, where, err);
   e->arena_size = (size_t)v;
-  if (!jint(root, "unshared_bytes", (int64_t)1 << 50, &v)) goto bad;
+  if (!jint(root, "unshared_bytes", (int64_t)1 << 50, &v)) return malformed(e, where, err);
   e->unshared = (size_t)v;
-  int n = cJSON_GetArraySize(ts);
-  e->t = calloc((size_t)n + 1, sizeof *e->t);
-  e->s = calloc((size_t)cJSON_GetArraySize(ss) + 1, sizeof *e->s);
-  e->in = calloc((size_t)cJSON_GetArraySize(in) + 1, sizeof(int));
-  e->out = calloc((size_t)cJSON_GetArraySize(ou) + 1, sizeof(int));
-  if ((rc = read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err))) goto done;
-  const cJSON *it;
-  cJSON_ArrayForEach(it, ts) {
-    xtensor *x = &e->t[e->nt];
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name"), *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
-    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(it, "shape"), *wh = cJSON_GetObjectItemCaseSensitive(it, "where");
-    if (!cJSON_IsString(nm) || !cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsString(wh)) goto bad;
-    x->name = strdup(nm->valuestring);
-    x->dtype = ovta_dtype_parse(dt->valuestring);
-    x->rank = cJSON_GetArraySize(sh);
-    if (x->dtype == OVTA_DT_UNDEF || x->rank > OVTA_MAX_RANK) goto bad;
-    for (int d = 0; d < x->rank; d++) {
-      const cJSON *s = cJSON_GetArrayItem(sh, d);
-      if (!cJSON_IsNumber(s) || s->valuedouble < 0) goto bad;
-      x->shape[d] = (int64_t)s->valuedouble;
-    }
-    x->where = strcmp(wh->valuestring, "params") == 0 ? W_PARAM : strcmp(wh->valuestring, "dma") == 0 ? W_DMA : W_ARENA;
-    x->dma = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "dma")) || x->where == W_DMA;
-    if (!jint(it, "offset", (int64_t)1 << 50, &v)) goto bad;
-    x->offset = (size_t)v;
-    if (!jint(it, "bytes", (int64_t)1 << 50, &v)) goto bad;
-    x->nbytes = (size_t)v;
-    int64_t numel = ovta_shape_numel(x->shape, x->rank);
-    size_t lim = x->where == W_PARAM ? e->params_size : x->where == W_DMA ? x->nbytes : e->arena_size;
-    if (x->where == W_DMA) x->offset = 0;
-    if (numel < 0 || (size_t)numel * ovta_dtype_size(x->dtype) != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset) {
-      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
-      e->nt++;
-      goto done;
-    }
-    e->nt++;
+  return 0;
+}
+
+/* Guarantees: room for every tensor, step, input and output; the params blob read. */
+static int load_params(ovta_exec *e, const cJSON *root, const char *dir, ovta_error *err) {
+  e->t = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "tensors")) + 1, sizeof *e->t);
+  e->s = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "steps")) + 1, sizeof *e->s);
+  e->in = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "inputs")) + 1, sizeof(int));
+  e->out = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "outputs")) + 1, sizeof(int));
+  return read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err);
+}
+
+/* One tensor of plan.json as the next exec tensor: name, dtype, static shape, where it lives; its
+ * offset and bytes inside the params blob, the arena or its DMA buffer. */
+static int load_tensor(ovta_exec *e, const cJSON *it, const char *where, ovta_error *err) {
+  xtensor *x = &e->t[e->nt];
+  int64_t v;
+  const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name"), *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
+  const cJSON *sh = cJSON_GetObjectItemCaseSensitive(it, "shape"), *wh = cJSON_GetObjectItemCaseSensitive(it, "where");
+  if (!cJSON_IsString(nm) || !cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsString(wh)) return malformed(e, where, err);
+  x->name = strdup(nm->valuestring);
+  x->dtype = ovta_dtype_parse(dt->valuestring);
+  x->rank = cJSON_GetArraySize(sh);
+  if (x->dtype == OVTA_DT_UNDEF || x->rank > OVTA_MAX_RANK) goto bad;
+  for (int d = 0; d < x->rank; d++) {
+    const cJSON *s = cJSON_GetArrayItem(sh, d);
+    if (!cJSON_IsNumber(s) || s->valuedouble < 0) goto bad;
+    x->shape[d] = (int64_t)s->valuedouble;
   }
-  cJSON_ArrayForEach(it, ss) {
-    xstep *s = &e->s[e->ns];
-    const cJSON *nd = cJSON_GetObjectItemCaseSensitive(it, "node"), *fn = cJSON_GetObjectItemCaseSensitive(it, "fn");
-    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(it, "args");
-    if (!cJSON_IsString(nd) || !cJSON_IsString(fn) || !cJSON_IsArray(ar)) goto bad;
-    s->node = strdup(nd->valuestring);
-    s->fn = strdup(fn->valuestring);
-    s->args = calloc((size_t)cJSON_GetArraySize(ar) + 1, sizeof(int));
-    s->vb[0] = s->vb[1] = s->vb[2] = s->vb[3] = -1;
-    e->ns++;
-    const cJSON *op = cJSON_GetObjectItemCaseSensitive(it, "op");
-    if (cJSON_IsString(op)) s->op = strdup(op->valuestring);
-    if (jint(it, "macs", (int64_t)1 << 52, &v)) s->macs = v;
-    const cJSON *kd = cJSON_GetObjectItemCaseSensitive(it, "kind");
-    if (cJSON_IsString(kd) && !strcmp(kd->valuestring, "vta")) {
-      const cJSON *vb = cJSON_GetObjectItemCaseSensitive(it, "bufs"), *dt = cJSON_GetObjectItemCaseSensitive(it, "detail");
-      if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) != VTA_BUF_COUNT || !e->accel) goto bad;
-      for (int b = 0; b < VTA_BUF_COUNT; b++) {
-        const cJSON *q = cJSON_GetArrayItem(vb, b);
-        if (!cJSON_IsNumber(q) || q->valuedouble < -1 || q->valuedouble >= e->nt) goto bad;
-        s->vb[b] = (int)q->valuedouble;
-        if (s->vb[b] >= 0 && !e->t[s->vb[b]].dma) goto bad;
-      }
-      if (s->vb[VTA_BUF_X] < 0 || s->vb[VTA_BUF_W] < 0 || s->vb[VTA_BUF_Y] < 0) goto bad;
-      s->vta = true;
-      s->detail = strdup(cJSON_IsString(dt) ? dt->valuestring : "");
-      if (jint(it, "insns", (int64_t)1 << 50, &v)) s->insns = (uint64_t)v;
-      if (jint(it, "uops_recorded", (int64_t)1 << 50, &v)) s->uops_recorded = (uint64_t)v;
-      if (jint(it, "kernels", (int64_t)1 << 50, &v)) s->kernels = (uint64_t)v;
-    } else if (kd) {
-      goto bad;
-    }
-    const cJSON *a;
-    cJSON_ArrayForEach(a, ar) {
-      if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
-      s->args[s->nargs++] = (int)a->valuedouble;
-    }
+  x->where = strcmp(wh->valuestring, "params") == 0 ? W_PARAM : strcmp(wh->valuestring, "dma") == 0 ? W_DMA : W_ARENA;
+  x->dma = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "dma")) || x->where == W_DMA;
+  if (!jint(it, "offset", (int64_t)1 << 50, &v)) goto bad;
+  x->offset = (size_t)v;
+  if (!jint(it, "bytes", (int64_t)1 << 50, &v)) goto bad;
+  x->nbytes = (size_t)v;
+  int64_t numel = ovta_shape_numel(x->shape, x->rank);
+  size_t lim = x->where == W_PARAM ? e->params_size : x->where == W_DMA ? x->nbytes : e->arena_size;
+  if (x->where == W_DMA) x->offset = 0;
+  e->nt++;
+  if (numel < 0 || (size_t)numel * ovta_dtype_size(x->dtype) != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset)
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
+  return 0;
+bad:
+  free(x->name);
+  x->name = NULL;
+  return malformed(e, where, err);
+}
+
+/* The accelerator fields of step s: its DMA buffers (x, w, y required; each a DMA tensor), tiling
+ * and host-code counts. Only in an accel plan. */
+static int load_vta_step(ovta_exec *e, xstep *s, const cJSON *it, const char *where, ovta_error *err) {
+  int64_t v;
+  const cJSON *vb = cJSON_GetObjectItemCaseSensitive(it, "bufs"), *dt = cJSON_GetObjectItemCaseSensitive(it, "detail");
+  if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) != VTA_BUF_COUNT || !e->accel) return malformed(e, where, err);
+  for (int b = 0; b < VTA_BUF_COUNT; b++) {
+    const cJSON *q = cJSON_GetArrayItem(vb, b);
+    if (!cJSON_IsNumber(q) || q->valuedouble < -1 || q->valuedouble >= e->nt) return malformed(e, where, err);
+    s->vb[b] = (int)q->valuedouble;
+    if (s->vb[b] >= 0 && !e->t[s->vb[b]].dma) return malformed(e, where, err);
+  }
+  if (s->vb[VTA_BUF_X] < 0 || s->vb[VTA_BUF_W] < 0 || s->vb[VTA_BUF_Y] < 0) return malformed(e, where, err);
+  s->vta = true;
+  s->detail = strdup(cJSON_IsString(dt) ? dt->valuestring : "");
+  if (jint(it, "insns", (int64_t)1 << 50, &v)) s->insns = (uint64_t)v;
+  if (jint(it, "uops_recorded", (int64_t)1 << 50, &v)) s->uops_recorded = (uint64_t)v;
+  if (jint(it, "kernels", (int64_t)1 << 50, &v)) s->kernels = (uint64_t)v;
+  return 0;
+}
+
+/* One step of plan.json as the next step: node, function, op and MACs, the accelerator fields
+ * ("kind": "vta") and the arguments, each a tensor loaded before. */
+static int load_step(ovta_exec *e, const cJSON *it, const char *where, ovta_error *err) {
+  xstep *s = &e->s[e->ns];
+  int64_t v;
+  const cJSON *nd = cJSON_GetObjectItemCaseSensitive(it, "node"), *fn = cJSON_GetObjectItemCaseSensitive(it, "fn");
+  const cJSON *ar = cJSON_GetObjectItemCaseSensitive(it, "args");
+  if (!cJSON_IsString(nd) || !cJSON_IsString(fn) || !cJSON_IsArray(ar)) return malformed(e, where, err);
+  s->node = strdup(nd->valuestring);
+  s->fn = strdup(fn->valuestring);
+  s->args = calloc((size_t)cJSON_GetArraySize(ar) + 1, sizeof(int));
+  s->vb[0] = s->vb[1] = s->vb[2] = s->vb[3] = -1;
+  e->ns++;
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(it, "op");
+  if (cJSON_IsString(op)) s->op = strdup(op->valuestring);
+  if (jint(it, "macs", (int64_t)1 << 52, &v)) s->macs = v;
+  const cJSON *kd = cJSON_GetObjectItemCaseSensitive(it, "kind");
+  if (cJSON_IsString(kd) && !strcmp(kd->valuestring, "vta")) {
+    int rc = load_vta_step(e, s, it, where, err);
+    if (rc) return rc;
+  } else if (kd) {
+    return malformed(e, where, err);
   }
   const cJSON *a;
-  cJSON_ArrayForEach(a, in) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
+  cJSON_ArrayForEach(a, ar) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
+    s->args[s->nargs++] = (int)a->valuedouble;
+  }
+  return 0;
+}
+
+/* Guarantees: every tensor, then every step, loaded and checked (load_tensor, load_step). */
+static int load_tensors_and_steps(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
+  const cJSON *it;
+  int rc;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "tensors"))
+    if ((rc = load_tensor(e, it, where, err))) return rc;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "steps"))
+    if ((rc = load_step(e, it, where, err))) return rc;
+  return 0;
+}
+
+/* Guarantees: the graph inputs and outputs, each a tensor loaded. */
+static int load_io(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
+  const cJSON *a;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "inputs")) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
     e->in[e->nin++] = (int)a->valuedouble;
   }
-  cJSON_ArrayForEach(a, ou) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) goto bad;
+  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "outputs")) {
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
     e->out[e->nout++] = (int)a->valuedouble;
   }
-  /* the machine kernels.o is for (plans without "target" predate it: this machine's) */
+  return 0;
+}
+
+/* Guarantees: the machine kernels.o is for (triple, CPU, features) recorded and able to run here
+ * (plans without "target" predate it: this machine's). */
+static int load_target(ovta_exec *e, const cJSON *root, const char *dir, const char *where, ovta_error *err) {
   const cJSON *tg = cJSON_GetObjectItemCaseSensitive(root, "target");
-  if (tg) {
-    const cJSON *tt = cJSON_GetObjectItemCaseSensitive(tg, "triple"), *tc = cJSON_GetObjectItemCaseSensitive(tg, "cpu");
-    const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tg, "features");
-    if (!cJSON_IsString(tt) || !cJSON_IsString(tc) || !cJSON_IsString(tf)) {
-      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed target (triple, cpu, features)", where);
-      goto done;
-    }
-    e->triple = strdup(tt->valuestring), e->cpu = strdup(tc->valuestring), e->features = strdup(tf->valuestring);
-    if (!e->triple || !e->cpu || !e->features) {
-      rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-      goto done;
-    }
-    if ((rc = lir_target_check(e->triple, e->features, err))) {
-      ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
-      goto done;
-    }
-  }
-  if (e->ns && (rc = read_bin(dir, "kernels.o", &e->obj, &e->obj_len, err))) goto done;
-  rc = finish(e, err);
-  goto done;
-bad:
-  rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed plan (tensor %d, step %d)", where, e->nt, e->ns);
-done:
+  if (!tg) return 0;
+  const cJSON *tt = cJSON_GetObjectItemCaseSensitive(tg, "triple"), *tc = cJSON_GetObjectItemCaseSensitive(tg, "cpu");
+  const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tg, "features");
+  if (!cJSON_IsString(tt) || !cJSON_IsString(tc) || !cJSON_IsString(tf))
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed target (triple, cpu, features)", where);
+  e->triple = strdup(tt->valuestring), e->cpu = strdup(tc->valuestring), e->features = strdup(tf->valuestring);
+  if (!e->triple || !e->cpu || !e->features) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  int rc = lir_target_check(e->triple, e->features, err);
+  if (rc) ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
+  return rc;
+}
+
+/* A plan folder back into an executor, one step after the other: every offset and size checked
+ * against the blobs, kernels.o loaded into a JIT without recompiling. */
+int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
+  *out = NULL;
+  char where[4200];
+  cJSON *root = NULL;
+  int rc = read_plan_json(dir, where, sizeof where, &root, err);
+  if (rc) return rc;
+  ovta_exec *e = calloc(1, sizeof *e);
+  if (!e) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  if (!rc) rc = load_header(e, root, where, err);              /* format, accel config and report, sizes */
+  if (!rc) rc = load_params(e, root, dir, err);                /* params.bin */
+  if (!rc) rc = load_tensors_and_steps(e, root, where, err);   /* the tensor table, the steps */
+  if (!rc) rc = load_io(e, root, where, err);                  /* graph inputs and outputs */
+  if (!rc) rc = load_target(e, root, dir, where, err);         /* the machine of kernels.o */
+  if (!rc && e->ns) rc = read_bin(dir, "kernels.o", &e->obj, &e->obj_len, err); /* object code */
+  if (!rc) rc = finish(e, err);                                /* arena, JIT, steps resolved */
   cJSON_Delete(root);
   if (rc) ovta_exec_free(e);
   else *out = e;

@@ -288,9 +288,9 @@ static int name_list(rd *r, const cJSON *a, const char *what, const char *where,
   return OVTA_OK;
 }
 
-static int read_graph(rd *r, const cJSON *root, ovta_graph *g) {
+/* The graph's "name" and "opset". */
+static int read_header(rd *r, const cJSON *root, ovta_graph *g) {
   ovta_error *e = r->err;
-  if (!cJSON_IsObject(root)) return OVTA_FAIL(e, OVTA_EPARSE, "%s: the graph must be a JSON object", r->origin);
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "name");
   if (cJSON_IsString(v)) {
     free(g->name);
@@ -302,6 +302,13 @@ static int read_graph(rd *r, const cJSON *root, ovta_graph *g) {
       return OVTA_FAIL(e, OVTA_EPARSE, "%s: \"opset\" must be a small integer", r->origin);
     g->opset = (int)v->valuedouble;
   }
+  return OVTA_OK;
+}
+
+/* Every entry of "tensors": a named tensor of the graph with its kind (input, const, value; one
+ * with data is a constant, a constant needs data) and body (read_tensor_body). */
+static int read_tensors(rd *r, const cJSON *root, ovta_graph *g) {
+  ovta_error *e = r->err;
   const cJSON *ts = cJSON_GetObjectItemCaseSensitive(root, "tensors");
   if (ts && !cJSON_IsArray(ts)) return OVTA_FAIL(e, OVTA_EPARSE, "%s: \"tensors\" must be an array", r->origin);
   const cJSON *t;
@@ -326,60 +333,72 @@ static int read_graph(rd *r, const cJSON *root, ovta_graph *g) {
       return OVTA_FAIL(e, OVTA_EPARSE, "%s: constant tensor '%s' has no \"data\"", r->origin, x->name);
     idx++;
   }
-  const cJSON *ns = cJSON_GetObjectItemCaseSensitive(root, "nodes");
-  if (ns && !cJSON_IsArray(ns)) return OVTA_FAIL(e, OVTA_EPARSE, "%s: \"nodes\" must be an array", r->origin);
-  idx = 0;
-  cJSON_ArrayForEach(t, ns) {
-    char where[96];
-    const cJSON *nm = cJSON_GetObjectItemCaseSensitive(t, "name");
-    const cJSON *op = cJSON_GetObjectItemCaseSensitive(t, "op");
-    snprintf(where, sizeof where, "nodes[%d]", idx);
-    if (!cJSON_IsString(op) || !op->valuestring[0])
-      return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s needs an \"op\"", r->origin, where);
-    if (cJSON_IsString(nm)) snprintf(where, sizeof where, "node '%s'", nm->valuestring);
-    const cJSON *in = cJSON_GetObjectItemCaseSensitive(t, "inputs"), *out = cJSON_GetObjectItemCaseSensitive(t, "outputs");
-    int ni, no;
-    if (name_list(r, in, "inputs", where, &ni) || name_list(r, out, "outputs", where, &no)) return e->code;
-    const char **iv = calloc((size_t)ni + 1, sizeof *iv), **ov = calloc((size_t)no + 1, sizeof *ov);
-    if (!iv || !ov) {
-      free(iv);
-      free(ov);
-      return OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");
-    }
-    int k = 0;
-    const cJSON *d;
-    cJSON_ArrayForEach(d, in) iv[k++] = d->valuestring;
-    k = 0;
-    cJSON_ArrayForEach(d, out) ov[k++] = d->valuestring;
-    if (cJSON_IsString(nm) && ovta_graph_node(g, nm->valuestring)) {
-      free(iv);
-      free(ov);
-      return OVTA_FAIL(e, OVTA_EPARSE, "%s: node name '%s' is used twice", r->origin, nm->valuestring);
-    }
-    ovta_node *n = ovta_graph_add_node(g, op->valuestring, cJSON_IsString(nm) ? nm->valuestring : NULL, ni, iv, no, ov, e);
+  return OVTA_OK;
+}
+
+/* A node's "attrs" (read_attr each), "target" (cpu, accel, any) and "region". */
+static int read_node_extras(rd *r, const cJSON *t, ovta_node *n, const char *where) {
+  ovta_error *e = r->err;
+  const cJSON *at = cJSON_GetObjectItemCaseSensitive(t, "attrs"), *d;
+  if (at && !cJSON_IsObject(at)) return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s: \"attrs\" must be an object", r->origin, where);
+  cJSON_ArrayForEach(d, at) if (read_attr(r, n, d)) return e->code;
+  const cJSON *tg = cJSON_GetObjectItemCaseSensitive(t, "target");
+  if (tg) {
+    const char *s = cJSON_IsString(tg) ? tg->valuestring : "";
+    if (!strcmp(s, "cpu")) n->target = OVTA_TARGET_CPU;
+    else if (!strcmp(s, "accel")) n->target = OVTA_TARGET_ACCEL;
+    else if (!strcmp(s, "any")) n->target = OVTA_TARGET_ANY;
+    else return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s: unknown target", r->origin, where);
+  }
+  const cJSON *rg = cJSON_GetObjectItemCaseSensitive(t, "region");
+  if (rg) {
+    if (!is_int(rg) || rg->valuedouble < -1 || rg->valuedouble > 1e9)
+      return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s: \"region\" must be an integer", r->origin, where);
+    n->region = (int)rg->valuedouble;
+  }
+  return OVTA_OK;
+}
+
+/* Entry idx of "nodes": a node with an "op", a name used once, its inputs and outputs by tensor
+ * name, and its extras (read_node_extras). */
+static int read_node(rd *r, const cJSON *t, int idx, ovta_graph *g) {
+  ovta_error *e = r->err;
+  char where[96];
+  const cJSON *nm = cJSON_GetObjectItemCaseSensitive(t, "name");
+  const cJSON *op = cJSON_GetObjectItemCaseSensitive(t, "op");
+  snprintf(where, sizeof where, "nodes[%d]", idx);
+  if (!cJSON_IsString(op) || !op->valuestring[0]) return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s needs an \"op\"", r->origin, where);
+  if (cJSON_IsString(nm)) snprintf(where, sizeof where, "node '%s'", nm->valuestring);
+  const cJSON *in = cJSON_GetObjectItemCaseSensitive(t, "inputs"), *out = cJSON_GetObjectItemCaseSensitive(t, "outputs");
+  int ni, no;
+  if (name_list(r, in, "inputs", where, &ni) || name_list(r, out, "outputs", where, &no)) return e->code;
+  const char **iv = calloc((size_t)ni + 1, sizeof *iv), **ov = calloc((size_t)no + 1, sizeof *ov);
+  if (!iv || !ov) {
     free(iv);
     free(ov);
-    if (!n) return ovta_error_wrap(e, "%s", r->origin);
-    const cJSON *at = cJSON_GetObjectItemCaseSensitive(t, "attrs");
-    if (at && !cJSON_IsObject(at))
-      return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s: \"attrs\" must be an object", r->origin, where);
-    cJSON_ArrayForEach(d, at) if (read_attr(r, n, d)) return e->code;
-    const cJSON *tg = cJSON_GetObjectItemCaseSensitive(t, "target");
-    if (tg) {
-      const char *s = cJSON_IsString(tg) ? tg->valuestring : "";
-      if (!strcmp(s, "cpu")) n->target = OVTA_TARGET_CPU;
-      else if (!strcmp(s, "accel")) n->target = OVTA_TARGET_ACCEL;
-      else if (!strcmp(s, "any")) n->target = OVTA_TARGET_ANY;
-      else return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s: unknown target", r->origin, where);
-    }
-    const cJSON *rg = cJSON_GetObjectItemCaseSensitive(t, "region");
-    if (rg) {
-      if (!is_int(rg) || rg->valuedouble < -1 || rg->valuedouble > 1e9)
-        return OVTA_FAIL(e, OVTA_EPARSE, "%s: %s: \"region\" must be an integer", r->origin, where);
-      n->region = (int)rg->valuedouble;
-    }
-    idx++;
+    return OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");
   }
+  int k = 0;
+  const cJSON *d;
+  cJSON_ArrayForEach(d, in) iv[k++] = d->valuestring;
+  k = 0;
+  cJSON_ArrayForEach(d, out) ov[k++] = d->valuestring;
+  if (cJSON_IsString(nm) && ovta_graph_node(g, nm->valuestring)) {
+    free(iv);
+    free(ov);
+    return OVTA_FAIL(e, OVTA_EPARSE, "%s: node name '%s' is used twice", r->origin, nm->valuestring);
+  }
+  ovta_node *n = ovta_graph_add_node(g, op->valuestring, cJSON_IsString(nm) ? nm->valuestring : NULL, ni, iv, no, ov, e);
+  free(iv);
+  free(ov);
+  if (!n) return ovta_error_wrap(e, "%s", r->origin);
+  return read_node_extras(r, t, n, where);
+}
+
+/* The graph's "inputs" (a name not yet a tensor becomes one; each of kind input) and "outputs"
+ * (tensors of the graph); every tensor of kind input is listed. */
+static int read_io(rd *r, const cJSON *root, ovta_graph *g) {
+  ovta_error *e = r->err;
   for (int pass = 0; pass < 2; pass++) {
     const char *key = pass ? "outputs" : "inputs";
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, key);
@@ -411,6 +430,20 @@ static int read_graph(rd *r, const cJSON *root, ovta_graph *g) {
         return OVTA_FAIL(e, OVTA_EPARSE, "%s: tensor '%s' has kind input but is not in \"inputs\"", r->origin,
                          g->tensors[i]->name);
     }
+  return OVTA_OK;
+}
+
+/* A JSON graph: header, tensors, nodes in order, inputs and outputs, then topologically sorted. */
+static int read_graph(rd *r, const cJSON *root, ovta_graph *g) {
+  ovta_error *e = r->err;
+  int rc;
+  if (!cJSON_IsObject(root)) return OVTA_FAIL(e, OVTA_EPARSE, "%s: the graph must be a JSON object", r->origin);
+  if ((rc = read_header(r, root, g)) || (rc = read_tensors(r, root, g))) return rc;
+  const cJSON *ns = cJSON_GetObjectItemCaseSensitive(root, "nodes"), *t;
+  if (ns && !cJSON_IsArray(ns)) return OVTA_FAIL(e, OVTA_EPARSE, "%s: \"nodes\" must be an array", r->origin);
+  int idx = 0;
+  cJSON_ArrayForEach(t, ns) if ((rc = read_node(r, t, idx++, g))) return rc;
+  if ((rc = read_io(r, root, g))) return rc;
   return ovta_graph_toposort(g, e);
 }
 

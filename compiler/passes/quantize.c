@@ -111,6 +111,162 @@ static int q_output(ovta_graph *g, ovta_node *n, ovta_tensor *y, int ey, int nt0
   return OVTA_OK;
 }
 
+/* One run of the quantize pass: what it knows per tensor and node of the graph as it was before
+ * (tensor id < nt0, node index < nn0). */
+typedef struct qstate {
+  ovta_graph *g;
+  int nt0, nn0;        /* tensors and nodes before the pass */
+  int *texp;           /* per tensor: its exponent, when have */
+  char *have;          /* per tensor: texp known (annotation or calibration) */
+  char *willq;         /* per tensor: produced quantized by a node of the pass */
+  char *kind;          /* per node: QK_* (what it becomes), QK_NONE: stays */
+  ovta_tensor **qtwin; /* per tensor: its int8 twin, once made */
+  ovta_node **orig;    /* the nodes in their order before the pass */
+  calib cb;            /* calibration ranges */
+} qstate;
+
+/* The error code of a failed rewrite (ENOMEM when the failing call set none). */
+static int q_fail(const ovta_error *err) { return err->code ? err->code : OVTA_ENOMEM; }
+
+/* Which nodes become quantized (in order: an add/pool/flatten needs a quantized producer), which
+ * tensors need an exponent; those with an annotation have it. Returns the first tensor that needs
+ * one and has no annotation, or NULL. */
+static const ovta_tensor *q_classify(qstate *q) {
+  const ovta_tensor *missing = NULL;
+  for (int i = 0; i < q->nn0; i++) {
+    ovta_node *n = q->orig[i] = q->g->nodes[i];
+    ovta_tensor *ts[3] = {0}, *a, *b;
+    bool relu;
+    if (quantizable(n)) q->kind[i] = QK_LINEAR, ts[0] = n->inputs[0], ts[1] = n->outputs[0];
+    else if (qadd_match(n, &a, &b, &relu) && (q->willq[a->id] || q->willq[b->id]))
+      q->kind[i] = QK_ADD, ts[0] = a, ts[1] = b, ts[2] = n->outputs[0];
+    else if (qpool_match(n) && q->willq[n->inputs[0]->id]) q->kind[i] = QK_POOL, ts[0] = n->inputs[0];
+    else if (!strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
+             n->inputs[0]->dtype == OVTA_DT_F32 && q->willq[n->inputs[0]->id])
+      q->kind[i] = QK_FLAT; /* data movement: int8 in, int8 out, same exponent */
+    else continue;
+    q->willq[n->outputs[0]->id] = 1;
+    for (int k = 0; k < 3; k++) {
+      if (!ts[k]) continue;
+      if (ts[k]->quant.valid) q->have[ts[k]->id] = 1, q->texp[ts[k]->id] = ts[k]->quant.exp;
+      else if (!missing) missing = ts[k];
+    }
+  }
+  return missing;
+}
+
+/* Exponents of the tensors without one, from the calibration ranges: every sample of o->calib run
+ * through the graph (o->eval), max |value| per tensor. Without samples: an error naming missing. */
+static int q_calibrate(qstate *q, const ovta_compile_opts *o, const ovta_tensor *missing, ovta_error *err) {
+  int rc;
+  if (o->n_calib <= 0)
+    return OVTA_FAIL(err, OVTA_EINVAL,
+                     "%s: tensor '%s' needs a quantization scale: give calibration samples or a \"quant\" annotation",
+                     q->g->origin, missing->name);
+  for (int s = 0; s < o->n_calib; s++)
+    if ((rc = ovta_graph_run(q->g, o->eval, o->eval_ctx, o->calib[s], observe, &q->cb, NULL, err)))
+      return ovta_error_wrap(err, "calibration sample %d", s), rc;
+  for (int i = 0; i < q->nt0; i++)
+    if (!q->have[i]) q->texp[i] = ovta_quant_exp_for(q->cb.absmax[i]), q->have[i] = 1;
+  return 0;
+}
+
+/* The int8 twin of the producer's output, if it has one. */
+static ovta_tensor *q_twin(const qstate *q, const ovta_tensor *x) { return x->id < q->nt0 ? q->qtwin[x->id] : NULL; }
+
+/* Flatten of a value produced quantized: int8 in and out at the same exponent. */
+static int q_flatten(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
+  ovta_tensor *x = n->inputs[0], *y = n->outputs[0], *xq = q_twin(q, x);
+  if (!xq) return 0; /* its producer stayed float */
+  if (y->dtype != OVTA_DT_F32) return 0;
+  n->inputs[0] = xq;
+  if (q_output(q->g, n, y, xq->quant.exp, q->nt0, q->qtwin, pos, err)) return q_fail(err);
+  return 0;
+}
+
+/* MaxPool -> ovta.QMaxPool at its input's exponent. */
+static int q_pool(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
+  ovta_tensor *x = n->inputs[0], *y = n->outputs[0], *xq = q_twin(q, x);
+  int ex = xq ? xq->quant.exp : q->texp[x->id];
+  if (!(xq = q_input(q->g, x, ex, q->nt0, q->qtwin, pos, err))) return q_fail(err);
+  if (px_set_op(n, "ovta.QMaxPool", err)) return q_fail(err);
+  ovta_node_del_attr(n, "storage_order");
+  if (px_set_inputs(n, 1, err)) return q_fail(err);
+  n->n_outputs = 1;
+  n->inputs[0] = xq;
+  if (q_output(q->g, n, y, ex, q->nt0, q->qtwin, pos, err)) return q_fail(err);
+  return 0;
+}
+
+/* Residual add -> ovta.QAdd: both inputs aligned to the smaller exponent (stays float when they
+ * are more than 16 apart). */
+static int q_add(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
+  ovta_tensor *a, *b, *y = n->outputs[0];
+  bool relu;
+  if (!qadd_match(n, &a, &b, &relu)) return 0;
+  ovta_tensor *aq = q_twin(q, a), *bq = q_twin(q, b);
+  int ea = aq ? aq->quant.exp : q->texp[a->id], eb = bq ? bq->quant.exp : q->texp[b->id], ey = q->texp[y->id];
+  if (ea - eb > 16 || eb - ea > 16) return 0; /* scales too far apart: stays float */
+  int e0 = ea < eb ? ea : eb;
+  if (!(aq = q_input(q->g, a, ea, q->nt0, q->qtwin, pos, err)) || !(bq = q_input(q->g, b, eb, q->nt0, q->qtwin, pos, err)))
+    return q_fail(err);
+  if (px_set_op(n, "ovta.QAdd", err)) return q_fail(err);
+  ovta_node_del_attr(n, "ops");
+  if (ovta_node_set_i(n, "shift_a", ea - e0, err) || ovta_node_set_i(n, "shift_b", eb - e0, err) ||
+      ovta_node_set_i(n, "shift", ey - e0, err) || ovta_node_set_i(n, "clip_min", relu ? 0 : -127, err) ||
+      ovta_node_set_i(n, "clip_max", 127, err))
+    return q_fail(err);
+  n->inputs[0] = aq, n->inputs[1] = bq;
+  if (q_output(q->g, n, y, ey, q->nt0, q->qtwin, pos, err)) return q_fail(err);
+  return 0;
+}
+
+/* Constant w as int8 at exponent ew, and constant b (may be NULL) as int32 at eb: *wq, *bq. */
+static int q_consts(ovta_graph *g, const ovta_tensor *w, int ew, const ovta_tensor *b, int eb, ovta_tensor **wq,
+                    ovta_tensor **bq, ovta_error *err) {
+  *bq = NULL;
+  if (!(*wq = px_new_const(g, w->name, OVTA_DT_I8, w->rank, w->shape, err))) return q_fail(err);
+  (*wq)->quant = (ovta_quant){true, ew, 0};
+  int64_t nw = ovta_tensor_numel(w);
+  for (int64_t k = 0; k < nw; k++) ((int8_t *)(*wq)->data)[k] = ovta_quant_i8((float)ovta_tensor_get_f(w, k), ew);
+  if (!b) return 0;
+  if (!(*bq = px_new_const(g, b->name, OVTA_DT_I32, b->rank, b->shape, err))) return q_fail(err);
+  (*bq)->quant = (ovta_quant){true, eb, 0};
+  int64_t nb = ovta_tensor_numel(b);
+  for (int64_t k = 0; k < nb; k++) ((int32_t *)(*bq)->data)[k] = ovta_quant_i32((float)ovta_tensor_get_f(b, k), eb);
+  return 0;
+}
+
+/* ovta.Conv / ovta.Dense -> ovta.QConv / ovta.QDense: int8 input, weights and output, int32 bias,
+ * the activation as the clip of the requantization. */
+static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
+  ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
+  ovta_tensor *xq = q_twin(q, x), *wq, *bq;
+  /* an input produced quantized (e.g. by a max pool or a flatten keeping their input's scale)
+   * is taken at its exponent */
+  int ex = xq ? xq->quant.exp : q->texp[x->id], ey = q->texp[y->id], ew = ovta_quant_exp_for(const_absmax(w));
+  if (!(xq = q_input(q->g, x, ex, q->nt0, q->qtwin, pos, err))) return q_fail(err);
+  if (q_consts(q->g, w, ew, b, ex + ew, &wq, &bq, err)) return q_fail(err);
+  /* requantization */
+  const char *a = ovta_node_attr_s(n, "act", "none");
+  int lo = -127, hi = 127;
+  if (!strcmp(a, "relu")) lo = 0;
+  else if (!strcmp(a, "clip")) {
+    lo = ovta_quant_i8(ovta_node_attr_f(n, "act_min", -INFINITY), ey);
+    hi = ovta_quant_i8(ovta_node_attr_f(n, "act_max", INFINITY), ey);
+  }
+  bool conv = !strcmp(n->op, "ovta.Conv");
+  const char *drop[] = {"act", "act_min", "act_max", "act_alpha", "act_beta"};
+  for (int k = 0; k < 5; k++) ovta_node_del_attr(n, drop[k]);
+  if (px_set_op(n, conv ? "ovta.QConv" : "ovta.QDense", err) || ovta_node_set_i(n, "shift", ey - ex - ew, err) ||
+      ovta_node_set_i(n, "clip_min", lo, err) || ovta_node_set_i(n, "clip_max", hi, err))
+    return q_fail(err);
+  n->inputs[0] = xq, n->inputs[1] = wq;
+  if (b) n->inputs[2] = bq;
+  if (q_output(q->g, n, y, ey, q->nt0, q->qtwin, pos, err)) return q_fail(err);
+  return 0;
+}
+
 /* quantize: ovta.Conv / ovta.Dense with activation none/relu/clip become ovta.QConv /
  * ovta.QDense (graph.h): symmetric per-tensor int8 with power-of-two scales. Exponents:
  *   activations: the tensor's "quant" annotation if present, else from the calibration range
@@ -124,152 +280,33 @@ static int q_output(ovta_graph *g, ovta_node *n, ovta_tensor *y, int ey, int nt0
  * [-127, 127]; a max pool keeps its input's exponent, and so does a Flatten of a quantized value
  * (int8 Flatten). A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
  * 0, int8) feeds each quantized input that is not already produced quantized; a
- * DequantizeLinear restores the float value for other users (dce removes the unused ones). */
+ * DequantizeLinear restores the float value for other users (dce removes the unused ones).
+ * Steps: q_classify, q_calibrate (when an exponent is missing), one rewrite per node in order
+ * (q_linear, q_add, q_pool, q_flatten), dce. */
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (rc) return rc;
-  int nt0 = g->n_tensors, nn0 = g->n_nodes;
-  int *texp = calloc((size_t)nt0 + 1, sizeof *texp);
-  char *have = calloc((size_t)nt0 + 1, 1), *willq = calloc((size_t)nt0 + 1, 1), *kind = calloc((size_t)nn0 + 1, 1);
-  ovta_tensor **qtwin = calloc((size_t)nt0 + 1, sizeof *qtwin);
-  ovta_node **orig = calloc((size_t)nn0 + 1, sizeof *orig);
-  calib cb = {calloc((size_t)nt0 + 1, sizeof(float))};
-  if (!texp || !have || !willq || !kind || !qtwin || !orig || !cb.absmax) {
+  qstate q = {.g = g, .nt0 = g->n_tensors, .nn0 = g->n_nodes};
+  q.texp = calloc((size_t)q.nt0 + 1, sizeof *q.texp);
+  q.have = calloc((size_t)q.nt0 + 1, 1), q.willq = calloc((size_t)q.nt0 + 1, 1), q.kind = calloc((size_t)q.nn0 + 1, 1);
+  q.qtwin = calloc((size_t)q.nt0 + 1, sizeof *q.qtwin);
+  q.orig = calloc((size_t)q.nn0 + 1, sizeof *q.orig);
+  q.cb.absmax = calloc((size_t)q.nt0 + 1, sizeof(float));
+  if (!q.texp || !q.have || !q.willq || !q.kind || !q.qtwin || !q.orig || !q.cb.absmax)
     rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-    goto done;
-  }
-  /* which nodes become quantized (in order: an add/pool needs a quantized producer), which
-   * activation tensors need an exponent, and which lack an annotation */
-  const ovta_tensor *missing = NULL;
-  for (int i = 0; i < nn0; i++) {
-    ovta_node *n = orig[i] = g->nodes[i];
-    ovta_tensor *ts[3] = {0}, *a, *b;
-    bool relu;
-    if (quantizable(n)) kind[i] = QK_LINEAR, ts[0] = n->inputs[0], ts[1] = n->outputs[0];
-    else if (qadd_match(n, &a, &b, &relu) && (willq[a->id] || willq[b->id]))
-      kind[i] = QK_ADD, ts[0] = a, ts[1] = b, ts[2] = n->outputs[0];
-    else if (qpool_match(n) && willq[n->inputs[0]->id]) kind[i] = QK_POOL, ts[0] = n->inputs[0];
-    else if (!strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
-             n->inputs[0]->dtype == OVTA_DT_F32 && willq[n->inputs[0]->id])
-      kind[i] = QK_FLAT; /* data movement: int8 in, int8 out, same exponent */
-    else continue;
-    willq[n->outputs[0]->id] = 1;
-    for (int k = 0; k < 3; k++) {
-      if (!ts[k]) continue;
-      if (ts[k]->quant.valid) have[ts[k]->id] = 1, texp[ts[k]->id] = ts[k]->quant.exp;
-      else if (!missing) missing = ts[k];
-    }
-  }
-  if (missing) {
-    if (o->n_calib <= 0) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL,
-                     "%s: tensor '%s' needs a quantization scale: give calibration samples or a \"quant\" annotation",
-                     g->origin, missing->name);
-      goto done;
-    }
-    for (int s = 0; s < o->n_calib; s++)
-      if ((rc = ovta_graph_run(g, o->eval, o->eval_ctx, o->calib[s], observe, &cb, NULL, err))) {
-        ovta_error_wrap(err, "calibration sample %d", s);
-        goto done;
-      }
-    for (int i = 0; i < nt0; i++)
-      if (!have[i]) texp[i] = ovta_quant_exp_for(cb.absmax[i]), have[i] = 1;
-  }
-  for (int j = 0; j < nn0; j++) {
-    if (!kind[j]) continue;
-    ovta_node *n = orig[j];
+  const ovta_tensor *missing = rc ? NULL : q_classify(&q);
+  if (missing) rc = q_calibrate(&q, o, missing, err);
+  for (int j = 0; !rc && j < q.nn0; j++) {
+    if (!q.kind[j]) continue;
+    ovta_node *n = q.orig[j];
     int i = px_node_index(g, n);
-    if (kind[j] == QK_FLAT) {
-      ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
-      ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
-      if (!xq) continue; /* its producer stayed float */
-      if (y->dtype != OVTA_DT_F32) continue;
-      n->inputs[0] = xq;
-      if (q_output(g, n, y, xq->quant.exp, nt0, qtwin, &i, err)) goto fail;
-      continue;
-    }
-    if (kind[j] == QK_POOL) {
-      ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
-      ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
-      int ex = xq ? xq->quant.exp : texp[x->id];
-      if (!(xq = q_input(g, x, ex, nt0, qtwin, &i, err))) goto fail;
-      if (px_set_op(n, "ovta.QMaxPool", err)) goto fail;
-      ovta_node_del_attr(n, "storage_order");
-      if (px_set_inputs(n, 1, err)) goto fail;
-      n->n_outputs = 1;
-      n->inputs[0] = xq;
-      if (q_output(g, n, y, ex, nt0, qtwin, &i, err)) goto fail;
-      continue;
-    }
-    if (kind[j] == QK_ADD) {
-      ovta_tensor *a, *b, *y = n->outputs[0];
-      bool relu;
-      if (!qadd_match(n, &a, &b, &relu)) continue;
-      ovta_tensor *aq = a->id < nt0 ? qtwin[a->id] : NULL, *bq = b->id < nt0 ? qtwin[b->id] : NULL;
-      int ea = aq ? aq->quant.exp : texp[a->id], eb = bq ? bq->quant.exp : texp[b->id], ey = texp[y->id];
-      if (ea - eb > 16 || eb - ea > 16) continue; /* scales too far apart: stays float */
-      int e0 = ea < eb ? ea : eb;
-      if (!(aq = q_input(g, a, ea, nt0, qtwin, &i, err)) || !(bq = q_input(g, b, eb, nt0, qtwin, &i, err))) goto fail;
-      if (px_set_op(n, "ovta.QAdd", err)) goto fail;
-      ovta_node_del_attr(n, "ops");
-      if (ovta_node_set_i(n, "shift_a", ea - e0, err) || ovta_node_set_i(n, "shift_b", eb - e0, err) ||
-          ovta_node_set_i(n, "shift", ey - e0, err) || ovta_node_set_i(n, "clip_min", relu ? 0 : -127, err) ||
-          ovta_node_set_i(n, "clip_max", 127, err))
-        goto fail;
-      n->inputs[0] = aq, n->inputs[1] = bq;
-      if (q_output(g, n, y, ey, nt0, qtwin, &i, err)) goto fail;
-      continue;
-    }
-    ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
-    ovta_tensor *xq = x->id < nt0 ? qtwin[x->id] : NULL;
-    /* an input produced quantized (e.g. by a max pool or a flatten keeping their input's scale)
-     * is taken at its exponent */
-    int ex = xq ? xq->quant.exp : texp[x->id], ey = texp[y->id], ew = ovta_quant_exp_for(const_absmax(w));
-    xq = q_input(g, x, ex, nt0, qtwin, &i, err);
-    if (!xq) goto fail;
-    /* weights and bias */
-    ovta_tensor *wq = px_new_const(g, w->name, OVTA_DT_I8, w->rank, w->shape, err);
-    if (!wq) goto fail;
-    wq->quant = (ovta_quant){true, ew, 0};
-    int64_t nw = ovta_tensor_numel(w);
-    for (int64_t k = 0; k < nw; k++) ((int8_t *)wq->data)[k] = ovta_quant_i8((float)ovta_tensor_get_f(w, k), ew);
-    ovta_tensor *bq = NULL;
-    if (b) {
-      if (!(bq = px_new_const(g, b->name, OVTA_DT_I32, b->rank, b->shape, err))) goto fail;
-      bq->quant = (ovta_quant){true, ex + ew, 0};
-      int64_t nb = ovta_tensor_numel(b);
-      for (int64_t k = 0; k < nb; k++) ((int32_t *)bq->data)[k] = ovta_quant_i32((float)ovta_tensor_get_f(b, k), ex + ew);
-    }
-    /* requantization */
-    const char *a = ovta_node_attr_s(n, "act", "none");
-    int lo = -127, hi = 127;
-    if (!strcmp(a, "relu")) lo = 0;
-    else if (!strcmp(a, "clip")) {
-      lo = ovta_quant_i8(ovta_node_attr_f(n, "act_min", -INFINITY), ey);
-      hi = ovta_quant_i8(ovta_node_attr_f(n, "act_max", INFINITY), ey);
-    }
-    bool conv = !strcmp(n->op, "ovta.Conv");
-    const char *drop[] = {"act", "act_min", "act_max", "act_alpha", "act_beta"};
-    for (int k = 0; k < 5; k++) ovta_node_del_attr(n, drop[k]);
-    if (px_set_op(n, conv ? "ovta.QConv" : "ovta.QDense", err) || ovta_node_set_i(n, "shift", ey - ex - ew, err) ||
-        ovta_node_set_i(n, "clip_min", lo, err) || ovta_node_set_i(n, "clip_max", hi, err))
-      goto fail;
-    n->inputs[0] = xq, n->inputs[1] = wq;
-    if (b) n->inputs[2] = bq;
-    if (q_output(g, n, y, ey, nt0, qtwin, &i, err)) goto fail;
+    rc = q.kind[j] == QK_FLAT ? q_flatten(&q, n, &i, err)
+         : q.kind[j] == QK_POOL ? q_pool(&q, n, &i, err)
+         : q.kind[j] == QK_ADD  ? q_add(&q, n, &i, err)
+                                : q_linear(&q, n, &i, err);
   }
-  rc = ovta_graph_index(g, err);
-  goto done;
-fail:
-  rc = err->code ? err->code : OVTA_ENOMEM;
-done:
-  free(texp);
-  free(have);
-  free(willq);
-  free(kind);
-  free(qtwin);
-  free(orig);
-  free(cb.absmax);
+  if (!rc) rc = ovta_graph_index(g, err);
+  free(q.texp), free(q.have), free(q.willq), free(q.kind), free(q.qtwin), free(q.orig), free(q.cb.absmax);
   if (rc) return rc;
   return pass_dce(g, o, err);
 }
