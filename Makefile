@@ -1,7 +1,6 @@
-# ovta: top-level build.
-#   make run    install what is missing, build, run the main job (see README.md)
-#   make test   install what is missing, build, run the tests
-# Each layer adds itself through its own fragment (isa/isa.mk, driver/driver.mk, ...).
+# ovta: top-level build. Each layer adds itself through its own fragment (isa/isa.mk,
+# driver/driver.mk, ...). Targets: `make help` lists every public one, from the
+# "## TARGET: what it does" line right above its rule in the fragment that defines it.
 # Outputs go to build/ (SAN=1: build-san/ with AddressSanitizer and UBSan; FUZZ=1: build-fuzz/,
 # clang with libFuzzer instrumentation, used by `make fuzz`; TSAN=1: build-tsan/, clang with
 # ThreadSanitizer, used by `make test-tsan`).
@@ -41,12 +40,15 @@ LDLIBS := -lcjson -lm -lpthread
 .DEFAULT_GOAL := all
 .PHONY: all deps run test clean help
 
+## help: this list, from the "## TARGET: what" line above each public rule, by fragment
 help:
-	@echo "make run    install dependencies, build, run the main job"
-	@echo "make test   install dependencies, build, run every test"
-	@echo "make all    build only"
-	@echo "make clean  remove build outputs"
+	@awk 'FNR == 1 { file = FILENAME } \
+	  /^## [a-z][^:]*: / { if (file != shown) { printf "%s%s\n", shown ? "\n" : "", file; shown = file } \
+	    i = index($$0, ": "); t = substr($$0, 4, i - 4); if (length(t) > 22) { print "  " t; t = "" } \
+	    printf "  %-22s %s\n", t, substr($$0, i + 2) }' \
+	  $(filter Makefile %.mk,$(MAKEFILE_LIST))
 
+## deps: install the missing Debian packages (tools/install-deps.sh, apt-get)
 deps:
 	@bash tools/install-deps.sh
 
@@ -88,17 +90,21 @@ $(LIB): $(LIB_OBJS)
 $(B)/gen:
 	@mkdir -p $@
 
+## all: build the library, the tools and the tests (the default goal)
 all: $(LIB) $(TOOLS) $(TESTS)
 
+## test [TEST_SAN=full|subset|none]: deps, build, run every test, then again in the ASan+UBSan build
 test: deps
 	@$(MAKE) --no-print-directory all
 	$(if $(TEST_SAN_BUILD),@$(MAKE) --no-print-directory SAN=1 $(TEST_SAN_BUILD))
 	@bash tests/run.sh $(B) $(TESTS) $(TEST_SAN_SUBSET)
 
+## run [BACKEND=tsim|fsim|cpu] [CONFIG=NAME] [COUNT=N] [JSON=1]: deps, build, Fashion-MNIST fp32 vs int8 (README.md)
 run: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/run-main.sh $(B)
 
+## clean: remove build/, build-san/, build-fuzz/ and build-tsan/
 clean:
 	rm -rf build build-san build-fuzz build-tsan
 

@@ -1,9 +1,9 @@
 # hw/sim: the functional simulator fsim (backend "fsim"; see hw/sim/README.md).
-#   make bench-fsim   simulated GEMM micro-ops per second of wall time, as JSON
 LIB_SRCS += hw/sim/fsim.c
 
 FSIM_BENCH := $(B)/bench/fsim_bench
 .PHONY: bench-fsim
+## bench-fsim: simulated GEMM micro-ops per second of wall time, as JSON
 bench-fsim: $(FSIM_BENCH)
 	$(FSIM_BENCH)
 
