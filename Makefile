@@ -47,6 +47,7 @@ help:
 	    i = index($$0, ": "); t = substr($$0, 4, i - 4); if (length(t) > 22) { print "  " t; t = "" } \
 	    printf "  %-22s %s\n", t, substr($$0, i + 2) }' \
 	  $(filter Makefile %.mk,$(MAKEFILE_LIST))
+	@echo; echo "The areas of make test AREA=NAME[,NAME...] (tests/README.md):"; echo "  $(TEST_AREAS)"
 
 ## deps: install the missing Debian packages (tools/install-deps.sh, apt-get)
 deps:
@@ -93,11 +94,22 @@ $(B)/gen:
 ## all: build the library, the tools and the tests (the default goal)
 all: $(LIB) $(TOOLS) $(TESTS)
 
-## test [TEST_SAN=full|subset|none]: deps, build, run every test, then again in the ASan+UBSan build
+# make test AREA=NAME[,NAME...]: only the tests of those areas, an area being the folder of a
+# test program under build/tests/ (build/tests/vta/test_vta: vta); it builds the library, the
+# tools and those tests only, in both builds. Without AREA: everything.
+comma := ,
+TEST_AREA_LIST = $(subst $(comma), ,$(AREA))
+TEST_AREAS = $(sort $(foreach t,$(TESTS),$(firstword $(subst /, ,$(t:$(B)/tests/%=%)))))
+# $(call in_area,BUILD_DIR,TEST...): the TESTs under BUILD_DIR/tests/AREA/ (all without AREA)
+in_area = $(if $(AREA),$(filter $(foreach a,$(TEST_AREA_LIST),$(1)/tests/$(a)/%),$(2)),$(2))
+
+## test [AREA=NAME[,NAME...]] [TEST_SAN=full|subset|none]: deps, build, run the tests (of AREA), then again in the ASan+UBSan build
 test: deps
-	@$(MAKE) --no-print-directory all
+	$(if $(filter-out $(TEST_AREAS),$(TEST_AREA_LIST)),$(error AREA=$(AREA): no tests in \
+	  $(filter-out $(TEST_AREAS),$(TEST_AREA_LIST)); the areas: $(TEST_AREAS)))
+	@$(MAKE) --no-print-directory $(if $(AREA),$(LIB) $(TOOLS) $(call in_area,$(B),$(TESTS)),all)
 	$(if $(TEST_SAN_BUILD),@$(MAKE) --no-print-directory SAN=1 $(TEST_SAN_BUILD))
-	@bash tests/run.sh $(B) $(TESTS) $(TEST_SAN_SUBSET)
+	@bash tests/run.sh $(B) $(call in_area,$(B),$(TESTS)) $(call in_area,build-san,$(TEST_SAN_SUBSET))
 
 ## run [BACKEND=tsim|fsim|cpu] [CONFIG=NAME] [COUNT=N] [JSON=1]: deps, build, Fashion-MNIST fp32 vs int8 (README.md)
 run: deps

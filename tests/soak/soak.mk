@@ -36,12 +36,15 @@ ifeq ($(SAN)$(FUZZ)$(TSAN),000)
 ifeq ($(TEST_SAN),full)
 # the SAN build's own list (a fragment may leave itself out of SAN=1), asked from it when the test
 # recipe runs (through a copy of $(MAKE), so `make -n test` still only prints)
+# (asked once, then kept). With AREA (Makefile): the library, the tools and the area's tests only.
 TEST_SAN_MAKE := $(MAKE)
-TEST_SAN_SUBSET = $(shell MAKEFLAGS= $(TEST_SAN_MAKE) -s --no-print-directory SAN=1 print-tests)
-TEST_SAN_BUILD = all
+TEST_SAN_SUBSET = $(eval TEST_SAN_SUBSET := $(shell MAKEFLAGS= $(TEST_SAN_MAKE) -s --no-print-directory SAN=1 \
+  print-tests))$(TEST_SAN_SUBSET)
+TEST_SAN_BUILD = $(if $(AREA),$(if $(call in_area,build-san,$(TEST_SAN_SUBSET)),$(patsubst $(B)/%,build-san/%,\
+  $(LIB) $(TOOLS)) $(call in_area,build-san,$(TEST_SAN_SUBSET))),all)
 else ifeq ($(TEST_SAN),subset)
 TEST_SAN_SUBSET = $(TEST_SAN_SUBSET_LIST)
-TEST_SAN_BUILD = $(TEST_SAN_SUBSET_LIST)
+TEST_SAN_BUILD = $(call in_area,build-san,$(TEST_SAN_SUBSET_LIST))
 endif
 endif
 
