@@ -72,6 +72,7 @@ include jit-runtime/runtime.mk
 include compiler/compiler.mk
 include tools/tools.mk
 include tests/tests.mk
+include tests/layers/layers.mk
 include tests/fuzz/fuzz.mk
 include tests/gen/gen.mk
 include tests/bad/bad.mk
