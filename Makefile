@@ -1,7 +1,6 @@
-# ovta: top-level build.
-#   make run    install what is missing, build, run the main job (see README.md)
-#   make test   install what is missing, build, run the tests
-# Each layer adds itself through its own fragment (isa/isa.mk, driver/driver.mk, ...).
+# ovta: top-level build. Each layer adds itself through its own fragment (isa/isa.mk,
+# driver/driver.mk, ...). Targets: `make help` lists every public one, from the
+# "## TARGET: what it does" line right above its rule in the fragment that defines it.
 # Outputs go to build/ (SAN=1: build-san/ with AddressSanitizer and UBSan; FUZZ=1: build-fuzz/,
 # clang with libFuzzer instrumentation, used by `make fuzz`; TSAN=1: build-tsan/, clang with
 # ThreadSanitizer, used by `make test-tsan`).
@@ -48,12 +47,16 @@ LDLIBS := -lcjson -lm -lpthread
 .DEFAULT_GOAL := all
 .PHONY: all deps run test clean help
 
+## help: this list, from the "## TARGET: what" line above each public rule, by fragment
 help:
-	@echo "make run    install dependencies, build, run the main job"
-	@echo "make test   install dependencies, build, run every test"
-	@echo "make all    build only"
-	@echo "make clean  remove build outputs"
+	@awk 'FNR == 1 { file = FILENAME } \
+	  /^## [a-z][^:]*: / { if (file != shown) { printf "%s%s\n", shown ? "\n" : "", file; shown = file } \
+	    i = index($$0, ": "); t = substr($$0, 4, i - 4); if (length(t) > 22) { print "  " t; t = "" } \
+	    printf "  %-22s %s\n", t, substr($$0, i + 2) }' \
+	  $(filter Makefile %.mk,$(MAKEFILE_LIST))
+	@echo; echo "The areas of make test AREA=NAME[,NAME...] (tests/README.md):"; echo "  $(TEST_AREAS)"
 
+## deps: install the missing Debian packages (tools/install-deps.sh, apt-get)
 deps:
 	@bash tools/install-deps.sh
 
@@ -76,6 +79,7 @@ include jit-runtime/runtime.mk
 include compiler/compiler.mk
 include tools/tools.mk
 include tests/tests.mk
+include tests/layers/layers.mk
 include tests/fuzz/fuzz.mk
 include tests/gen/gen.mk
 include tests/bad/bad.mk
@@ -95,17 +99,32 @@ $(LIB): $(LIB_OBJS)
 $(B)/gen:
 	@mkdir -p $@
 
+## all: build the library, the tools and the tests (the default goal)
 all: $(LIB) $(TOOLS) $(TESTS)
 
-test: deps
-	@$(MAKE) --no-print-directory all
-	$(if $(TEST_SAN_BUILD),@$(MAKE) --no-print-directory SAN=1 $(TEST_SAN_BUILD))
-	@bash tests/run.sh $(B) $(TESTS) $(TEST_SAN_SUBSET)
+# make test AREA=NAME[,NAME...]: only the tests of those areas, an area being the folder of a
+# test program under build/tests/ (build/tests/vta/test_vta: vta); it builds the library, the
+# tools and those tests only, in both builds. Without AREA: everything.
+comma := ,
+TEST_AREA_LIST = $(subst $(comma), ,$(AREA))
+TEST_AREAS = $(sort $(foreach t,$(TESTS),$(firstword $(subst /, ,$(t:$(B)/tests/%=%)))))
+# $(call in_area,BUILD_DIR,TEST...): the TESTs under BUILD_DIR/tests/AREA/ (all without AREA)
+in_area = $(if $(AREA),$(filter $(foreach a,$(TEST_AREA_LIST),$(1)/tests/$(a)/%),$(2)),$(2))
 
+## test [AREA=NAME[,NAME...]] [TEST_SAN=full|subset|none]: deps, build, run the tests (of AREA), then again in the ASan+UBSan build
+test: deps
+	$(if $(filter-out $(TEST_AREAS),$(TEST_AREA_LIST)),$(error AREA=$(AREA): no tests in \
+	  $(filter-out $(TEST_AREAS),$(TEST_AREA_LIST)); the areas: $(TEST_AREAS)))
+	@$(MAKE) --no-print-directory $(if $(AREA),$(LIB) $(TOOLS) $(call in_area,$(B),$(TESTS)),all)
+	$(if $(TEST_SAN_BUILD),@$(MAKE) --no-print-directory SAN=1 $(TEST_SAN_BUILD))
+	@bash tests/run.sh $(B) $(call in_area,$(B),$(TESTS)) $(call in_area,build-san,$(TEST_SAN_SUBSET))
+
+## run [BACKEND=tsim|fsim|cpu] [CONFIG=NAME] [COUNT=N] [JSON=1]: deps, build, Fashion-MNIST fp32 vs int8 (README.md)
 run: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/run-main.sh $(B)
 
+## clean: remove build/, build-san/, build-fuzz/ and build-tsan/
 clean:
 	rm -rf build build-san build-fuzz build-tsan
 

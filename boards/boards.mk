@@ -1,11 +1,6 @@
-# boards/boards.mk: FPGA boards (boards/README.md). Included by the top Makefile.
-#
-#   make synth BOARD=NAME    hw/rtl/rtl.mk's Yosys synth_xilinx with the board's config, family
-#                            and part limits (JSON report with "fits")
-#   make synth-board BOARD=NAME  the same plus a table against the part; fails when it does not fit
-#   make synth-boards        synth-board for every board
-#   make bitstream BOARD=NAME  Vivado (Zynq) or v++ (Alveo) build: boards/NAME/build.sh
-#   make vboard              build/ovta-vboard: the virtual board as a standalone server
+# boards/boards.mk: FPGA boards (boards/README.md). Included by the top Makefile. Sets the
+# board's config, family and part limits for `make synth BOARD=NAME` (hw/rtl/rtl.mk); the
+# board targets below.
 #
 # The XRT backend (driver/backend_xrt.c) is compiled only when Debian's libxrt-dev headers are
 # installed; without them it is left out of libovta.a and of the backend table.
@@ -50,17 +45,17 @@ $(B)/boards/%.json: boards/%/config.json
 	@mkdir -p $(dir $@)
 	cp $< $@
 
-# make synth-board BOARD=NAME: the same, then the table against the part; fails when it does
-# not fit. make synth-boards: every board, one after the other (Yosys is single-threaded).
+## synth-board BOARD=NAME: synth with the board's config and part, then a table against the part; fails when it does not fit
 synth-board:
 	@test -n "$(BOARD)" || { echo "make synth-board BOARD=NAME (boards: $(BOARDS))"; exit 1; }
 	@$(MAKE) --no-print-directory synth BOARD=$(BOARD)
 	@bash boards/synth.sh $(BOARD) $(BOARD_SYNTH_JSON)
+## synth-boards: synth-board for every board (boards/*/board.json), one after the other (Yosys is single-threaded)
 synth-boards:
 	@fail=0; for b in $(BOARDS); do $(MAKE) --no-print-directory synth-board BOARD=$$b || fail=1; done; exit $$fail
 
-# make bitstream BOARD=NAME: the Vivado (Zynq) or Vitis v++ (Alveo) build; says so when the
-# tools are missing.
+# Says so when the tools are missing.
+## bitstream BOARD=NAME: the Vivado (Zynq) or Vitis v++ (Alveo) build (boards/NAME/build.sh)
 bitstream:
 	@test -n "$(BOARD)" || { echo "make bitstream BOARD=NAME (boards: $(BOARDS))"; exit 1; }
 	@bash boards/$(BOARD)/build.sh
@@ -68,6 +63,7 @@ bitstream:
 # build/ovta-vboard: the virtual board as a standalone server (boards/vboard_main.c)
 VBOARD_TOOL := $(B)/ovta-vboard
 TOOLS += $(VBOARD_TOOL)
+## vboard: build/ovta-vboard, the virtual board as a standalone server
 vboard: $(VBOARD_TOOL)
 $(VBOARD_TOOL): boards/vboard_main.c $(LIB) $(GEN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)

@@ -23,8 +23,10 @@ COMPILER_HW_accel := -Ijit-runtime -Idriver
 COMPILER_HW_exec := -Ijit-runtime -Idriver
 COMPILER_INC := $(foreach l,$(COMPILER_LAYERS),-Icompiler/$(l))
 CPPFLAGS += $(COMPILER_INC)
-$(foreach l,$(COMPILER_LAYERS),$(eval $(B)/obj/compiler/$(l)/%.o: CPPFLAGS = $(BASE_CPPFLAGS) \
-  $(foreach u,$(COMPILER_USES_$(l)),-Icompiler/$(u)) $(COMPILER_HW_$(l))))
+# $(call compiler_layer_cppflags,LAYER): the preprocessor flags of LAYER's objects (also used by
+# the layering test, tests/layers/).
+compiler_layer_cppflags = $(BASE_CPPFLAGS) $(foreach u,$(COMPILER_USES_$(1)),-Icompiler/$(u)) $(COMPILER_HW_$(1))
+$(foreach l,$(COMPILER_LAYERS),$(eval $(B)/obj/compiler/$(l)/%.o: CPPFLAGS = $(call compiler_layer_cppflags,$(l))))
 LIB_SRCS += $(foreach l,$(COMPILER_LAYERS),$(wildcard compiler/$(l)/*.c))
 
 # graph: the ONNX protobuf C code is generated at build time from Debian's python3-onnx onnx.proto.

@@ -11,5 +11,6 @@ $(MATMUL_BENCH): bench/matmul_bench.c tests/runtime/rt_matmul.h $(B)/libovta.a $
 	$(CC) $(CPPFLAGS) -Itests/runtime $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
 # OVTA_BENCH_BACKENDS (default: fsim) and OVTA_BENCH_CONFIGS (default: default small batch2)
+## bench-matmul: blocked matmul through the runtime, 1 and 2 virtual threads, as JSON
 bench-matmul: $(MATMUL_BENCH)
 	$(MATMUL_BENCH)

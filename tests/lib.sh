@@ -4,6 +4,7 @@
 #   run CMD...                      $rc = exit status; $T/out, $T/err = stdout, stderr
 #                                   ($out, $err hold them too)
 #   ok NAME / bad NAME WHY          record a pass / a failure (with the last command's output)
+#   skip NAME WHY                   record a test that cannot run here (cmocka's SKIPPED lines)
 #   expect_error NAME MESSAGE CMD... pass when CMD exits non-zero and writes exactly one line with
 #                                   "error:", the first stderr line being "ovta: error: MESSAGE"
 #                                   (MESSAGE may contain * wildcards)
@@ -16,7 +17,9 @@ trap 'rm -rf "$T"' EXIT
 PY=${PY:-/usr/bin/python3}   # Debian's python (numpy, onnx), not the first on PATH
 passed=0
 failed=0
+skipped=0
 failed_names=()
+skipped_names=()
 
 run() {
   "$@" >"$T/out" 2>"$T/err"
@@ -26,6 +29,12 @@ run() {
 }
 
 ok() { echo "[       OK ] $1"; passed=$((passed + 1)); }
+
+skip() {
+  echo "[  SKIPPED ] $1: $2"
+  skipped=$((skipped + 1))
+  skipped_names+=("$1")
+}
 
 bad() {
   echo "[  FAILED  ] $1: $2"
@@ -56,8 +65,12 @@ pycheck() {
 }
 
 finish() {
-  echo "[==========] $((passed + failed)) test(s) run."
+  echo "[==========] $((passed + failed + skipped)) test(s) run."
   echo "[  PASSED  ] $passed test(s)."
+  if [ $skipped -gt 0 ]; then
+    echo "[  SKIPPED ] $skipped test(s), listed below:"
+    for n in "${skipped_names[@]}"; do echo "[  SKIPPED ] $n"; done
+  fi
   if [ $failed -gt 0 ]; then
     echo "[  FAILED  ] $failed test(s), listed below:"
     for n in "${failed_names[@]}"; do echo "[  FAILED  ] $n"; done

@@ -15,24 +15,17 @@ $(CONFORM_ONNX): tests/codegen/conform_onnx.c $(LIB) $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
-# FileCheck tests (tests/filecheck/*.json, *.test; tests/codegen/filecheck/*.json;
-# tests/vta/*.test), run by tests/filecheck/run.sh through wrappers that tests/run.sh runs like
-# any test binary.
-FILECHECK_RUNNER := $(B)/tests/filecheck/run-filecheck
-TESTS += $(FILECHECK_RUNNER)
-$(FILECHECK_RUNNER): tests/filecheck/run.sh $(OVTA_OPT)
+# FileCheck tests: one runner (tests/filecheck/run.sh, one set of lit-style substitutions for
+# every tool) and one wrapper per area, build/tests/AREA/run-filecheck, made by the one rule below;
+# tests/run.sh runs the wrappers like any test binary. FILECHECK_DIR_AREA: the area's folder.
+FILECHECK_DIR_filecheck := tests/filecheck
+FILECHECK_DIR_codegen := tests/codegen/filecheck
+FILECHECK_DIR_vta := tests/vta
+FILECHECK_AREAS := filecheck codegen vta
+FILECHECK_WRAPPERS := $(FILECHECK_AREAS:%=$(B)/tests/%/run-filecheck)
+TESTS += $(FILECHECK_WRAPPERS)
+$(FILECHECK_WRAPPERS): $(B)/tests/%/run-filecheck: tests/filecheck/run.sh tests/tests.mk $(B)/ovta $(OVTA_OPT) $(OVTA_VTA)
 	@mkdir -p $(dir $@)
-	printf '#!/bin/sh\nexec bash tests/filecheck/run.sh %s "$$@"\n' '$(B)' > $@
-	chmod +x $@
-CODEGEN_FC := $(B)/tests/codegen/run-filecheck
-TESTS += $(CODEGEN_FC)
-$(CODEGEN_FC): $(B)/ovta tests/filecheck/run.sh tests/tests.mk
-	@mkdir -p $(dir $@)
-	printf '#!/bin/sh\ncd "%s" && OVTA="%s/$(B)/ovta" exec bash tests/filecheck/run.sh $(B) tests/codegen/filecheck/*.json "$$@"\n' "$(SRC)" "$(SRC)" > $@
-	chmod +x $@
-VTA_FC := $(B)/tests/vta/run-filecheck
-TESTS += $(VTA_FC)
-$(VTA_FC): $(OVTA_VTA) tests/filecheck/run.sh tests/tests.mk
-	@mkdir -p $(dir $@)
-	printf '#!/bin/sh\ncd "%s" && OVTA_VTA="%s/$(OVTA_VTA)" exec bash tests/filecheck/run.sh $(B) tests/vta/*.test "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	printf '#!/bin/sh\n[ $$# -gt 0 ] || set -- %s\ncd "%s" && FILECHECK="%s" exec bash tests/filecheck/run.sh "%s" "$$@"\n' \
+	  "$(FILECHECK_DIR_$*)" "$(SRC)" "$(FILECHECK)" "$(SRC)/$(B)" > $@
 	chmod +x $@

@@ -1,9 +1,8 @@
 # tools/e2e.mk: the model evaluation layer (included from tools/tools.mk).
 #   ovta eval           tools/ovta/cmd_eval.c (+ progress.c): fp32 vs int8 accuracy of a classifier
-#   make run            tools/run-main.sh: `ovta eval` on the shipped Fashion-MNIST model
+#   tools/run-main.sh   `make run` (Makefile): `ovta eval` on the shipped Fashion-MNIST model
 #   tests/e2e/          end-to-end test of `ovta eval` (in `make test`)
-#   make bench-resnet18 ResNet-18 (random weights) exported by torch, int8 on the accelerator (bench/resnet18.sh)
-#   make test-ort       ovta's CPU path against onnxruntime-node (npm; not in `make test`)
+# and the targets bench-resnet18 and test-ort below.
 OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c
 
 TESTS += $(B)/tests/e2e/test_e2e
@@ -18,10 +17,12 @@ $(B)/tests/e2e/test_e2e: tests/e2e/test_e2e.sh $(B)/ovta
 # ResNet-18: export (installs Debian python3-torch/python3-torchvision when missing), int8 compile
 # for the accelerator, one inference profiled by `ovta profile` on BACKEND (default tsim) with
 # CONFIG (default default): per-layer table, total cycles (bench/resnet18.sh, bench/README.md).
+## bench-resnet18 [BACKEND=tsim] [CONFIG=default]: ResNet-18 (torch export, random weights) int8 on the accelerator, profiled
 bench-resnet18: all
 	@bash bench/resnet18.sh $(B)
 
 # onnxruntime-node as a reference (tools/ort-ref/; npm install into $(B)/ort-ref).
+## test-ort: ovta's CPU path against onnxruntime-node (npm; not in `make test`)
 test-ort: all
 	@bash tools/ort-ref/test-ort.sh $(B)
 

@@ -46,6 +46,7 @@ $(OVTA_VTA): tools/ovta-vta/main.c $(LIB) $(GEN)
 
 # The full-size ResNet-18 sweep (C2..C11, 1 and 2 virtual threads, every config): slow on small.
 .PHONY: test-vta-full bench-layers
+## test-vta-full: test_vta with all ten full-size ResNet-18 layers on every config (minutes)
 test-vta-full: $(B)/tests/vta/test_vta
 	OVTA_VTA_FULL=1 $(B)/tests/vta/test_vta
 
@@ -56,5 +57,6 @@ TOOLS += $(LAYERS_BENCH)
 $(LAYERS_BENCH): bench/resnet_layers.c $(LIB) $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+## bench-layers: ResNet-18 layers through the accelerator lowering, one JSON line per layer (bench/resnet_layers.c)
 bench-layers: $(LAYERS_BENCH)
 	$(LAYERS_BENCH)

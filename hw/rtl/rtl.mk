@@ -1,21 +1,12 @@
-# hw/rtl: the accelerator RTL (SystemVerilog; see hw/rtl/README.md).
-#   make lint-rtl   verilator --lint-only -Wall on every config of RTL_CONFIGS (must print only
-#                   the config names): the test configs and alveo-u250 (512-bit bus)
-#   make synth      Yosys synth_xilinx: LUT/FF/DSP/BRAM counts, printed and written as JSON to
-#                   build/synth/NAME.json (NAME-FAMILY.json for another family); work files
-#                   in build/synth/NAME[-FAMILY]/. Parameters:
-#                     SYNTH_CONFIG=default|small|batch2|wide|wide256|path/to/config.json
-#                                  (default: default)
-#                     SYNTH_FAMILY=xc7|xcup       synth_xilinx -family (default xc7: Zynq-7000)
-#                     SYNTH_LIMITS="LUT FF DSP BRAM36"  part limits for the utilization and
-#                                  "fits" fields (default for xc7: the xc7z020; none otherwise)
-#                   About 5 minutes for the default config; not part of `make test`.
+# hw/rtl: the accelerator RTL (SystemVerilog; see hw/rtl/README.md): lint and synthesis targets.
 # The Verilator simulation is built by hw/sim/tsim.mk.
 
 RTL_CONFIGS := default small batch2 wide wide256 alveo-u250
 RTL_SRCS = hw/rtl/ovta_rtl_pkg.sv $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(sort $(wildcard hw/rtl/*.sv)))
 
 .PHONY: lint-rtl synth
+# Must print only the config names: the test configs and alveo-u250 (512-bit bus).
+## lint-rtl: verilator --lint-only -Wall on the RTL for every config of RTL_CONFIGS
 lint-rtl: $(RTL_CONFIGS:%=$(B)/gen/%/ovta_pkg.sv)
 	@for c in $(RTL_CONFIGS); do \
 	  echo "lint-rtl: $$c"; \
@@ -35,7 +26,16 @@ SYNTH_TAG := $(SYNTH_NAME)$(if $(filter xc7,$(SYNTH_FAMILY)),,-$(SYNTH_FAMILY))
 SYNTH_DIR := $(B)/synth/$(SYNTH_TAG)
 SYNTH_LIMITS ?= $(if $(filter xc7,$(SYNTH_FAMILY)),53200 106400 220 140,)
 
+# make synth: LUT/FF/DSP/BRAM counts, printed and written as JSON to build/synth/NAME.json
+# (NAME-FAMILY.json for another family); work files in build/synth/NAME[-FAMILY]/. Parameters:
+#   SYNTH_CONFIG=default|small|batch2|wide|wide256|path/to/config.json   (default: default)
+#   SYNTH_FAMILY=xc7|xcup       synth_xilinx -family (default xc7: Zynq-7000)
+#   SYNTH_LIMITS="LUT FF DSP BRAM36"  part limits for the utilization and "fits" fields
+#                               (default for xc7: the xc7z020; none otherwise)
+#   BOARD=NAME                  a board's config, family and limits (boards/boards.mk)
+# About 5 minutes for the default config; not part of `make test`.
 .PHONY: synth
+## synth [SYNTH_CONFIG=NAME|FILE] [SYNTH_FAMILY=xc7|xcup] [BOARD=NAME]: Yosys synth_xilinx, LUT/FF/DSP/BRAM as JSON
 synth: $(B)/synth/$(SYNTH_TAG).json
 
 # the config's package (from any config file)

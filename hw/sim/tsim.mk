@@ -1,5 +1,5 @@
 # hw/sim/tsim.mk: the Verilator model of hw/rtl ("tsim"), one shared library per config:
-#   build/tsim/CONFIG/libovta_tsim.so         (make tsim-CONFIG, e.g. make tsim-default)
+#   build/tsim/CONFIG/libovta_tsim.so         (make tsim-CONFIG)
 #   build/tsim/CONFIG-trace/libovta_tsim.so   (with FST waveforms: make tsim-CONFIG-trace)
 # loaded with dlopen by driver/backend_tsim.c. The Verilated top is hw/sim/tsim/ovta_tsim_top.sv
 # (ovta_top with registered inputs: one evaluation per cycle; see hw/sim/README.md). Rebuilt
@@ -17,8 +17,11 @@ VERILATOR_INC := /usr/share/verilator/include
 TSIM_JOBS ?= 2
 
 .PHONY: tsim $(TSIM_CONFIGS:%=tsim-%) $(TSIM_CONFIGS:%=tsim-%-trace)
+## tsim: the Verilator models of the default and small configs
 tsim: tsim-default tsim-small
+## tsim-CONFIG: the Verilator model of one config (default small batch2 wide wide256)
 $(TSIM_CONFIGS:%=tsim-%): tsim-%: $(B)/tsim/%/libovta_tsim.so
+## tsim-CONFIG-trace: the same with FST waveforms (ovta sim --trace)
 $(TSIM_CONFIGS:%=tsim-%-trace): tsim-%-trace: $(B)/tsim/%-trace/libovta_tsim.so
 
 # tsim_cfg.h: the config's values as TSIM_* macros, from the generated package
@@ -70,6 +73,7 @@ $(B)/tests/tsim/test_tsim_diff: tests/tsim/test_tsim_diff.c tests/gen/randprog.c
 TSIM_LONG_CONFIGS := small default batch2 wide wide256 alveo-u250
 .PHONY: test-diff-tsim-long
 test-diff-long: test-diff-tsim-long
+## test-diff-tsim-long [DIFF_LONG_SEEDS=3000]: random programs fsim against tsim on the test configs and alveo-u250
 test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_LONG_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
 	@for c in $(TSIM_LONG_CONFIGS); do \
 	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --backends fsim,tsim \
@@ -84,6 +88,7 @@ test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_LONG_CONFIGS:%=$(B)/tsim/%/libovt
 BENCH_CONFIG ?= default
 TSIM_BENCH := $(B)/bench/tsim_bench
 .PHONY: bench-tsim
+## bench-tsim [BENCH_CONFIG=default]: cycles, GEMM micro-ops per cycle, DMA bytes per cycle, as JSON
 bench-tsim: $(TSIM_BENCH) $(B)/tsim/$(BENCH_CONFIG)/libovta_tsim.so
 	$(TSIM_BENCH) $(BENCH_CONFIG)
 $(TSIM_BENCH): bench/tsim_bench.c $(LIB) $(GEN)

@@ -355,8 +355,7 @@ static void expect_open(const char *config, const char *spec, int rc, const char
 
 static void test_zynq_errors(void **state) {
   (void)state;
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/ovta-zynq-test-XXXXXX");
-  assert_non_null(mkdtemp(tmpdir));
+  ovta_test_tmpdir(tmpdir, sizeof tmpdir, "zynq-test");
   char sys[300];
   snprintf(sys, sizeof sys, "%s/sys", tmpdir);
   assert_int_equal(mkdir(sys, 0700), 0);
@@ -434,9 +433,7 @@ static void test_zynq_errors(void **state) {
     chmod(path, 0);
     expect_open("small", ok, OVTA_EIO, "Permission denied");
   }
-  char cmd[400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  assert_int_equal(system(cmd), 0);
+  ovta_test_rm_rf(tmpdir);
 }
 
 int main(void) {

@@ -129,8 +129,8 @@ static void test_float_net(void **state) {
   OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
   check_prob(e, want);
   /* save, load into a fresh executor (object code, no recompilation), run */
-  char dir[] = "/tmp/ovta_exec_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  char dir[64];
+  ovta_test_tmpdir(dir, sizeof dir, "exec");
   OVTA_ASSERT_OK(ovta_exec_save(e, dir, &err), err);
   ovta_exec_free(e);
   OVTA_ASSERT_OK(ovta_exec_load(dir, &e, &err), err);
@@ -154,9 +154,7 @@ static void test_float_net(void **state) {
   fclose(f);
   assert_int_equal(ovta_exec_load(dir, &e, &err), OVTA_EPARSE);
   assert_non_null(strstr(err.msg, "plan.json"));
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  ovta_test_rm_rf(dir);
   ovta_tensor_free(x);
 }
 
@@ -221,14 +219,11 @@ static void test_npy(void **state) {
   const float v[6] = {1, -2, 3.5f, 0, 1e-3f, 7};
   ovta_tensor *t = ovta_tensor_new("v", OVTA_DT_F32, 2, (int64_t[]){2, 3});
   OVTA_ASSERT_OK(ovta_tensor_set_data(t, v, sizeof v, &err), err);
-  char path[] = "/tmp/ovta_npy_XXXXXX";
-  int fd = mkstemp(path);
-  close(fd);
+  char path[64];
+  ovta_test_tmpfile(path, sizeof path, "npy");
   OVTA_ASSERT_OK(ovta_npy_write(path, t, &err), err);
-  FILE *f = fopen(path, "rb");
-  unsigned char buf[256];
-  size_t n = fread(buf, 1, sizeof buf, f);
-  fclose(f);
+  size_t n;
+  unsigned char *buf = (unsigned char *)ovta_test_read_file(path, &n);
   const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
   assert_int_equal(n, 128 + 24);
   assert_memory_equal(buf, "\x93NUMPY\x01\x00", 8);
@@ -249,15 +244,15 @@ static void test_npy(void **state) {
   ovta_tensor *q = ovta_tensor_new("q", OVTA_DT_I8, 1, (int64_t[]){5});
   OVTA_ASSERT_OK(ovta_tensor_alloc(q, &err), err);
   OVTA_ASSERT_OK(ovta_npy_write(path, q, &err), err);
-  f = fopen(path, "rb");
-  n = fread(buf, 1, sizeof buf, f);
-  fclose(f);
+  free(buf);
+  buf = (unsigned char *)ovta_test_read_file(path, &n);
   assert_int_equal(n, 128 + 5); /* 10 + 57 + 1 header bytes pad to 128 */
   assert_memory_equal(buf + 10, "{'descr': '|i1', 'fortran_order': False, 'shape': (5,), }", 57);
   /* truncated data is an error naming the file */
-  f = fopen(path, "wb");
+  FILE *f = fopen(path, "wb");
   fwrite(buf, 1, 130, f);
   fclose(f);
+  free(buf);
   assert_int_equal(ovta_npy_read(path, "q", &r, &err), OVTA_EPARSE);
   assert_non_null(strstr(err.msg, path));
   unlink(path);

@@ -4,7 +4,7 @@
 #include <cjson/cJSON.h>
 
 #include "driver_impl.h"
-#include "ovta_test.h"
+#include "ovta_test_dev.h"
 
 static void test_backend_names(void **state) {
   (void)state;
@@ -94,9 +94,7 @@ static void test_buffers(void **state) {
   for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
     ovta_config cfg;
     ovta_error err;
-    ovta_dev *dev;
-    OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
-    OVTA_ASSERT_OK(ovta_dev_open("fsim", &cfg, NULL, &dev, &err), err);
+    ovta_dev *dev = ovta_test_dev_open("fsim", *cf, NULL, &cfg);
     assert_string_equal(ovta_dev_backend(dev), "fsim");
     assert_int_equal(ovta_dev_config(dev)->block_in, cfg.block_in);
     ovta_buf *b[3];

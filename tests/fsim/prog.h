@@ -13,8 +13,7 @@
 #ifndef OVTA_TEST_PROG_H
 #define OVTA_TEST_PROG_H
 
-#include "ovta_driver.h"
-#include "ovta_test.h"
+#include "ovta_test_dev.h"
 
 /* One instruction of a program: decoded fields, or raw bits (to test bad words). */
 typedef struct tp_entry {
@@ -37,10 +36,9 @@ typedef struct tprog {
 /* tp_open with device options (dram_bytes 0: 64 MiB). */
 static inline void tp_open_opts(tprog *p, const char *backend, const char *config, const ovta_dev_opts *opts) {
   memset(p, 0, sizeof *p);
-  OVTA_ASSERT_OK(ovta_config_load(config, &p->cfg_store, &p->err), p->err);
   ovta_dev_opts o = *opts;
   if (!o.dram_bytes) o.dram_bytes = 64u << 20;
-  OVTA_ASSERT_OK(ovta_dev_open(backend, &p->cfg_store, &o, &p->dev, &p->err), p->err);
+  p->dev = ovta_test_dev_open(backend, config, &o, &p->cfg_store);
   p->isa = ovta_dev_isa(p->dev);
   p->cfg = ovta_dev_config(p->dev);
 }

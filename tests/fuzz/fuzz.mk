@@ -12,6 +12,7 @@ $(B)/fuzz/%: tests/fuzz/fuzz_%.c $(LIB) $(GEN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fsanitize=fuzzer -o $@ $< $(LIB) $(LDFLAGS) -fsanitize=fuzzer $(FUZZ_LDLIBS) $(LDLIBS)
 fuzz-build: $(FUZZ_TARGETS:%=$(B)/fuzz/%)
 else
+## fuzz [FUZZ_SECONDS=60]: every libFuzzer target on its corpus (clang, build-fuzz/; tests/fuzz/README.md)
 fuzz:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)

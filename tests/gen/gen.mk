@@ -1,8 +1,7 @@
 # tests/gen/: the random valid program generator (randprog.c), its tests and tools.
 #   build/ovta-randprog           print a seed's program as assembler text, or run the
 #                                 differential test over many seeds (--diff)
-#   make test-diff-long           thousands of programs per config on OVTA_DIFF_BACKENDS
-#                                 (default "fsim,fsim-interleaved"; e.g. "fsim,tsim")
+# and the target test-diff-long below.
 # The runner places programs with tools/ovta/load.c (ovta_program_load), compiled in here.
 RANDPROG_SRCS := tests/gen/randprog.c tools/ovta/load.c
 RANDPROG_FLAGS := -Itests/gen -Itools/ovta -DOVTA_HAVE_DRIVER
@@ -20,6 +19,9 @@ $(B)/tests/gen/%: tests/gen/%.c $(RANDPROG_DEPS)
 	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
 
 .PHONY: test-diff-long
+# OVTA_DIFF_BACKENDS: the backends compared (default "fsim,fsim-interleaved"; e.g. "fsim,tsim");
+# hw/sim/tsim.mk adds test-diff-tsim-long to it.
+## test-diff-long [DIFF_LONG_SEEDS=3000]: thousands of random programs per config, differential
 test-diff-long: $(B)/ovta-randprog
 	@for c in small default batch2 wide wide256; do \
 	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --fail-dir $(B)/randprog-fail || exit 1; \

@@ -9,15 +9,9 @@
 
 #include "randprog.h"
 
-static int n_seeds(void) {
-  const char *e = getenv("RANDPROG_SEEDS");
-  int n = e ? atoi(e) : 0;
-  return n > 0 ? n : 200;
-}
-
 static void diff_config(const char *config) {
   int bad = 0;
-  for (int s = 1; s <= n_seeds(); s++) {
+  for (int s = 1; s <= ovta_test_env_int("RANDPROG_SEEDS", 200); s++) {
     char why[1024];
     int rc = rp_diff(config, NULL, (uint64_t)s, rp_diff_backends(), "build/randprog-fail", why, sizeof why);
     if (rc) {
@@ -32,30 +26,11 @@ static void diff_small(void **st) { diff_config("small"); }
 static void diff_default(void **st) { diff_config("default"); }
 static void diff_batch2(void **st) { diff_config("batch2"); }
 
-static ovta_isa load_isa(const char *config) {
-  ovta_config cfg;
-  ovta_isa isa;
-  ovta_error err;
-  OVTA_ASSERT_OK(ovta_config_load(config, &cfg, &err), err);
-  OVTA_ASSERT_OK(ovta_isa_init(&isa, &cfg, &err), err);
-  return isa;
-}
-
-static char *to_text(const ovta_program *p) {
-  char *text = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&text, &len);
-  assert_non_null(f);
-  ovta_error err;
-  OVTA_ASSERT_OK(ovta_program_write(f, p, &err), err);
-  fclose(f);
-  return text;
-}
-
 /* The same seed gives the same program, other seeds other programs; every program uses each
  * kind of instruction somewhere over a few seeds. */
 static void generation_is_deterministic(void **st) {
-  ovta_isa isa = load_isa("small");
+  ovta_isa isa;
+  ovta_test_isa("small", &isa);
   ovta_error err;
   char *prev = NULL;
   int seen[8] = {0}, pads = 0, strided = 0, tokens = 0;
@@ -63,7 +38,7 @@ static void generation_is_deterministic(void **st) {
     ovta_program a, b;
     OVTA_ASSERT_OK(rp_generate(&isa, NULL, s, &a, &err), err);
     OVTA_ASSERT_OK(rp_generate(&isa, NULL, s, &b, &err), err);
-    char *ta = to_text(&a), *tb = to_text(&b);
+    char *ta = ovta_test_program_text(&a), *tb = ovta_test_program_text(&b);
     assert_string_equal(ta, tb);
     if (prev) assert_string_not_equal(prev, ta);
     for (size_t i = 0; i < a.n_insns; i++) {
@@ -91,15 +66,16 @@ static void generation_is_deterministic(void **st) {
  * is a faithful regression file). */
 static void text_round_trip(void **st) {
   for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
-    ovta_isa isa = load_isa(*cf);
+    ovta_isa isa;
+    ovta_test_isa(*cf, &isa);
     for (uint64_t s = 1; s <= 10; s++) {
       ovta_program p, q;
       ovta_error err;
       OVTA_ASSERT_OK(rp_generate(&isa, NULL, s, &p, &err), err);
-      char *t1 = to_text(&p);
+      char *t1 = ovta_test_program_text(&p);
       ovta_asm_diag diag;
       OVTA_ASSERT_OK(ovta_asm_parse(t1, "gen.s", NULL, &q, &diag, &err), err);
-      char *t2 = to_text(&q);
+      char *t2 = ovta_test_program_text(&q);
       assert_string_equal(t1, t2);
       rp_result want, got;
       char why[300];

@@ -18,29 +18,12 @@ static const widths W[] = {
     {"batch2", 13, 10, 10, 10},
 };
 
-static void load_cfg(const char *name, ovta_config *cfg) {
-  ovta_error err;
-  OVTA_ASSERT_OK(ovta_config_load(name, cfg, &err), err);
-}
-
 /* Parse text (must succeed). */
 static void parse_ok(const char *text, const ovta_config *cfg, ovta_program *p) {
   ovta_error err;
   ovta_asm_diag diag;
   int rc = ovta_asm_parse(text, "t.s", cfg, p, &diag, &err);
   if (rc) fail_msg("parse failed: %s\n%s", err.msg, diag.context);
-}
-
-/* The program in text form, as a malloc'd string. */
-static char *write_text(const ovta_program *p) {
-  char *buf = NULL;
-  size_t len = 0;
-  FILE *f = open_memstream(&buf, &len);
-  assert_non_null(f);
-  ovta_error err;
-  OVTA_ASSERT_OK(ovta_program_write(f, p, &err), err);
-  fclose(f);
-  return buf;
 }
 
 /* Width of a field for a config, from the hand table (fixed widths from isa/ISA.md). */
@@ -87,7 +70,7 @@ static void test_every_field_roundtrips(void **state) {
   static const char *ops[] = {"LOAD", "STORE", "GEMM", "ALU", "FINISH"};
   for (size_t c = 0; c < sizeof W / sizeof W[0]; c++) {
     ovta_config cfg;
-    load_cfg(W[c].name, &cfg);
+    ovta_test_config(W[c].name, &cfg);
     for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
       int op = ovta_opcode_from_name(ops[o]);
       int fmt = ovta_format_of_opcode((uint32_t)op);
@@ -143,7 +126,7 @@ static void test_every_field_roundtrips(void **state) {
     uint64_t all = (1ull << (W[c].acc + src + W[c].wgt)) - 1; /* every field bit set */
     assert_int_equal(w0, (uint32_t)all);
     assert_int_equal(p.bufs[0].init[4], 1u << W[c].acc & 0xff);
-    char *out = write_text(&p);
+    char *out = ovta_test_program_text(&p);
     assert_non_null(strstr(out, ".uops u+0\n"));
     char line[128];
     snprintf(line, sizeof line, "uop dst_idx=%d src_idx=%d wgt_idx=%d\nuop dst_idx=0 src_idx=1 wgt_idx=0\n",
@@ -158,7 +141,7 @@ static void test_every_field_roundtrips(void **state) {
 static void test_known_words(void **state) {
   (void)state;
   ovta_config cfg;
-  load_cfg("default", &cfg);
+  ovta_test_config("default", &cfg);
   static const char *text =
       "# comment line\n"
       "LOAD memory_type=INP sram_base=37 dram_base=0xdeadbe y_size=7 x_size=9 x_stride=300 "
@@ -208,7 +191,7 @@ static void test_known_words(void **state) {
 static void test_symbols(void **state) {
   (void)state;
   ovta_config cfg;
-  load_cfg("default", &cfg);
+  ovta_test_config("default", &cfg);
   ovta_program p;
   parse_ok(".buffer a 64\n.buffer w 300\n.buffer x 16\n"
            "LOAD memory_type=WGT dram_base=@w+3 x_size=1\n"
@@ -240,7 +223,7 @@ static void test_symbols(void **state) {
   assert_int_equal(ovta_program_encode(&p, far, b, &err), OVTA_EPARSE);
   assert_non_null(strstr(err.msg, "t.s:4: dram_base=@w+3 resolves to"));
   assert_int_equal(ovta_program_align(&p), 256);
-  char *out = write_text(&p);
+  char *out = ovta_test_program_text(&p);
   assert_non_null(strstr(out, "memory_type=WGT sram_base=0 dram_base=@w+3 y_size=0"));
   assert_non_null(strstr(out, "dram_base=@a+16 "));
   free(out);
@@ -251,7 +234,7 @@ static void test_symbols(void **state) {
 static void test_errors(void **state) {
   (void)state;
   ovta_config cfg;
-  load_cfg("small", &cfg);
+  ovta_test_config("small", &cfg);
   static const struct {
     const char *text;
     const char *msg; /* expected in err.msg, after "t.s:" */
@@ -364,9 +347,9 @@ static void test_program_roundtrip(void **state) {
   assert_int_equal(p.n_dumps, 2);
   assert_int_equal(p.dumps[0].kind, OVTA_DATA_HEX);
   assert_int_equal(p.dumps[1].kind, OVTA_DATA_INT8);
-  char *t1 = write_text(&p);
+  char *t1 = ovta_test_program_text(&p);
   parse_ok(t1, NULL, &q);
-  char *t2 = write_text(&q);
+  char *t2 = ovta_test_program_text(&q);
   assert_string_equal(t1, t2);
   for (size_t i = 0; i < p.n_bufs; i++) assert_memory_equal(p.bufs[i].init, q.bufs[i].init, p.bufs[i].size);
   assert_memory_equal(&p.insns[0].insn, &q.insns[0].insn, sizeof(ovta_insn));
@@ -385,7 +368,7 @@ static void test_program_roundtrip(void **state) {
 static void test_disasm_binary(void **state) {
   (void)state;
   ovta_config cfg;
-  load_cfg("default", &cfg);
+  ovta_test_config("default", &cfg);
   ovta_isa isa;
   ovta_error err;
   OVTA_ASSERT_OK(ovta_isa_init(&isa, &cfg, &err), err);
@@ -407,7 +390,7 @@ static void test_disasm_binary(void **state) {
   assert_int_equal(ovta_disasm_binary(&isa, b, 48, "x.bin", &p, &err), OVTA_EINSN);
   assert_non_null(strstr(err.msg, "instruction 2 (byte offset 32): FINISH: reserved bit 64 is set"));
   OVTA_ASSERT_OK(ovta_disasm_binary(&isa, b, 32, "x.bin", &p, &err), err);
-  char *t = write_text(&p);
+  char *t = ovta_test_program_text(&p);
   assert_string_equal(t, ".config default\n"
                          "FINISH pop_prev=0 pop_next=0 push_prev=0 push_next=0\n"
                          "FINISH pop_prev=0 pop_next=1 push_prev=0 push_next=0\n");

@@ -20,13 +20,6 @@ static const widths W[] = {
     {"batch2", 13, 10, 10, 10},  /* 2^15/4, 2^15/32, 2^18/256, 2^17/128 */
 };
 
-static void load_isa(const char *name, ovta_isa *isa) {
-  ovta_config cfg;
-  ovta_error err;
-  OVTA_ASSERT_OK(ovta_config_load(name, &cfg, &err), err);
-  OVTA_ASSERT_OK(ovta_isa_init(isa, &cfg, &err), err);
-}
-
 static void roundtrip(const ovta_isa *isa, const uint64_t w[2], ovta_insn *out) {
   ovta_insn_bits b = {{w[0], w[1]}}, back;
   ovta_error err;
@@ -49,7 +42,7 @@ static void test_mem_format(void **state) {
   (void)state;
   for (size_t c = 0; c < sizeof W / sizeof W[0]; c++) {
     ovta_isa isa;
-    load_isa(W[c].name, &isa);
+    ovta_test_isa(W[c].name, &isa);
     /* LOAD INP, pop_next, push_next; memory format is the same for every config */
     uint64_t w[2] = {0, 0};
     put(w, 0, 3, 0);
@@ -94,7 +87,7 @@ static void test_gemm_alu_format(void **state) {
   (void)state;
   for (size_t c = 0; c < sizeof W / sizeof W[0]; c++) {
     ovta_isa isa;
-    load_isa(W[c].name, &isa);
+    ovta_test_isa(W[c].name, &isa);
     int u = W[c].uop, in = W[c].inp, wg = W[c].wgt, ac = W[c].acc;
     /* GEMM with every field at a distinct value */
     uint64_t w[2] = {0, 0};
@@ -159,7 +152,7 @@ static void test_gemm_alu_format(void **state) {
 static void test_default_is_vta(void **state) {
   (void)state;
   ovta_isa isa;
-  load_isa("default", &isa);
+  ovta_test_isa("default", &isa);
   ovta_insn g = {.opcode = OVTA_OP_GEMM, .uop_end = 1u << 13, .iter_in = 1u << 13,
                  .wgt_factor_in = 1u << 9};
   ovta_insn_bits b;
@@ -184,7 +177,7 @@ static void test_default_is_vta(void **state) {
 static void test_encode_rejects_overflow(void **state) {
   (void)state;
   ovta_isa isa;
-  load_isa("small", &isa);
+  ovta_test_isa("small", &isa);
   ovta_insn g = {.opcode = OVTA_OP_GEMM, .dst_factor_out = 128}; /* 7 bits in small */
   ovta_insn_bits b;
   ovta_error err;
@@ -203,7 +196,7 @@ static void test_encode_rejects_overflow(void **state) {
 static void test_static_checks(void **state) {
   (void)state;
   ovta_isa isa;
-  load_isa("default", &isa);
+  ovta_test_isa("default", &isa);
   ovta_error err;
   ovta_insn st = {.opcode = OVTA_OP_STORE, .memory_type = OVTA_MEM_INP, .x_size = 1, .y_size = 1};
   assert_int_equal(ovta_insn_check(&isa, &st, 4, &err), OVTA_EINSN);

@@ -3,8 +3,7 @@
  * the LOAD rule, uop-cache eviction on the `small` config (uop SRAM of 128 micro-ops) with the
  * result checked against plain-C arithmetic, recovery after a failed run, and misuse giving
  * OVTA_EINVAL with a message that names the problem. */
-#include "ovta_test.h"
-#include "ovta_driver.h"
+#include "ovta_test_dev.h"
 #include "ovta_runtime.h"
 
 #include <pthread.h>
@@ -18,8 +17,7 @@ typedef struct fixture {
 
 static void open_fx(fixture *fx, const char *backend, const char *cfgname) {
   ovta_error err = {0};
-  OVTA_ASSERT_OK(ovta_config_load(cfgname, &fx->cfg, &err), err);
-  OVTA_ASSERT_OK(ovta_dev_open(backend, &fx->cfg, NULL, &fx->dev, &err), err);
+  fx->dev = ovta_test_dev_open(backend, cfgname, NULL, &fx->cfg);
   OVTA_ASSERT_OK(ovta_rt_create(fx->dev, NULL, &fx->rt, &err), err);
 }
 
@@ -483,9 +481,7 @@ static void test_misuse(void **state) {
 static void long_stream(uint32_t max_insns, uint64_t want_runs) {
   ovta_error err = {0};
   ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
-  ovta_dev *dev;
-  OVTA_ASSERT_OK(ovta_dev_open("fsim", &cfg, NULL, &dev, &err), err);
+  ovta_dev *dev = ovta_test_dev_open("fsim", "small", NULL, &cfg);
   ovta_rt_opts ro = {0};
   ro.max_insns = max_insns;
   ovta_rt *rt;

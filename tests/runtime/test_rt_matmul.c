@@ -4,8 +4,7 @@
  * OVTA_TEST_BACKENDS. Each result is compared bit for bit with the plain-C reference
  * mm_reference (computed directly from A and W). On fsim each case also runs with a random
  * module interleaving (seeded), so a missing dependency token shows up as a wrong result. */
-#include "ovta_test.h"
-#include "ovta_driver.h"
+#include "ovta_test_dev.h"
 #include "ovta_runtime.h"
 #include "rt_matmul.h"
 
@@ -17,11 +16,9 @@ static void run_case(const char *backend, const char *cfgname, uint64_t seed, in
                      ovta_rt_stats *st) {
   ovta_error err = {0};
   ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
   ovta_dev_opts o = {0};
   o.seed = seed;
-  ovta_dev *dev;
-  OVTA_ASSERT_OK(ovta_dev_open(backend, &cfg, &o, &dev, &err), err);
+  ovta_dev *dev = ovta_test_dev_open(backend, cfgname, &o, &cfg);
   mm_shape s = mm_shape_for(&cfg);
   mm_run r;
   OVTA_ASSERT_OK(mm_setup(dev, &s, (uint32_t)(seed + 3 * (uint64_t)vt), &r, &err), err);
@@ -110,17 +107,13 @@ static void test_auto_flush(void **state) {
  * "uop" line per micro-op recorded, in the assembler's text form. */
 static void test_debug_dump(void **state) {
   (void)state;
-  char path[] = "/tmp/ovta_rt_dumpXXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  char path[64];
+  ovta_test_tmpfile(path, sizeof path, "rt-dump");
   setenv("OVTA_RT_DEBUG", "1", 1); /* instructions only */
   setenv("OVTA_RT_DEBUG_FILE", path, 1);
   ovta_error err = {0};
   ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
-  ovta_dev *dev;
-  OVTA_ASSERT_OK(ovta_dev_open("fsim", &cfg, NULL, &dev, &err), err);
+  ovta_dev *dev = ovta_test_dev_open("fsim", "small", NULL, &cfg);
   mm_shape s = mm_shape_for(&cfg);
   mm_run r;
   OVTA_ASSERT_OK(mm_setup(dev, &s, 5, &r, &err), err);

@@ -12,12 +12,10 @@
  * (ovta_exec_build: vta kernels, LLVM host code) and attach their own fsim device, and run 3
  * test images; every logit must equal, bit for bit, the CPU-path int8 plan's (built and run in
  * the main thread first: the independent reference). */
-#include "ovta_test.h"
+#include "ovta_test_model.h"
 #include "ovta_driver.h"
 #include "ovta_runtime.h"
 #include "rt_matmul.h"
-
-#include "exec.h"
 
 #include <pthread.h>
 
@@ -126,18 +124,8 @@ static void test_matmul_threads(void **state) {
 
 /* ---------------------------------------------------------------- whole models */
 
-#define FM OVTA_SRC_DIR "/models/fmnist/"
 #define MTHREADS 3
 #define MIMG 3
-
-static ovta_tensor *image(const ovta_tensor *imgs, int i, const char *name) {
-  int64_t shape[4] = {1, 1, 28, 28};
-  ovta_tensor *t = ovta_tensor_new(name, OVTA_DT_F32, 4, shape);
-  ovta_error err = {0};
-  if (!t || ovta_tensor_alloc(t, &err)) return NULL;
-  for (int k = 0; k < 784; k++) ((float *)t->data)[k] = ((const uint8_t *)imgs->data)[i * 784 + k] / 255.0f;
-  return t;
-}
 
 typedef struct mjob {
   int id;

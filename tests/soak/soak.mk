@@ -1,11 +1,6 @@
-# tests/soak/ and the sanitizer/valgrind runs of the whole suite.
-#   make soak            one device per config runs reference, random and bad programs for
-#                        SOAK_SECONDS (default 60); a 30-round version is part of `make test`
-#   make test-san        the whole `make test` suite in the SAN=1 build (ASan + UBSan + LeakSanitizer);
-#                        `make test` itself runs it after the normal suite (TEST_SAN below)
-#   make test-valgrind   the fsim, driver, assembler and generator tests under valgrind (leaks, errors)
-#   make test-tsan       the multi-threaded tests (TSAN_TESTS) built with clang -fsanitize=thread in
-#                        build-tsan/ (TSAN=1); any data race report fails
+# tests/soak/ and the sanitizer/valgrind runs of the whole suite (targets below). A 30-round
+# version of the soak is part of `make test`; `make test` itself runs the SAN=1 suite after the
+# normal one (TEST_SAN below).
 SOAK_SECONDS ?= 60
 TESTS += $(B)/tests/soak/soak
 .PHONY: soak test-san test-valgrind test-tsan print-tests
@@ -15,9 +10,11 @@ $(B)/tests/soak/soak: tests/soak/soak.c $(RANDPROG_DEPS)
 	$(CC) $(CPPFLAGS) $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
 	  $(OVTA_TOOL_LDLIBS) $(LDLIBS)
 
+## soak [SOAK_SECONDS=60]: one device per config runs reference, random and bad programs
 soak: $(B)/tests/soak/soak
 	SOAK_SECONDS=$(SOAK_SECONDS) $(B)/tests/soak/soak
 
+## test-san: the whole `make test` suite in the SAN=1 build only (ASan + UBSan + LeakSanitizer)
 test-san:
 	@$(MAKE) --no-print-directory SAN=1 test
 
@@ -39,17 +36,21 @@ ifeq ($(SAN)$(FUZZ)$(TSAN),000)
 ifeq ($(TEST_SAN),full)
 # the SAN build's own list (a fragment may leave itself out of SAN=1), asked from it when the test
 # recipe runs (through a copy of $(MAKE), so `make -n test` still only prints)
+# (asked once, then kept). With AREA (Makefile): the library, the tools and the area's tests only.
 TEST_SAN_MAKE := $(MAKE)
-TEST_SAN_SUBSET = $(shell MAKEFLAGS= $(TEST_SAN_MAKE) -s --no-print-directory SAN=1 print-tests)
-TEST_SAN_BUILD = all
+TEST_SAN_SUBSET = $(eval TEST_SAN_SUBSET := $(shell MAKEFLAGS= $(TEST_SAN_MAKE) -s --no-print-directory SAN=1 \
+  print-tests))$(TEST_SAN_SUBSET)
+TEST_SAN_BUILD = $(if $(AREA),$(if $(call in_area,build-san,$(TEST_SAN_SUBSET)),$(patsubst $(B)/%,build-san/%,\
+  $(LIB) $(TOOLS)) $(call in_area,build-san,$(TEST_SAN_SUBSET))),all)
 else ifeq ($(TEST_SAN),subset)
 TEST_SAN_SUBSET = $(TEST_SAN_SUBSET_LIST)
-TEST_SAN_BUILD = $(TEST_SAN_SUBSET_LIST)
+TEST_SAN_BUILD = $(call in_area,build-san,$(TEST_SAN_SUBSET_LIST))
 endif
 endif
 
 VALGRIND_TESTS := $(B)/tests/fsim/test_fsim $(B)/tests/driver/test_driver $(B)/tests/isa/test_asm \
   $(B)/tests/isa/test_encoding $(B)/tests/gen/test_randprog $(B)/tests/soak/soak
+## test-valgrind: the fsim, driver, assembler and generator tests under valgrind (leaks, errors)
 test-valgrind: $(VALGRIND_TESTS)
 	@fail=0; for t in $(VALGRIND_TESTS); do \
 	  echo "=== valgrind $$t"; \
@@ -65,6 +66,7 @@ ifeq ($(TSAN),1)
 tsan-build: $(TSAN_TESTS)
 .PHONY: tsan-build
 else
+## test-tsan: the multi-threaded tests (TSAN_TESTS) with clang ThreadSanitizer (build-tsan/); a race fails
 test-tsan:
 	@$(MAKE) --no-print-directory TSAN=1 tsan-build
 	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1" \

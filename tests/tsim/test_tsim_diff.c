@@ -41,14 +41,8 @@ static const shape shapes[] = {
     {"open", "--no-hermetic", sh_open},
 };
 
-static int n_seeds(int dflt) {
-  const char *e = getenv("TSIM_DIFF_SEEDS");
-  int n = e ? atoi(e) : 0;
-  return n > 0 ? n : dflt;
-}
-
 static void diff_config(const char *config, int dflt) {
-  int bad = 0, n = n_seeds(dflt);
+  int bad = 0, n = ovta_test_env_int("TSIM_DIFF_SEEDS", dflt);
   const char *specs = "fsim,tsim";
   for (int s = 1; s <= n && bad < 5; s++) {
     const shape *sh = &shapes[s % 4];

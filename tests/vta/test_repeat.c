@@ -13,43 +13,21 @@
  *     and the same image twice in a row), each bit-identical to the CPU int8 logits of its image;
  *   - the same on tsim (skipped when tsim is not built): 5 runs over 2 images.
  * Images alternate, so a run that reads anything left over from the previous one differs. */
-#include "ovta_test.h"
+#include "ovta_test_model.h"
 #include "ovta_driver.h"
-#include "exec.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FM OVTA_SRC_DIR "/models/fmnist/"
 #define NCAL 16
 #define NIMG 5
 #define RUNS 60
 
 static const char int8_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
 
-static ovta_tensor *image(const ovta_tensor *imgs, int i, const char *name) {
-  int64_t shape[4] = {1, 1, 28, 28};
-  ovta_tensor *t = ovta_tensor_new(name, OVTA_DT_F32, 4, shape);
-  ovta_error err = {0};
-  OVTA_ASSERT_OK(ovta_tensor_alloc(t, &err), err);
-  for (int k = 0; k < 784; k++) ((float *)t->data)[k] = ((const uint8_t *)imgs->data)[i * 784 + k] / 255.0f;
-  return t;
-}
-
-static ovta_graph *load_model(void) {
-  ovta_error err = {0};
-  ovta_graph *g;
-  OVTA_ASSERT_OK(ovta_graph_load(FM "fmnist_cnn.onnx", &g, &err), err);
-  assert_int_equal(g->n_inputs, 1);
-  ovta_tensor *in = g->inputs[0];
-  in->dtype = OVTA_DT_F32, in->rank = 4;
-  in->shape[0] = 1, in->shape[1] = 1, in->shape[2] = 28, in->shape[3] = 28;
-  return g;
-}
-
 static ovta_graph *fp32_graph(void) {
-  ovta_graph *g = load_model();
+  ovta_graph *g = fmnist_load();
   ovta_error err = {0};
   ovta_compile_opts co = {0};
   OVTA_ASSERT_OK(ovta_compile_pipeline(g, &co, &err), err);
@@ -57,7 +35,7 @@ static ovta_graph *fp32_graph(void) {
 }
 
 static ovta_graph *int8_graph(const ovta_config *cfg) {
-  ovta_graph *g = load_model();
+  ovta_graph *g = fmnist_load();
   ovta_error err = {0};
   ovta_tensor *cal;
   OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
@@ -65,17 +43,6 @@ static ovta_graph *int8_graph(const ovta_config *cfg) {
   OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
   ovta_tensor_free(cal);
   return g;
-}
-
-static ovta_tensor *run1(ovta_exec *e, const ovta_tensor *x) {
-  ovta_error err = {0};
-  ovta_tensor *y;
-  OVTA_ASSERT_OK(ovta_exec_set_input(e, ovta_exec_input_name(e, 0), x, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &y, &err), err);
-  assert_int_equal(y->dtype, OVTA_DT_F32);
-  assert_int_equal(y->nbytes, 10 * sizeof(float));
-  return y;
 }
 
 /* The test images as inputs of e. */
@@ -100,14 +67,11 @@ static void repeat(ovta_exec *e, const char *what, int runs, int m, ovta_tensor 
     int i = k % (m + 1);
     if (i == m) i = m - 1; /* the last image twice in a row */
     k++;
-    ovta_tensor *y = run1(e, x[i]);
+    ovta_tensor *y = ovta_test_run1(e, x[i]);
+    assert_int_equal(y->dtype, OVTA_DT_F32);
+    assert_int_equal(y->nbytes, 10 * sizeof(float));
     const ovta_tensor *ref = want ? want[i] : first[i];
-    if (ref && memcmp(ref->data, y->data, y->nbytes)) {
-      const float *a = ref->data, *b = y->data;
-      for (int c = 0; c < 10; c++)
-        if (a[c] != b[c])
-          fail_msg("%s: run %d (image %d, its run %d): logit %d is %.9g, expected %.9g", what, r, i, seen[i], c, b[c], a[c]);
-    }
+    if (ref) OVTA_ASSERT_SAME_F32(ref, y, "%s: run %d (image %d, its run %d), logits", what, r, i, seen[i]);
     seen[i]++;
     if (!first[i]) first[i] = y;
     else ovta_tensor_free(y);

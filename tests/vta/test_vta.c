@@ -156,7 +156,7 @@ static void test_requant_edges(void **st) {
         int8_t x[16 * 32], w[32 * 32], px[16 * 32], pw[32 * 32], py[16 * 32], y[16 * 32], ref[16 * 32];
         int32_t b[32], pb[32];
         assert_true(nb <= sizeof pb);
-        fill(x, nx, 5), fill(w, nw, 6);
+        ovta_test_fill_i8(x, nx, 5), ovta_test_fill_i8(w, nw, 6);
         for (int o = 0; o < 32; o++) b[o] = o * 70001 - 1100000 + (o == 7 ? INT32_MAX - 2000000 : 0);
         vta_reference(&op, x, w, bias ? b : NULL, ref);
         vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);

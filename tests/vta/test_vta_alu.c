@@ -5,11 +5,6 @@
 #include "ovta_test.h"
 #include "accel.h"
 
-static void fill(int8_t *x, size_t n, uint32_t seed) {
-  uint32_t s = seed * 2654435761u + 7u;
-  for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
-}
-
 /* independent references (logical NCHW) */
 static void ref_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y) {
   for (size_t i = 0; i < (size_t)op->n * op->c * op->h * op->w; i++) {
@@ -58,7 +53,7 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   int8_t *a = malloc(nx), *b = malloc(nx), *pa = malloc(nx), *pb = calloc(1, nw > nx ? nw : nx), *id = malloc(nb),
          *py = malloc(ny), *y = malloc(ny), *ref = malloc(ny);
   assert_non_null(a), assert_non_null(ref);
-  fill(a, nx, 3), fill(b, nx, 4);
+  ovta_test_fill_i8(a, nx, 3), ovta_test_fill_i8(b, nx, 4);
   if (op->kind == VTA_ADD) ref_add(op, a, b, ref);
   else ref_pool(op, a, ref);
   /* the library's own references agree with these */

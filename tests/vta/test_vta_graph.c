@@ -9,9 +9,8 @@
  * the accelerator nodes must really have run on the device (device micro-op counters). Also: the
  * saved plan (plan.json, params.bin, kernels.o with the host code) loads and runs the same, and
  * the report names where each node runs. */
-#include "ovta_test.h"
+#include "ovta_test_model.h"
 #include "ovta_driver.h"
-#include "exec.h"
 #include "accel.h"
 
 #include <math.h>
@@ -19,19 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FM OVTA_SRC_DIR "/models/fmnist/"
 #define NCAL 16
 
 static const char int8_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
-
-static ovta_tensor *image(const ovta_tensor *imgs, int i, const char *name) {
-  int64_t shape[4] = {1, 1, 28, 28};
-  ovta_tensor *t = ovta_tensor_new(name, OVTA_DT_F32, 4, shape);
-  ovta_error err = {0};
-  OVTA_ASSERT_OK(ovta_tensor_alloc(t, &err), err);
-  for (int k = 0; k < 784; k++) ((float *)t->data)[k] = ((const uint8_t *)imgs->data)[i * 784 + k] / 255.0f;
-  return t;
-}
 
 /* The int8 graph of the model for cfg (quantized with NCAL calibration images). */
 static ovta_graph *int8_graph(const ovta_config *cfg) {
@@ -48,15 +37,6 @@ static ovta_graph *int8_graph(const ovta_config *cfg) {
   OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
   ovta_tensor_free(cal);
   return g;
-}
-
-static ovta_tensor *run1(ovta_exec *e, const ovta_tensor *x) {
-  ovta_error err = {0};
-  ovta_tensor *y;
-  OVTA_ASSERT_OK(ovta_exec_set_input(e, ovta_exec_input_name(e, 0), x, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &y, &err), err);
-  return y;
 }
 
 /* every accelerator node ran on the device: its GEMM micro-ops were executed */
@@ -111,13 +91,8 @@ static void model_on(const char *backend, const char *cfgname, int nimg) {
   int differ_from_zero = 0;
   for (int i = 0; i < nimg; i++) {
     ovta_tensor *x = image(imgs, i, ovta_exec_input_name(cpu, 0));
-    ovta_tensor *yc = run1(cpu, x), *ya = run1(acc, x);
-    assert_int_equal(yc->nbytes, ya->nbytes);
-    if (memcmp(yc->data, ya->data, yc->nbytes)) {
-      const float *a = yc->data, *b = ya->data;
-      for (size_t k = 0; k < yc->nbytes / 4; k++)
-        if (a[k] != b[k]) fail_msg("%s/%s image %d: logit %zu: cpu %g, accelerator %g", backend, cfgname, i, k, a[k], b[k]);
-    }
+    ovta_tensor *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
+    OVTA_ASSERT_SAME_F32(yc, ya, "%s/%s image %d, the accelerator's logits against the cpu's", backend, cfgname, i);
     for (size_t k = 0; k < yc->nbytes / 4; k++) differ_from_zero += ((float *)yc->data)[k] != 0;
     ovta_tensor_free(x), ovta_tensor_free(yc), ovta_tensor_free(ya);
   }
@@ -162,14 +137,14 @@ static void test_save_load(void **st) {
   assert_non_null(strstr(err.msg, "attach"));
   OVTA_ASSERT_OK(ovta_exec_attach(a, "fsim", NULL, &err), err);
   assert_int_equal(ovta_exec_attach(a, "fsim", NULL, &err), OVTA_EINVAL);
-  char dir[] = "/tmp/ovta_vta_graph_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  char dir[64];
+  ovta_test_tmpdir(dir, sizeof dir, "vta-graph");
   OVTA_ASSERT_OK(ovta_exec_save(a, dir, &err), err);
   OVTA_ASSERT_OK(ovta_exec_load(dir, &b, &err), err);
   assert_int_equal(ovta_exec_accel_nodes(b), ovta_exec_accel_nodes(a));
   assert_string_equal(ovta_exec_report(b), ovta_exec_report(a));
   OVTA_ASSERT_OK(ovta_exec_attach(b, "fsim", NULL, &err), err);
-  ovta_tensor *ya = run1(a, x), *yb = run1(b, x);
+  ovta_tensor *ya = ovta_test_run1(a, x), *yb = ovta_test_run1(b, x);
   assert_memory_equal(ya->data, yb->data, ya->nbytes);
   ovta_tensor_free(ya), ovta_tensor_free(yb);
   /* a CPU plan cannot attach */
@@ -177,9 +152,7 @@ static void test_save_load(void **st) {
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &c, &err), err);
   assert_int_equal(ovta_exec_attach(c, "fsim", NULL, &err), OVTA_EINVAL);
   ovta_exec_free(c);
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  ovta_test_rm_rf(dir);
   ovta_tensor_free(x), ovta_tensor_free(imgs);
   ovta_exec_free(a), ovta_exec_free(b);
   ovta_graph_free(g);
@@ -192,8 +165,8 @@ static void test_cli(void **st) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  char dir[] = "/tmp/ovta_vta_cli_XXXXXX", cmd[2048], path[600];
-  assert_non_null(mkdtemp(dir));
+  char dir[64], cmd[2048], path[600];
+  ovta_test_tmpdir(dir, sizeof dir, "vta-cli");
   ovta_tensor *imgs;
   OVTA_ASSERT_OK(ovta_npy_read(FM "test_images.npy", "imgs", &imgs, &err), err);
   ovta_tensor *x = image(imgs, 7, "image");
@@ -205,9 +178,7 @@ static void test_cli(void **st) {
            OVTA_SRC_DIR, FM "fmnist_cnn.onnx", FM "calib_images.npy", NCAL, dir, dir);
   assert_int_equal(system(cmd), 0);
   snprintf(path, sizeof path, "%s/report.txt", dir);
-  char *rep;
-  size_t len;
-  OVTA_ASSERT_OK(ovta_read_file(path, 1 << 20, &rep, &len, &err), err);
+  char *rep = ovta_test_read_file(path, NULL);
   assert_non_null(strstr(rep, "op ovta.QConv: accel: tile"));
   assert_non_null(strstr(rep, "op ovta.QDense: accel: tile"));
   assert_non_null(strstr(rep, "op ovta.QMaxPool: accel: tile"));
@@ -223,7 +194,7 @@ static void test_cli(void **st) {
   ovta_graph *g = int8_graph(&cfg);
   ovta_exec *cpu;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
-  ovta_tensor *yc = run1(cpu, x), *ya;
+  ovta_tensor *yc = ovta_test_run1(cpu, x), *ya;
   snprintf(path, sizeof path, "%s/out/%s.npy", dir, ovta_exec_output_name(cpu, 0));
   OVTA_ASSERT_OK(ovta_npy_read(path, "y", &ya, &err), err);
   assert_int_equal(ya->nbytes, yc->nbytes);
@@ -231,8 +202,7 @@ static void test_cli(void **st) {
   ovta_tensor_free(ya), ovta_tensor_free(yc), ovta_tensor_free(x), ovta_tensor_free(imgs);
   ovta_exec_free(cpu);
   ovta_graph_free(g);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  ovta_test_rm_rf(dir);
 }
 
 int main(void) {

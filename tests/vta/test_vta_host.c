@@ -74,7 +74,7 @@ static void check(const char *backend, const char *cfgname, const vta_op *op, in
          *y = malloc(ny), *ref = malloc(ny);
   int32_t *b = malloc((size_t)op->o * 4), *pb = malloc(nb);
   assert_true(x && w && px && pw && ya && yb && y && ref && b && pb);
-  fill(x, nx, 5), fill(w, nw, 6);
+  ovta_test_fill_i8(x, nx, 5), ovta_test_fill_i8(w, nw, 6);
   for (int i = 0; i < op->o; i++) b[i] = (i * 7919 % 4001) - 2000;
   conv_ref(op, x, w, op->has_bias ? b : NULL, ref);
   vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);

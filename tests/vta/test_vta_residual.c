@@ -8,8 +8,7 @@
  *      (no Quantize/Dequantize, no Pack/Unpack between conv, conv, add and pool);
  *   3. an add whose shift the ALU cannot take (16..31) falls back to the CPU with the reason in
  *      the report and stays bit-exact. */
-#include "ovta_test.h"
-#include "exec.h"
+#include "ovta_test_model.h"
 #include "accel.h"
 
 #include <math.h>
@@ -189,15 +188,6 @@ static void reference(const ovta_graph *g, const ovta_tensor *xf, float *logits)
   }
 }
 
-static ovta_tensor *run1(ovta_exec *e, const ovta_tensor *x) {
-  ovta_error err = {0};
-  ovta_tensor *y;
-  OVTA_ASSERT_OK(ovta_exec_set_input(e, ovta_exec_input_name(e, 0), x, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &y, &err), err);
-  return y;
-}
-
 /* ---------------------------------------------------------------- tests */
 
 /* The quantize pass's int8 graph: every op quantized, int8 all the way from the input's
@@ -240,7 +230,7 @@ static void test_cpu_reference(void **st) {
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
   int nonzero = 0, pos = 0, neg = 0;
   for (int k = 0; k < 4; k++) {
-    ovta_tensor *x = input(1.5), *y = run1(cpu, x);
+    ovta_tensor *x = input(1.5), *y = ovta_test_run1(cpu, x);
     float want[NOUT];
     reference(g, x, want);
     assert_int_equal(y->nbytes, sizeof want);
@@ -290,11 +280,8 @@ static void accel_on(const char *cfgname, bool force_fallback) {
     }
   }
   for (int k = 0; k < 3; k++) {
-    ovta_tensor *x = input(1.5), *yc = run1(cpu, x), *ya = run1(acc, x);
-    assert_int_equal(yc->nbytes, ya->nbytes);
-    for (size_t i = 0; i < yc->nbytes / 4; i++)
-      if (((float *)yc->data)[i] != ((float *)ya->data)[i])
-        fail_msg("%s: input %d logit %zu: cpu %g, accelerator %g", cfgname, k, i, ((float *)yc->data)[i], ((float *)ya->data)[i]);
+    ovta_tensor *x = input(1.5), *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
+    OVTA_ASSERT_SAME_F32(yc, ya, "%s: input %d, the accelerator's logits against the cpu's", cfgname, k);
     ovta_tensor_free(x), ovta_tensor_free(yc), ovta_tensor_free(ya);
   }
   /* the ALU nodes ran on the device: identity-copy GEMM micro-ops and ALU micro-ops */

@@ -61,7 +61,7 @@ static void check_sched(const char *cfgname, const vta_op *op, int vt, const vta
          *ref = malloc(ny);
   int32_t *b = malloc((size_t)op->o * 4), *pb = malloc(nb);
   assert_true(x && w && px && pw && py && y && ref && b && pb);
-  fill(x, nx, 11), fill(w, nw, 12);
+  ovta_test_fill_i8(x, nx, 11), ovta_test_fill_i8(w, nw, 12);
   for (int i = 0; i < op->o; i++) b[i] = (i * 7919 % 4001) - 2000;
   vta_reference(op, x, w, op->has_bias ? b : NULL, ref);
   vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw);

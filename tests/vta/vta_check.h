@@ -89,11 +89,6 @@ static inline char *dump_of(lir_func *f) {
   return s;
 }
 
-static inline void fill(int8_t *x, size_t n, uint32_t seed) {
-  uint32_t s = seed * 2654435761u + 7u;
-  for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
-}
-
 /* The reference, written out here on logical NCHW / OIHW tensors (not vta_reference): int32 sum
  * plus bias, the rounding constant 2^(shift-1) for shifts 1..31, then the SHR rule of isa/ISA.md
  * (>= 32: sign; -31..-1: left shift, wrapping; <= -32: 0), then the clip. */
@@ -143,7 +138,7 @@ static inline void vta_check_plan(const char *backend, const vta_plan *pp, uint6
   int32_t *b = malloc((size_t)op->o * 4), *pb = malloc(nb);
   assert_non_null(x), assert_non_null(w), assert_non_null(px), assert_non_null(pw), assert_non_null(py);
   assert_non_null(y), assert_non_null(ref), assert_non_null(b), assert_non_null(pb);
-  fill(x, nx, (uint32_t)seed + 11), fill(w, nw, (uint32_t)seed + 12);
+  ovta_test_fill_i8(x, nx, (uint32_t)seed + 11), ovta_test_fill_i8(w, nw, (uint32_t)seed + 12);
   for (int i = 0; i < op->o; i++) b[i] = (i * 7919 % 4001) - 2000;
   conv_ref(op, x, w, op->has_bias ? b : NULL, ref);
   vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);
