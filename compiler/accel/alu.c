@@ -401,12 +401,9 @@ static lir_stmt *alu_compute(ae *e, lir_buf *x, lir_buf *w, lir_buf *y) {
 }
 
 
-int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
-  *out = NULL;
-  if ((unsigned)s >= VTA_S_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "vta_lower: bad stage %d", (int)s);
-  lir_func *f = lir_func_new(fname);
-  if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);
-  ae ec = {.f = f, .p = p, .uid = uid & 0x7fffffff}, *e = &ec;
+int vta_alu_compute(const vta_plan *p, lir_func *f, ovta_error *err) {
+  (void)err;
+  ae ec = {.f = f, .p = p}, *e = &ec;
   int B = p->cfg.batch, BI = p->cfg.block_in;
   int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
   int64_t ys[6] = {p->nb, p->cb, p->oh, p->ow, B, BI};
@@ -415,14 +412,16 @@ int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t ui
   lir_buf *w = p->op.kind == VTA_ADD ? lir_param(f, "w", LIR_I8, 6, xs) : lir_param(f, "w", LIR_I8, 2, is);
   lir_param(f, "ident", LIR_I8, 2, is);
   lir_buf *y = lir_param(f, "y", LIR_I8, 6, ys);
-  /* every stage after compute is the host code: the ALU operators are emitted directly */
-  f->body = s == VTA_S_COMPUTE ? alu_compute(e, x, w, y) : alu_host(e);
-  int rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
-  if (rc) {
-    ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));
-    lir_func_free(f);
-    return rc;
-  }
-  *out = f;
+  f->body = alu_compute(e, x, w, y);
+  return OVTA_OK;
+}
+
+bool vta_alu_direct(const vta_plan *p) { return p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL; }
+
+/* The direct path: every stage after compute is the host code (one virtual thread). */
+int vta_alu_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
+  (void)err;
+  ae ec = {.f = f, .p = p, .uid = uid & 0x7fffffff}, *e = &ec;
+  f->body = alu_host(e);
   return OVTA_OK;
 }

@@ -275,6 +275,157 @@ static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what,
   return OVTA_OK;
 }
 
+/* The operands of a tensor-intrinsic nest, flattened over its loops: r[0] the ACC destination,
+ * r[1] the INP operand (GEMM) or the ALU tensor operand, r[2] the WGT operand (GEMM); has[k] when
+ * present. pushes: the GEMM / ALU instructions the kernel issues. */
+typedef struct kops {
+  const char *what;    /* "@intrinsic in loop L" (errors) */
+  lir_stmt *const *loops;
+  int nl;
+  bool gemm;
+  flatref r[3];
+  bool has[3];
+  const lir_expr *src; /* the ALU tensor operand (NULL: immediates only) */
+  lir_block pushes;
+} kops;
+
+static int refuse_k(fctx *c, const kops *k, const char *why) {
+  return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %s", k->what, why);
+}
+
+/* One @ovta.gemm(acc, inp, wgt): parted ACC, INP, WGT operands, not offset by outer loops, INP
+ * and WGT in the same part. */
+static int gemm_operands(fctx *c, const lir_expr *g, int nst, kops *k) {
+  if (nst != 1 || g->nargs != 3) return refuse_k(c, k, "want one @ovta.gemm(acc, inp, wgt) in the nest");
+  static const lir_scope want[3] = {LIR_SCOPE_ACC, LIR_SCOPE_INP, LIR_SCOPE_WGT};
+  for (int i = 0; i < 3; i++) {
+    flatref *r = &k->r[i];
+    if (flatten(c, g->args[i], k->loops, k->nl, k->what, r)) return c->rc;
+    if (r->s->b->scope != want[i] || !r->lead)
+      return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %d (%s) is not a parted %s buffer",
+                               k->what, i, r->s->b->name, lir_scope_name(want[i]));
+    for (int j = 0; j < r->n; j++)
+      if (r->vk[j])
+        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %s is offset by outer loop %s",
+                                 k->what, r->s->b->name, r->v[j]->name);
+    k->has[i] = true;
+  }
+  if (!lir_expr_eq(k->r[1].lead, k->r[2].lead)) return refuse_k(c, k, "INP and WGT parts differ");
+  lir_expr *z = lir_i64(F, 0);
+  lir_block_add(&k->pushes, call(c, "ovta.gemm", 1, &z));
+  return OVTA_OK;
+}
+
+/* A sequence of @ovta.alu_OP(acc, imm | src) on one ACC reference, the tensor operands all the
+ * same: one ALU push each (CLP's bounds as its immediate (hi << 8) | (lo & 0xff)). */
+static int alu_operands(fctx *c, lir_stmt *const *st, int nst, kops *k) {
+  const lir_expr *first = st[0]->value;
+  for (int i = 0; i < nst; i++) {
+    const lir_expr *e = st[i]->value;
+    int op = alu_opcode(st[i]);
+    if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !lir_expr_eq(e->args[0], first->args[0]))
+      return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                               "fold-uops: %s: statement %d of the nest is not an ALU intrinsic on the same ACC reference",
+                               k->what, i);
+    lir_expr *a[3];
+    if (e->args[1]->kind == LIR_E_LOAD) {
+      if (op == OVTA_ALU_CLP || (k->src && !lir_expr_eq(k->src, e->args[1])))
+        return refuse_k(c, k, "different tensor operands in one nest");
+      k->src = e->args[1];
+      a[0] = lir_i64(F, op), a[1] = lir_i64(F, 0), a[2] = lir_i64(F, 0);
+    } else {
+      for (int j = 1; j < e->nargs; j++)
+        if (e->args[j]->kind != LIR_E_INT) return refuse_k(c, k, "ALU immediate is not a constant");
+      int64_t imm = e->args[1]->ival;
+      if (op == OVTA_ALU_CLP) { /* (hi << 8) | (lo & 0xff) as a signed 16-bit immediate */
+        int32_t v = (int32_t)(((uint32_t)e->args[2]->ival & 0xffu) << 8 | ((uint32_t)e->args[1]->ival & 0xffu));
+        imm = v >= 32768 ? v - 65536 : v;
+      }
+      a[0] = lir_i64(F, op), a[1] = lir_i64(F, 1), a[2] = lir_i64(F, imm);
+    }
+    lir_block_add(&k->pushes, call(c, "ovta.alu", 3, a));
+  }
+  if (flatten(c, first->args[0], k->loops, k->nl, k->what, &k->r[0])) return c->rc;
+  if (k->src && flatten(c, k->src, k->loops, k->nl, k->what, &k->r[1])) return c->rc;
+  k->has[1] = k->src != NULL;
+  if (k->r[0].s->b->scope != LIR_SCOPE_ACC || !k->r[0].lead || (k->src && k->r[1].s->b->scope != LIR_SCOPE_ACC))
+    return refuse_k(c, k, "operands are not ACC buffers (the destination parted)");
+  if (k->src && k->r[1].lead && !lir_expr_eq(k->r[1].lead, k->r[0].lead))
+    return refuse_k(c, k, "source and destination in different ACC parts");
+  return OVTA_OK;
+}
+
+/* The kernel key's kind and parts (bits 28..31, 20..27): a GEMM, 2 x ACC part + INP part; an ALU
+ * kernel, the ACC part + vt x the one outer variable the operands are offset by (a chunk, the
+ * output-channel tile of a shared bias), kind by the tensor operand and the offset. NULL: refused. */
+static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
+  if (k->gemm) {
+    *kind = KIND_GEMM;
+    return lir_add(F, lir_muli(F, k->r[0].lead, 2), k->r[1].lead); /* vt <= 2 */
+  }
+  lir_var *outer = NULL;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < (k->has[i] ? k->r[i].n : 0); j++) {
+      if (!k->r[i].vk[j]) continue;
+      if (outer && outer != k->r[i].v[j]) {
+        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands offset by outer loops %s and %s", k->what,
+                          outer->name, k->r[i].v[j]->name);
+        return NULL;
+      }
+      outer = k->r[i].v[j];
+    }
+  *kind = k->src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
+  lir_expr *parts = k->r[0].lead;
+  return outer ? lir_add(F, parts, lir_muli(F, lir_ref(F, outer), c->p->vt)) : parts;
+}
+
+/* The kernel of a folded nest: host loops around `attr uop_kernel = KEY { hardware levels, micro-op
+ * loops around one uop }`, the pushes, kernel_end. */
+static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_expr *parts) {
+  lir_stmt *const *loops = k->loops;
+  lir_expr *b[3];
+  for (int i = 0; i < 3; i++) b[i] = k->has[i] ? flat_base(c, &k->r[i]) : lir_i64(F, 0);
+  lir_expr *hidx = lir_i64(F, 0);
+  int64_t hiters = 1;
+  for (int i = 0; i < fo->nh; i++) {
+    lir_expr *v = lir_ref(F, loops[fo->h[i].id]->var);
+    for (int j = 0; j < 3; j++) b[j] = lir_add(F, b[j], lir_muli(F, v, fo->h[i].f[j]));
+    hidx = lir_add(F, lir_muli(F, hidx, fo->h[i].ext), v);
+    hiters *= fo->h[i].ext;
+  }
+  if (hiters > (1 << 20)) {
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %lld host iterations exceed the kernel key's 20 bits",
+                      k->what, (long long)hiters);
+    return NULL;
+  }
+  lir_expr *key = lir_add(F, lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28)),
+                          lir_add(F, lir_muli(F, parts, 1 << 20), hidx));
+  lir_block rec;
+  lir_block_init(&rec, F);
+  for (int i = 0; i < fo->nl; i++) {
+    lir_expr *a[4] = {lir_i64(F, fo->l[i].ext), lir_i64(F, fo->l[i].f[0]), lir_i64(F, fo->l[i].f[1]),
+                      lir_i64(F, fo->l[i].f[2])};
+    lir_block_add(&rec, call(c, "ovta.uop_loop_begin", 4, a));
+  }
+  lir_expr *ub[3] = {b[0], b[1], b[2]};
+  for (int i = 0; i < fo->nu; i++)
+    for (int j = 0; j < 3; j++) ub[j] = lir_add(F, ub[j], lir_muli(F, lir_ref(F, loops[fo->u[i].id]->var), fo->u[i].f[j]));
+  lir_stmt *u = call(c, "ovta.uop", 3, ub);
+  for (int i = fo->nu - 1; i >= 0; i--)
+    u = lir_for(F, loops[fo->u[i].id]->var, lir_i64(F, 0), lir_i64(F, fo->u[i].ext), LIR_FOR_SERIAL, u);
+  lir_block_add(&rec, u);
+  for (int i = 0; i < fo->nl; i++) lir_block_add(&rec, call(c, "ovta.uop_loop_end", 0, NULL));
+  lir_block kb;
+  lir_block_init(&kb, F);
+  lir_block_add(&kb, lir_attr(F, "uop_kernel", key, lir_block_stmt(&rec)));
+  lir_block_add(&kb, lir_block_stmt(&k->pushes));
+  lir_block_add(&kb, call(c, "ovta.kernel_end", 0, NULL));
+  lir_stmt *ks = lir_block_stmt(&kb);
+  for (int i = fo->nh - 1; i >= 0; i--)
+    ks = lir_for(F, loops[fo->h[i].id]->var, lir_i64(F, 0), lir_i64(F, fo->h[i].ext), LIR_FOR_SERIAL, ks);
+  return ks;
+}
+
 /* Rule (tensor intrinsics): a perfect nest of loops (constant extents from 0) around one
  * `@ovta.gemm(acc, inp, wgt)` or a sequence of `@ovta.alu_OP(acc, imm | src)` on one ACC reference
  * (the tensor operands all the same) becomes one micro-op kernel per host iteration:
@@ -293,166 +444,26 @@ static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what,
  * operands in one nest, more than one outer variable in the offsets (none for a GEMM), immediates
  * that are not constants. */
 static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *body) {
-  const vta_plan *p = c->p;
   int nst = body->kind == LIR_S_SEQ ? body->n : 1;
   lir_stmt *const *st = body->kind == LIR_S_SEQ ? body->stmts : &body;
-  const lir_expr *first = st[0]->value;
   char what[160];
-  snprintf(what, sizeof what, "@%s in loop %s", first->callee, nl ? loops[nl - 1]->var->name : "(none)");
+  snprintf(what, sizeof what, "@%s in loop %s", st[0]->value->callee, nl ? loops[nl - 1]->var->name : "(none)");
+  kops k = {.what = what, .loops = loops, .nl = nl, .gemm = is_call(st[0], "ovta.gemm"), .has = {true, false, false}};
   if (nl > FOLD_MAX_LOOPS) {
     c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: more than %d loops", what, FOLD_MAX_LOOPS);
     return NULL;
   }
   aloop al[FOLD_MAX_LOOPS];
   if (nest_loops(c, loops, nl, what, al)) return NULL;
-  bool gemm = is_call(st[0], "ovta.gemm");
-  flatref r[3];
-  bool has[3] = {true, false, false};
-  const lir_expr *src = NULL; /* ALU tensor operand */
-  lir_block pushes;
-  lir_block_init(&pushes, F);
-  if (gemm) {
-    if (nst != 1 || first->nargs != 3) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: want one @ovta.gemm(acc, inp, wgt) in the nest", what);
-      return NULL;
-    }
-    static const lir_scope want[3] = {LIR_SCOPE_ACC, LIR_SCOPE_INP, LIR_SCOPE_WGT};
-    for (int k = 0; k < 3; k++) {
-      if (flatten(c, first->args[k], loops, nl, what, &r[k])) return NULL;
-      if (r[k].s->b->scope != want[k] || !r[k].lead) {
-        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %d (%s) is not a parted %s buffer", what, k,
-                          r[k].s->b->name, lir_scope_name(want[k]));
-        return NULL;
-      }
-      for (int j = 0; j < r[k].n; j++)
-        if (r[k].vk[j]) {
-          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %s is offset by outer loop %s", what,
-                            r[k].s->b->name, r[k].v[j]->name);
-          return NULL;
-        }
-      has[k] = true;
-    }
-    if (!lir_expr_eq(r[1].lead, r[2].lead)) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: INP and WGT parts differ", what);
-      return NULL;
-    }
-    lir_expr *z = lir_i64(F, 0);
-    lir_block_add(&pushes, call(c, "ovta.gemm", 1, &z));
-  } else {
-    for (int i = 0; i < nst; i++) {
-      const lir_expr *e = st[i]->value;
-      int op = alu_opcode(st[i]);
-      if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !lir_expr_eq(e->args[0], first->args[0])) {
-        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
-                          "fold-uops: %s: statement %d of the nest is not an ALU intrinsic on the same ACC reference",
-                          what, i);
-        return NULL;
-      }
-      lir_expr *a[3];
-      if (e->args[1]->kind == LIR_E_LOAD) {
-        if (op == OVTA_ALU_CLP || (src && !lir_expr_eq(src, e->args[1]))) {
-          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: different tensor operands in one nest", what);
-          return NULL;
-        }
-        src = e->args[1];
-        a[0] = lir_i64(F, op), a[1] = lir_i64(F, 0), a[2] = lir_i64(F, 0);
-      } else {
-        for (int j = 1; j < e->nargs; j++)
-          if (e->args[j]->kind != LIR_E_INT) {
-            c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: ALU immediate is not a constant", what);
-            return NULL;
-          }
-        int64_t imm = e->args[1]->ival;
-        if (op == OVTA_ALU_CLP) { /* (hi << 8) | (lo & 0xff) as a signed 16-bit immediate */
-          int32_t v = (int32_t)(((uint32_t)e->args[2]->ival & 0xffu) << 8 | ((uint32_t)e->args[1]->ival & 0xffu));
-          imm = v >= 32768 ? v - 65536 : v;
-        }
-        a[0] = lir_i64(F, op), a[1] = lir_i64(F, 1), a[2] = lir_i64(F, imm);
-      }
-      lir_block_add(&pushes, call(c, "ovta.alu", 3, a));
-    }
-    if (flatten(c, first->args[0], loops, nl, what, &r[0])) return NULL;
-    if (src && flatten(c, src, loops, nl, what, &r[1])) return NULL;
-    has[1] = src != NULL;
-    if (r[0].s->b->scope != LIR_SCOPE_ACC || !r[0].lead || (src && r[1].s->b->scope != LIR_SCOPE_ACC)) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands are not ACC buffers (the destination parted)",
-                        what);
-      return NULL;
-    }
-    if (src && r[1].lead && !lir_expr_eq(r[1].lead, r[0].lead)) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: source and destination in different ACC parts", what);
-      return NULL;
-    }
-  }
+  lir_block_init(&k.pushes, F);
+  if (k.gemm ? gemm_operands(c, st[0]->value, nst, &k) : alu_operands(c, st, nst, &k)) return NULL;
   for (int i = 0; i < nl; i++)
-    for (int k = 0; k < 3; k++) al[i].f[k] = has[k] ? r[k].k[i] : 0;
+    for (int j = 0; j < 3; j++) al[i].f[j] = k.has[j] ? k.r[j].k[i] : 0;
   fold fo;
-  fold_loops(al, nl, gemm || src ? p->uop_budget : 1, &fo);
-
-  /* key: kind and parts */
+  fold_loops(al, nl, k.gemm || k.src ? c->p->uop_budget : 1, &fo);
   int kind;
-  lir_expr *parts;
-  if (gemm) {
-    kind = KIND_GEMM;
-    parts = lir_add(F, lir_muli(F, r[0].lead, 2), r[1].lead); /* vt <= 2 */
-  } else {
-    lir_var *outer = NULL;
-    for (int k = 0; k < 2; k++)
-      for (int j = 0; j < (has[k] ? r[k].n : 0); j++) {
-        if (!r[k].vk[j]) continue;
-        if (outer && outer != r[k].v[j]) {
-          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands offset by outer loops %s and %s", what,
-                            outer->name, r[k].v[j]->name);
-          return NULL;
-        }
-        outer = r[k].v[j];
-      }
-    kind = src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
-    parts = r[0].lead;
-    if (outer) parts = lir_add(F, parts, lir_muli(F, lir_ref(F, outer), p->vt));
-  }
-
-  lir_expr *b[3];
-  for (int k = 0; k < 3; k++) b[k] = has[k] ? flat_base(c, &r[k]) : lir_i64(F, 0);
-  lir_expr *hidx = lir_i64(F, 0);
-  int64_t hiters = 1;
-  for (int i = 0; i < fo.nh; i++) {
-    lir_expr *v = lir_ref(F, loops[fo.h[i].id]->var);
-    for (int k = 0; k < 3; k++) b[k] = lir_add(F, b[k], lir_muli(F, v, fo.h[i].f[k]));
-    hidx = lir_add(F, lir_muli(F, hidx, fo.h[i].ext), v);
-    hiters *= fo.h[i].ext;
-  }
-  if (hiters > (1 << 20)) {
-    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %lld host iterations exceed the kernel key's 20 bits",
-                      what, (long long)hiters);
-    return NULL;
-  }
-  lir_expr *key = lir_add(F, lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28)),
-                          lir_add(F, lir_muli(F, parts, 1 << 20), hidx));
-  lir_block rec;
-  lir_block_init(&rec, F);
-  for (int i = 0; i < fo.nl; i++) {
-    lir_expr *a[4] = {lir_i64(F, fo.l[i].ext), lir_i64(F, fo.l[i].f[0]), lir_i64(F, fo.l[i].f[1]),
-                      lir_i64(F, fo.l[i].f[2])};
-    lir_block_add(&rec, call(c, "ovta.uop_loop_begin", 4, a));
-  }
-  lir_expr *ub[3] = {b[0], b[1], b[2]};
-  for (int i = 0; i < fo.nu; i++)
-    for (int k = 0; k < 3; k++) ub[k] = lir_add(F, ub[k], lir_muli(F, lir_ref(F, loops[fo.u[i].id]->var), fo.u[i].f[k]));
-  lir_stmt *u = call(c, "ovta.uop", 3, ub);
-  for (int i = fo.nu - 1; i >= 0; i--)
-    u = lir_for(F, loops[fo.u[i].id]->var, lir_i64(F, 0), lir_i64(F, fo.u[i].ext), LIR_FOR_SERIAL, u);
-  lir_block_add(&rec, u);
-  for (int i = 0; i < fo.nl; i++) lir_block_add(&rec, call(c, "ovta.uop_loop_end", 0, NULL));
-  lir_block kb;
-  lir_block_init(&kb, F);
-  lir_block_add(&kb, lir_attr(F, "uop_kernel", key, lir_block_stmt(&rec)));
-  lir_block_add(&kb, lir_block_stmt(&pushes));
-  lir_block_add(&kb, call(c, "ovta.kernel_end", 0, NULL));
-  lir_stmt *k = lir_block_stmt(&kb);
-  for (int i = fo.nh - 1; i >= 0; i--)
-    k = lir_for(F, loops[fo.h[i].id]->var, lir_i64(F, 0), lir_i64(F, fo.h[i].ext), LIR_FOR_SERIAL, k);
-  return k;
+  lir_expr *parts = key_parts(c, &k, &kind);
+  return parts ? kernel_emit(c, &k, &fo, kind, parts) : NULL;
 }
 
 /* Rule (DMA): `@ovta.dma_load(type, sram_ref, ..)` / `@ovta.dma_store(sram_ref, ..)` inside a
