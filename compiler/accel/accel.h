@@ -113,6 +113,12 @@ typedef struct vta_plan {
                                       runs under the ALU of the next, so only the last chunk's
                                       store is not hidden; 1 when t_n > 1 */
   int uop_budget;                  /* micro-ops one GEMM kernel may hold */
+  bool as_written;                 /* the ALU operators: their kernels and transfers as the schedule
+                                      stage writes them, which keeps the instruction streams of the
+                                      emitter they replaced: fold-uops gives every nest its own kernel,
+                                      keeps extent-1 loops and takes a nest with unrolled loops as
+                                      written (those the micro-ops, the others the hardware levels);
+                                      inject-dma moves at most two dims per row (conv/dense: false) */
   int red_steps;                   /* cb / t_ic */
   int64_t tiles;                   /* output tiles */
   char why[160];                   /* how the tiling was chosen */

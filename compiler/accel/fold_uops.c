@@ -25,16 +25,16 @@ typedef struct fold {
   aloop h[8], l[2], u[8];
 } fold;
 
-/* Fold n <= FOLD_MAX_LOOPS loops (outer first): loops of extent 1 vanish; adjacent loops with
+/* Fold n <= FOLD_MAX_LOOPS loops (outer first): loops of extent 1 vanish (unless keep1); adjacent loops with
  * proportional factors merge (outer factors = inner extent x inner factors, merged extent <=
  * 16383); the two longest (extent <= 16383; ties: the inner one) become the hardware levels; the
  * innermost others become micro-ops while their product stays within `budget`; the rest stay host
  * loops. */
-static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
+static void fold_loops(const aloop *in, int n, int64_t budget, bool keep1, fold *fo) {
   aloop L[FOLD_MAX_LOOPS];
   int m = 0;
   for (int i = 0; i < n && i < FOLD_MAX_LOOPS; i++)
-    if (in[i].ext > 1) L[m++] = in[i];
+    if (keep1 || in[i].ext > 1) L[m++] = in[i];
   /* merge j into i (i outer) when factors of i = ext(j) * factors of j */
   for (int i = 0; i + 1 < m;) {
     aloop *a = &L[i], *b = &L[i + 1];
@@ -78,8 +78,9 @@ static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
 
 /* Kernel kinds (key bits 28..31; the emitter's K_*): the whole ACC tile without a tensor operand,
  * a GEMM, an ALU statement with a tensor operand (the bias copy), an ACC region offset by an outer
- * loop (a chunk of the last tile's requantization). */
-enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4 };
+ * loop (a chunk of the last tile's requantization), a GEMM reset; with the plan's as_written, every
+ * nest (bits 0..27: its number). */
+enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4, KIND_RESET = 5, KIND_NEST = 6 };
 
 /* Where an SRAM buffer lives: parted buffers [vt, .., B, BLOCK] at `off` in each part of `part`
  * elements (index 0 = the part); a buffer without a part dimension at `off` (the shared bias). */
@@ -95,8 +96,9 @@ typedef struct fctx {
   uint64_t uid;
   ovta_error *err;
   int rc;
-  int ns;
-  sram s[8];
+  int ns, cap;
+  sram *s;   /* the SRAM buffers laid out (arena) */
+  int nests; /* kernels made (as_written: their keys) */
 } fctx;
 
 #define F (c->f)
@@ -116,7 +118,9 @@ static bool uses_sram(const fctx *c, const lir_expr *e) {
 
 /* The SRAM layout from the allocations (in order): per scope, the parted buffers one after the
  * other in each part (ACC: the tile, then a per-tile bias), an ACC buffer [blocks, B, BLOCK] without
- * a part dimension at plan.bias_base. Refuses a buffer that does not fit its part. */
+ * a part dimension at plan.bias_base; a buffer's space is reserved while its allocation's body runs
+ * (sibling allocations, e.g. the ALU operators' tiles, reuse it). Refuses a buffer that does not fit
+ * its part. */
 static int layout_s(fctx *c, const lir_stmt *s, int64_t used[LIR_SCOPE_COUNT]) {
   if (!s || c->rc) return c->rc;
   switch (s->kind) {
@@ -130,8 +134,13 @@ static int layout_s(fctx *c, const lir_stmt *s, int64_t used[LIR_SCOPE_COUNT]) {
     lir_buf *b = s->buf;
     if (b->scope == LIR_SCOPE_INP || b->scope == LIR_SCOPE_WGT || b->scope == LIR_SCOPE_ACC) {
       const vta_plan *p = c->p;
-      if (c->ns == (int)(sizeof c->s / sizeof c->s[0]))
-        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: too many SRAM buffers (%s)", b->name);
+      if (c->ns == c->cap) {
+        int ncap = c->cap ? 2 * c->cap : 16;
+        sram *n = lir_alloc(F, sizeof *n * (size_t)ncap);
+        if (!n) return c->rc = OVTA_FAIL(c->err, OVTA_ENOMEM, "fold-uops: out of memory");
+        if (c->ns) memcpy(n, c->s, sizeof *n * (size_t)c->ns);
+        c->s = n, c->cap = ncap;
+      }
       if (b->ndim < 3)
         return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
                                  "fold-uops: SRAM buffer %s has %d dimensions (want [.., rows, columns] of the element)",
@@ -154,7 +163,11 @@ static int layout_s(fctx *c, const lir_stmt *s, int64_t used[LIR_SCOPE_COUNT]) {
                                    "fold-uops: SRAM buffer %s (%lld parts of %lld elements) does not fit %d parts of %lld",
                                    b->name, (long long)b->shape[0], (long long)elems, p->vt, (long long)part);
         r->parted = true, r->part = part, r->off = used[b->scope];
+        int64_t before = used[b->scope];
         used[b->scope] += elems;
+        layout_s(c, s->body, used);
+        used[b->scope] = before;
+        return c->rc;
       }
     }
     return layout_s(c, s->body, used);
@@ -252,7 +265,9 @@ static int alu_opcode(const lir_stmt *s) {
   return -1;
 }
 
-static bool is_compute(const lir_stmt *s) { return is_call(s, "ovta.gemm") || alu_opcode(s) >= 0; }
+static bool is_compute(const lir_stmt *s) {
+  return is_call(s, "ovta.gemm") || is_call(s, "ovta.gemm_reset") || alu_opcode(s) >= 0;
+}
 
 static bool is_compute_body(const lir_stmt *s) {
   if (s->kind != LIR_S_SEQ) return is_compute(s);
@@ -282,7 +297,7 @@ typedef struct kops {
   const char *what;    /* "@intrinsic in loop L" (errors) */
   lir_stmt *const *loops;
   int nl;
-  bool gemm;
+  bool gemm, reset;    /* a GEMM (reset: @ovta.gemm_reset, the ACC operand only) */
   flatref r[3];
   bool has[3];
   const lir_expr *src; /* the ALU tensor operand (NULL: immediates only) */
@@ -293,12 +308,14 @@ static int refuse_k(fctx *c, const kops *k, const char *why) {
   return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %s", k->what, why);
 }
 
-/* One @ovta.gemm(acc, inp, wgt): parted ACC, INP, WGT operands, not offset by outer loops, INP
- * and WGT in the same part. */
+/* One @ovta.gemm(acc, inp, wgt) / @ovta.gemm_reset(acc): parted ACC, INP, WGT operands, not
+ * offset by outer loops, INP and WGT in the same part. */
 static int gemm_operands(fctx *c, const lir_expr *g, int nst, kops *k) {
-  if (nst != 1 || g->nargs != 3) return refuse_k(c, k, "want one @ovta.gemm(acc, inp, wgt) in the nest");
+  int na = k->reset ? 1 : 3;
+  if (nst != 1 || g->nargs != na)
+    return refuse_k(c, k, k->reset ? "want one @ovta.gemm_reset(acc) in the nest" : "want one @ovta.gemm(acc, inp, wgt) in the nest");
   static const lir_scope want[3] = {LIR_SCOPE_ACC, LIR_SCOPE_INP, LIR_SCOPE_WGT};
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < na; i++) {
     flatref *r = &k->r[i];
     if (flatten(c, g->args[i], k->loops, k->nl, k->what, r)) return c->rc;
     if (r->s->b->scope != want[i] || !r->lead)
@@ -310,8 +327,8 @@ static int gemm_operands(fctx *c, const lir_expr *g, int nst, kops *k) {
                                  k->what, r->s->b->name, r->v[j]->name);
     k->has[i] = true;
   }
-  if (!lir_expr_eq(k->r[1].lead, k->r[2].lead)) return refuse_k(c, k, "INP and WGT parts differ");
-  lir_expr *z = lir_i64(F, 0);
+  if (!k->reset && !lir_expr_eq(k->r[1].lead, k->r[2].lead)) return refuse_k(c, k, "INP and WGT parts differ");
+  lir_expr *z = lir_i64(F, k->reset);
   lir_block_add(&k->pushes, call(c, "ovta.gemm", 1, &z));
   return OVTA_OK;
 }
@@ -359,6 +376,10 @@ static int alu_operands(fctx *c, lir_stmt *const *st, int nst, kops *k) {
  * kernel, the ACC part + vt x the one outer variable the operands are offset by (a chunk, the
  * output-channel tile of a shared bias), kind by the tensor operand and the offset. NULL: refused. */
 static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
+  if (k->reset) {
+    *kind = KIND_RESET;
+    return k->r[0].lead;
+  }
   if (k->gemm) {
     *kind = KIND_GEMM;
     return lir_add(F, lir_muli(F, k->r[0].lead, 2), k->r[1].lead); /* vt <= 2 */
@@ -380,7 +401,7 @@ static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
 }
 
 /* The kernel of a folded nest: host loops around `attr uop_kernel = KEY { hardware levels, micro-op
- * loops around one uop }`, the pushes, kernel_end. */
+ * loops around one uop }`, the pushes, kernel_end. parts NULL: the key of the nest's number. */
 static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_expr *parts) {
   lir_stmt *const *loops = k->loops;
   lir_expr *b[3];
@@ -398,8 +419,9 @@ static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_exp
                       k->what, (long long)hiters);
     return NULL;
   }
-  lir_expr *key = lir_add(F, lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28)),
-                          lir_add(F, lir_muli(F, parts, 1 << 20), hidx));
+  lir_expr *key = lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28) + c->nests++);
+  if (parts)
+    key = lir_add(F, lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28)), lir_add(F, lir_muli(F, parts, 1 << 20), hidx));
   lir_block rec;
   lir_block_init(&rec, F);
   for (int i = 0; i < fo->nl; i++) {
@@ -426,6 +448,27 @@ static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_exp
   return ks;
 }
 
+/* Rule (as written): with the plan's as_written (the ALU operators), a nest with unrolled loops is
+ * taken as written - those loops are the micro-op loops, the others (at most two) the hardware
+ * levels in order, nothing merged or dropped; any other nest folds by fold_loops keeping its
+ * extent-1 loops; no host loops; every nest is its own kernel (key: kind 6, the nest's number). */
+static int written_fold(fctx *c, const kops *k, const aloop *al, fold *fo) {
+  bool unrolled = false;
+  for (int i = 0; i < k->nl; i++) unrolled = unrolled || k->loops[i]->for_kind == LIR_FOR_UNROLLED;
+  if (!unrolled) {
+    fold_loops(al, k->nl, k->gemm || k->src ? c->p->uop_budget : 1, true, fo);
+  } else {
+    fo->nh = fo->nl = fo->nu = 0;
+    for (int i = 0; i < k->nl; i++) {
+      if (k->loops[i]->for_kind == LIR_FOR_UNROLLED) fo->u[fo->nu++] = al[i];
+      else if (fo->nl < 2) fo->l[fo->nl++] = al[i];
+      else return refuse_k(c, k, "more than two loops besides the unrolled (micro-op) ones");
+    }
+  }
+  if (fo->nh) return refuse_k(c, k, "more loops than two hardware levels and the micro-op budget hold");
+  return OVTA_OK;
+}
+
 /* Rule (tensor intrinsics): a perfect nest of loops (constant extents from 0) around one
  * `@ovta.gemm(acc, inp, wgt)` or a sequence of `@ovta.alu_OP(acc, imm | src)` on one ACC reference
  * (the tensor operands all the same) becomes one micro-op kernel per host iteration:
@@ -448,7 +491,9 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
   lir_stmt *const *st = body->kind == LIR_S_SEQ ? body->stmts : &body;
   char what[160];
   snprintf(what, sizeof what, "@%s in loop %s", st[0]->value->callee, nl ? loops[nl - 1]->var->name : "(none)");
-  kops k = {.what = what, .loops = loops, .nl = nl, .gemm = is_call(st[0], "ovta.gemm"), .has = {true, false, false}};
+  bool reset = is_call(st[0], "ovta.gemm_reset");
+  kops k = {.what = what, .loops = loops, .nl = nl, .gemm = reset || is_call(st[0], "ovta.gemm"), .reset = reset,
+            .has = {true, false, false}};
   if (nl > FOLD_MAX_LOOPS) {
     c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: more than %d loops", what, FOLD_MAX_LOOPS);
     return NULL;
@@ -460,7 +505,9 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
   for (int i = 0; i < nl; i++)
     for (int j = 0; j < 3; j++) al[i].f[j] = k.has[j] ? k.r[j].k[i] : 0;
   fold fo;
-  fold_loops(al, nl, k.gemm || k.src ? c->p->uop_budget : 1, &fo);
+  int64_t budget = k.gemm || k.src ? c->p->uop_budget : 1;
+  if (c->p->as_written) return written_fold(c, &k, al, &fo) ? NULL : kernel_emit(c, &k, &fo, KIND_NEST, NULL);
+  fold_loops(al, nl, budget, false, &fo);
   int kind;
   lir_expr *parts = key_parts(c, &k, &kind);
   return parts ? kernel_emit(c, &k, &fo, kind, parts) : NULL;

@@ -161,7 +161,7 @@ int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
 /* The schedule stage (vta_pass_fn on the compute stage): the plan's primitive script applied, the
  * result under `attr vthreads`. */
 int vta_pass_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
-  (void)uid;
+  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_schedule(p, uid, f, err);
   char script[2048];
   if (!sched_script(p, script, sizeof script)) return OVTA_FAIL(err, OVTA_EINTERNAL, "schedule script too long");
   vta_sched sc;
@@ -218,23 +218,12 @@ typedef struct lowering {
   ovta_error *err;
 } lowering;
 
-/* The pass of stage s for p. ALU operators not yet lowered through the passes (alu.c) get their
- * host code at the schedule stage and keep it through the later ones. */
-static int direct_keep(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
-  (void)p, (void)uid, (void)f, (void)err;
-  return OVTA_OK;
-}
-static vta_pass_fn pass_of(const vta_plan *p, vta_stage s) {
-  if (s == VTA_S_COMPUTE || !vta_alu_direct(p)) return stages[s].pass;
-  return s == VTA_S_SCHEDULE ? vta_alu_host : direct_keep;
-}
-
 /* Run stage s (its pass on the IR so far) unless the run has stopped (o->last reached or a
  * failure); verify the result and dump it when asked. */
 static void stage(lowering *l, vta_stage s) {
   if (l->done || l->rc) return;
   const vta_plan *p = l->p;
-  int rc = pass_of(p, s)(p, l->o->uid & 0x7fffffff, l->f, l->err);
+  int rc = stages[s].pass(p, l->o->uid & 0x7fffffff, l->f, l->err);
   if (!rc) rc = lir_func_oom(l->f) ? OVTA_FAIL(l->err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(l->f, false, l->err);
   if (rc) {
     ovta_error_wrap(l->err, "%s: after pass %s", p->op.name, stages[s].name);

@@ -335,6 +335,13 @@ static void test_stages_carried(void **st) {
   op.has_bias = true, op.shift = 20;
   plan_of("batch2", &op, 1, NULL, false, &p);
   stages_carried(&p);
+  /* the ALU operators go through the same stages */
+  vta_op_add(&op, "add", 2, 32, 3, 5, 1, 0, 2);
+  plan_of("default", &op, 1, &(vta_knobs){.t_w = 4}, false, &p);
+  stages_carried(&p);
+  vta_op_maxpool(&op, "pool", 2, 16, 7, 7, 3, 2, 1);
+  plan_of("small", &op, 1, &(vta_knobs){.t_h = 2}, false, &p);
+  stages_carried(&p);
 }
 
 /* The sweeps above ran something. */
