@@ -274,6 +274,30 @@ static void test_deps_refusals(void **st) {
   /* host code with SRAM buffers left */
   OVTA_ASSERT_OK(vta_lower_uid(&p, VTA_S_ALU, "k", 5, &f, &err), err);
   expect_refusal(host, &p, f, "an SRAM allocation left in the host code");
+  /* tiles without reduction steps (an add): one whose loads no GEMM reads; one whose requantization
+   * and store come before its loads */
+  vta_op op;
+  vta_op_add(&op, "add", 1, 16, 2, 3, 1, 0, 1);
+  vta_plan pa;
+  plan_of("default", &op, 1, &(vta_knobs){.t_w = 4}, false, &pa);
+  for (int c = 0; c < 2; c++) {
+    OVTA_ASSERT_OK(vta_lower_uid(&pa, VTA_S_FOLD, "k", 5, &f, &err), err);
+    tk = vta_sched_find_loop(f, "tt");
+    assert_non_null(tk);
+    seq = (*tk)->body;
+    assert_int_equal(seq->kind, LIR_S_SEQ);
+    int n = 0;
+    for (int i = 0; i < seq->n; i++)
+      if (c == 1 || !find_eval(seq->stmts[i], "ovta.gemm")) seq->stmts[n++] = seq->stmts[i];
+    seq->n = n;
+    if (c == 1) { /* the requantization and store first */
+      lir_stmt *st = seq->stmts[n - 1];
+      memmove(&seq->stmts[1], &seq->stmts[0], sizeof(lir_stmt *) * (size_t)(n - 1));
+      seq->stmts[0] = st;
+    }
+    expect_refusal(deps, &pa, f, c ? "attr uop_kernel: a tile (without reduction steps) that does not begin with its loads"
+                                   : "call @ovta.dma_load: a tile whose loads no GEMM reads");
+  }
 }
 
 /* vta_lower_run runs the stages in order, each once on the IR carried forward: the dumps it takes
