@@ -277,7 +277,8 @@ static lir_stmt *ident_copy(se *e, lir_buf *wgt) {
   return cache_copy(e, wgt, 1, lead, e->id, dorg, copy_of, clamp, 1, ext);
 }
 
-/* A reference A[lead.., idx.., b, o] (lead: constants; idx: org[k] + L_k * step[k] + extra[k]). */
+/* The element A[lead.., idx.., b, o] (lead: constants; idx k: org[k] + L_k * step[k], org and step
+ * NULL for 0 and 1). */
 static lir_expr *elem(se *e, lir_buf *A, int nlead, const int64_t *lead, int n, lir_var *const *L, const int64_t *org,
                       const int64_t *step, lir_var *b, lir_var *o) {
   lir_expr *ix[LIR_MAX_DIMS];

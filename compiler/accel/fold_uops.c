@@ -419,9 +419,8 @@ static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_exp
                       k->what, (long long)hiters);
     return NULL;
   }
-  lir_expr *key = lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28) + c->nests++);
-  if (parts)
-    key = lir_add(F, lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28)), lir_add(F, lir_muli(F, parts, 1 << 20), hidx));
+  lir_expr *base = lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28) + (parts ? 0 : c->nests++));
+  lir_expr *key = parts ? lir_add(F, base, lir_add(F, lir_muli(F, parts, 1 << 20), hidx)) : base;
   lir_block rec;
   lir_block_init(&rec, F);
   for (int i = 0; i < fo->nl; i++) {

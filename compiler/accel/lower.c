@@ -254,7 +254,7 @@ int vta_lower_run(const vta_plan *p, const vta_lower_opts *o, lir_func **out, ov
   stage(&l, VTA_S_SCHEDULE);  /* tiles, SRAM caches, virtual threads (schedule primitives) */
   stage(&l, VTA_S_DMA);       /* copy nests -> 2D DMA, in-place requantization before the store */
   stage(&l, VTA_S_TENSORIZE); /* multiply-accumulate blocks -> GEMM */
-  stage(&l, VTA_S_ALU);       /* ACC init and requantization -> ALU */
+  stage(&l, VTA_S_ALU);       /* ACC init, requantization, ALU operators' updates -> ALU */
   stage(&l, VTA_S_FOLD);      /* loop nests -> micro-op kernels, flat SRAM indices */
   stage(&l, VTA_S_DEPS);      /* load/compute/store tokens */
   stage(&l, VTA_S_HOST);      /* runtime calls */
