@@ -113,6 +113,12 @@ typedef struct vta_plan {
                                       runs under the ALU of the next, so only the last chunk's
                                       store is not hidden; 1 when t_n > 1 */
   int uop_budget;                  /* micro-ops one GEMM kernel may hold */
+  bool as_written;                 /* the ALU operators: their kernels and transfers as the schedule
+                                      stage writes them, which keeps the instruction streams of the
+                                      emitter they replaced: fold-uops gives every nest its own kernel,
+                                      keeps extent-1 loops and takes a nest with unrolled loops as
+                                      written (those the micro-ops, the others the hardware levels);
+                                      inject-dma moves at most two dims per row (conv/dense: false) */
   int red_steps;                   /* cb / t_ic */
   int64_t tiles;                   /* output tiles */
   char why[160];                   /* how the tiling was chosen */
@@ -145,12 +151,30 @@ typedef enum vta_stage {
 const char *vta_stage_name(vta_stage s);  /* "compute", "schedule", "inject-dma", ... */
 /* Stage by name; -1 when unknown. */
 int vta_stage_parse(const char *name);
-/* The loop IR of p after stage s (a new function named fname; caller frees). */
-int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err);
 /* A pass: rewrites f, the IR after stage s-1, in place (new nodes from f's arena) into the IR
  * after stage s; p is the target context (config, tile, virtual threads), uid the kernel-key
  * prefix of this compile (31 bits). Returns an error naming the statement it cannot rewrite. */
 typedef int (*vta_pass_fn)(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* A lowering run (vta_lower_run). */
+typedef struct vta_lower_opts {
+  const char *fname;       /* the function's name (NULL: "vta") */
+  uint64_t uid;            /* kernel-key prefix of the compile */
+  vta_stage last;          /* the stage to stop after (VTA_S_HOST: all; 0 = compute) */
+  const char *print_after; /* dumps taken along the way: stage names, comma-separated, or "all" */
+  FILE *dump;              /* where they go (NULL: stderr) */
+} vta_lower_opts;
+/* Lower p through the stages in order, each pass run once on the IR carried forward from the
+ * stage before, up to o->last: *out is the IR after it (caller frees). Errors name the op and the
+ * stage ("after pass NAME"). */
+int vta_lower_run(const vta_plan *p, const vta_lower_opts *o, lir_func **out, ovta_error *err);
+/* The loop IR of p after stage s (vta_lower_run up to s, uid 1; a new function named fname). */
+int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err);
+/* compute (compiler/accel/lower.c): on an empty function, the parameters x, w, [bias,] y and the
+ * operator's scalar nest over them. */
+int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
+/* schedule (compiler/accel/lower.c): the compute stage rewritten by the plan's schedule script
+ * (primitives of section 7), under `attr vthreads`. */
+int vta_pass_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* inject-dma (compiler/accel/inject_dma.c): copy nests -> 2D strided dma_load/dma_store, halo padding,
  * in-place requantization on the ACC before the store. */
 int vta_pass_inject_dma(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
@@ -163,7 +187,7 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
 /* host (compiler/accel/host.c): intrinsics -> runtime calls ovta_vrt_*, DRAM references -> (handle,
  * flat element offset), micro-op recording scopes -> if (kernel_begin(key) != 0). */
 int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
-/* The pass of stage s (inject-dma .. host; NULL for compute and schedule). */
+/* The pass of stage s (compute .. host). */
 vta_pass_fn vta_stage_pass(vta_stage s);
 /* tensorize (compiler/accel/tensorize.c): the BATCH x BLOCK_OUT x BLOCK_IN multiply-accumulate loops
  * become @ovta.gemm(acc, inp, wgt). */
@@ -172,7 +196,7 @@ int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error 
  * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, SHR, CLP or
  * MAX + MIN). */
 int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
-/* vta_lower with the kernel-key prefix uid of a compile (vta_compile uses one per kernel). */
+/* vta_lower with the kernel-key prefix uid of a compile. */
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,
                   ovta_error *err);
 

@@ -20,8 +20,11 @@ bool vta_lead_uses(int n, lir_expr *const *idx, const lir_var *v);
  * may be NULL). */
 bool vta_is_clamp(const lir_expr *e, lir_expr **inner, int64_t *lo, int64_t *hi);
 
-/* ALU operators (alu.c): the plan of a VTA_ADD / VTA_MAXPOOL op, and its lowering to stage s. */
+/* ALU operators (alu.c): the plan of a VTA_ADD / VTA_MAXPOOL op; its compute stage (parameters and
+ * scalar nest on an empty function) and its schedule stage (vta_pass_schedule's, emitted from the
+ * plan), which lower.c's stages take for these kinds. */
 int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p, ovta_error *err);
-int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err);
+int vta_alu_compute(const vta_plan *p, lir_func *f, ovta_error *err);
+int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 
 #endif

@@ -1,10 +1,10 @@
 /* alu.c: ALU operators on the accelerator (compiler/accel/accel.h): residual add with requantization and
- * max pooling. Both bring int8 tensors into the accumulator with a GEMM against the identity weight
- * block (INP -> ACC, exact), then run on the ALU: ADD with a tensor operand (add), MAX with a tensor
- * operand over the window through the micro-op loops (maxpool; window positions in the padding are
- * skipped, which is -inf padding). Tile sizes need not divide the extents: the last tile is a
- * remainder tile with its own constant sizes. Emitted straight as host code (one virtual thread,
- * load/compute/store tokens as in accel/lower.c); the compute stage is the scalar nest.
+ * max pooling - their plan, references, compute stage and schedule stage; every later stage is the
+ * passes' (lower.c). Both bring int8 tensors into the accumulator with a GEMM against the identity
+ * weight block (INP -> ACC, exact), then run on the ALU: ADD with a tensor operand (add), MAX with a
+ * tensor operand over the window, the channel blocks unrolled into micro-ops (maxpool; window
+ * positions in the padding are skipped, which is -inf padding). Tile sizes need not divide the
+ * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread.
  * Spec: compiler/accel/README.md, "ALU operators". */
 
 #include <stdlib.h>
@@ -53,6 +53,7 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   p->inp_part = cfg->inp_depth, p->wgt_part = cfg->wgt_depth, p->acc_part = cfg->acc_depth;
   p->uop_budget = cfg->uop_depth / 4;
   p->red_steps = 1;
+  p->as_written = true;
   if (op->kind == VTA_ADD) {
     if (op->shift_a < 0 || op->shift_a > 31 || op->shift_b < 0 || op->shift_b > 31)
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: input shifts must be 0..31", nm);
@@ -148,72 +149,154 @@ void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y) {
         }
 }
 
-/* ---------------------------------------------------------------- host code */
+/* ---------------------------------------------------------------- compute stage */
 
-typedef struct ae {
+/* The compute stage: the scalar nest over the packed DRAM tensors. */
+static lir_stmt *alu_compute(const vta_plan *p, lir_func *f, lir_buf *x, lir_buf *w, lir_buf *y) {
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in;
+  lir_nest o;
+  if (op->kind == VTA_ADD) { /* elementwise: over the packed tensors viewed as [elements][B][BI] */
+    int64_t aext[3] = {(int64_t)p->nb * p->cb * op->h * op->w, B, BI};
+    lir_nest_open(f, &o, 3, aext, "o");
+    lir_expr *va = lir_bin(f, LIR_SHL, lir_cast(f, LIR_I32, lir_load(f, x, o.idx)), lir_int(f, LIR_I32, op->shift_a));
+    lir_expr *vb = lir_bin(f, LIR_SHL, lir_cast(f, LIR_I32, lir_load(f, w, o.idx)), lir_int(f, LIR_I32, op->shift_b));
+    lir_expr *v = lir_bin(f, LIR_ADD, va, vb);
+    if (vta_requant_round(op)) v = lir_bin(f, LIR_ADD, v, lir_int(f, LIR_I32, vta_requant_round(op)));
+    if (op->shift != 0) {
+      int sh = op->shift >= 32 ? 31 : op->shift;
+      if (sh > 0) v = lir_bin(f, LIR_SHR, v, lir_int(f, LIR_I32, sh));
+      else v = sh <= -32 ? lir_int(f, LIR_I32, 0) : lir_bin(f, LIR_SHL, v, lir_int(f, LIR_I32, -sh));
+    }
+    v = lir_bin(f, LIR_MIN, lir_bin(f, LIR_MAX, v, lir_int(f, LIR_I32, op->clip_min)), lir_int(f, LIR_I32, op->clip_max));
+    return lir_nest_close(f, &o, lir_store(f, y, o.idx, lir_cast(f, LIR_I8, v)), LIR_FOR_SERIAL);
+  }
+  int64_t oext[6] = {p->nb, p->cb, p->oh, p->ow, B, BI};
+  lir_nest_open(f, &o, 6, oext, "o");
+  lir_buf *m = lir_buf_new(f, "m", LIR_I32, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_nest r;
+  int64_t rext[2] = {op->kh, op->kw};
+  lir_nest_open(f, &r, 2, rext, "k");
+  lir_expr *ih = lir_add(f, lir_addi(f, lir_muli(f, o.idx[2], op->stride_h), -op->pad_t), r.idx[0]);
+  lir_expr *iw = lir_add(f, lir_addi(f, lir_muli(f, o.idx[3], op->stride_w), -op->pad_l), r.idx[1]);
+  lir_expr *z = lir_i64(f, 0);
+  lir_expr *in = lir_bin(f, LIR_AND, lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, ih, z), lir_bin(f, LIR_LT, ih, lir_i64(f, op->h))),
+                         lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, iw, z), lir_bin(f, LIR_LT, iw, lir_i64(f, op->w))));
+  lir_expr *xi[6] = {o.idx[0], o.idx[1], lir_max(f, lir_min(f, ih, lir_i64(f, op->h - 1)), lir_i64(f, 0)),
+                     lir_max(f, lir_min(f, iw, lir_i64(f, op->w - 1)), lir_i64(f, 0)), o.idx[4], o.idx[5]};
+  lir_expr *v = lir_select(f, in, lir_cast(f, LIR_I32, lir_load(f, x, xi)), lir_int(f, LIR_I32, -128));
+  lir_stmt *upd = lir_store(f, m, NULL, lir_bin(f, LIR_MAX, lir_load(f, m, NULL), v));
+  lir_stmt *three[3] = {lir_store(f, m, NULL, lir_int(f, LIR_I32, -128)), lir_nest_close(f, &r, upd, LIR_FOR_SERIAL),
+                        lir_store(f, y, o.idx, lir_cast(f, LIR_I8, lir_load(f, m, NULL)))};
+  return lir_nest_close(f, &o, lir_alloc_stmt(f, m, lir_seq(f, 3, three)), LIR_FOR_SERIAL);
+}
+
+
+/* The compute stage's parameters: add - x (a), w (b), y as [N/B*C/BI*H*W][B][BI] (the packed
+ * layout viewed flat: the add is elementwise); maxpool - x, y in the packed layout, w unused; both -
+ * ident, the identity block [1][BO][BI] (in the bias slot), which the schedule stage copies with. */
+int vta_alu_compute(const vta_plan *p, lir_func *f, ovta_error *err) {
+  (void)err;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  int64_t E = (int64_t)p->nb * p->cb * p->op.h * p->op.w;
+  int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI}, ys[6] = {p->nb, p->cb, p->oh, p->ow, B, BO};
+  int64_t fs[3] = {E, B, BI}, fy[3] = {E, B, BO}, is[3] = {1, BO, BI};
+  bool add = p->op.kind == VTA_ADD;
+  lir_buf *x = add ? lir_param(f, "x", LIR_I8, 3, fs) : lir_param(f, "x", LIR_I8, 6, xs);
+  lir_buf *w = add ? lir_param(f, "w", LIR_I8, 3, fs) : lir_param(f, "w", LIR_I8, 3, is);
+  lir_param(f, "ident", LIR_I8, 3, is);
+  lir_buf *y = add ? lir_param(f, "y", LIR_I8, 3, fy) : lir_param(f, "y", LIR_I8, 6, ys);
+  f->body = alu_compute(p, f, x, w, y);
+  return OVTA_OK;
+}
+
+/* ---------------------------------------------------------------- schedule stage */
+
+/* Emitter state of the schedule stage. */
+typedef struct se {
   lir_func *f;
   const vta_plan *p;
-  uint64_t uid;
-  int site; /* kernel emission sites so far (part of the key) */
-} ae;
+  lir_buf *x, *w, *id, *y; /* the parameters (add: w = b; maxpool: w unused), id the identity block */
+  int ncache;              /* cache_read attributes so far (their ids) */
+} se;
 
-static lir_expr *I(ae *e, int64_t v) { return lir_i64(e->f, v); }
+#define SF (e->f)
+static lir_expr *SI(se *e, int64_t v) { return lir_i64(SF, v); }
+static lir_expr *SR(se *e, lir_var *v) { return lir_ref(SF, v); }
 
-static lir_stmt *callv(ae *e, const char *name, int n, lir_expr **a) {
-  return lir_eval(e->f, lir_opaque(e->f, name, LIR_I32, n, a));
+/* Loops v[0..n-1] over ext (from 0, outermost first), named; sn_close makes the outermost
+ * `nunrolled` of them unrolled loops (micro-op loops for fold-uops). */
+typedef struct snest {
+  int n;
+  lir_var *v[8];
+  int64_t ext[8];
+} snest;
+static void sn_open(se *e, snest *s, int n, const int64_t *ext, const char *const *names) {
+  s->n = n;
+  for (int i = 0; i < n; i++) s->v[i] = lir_var_new(SF, names[i], LIR_I64), s->ext[i] = ext[i];
 }
-static lir_stmt *calli(ae *e, const char *name, int n, const int64_t *v) {
-  lir_expr *a[12];
-  for (int i = 0; i < n; i++) a[i] = I(e, v[i]);
-  return callv(e, name, n, a);
-}
-static lir_stmt *dep(ae *e, bool push, int from, int to) {
-  int64_t v[2] = {from, to};
-  return calli(e, push ? "ovta_vrt_dep_push" : "ovta_vrt_dep_pop", 2, v);
-}
-
-/* A micro-op kernel: up to two loop levels {ext, dst, src, wgt}, nu micro-ops {dst, src, wgt},
- * then the instructions: gemm reset flags (gemm >= 0) and ALU (op, use_imm, imm) triples. */
-typedef struct kspec {
-  int nl;            /* loop levels (0..2) */
-  int64_t l[2][4];   /* per level: extent, dst, src, wgt factors */
-  int nu;            /* micro-ops */
-  int64_t u[64][3];  /* per micro-op: dst, src, wgt */
-  int ngemm;         /* GEMM instructions on the kernel */
-  int gemm[2];       /* their reset flags */
-  int nalu;          /* ALU instructions after them */
-  int64_t alu[8][3]; /* per ALU instruction: opcode, use_imm, imm */
-} kspec;
-
-static void kernel(ae *e, lir_block *out, const kspec *k) {
-  lir_func *f = e->f;
-  int64_t key = (int64_t)(e->uid << 32 | (uint64_t)5 << 24) + e->site++;
-  lir_block rec;
-  lir_block_init(&rec, f);
-  for (int i = 0; i < k->nl; i++) lir_block_add(&rec, calli(e, "ovta_vrt_loop_begin", 4, k->l[i]));
-  for (int i = 0; i < k->nu; i++) lir_block_add(&rec, calli(e, "ovta_vrt_uop", 3, k->u[i]));
-  for (int i = 0; i < k->nl; i++) lir_block_add(&rec, callv(e, "ovta_vrt_loop_end", 0, NULL));
-  lir_expr *kb = lir_opaque(f, "ovta_vrt_kernel_begin", LIR_I32, 1, (lir_expr *[]){I(e, key)});
-  lir_block_add(out, lir_if(f, lir_bin(f, LIR_NE, kb, lir_int(f, LIR_I32, 0)), lir_block_stmt(&rec), NULL));
-  for (int i = 0; i < k->ngemm; i++) lir_block_add(out, calli(e, "ovta_vrt_gemm", 1, (int64_t[]){k->gemm[i]}));
-  for (int i = 0; i < k->nalu; i++) lir_block_add(out, calli(e, "ovta_vrt_alu", 3, k->alu[i]));
-  lir_block_add(out, callv(e, "ovta_vrt_kernel_end", 0, NULL));
+static lir_stmt *sn_close(se *e, snest *s, lir_stmt *body, int nunrolled) {
+  for (int i = s->n - 1; i >= 0; i--)
+    body = lir_for(SF, s->v[i], SI(e, 0), SI(e, s->ext[i]), i < nunrolled ? LIR_FOR_UNROLLED : LIR_FOR_SERIAL, body);
+  return body;
 }
 
-/* The requantization after the add: SHR by the shift (when not 0), then CLP when both clip bounds
- * are int8, else MAX and MIN (the rounding constant is added before: add_round). */
-static int requant_ops(const vta_op *op, int64_t ops[8][3]) {
-  int n = 0;
-  int32_t clp;
-  if (op->shift != 0) ops[n][0] = OVTA_ALU_SHR, ops[n][1] = 1, ops[n++][2] = op->shift;
-  if (vta_clip_imm(op, &clp)) {
-    ops[n][0] = OVTA_ALU_CLP, ops[n][1] = 1, ops[n++][2] = clp;
-  } else {
-    ops[n][0] = OVTA_ALU_MAX, ops[n][1] = 1, ops[n++][2] = op->clip_min;
-    ops[n][0] = OVTA_ALU_MIN, ops[n][1] = 1, ops[n++][2] = op->clip_max;
+/* `attr cache_read = ID { for c..: S[lead.., c.., b, i] = D[dorg + c.., b, i] }`: the copy of a
+ * DRAM tensor's region into an SRAM cache; nl copy dims (their extents ext, their SRAM dims after
+ * the nlead lead indices), DRAM index d of copy dim k = dorg[d] + c_k (clamped to [0, n-1] when
+ * clamp[d]), the element copied whole. */
+static lir_stmt *cache_copy(se *e, lir_buf *S, int nlead, lir_expr *const *lead, lir_buf *D, lir_expr *const *dorg,
+                            const int *copy_of, const bool *clamp, int nl, const int64_t *ext) {
+  static const char *const nm[6] = {"c0", "c1", "c2", "c3", "c4", "c5"};
+  snest s;
+  int64_t cext[8];
+  for (int k = 0; k < nl; k++) cext[k] = ext[k];
+  cext[nl] = S->shape[S->ndim - 2], cext[nl + 1] = S->shape[S->ndim - 1];
+  sn_open(e, &s, nl + 2, cext, nm);
+  lir_expr *si[LIR_MAX_DIMS], *di[LIR_MAX_DIMS];
+  for (int i = 0; i < nlead; i++) si[i] = lead[i];
+  for (int k = 0; k < nl; k++) si[nlead + k] = SR(e, s.v[k]);
+  si[S->ndim - 2] = SR(e, s.v[nl]), si[S->ndim - 1] = SR(e, s.v[nl + 1]);
+  for (int d = 0; d < D->ndim - 2; d++) {
+    lir_expr *ix = dorg[d];
+    if (copy_of[d] >= 0) ix = lir_add(SF, ix, SR(e, s.v[copy_of[d]]));
+    if (clamp[d]) ix = lir_max(SF, lir_min(SF, ix, SI(e, D->shape[d] - 1)), SI(e, 0));
+    di[d] = ix;
   }
-  return n;
+  di[D->ndim - 2] = SR(e, s.v[nl]), di[D->ndim - 1] = SR(e, s.v[nl + 1]);
+  lir_stmt *st = lir_store(SF, S, si, lir_load(SF, D, di));
+  return lir_attr(SF, "cache_read", SI(e, ++e->ncache), sn_close(e, &s, st, 0));
 }
+
+/* The identity block into WGT: wgt[0, c0, o, i] = ident[c0, o, i]. */
+static lir_stmt *ident_copy(se *e, lir_buf *wgt) {
+  lir_expr *lead[1] = {SI(e, 0)}, *dorg[1] = {SI(e, 0)};
+  static const int copy_of[1] = {0};
+  static const bool clamp[1] = {false};
+  int64_t ext[1] = {1};
+  return cache_copy(e, wgt, 1, lead, e->id, dorg, copy_of, clamp, 1, ext);
+}
+
+/* The element A[lead.., idx.., b, o] (lead: constants; idx k: org[k] + L_k * step[k], org and step
+ * NULL for 0 and 1). */
+static lir_expr *elem(se *e, lir_buf *A, int nlead, const int64_t *lead, int n, lir_var *const *L, const int64_t *org,
+                      const int64_t *step, lir_var *b, lir_var *o) {
+  lir_expr *ix[LIR_MAX_DIMS];
+  for (int i = 0; i < nlead; i++) ix[i] = SI(e, lead[i]);
+  for (int k = 0; k < n; k++) {
+    lir_expr *v = step && step[k] != 1 ? lir_muli(SF, SR(e, L[k]), step[k]) : SR(e, L[k]);
+    ix[nlead + k] = org && org[k] ? lir_add(SF, SI(e, org[k]), v) : v;
+  }
+  ix[nlead + n] = SR(e, b), ix[nlead + n + 1] = SR(e, o);
+  return lir_load(SF, A, ix);
+}
+
+/* `for L.. (the first nu unrolled), b, o: A[..] = V`: an elementwise nest on an ACC region. */
+static lir_stmt *acc_store(se *e, snest *s, int nu, lir_expr *dst, lir_expr *v) {
+  return sn_close(e, s, lir_store(SF, dst->buf, dst->args, v), nu);
+}
+
+static lir_expr *i32c(se *e, int64_t v) { return lir_int(SF, LIR_I32, v); }
 
 /* Where the add's rounding constant r = 2^(shift-1) goes: into the initial value of input a's ACC
  * region (r >> shift_a, when shift_a < shift: (a + (r >> shift_a)) << shift_a = (a << shift_a) + r,
@@ -229,86 +312,129 @@ static int32_t add_round(const vta_op *op, int32_t *init_a, int32_t *init_b) {
   return 0;
 }
 
-/* One add tile of s elements at flat element offset `off` (an expression). */
-static lir_stmt *add_tile(ae *e, lir_expr *off, int64_t s) {
+/* The requantization of an add's sum (rounding constant r already in it unless radd): `+ radd`, the
+ * shift (>= 32: the saturated `>> 31`; < 0: a wrapping left shift), the clip. */
+static lir_expr *add_requant(se *e, lir_expr *v, int32_t radd) {
   const vta_op *op = &e->p->op;
-  lir_func *f = e->f;
-  lir_block b;
-  lir_block_init(&b, f);
-  lir_block_add(&b, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
-  lir_expr *la[11] = {I(e, OVTA_MEM_INP), I(e, 0), I(e, VTA_BUF_X), off, I(e, s), I(e, 1), I(e, s), I(e, 0), I(e, 0), I(e, 0), I(e, 0)};
-  lir_block_add(&b, callv(e, "ovta_vrt_load", 11, la));
-  lir_expr *lb[11] = {I(e, OVTA_MEM_INP), I(e, s), I(e, VTA_BUF_W), off, I(e, s), I(e, 1), I(e, s), I(e, 0), I(e, 0), I(e, 0), I(e, 0)};
-  lir_block_add(&b, callv(e, "ovta_vrt_load", 11, lb));
-  lir_block_add(&b, calli(e, "ovta_vrt_load", 11, (int64_t[]){OVTA_MEM_WGT, 0, VTA_BUF_BIAS, 0, 1, 1, 1, 0, 0, 0, 0}));
-  lir_block_add(&b, dep(e, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
-  lir_block_add(&b, dep(e, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
-  lir_block_add(&b, dep(e, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
-  /* ACC[0, 2s) = 0 (a region whose initial value carries the rounding constant: MOV of it), then
-   * += INP[j] x identity: a in ACC[0, s), b in ACC[s, 2s) */
-  int32_t ia, ib, radd = add_round(op, &ia, &ib);
-  if (!ia && !ib) {
-    kernel(e, &b, &(kspec){.nl = 1, .l = {{2 * s, 1, 0, 0}}, .nu = 1, .ngemm = 1, .gemm = {1}});
-  } else {
-    for (int r = 0; r < 2; r++) {
-      int32_t v = r ? ib : ia;
-      kspec k = {.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1, .u = {{r * s, 0, 0}}};
-      if (v) k.nalu = 1, k.alu[0][0] = OVTA_ALU_MOV, k.alu[0][1] = 1, k.alu[0][2] = v;
-      else k.ngemm = 1, k.gemm[0] = 1;
-      kernel(e, &b, &k);
-    }
-  }
-  kernel(e, &b, &(kspec){.nl = 1, .l = {{2 * s, 1, 1, 0}}, .nu = 1, .ngemm = 1, .gemm = {0}});
-  lir_block_add(&b, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
-  if (op->shift_a) kernel(e, &b, &(kspec){.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1, .nalu = 1, .alu = {{OVTA_ALU_SHR, 1, -op->shift_a}}});
-  if (op->shift_b)
-    kernel(e, &b, &(kspec){.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1, .u = {{s, 0, 0}}, .nalu = 1, .alu = {{OVTA_ALU_SHR, 1, -op->shift_b}}});
-  kernel(e, &b, &(kspec){.nl = 1, .l = {{s, 1, 1, 0}}, .nu = 1, .u = {{0, s, 0}}, .nalu = 1, .alu = {{OVTA_ALU_ADD, 0, 0}}});
-  kspec rq = {.nl = 1, .l = {{s, 1, 0, 0}}, .nu = 1};
-  if (radd) rq.alu[rq.nalu][0] = OVTA_ALU_ADD, rq.alu[rq.nalu][1] = 1, rq.alu[rq.nalu++][2] = radd;
-  rq.nalu += requant_ops(op, rq.alu + rq.nalu);
-  kernel(e, &b, &rq);
-  lir_block_add(&b, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-  lir_block_add(&b, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-  lir_expr *st[6] = {I(e, 0), I(e, VTA_BUF_Y), off, I(e, s), I(e, 1), I(e, s)};
-  lir_block_add(&b, callv(e, "ovta_vrt_store", 6, st));
-  lir_block_add(&b, dep(e, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
-  return lir_block_stmt(&b);
+  if (radd) v = lir_bin(SF, LIR_ADD, v, i32c(e, radd));
+  if (op->shift > 0) v = lir_bin(SF, LIR_SHR, v, i32c(e, op->shift >= 32 ? 31 : op->shift));
+  if (op->shift < 0) v = lir_bin(SF, LIR_SHL, v, i32c(e, -op->shift));
+  v = lir_bin(SF, LIR_MAX, v, i32c(e, op->clip_min));
+  return lir_bin(SF, LIR_MIN, v, i32c(e, op->clip_max));
 }
 
-/* One maxpool tile: output rows [oh0, oh0 + th) of t_oc channel blocks from block `cbase` (expr) of
- * image block `nbv` (expr). */
-static lir_stmt *pool_tile(ae *e, lir_expr *nbv, lir_expr *cbase, int oh0, int th) {
+/* One add tile of s elements from flat element `tv * T + base` (tv: the tile loop, or NULL): a
+ * and b into INP [2][s] (a first), the identity block into WGT, both copied into ACC [2][s] by a
+ * GEMM with the identity (initial values: 0, or the fill carrying the rounding constant), then a
+ * <<= shift_a, b <<= shift_b, a += b, requantize a, store it. */
+static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
-  lir_func *f = e->f;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  int64_t is[5] = {1, 2, s, B, BI}, ws[4] = {1, 1, BO, BI}, as[5] = {1, 2, s, B, BO};
+  lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 5, is, LIR_SCOPE_INP);
+  lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
+  lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 5, as, LIR_SCOPE_ACC);
+  lir_block blk;
+  lir_block_init(&blk, SF);
+  for (int j = 0; j < 2; j++) {
+    lir_expr *lead[2] = {SI(e, 0), SI(e, j)}, *dorg[1] = {tv ? lir_muli(SF, SR(e, tv), T) : SI(e, base)};
+    static const int copy_of[1] = {0};
+    static const bool clamp[1] = {false};
+    lir_block_add(&blk, cache_copy(e, inp, 2, lead, j ? e->w : e->x, dorg, copy_of, clamp, 1, &s));
+  }
+  lir_block_add(&blk, ident_copy(e, wgt));
+  int32_t fill[2], radd = add_round(op, &fill[0], &fill[1]);
+  snest n;
+  if (!fill[0] && !fill[1]) { /* acc[j, e] = 0 */
+    sn_open(e, &n, 4, (int64_t[]){2, s, B, BO}, (const char *const[]){"j", "e", "b", "o"});
+    lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 2, n.v, NULL, NULL, n.v[2], n.v[3]), i32c(e, 0)));
+  } else { /* acc[0, e] = fill a; acc[1, e] = fill b */
+    for (int j = 0; j < 2; j++) {
+      sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
+      lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 2, (int64_t[]){0, j}, 1, n.v, NULL, NULL, n.v[1], n.v[2]),
+                                    i32c(e, fill[j])));
+    }
+  }
+  /* acc[j, e] += i32(inp[j, e]) * i32(identity) */
+  sn_open(e, &n, 5, (int64_t[]){2, s, B, BO, BI}, (const char *const[]){"j", "e", "b", "o", "i"});
+  {
+    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 2, n.v, NULL, NULL, n.v[2], n.v[3]);
+    lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 2, n.v, NULL, NULL, n.v[2], n.v[4]);
+    lir_expr *wi[4] = {SI(e, 0), SI(e, 0), SR(e, n.v[3]), SR(e, n.v[4])};
+    lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
+    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, acc, a->args), prod)));
+  }
+  /* the input shifts (left shifts), then a += b */
+  const int sh[2] = {op->shift_a, op->shift_b};
+  for (int j = 0; j < 2; j++) {
+    if (!sh[j]) continue;
+    sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
+    lir_expr *a = elem(e, acc, 2, (int64_t[]){0, j}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
+    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_SHL, lir_load(SF, acc, a->args), i32c(e, sh[j]))));
+  }
+  sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
+  {
+    lir_expr *a = elem(e, acc, 2, (int64_t[]){0, 0}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
+    lir_expr *bb = elem(e, acc, 2, (int64_t[]){0, 1}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
+    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, acc, a->args), bb)));
+  }
+  /* y = requantized a */
+  sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
+  {
+    lir_expr *a = elem(e, acc, 2, (int64_t[]){0, 0}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
+    lir_expr *off = tv ? lir_muli(SF, SR(e, tv), T) : SI(e, base);
+    lir_expr *yi[3] = {lir_add(SF, off, SR(e, n.v[0])), SR(e, n.v[1]), SR(e, n.v[2])};
+    lir_block_add(&blk, sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, add_requant(e, a, radd))), 0));
+  }
+  lir_stmt *body = lir_block_stmt(&blk);
+  return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, acc, body)));
+}
+
+/* One max-pool tile: output rows [oh0, oh0 + th) of the t_oc channel blocks from block tc * t_oc
+ * of image block tn (tn, tc: the tile loops). The input rows and columns with their halo into INP
+ * (clamped indices: the DMA pads them with zeros), the identity block into WGT, the window rows
+ * copied into ACC (win_buf) by a GEMM with the identity (initial value 0); the output tile
+ * (acc_buf) starts at -128, then per window position (ky, kx) one max with the window element over
+ * the output rectangle whose window element lies in the image (the channel blocks unrolled:
+ * micro-ops); then the store. */
+static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int tc = p->t_oc, H = op->h, W = op->w, OW = p->ow, s_h = op->stride_h, s_w = op->stride_w;
-  int ih = (th - 1) * s_h + op->kh, iw = p->in_w;
-  int ih0 = oh0 * s_h - op->pad_t;
-  int pt = ih0 < 0 ? -ih0 : 0, pb = ih0 + ih > H ? ih0 + ih - H : 0;
-  int pl = op->pad_l, pr = (OW - 1) * s_w + op->kw - op->pad_l > W ? (OW - 1) * s_w + op->kw - op->pad_l - W : 0;
-  int64_t X = (int64_t)tc * ih * iw; /* ACC: X [tc][ih][iw], then Y [tc][th][OW] */
-  lir_block b;
-  lir_block_init(&b, f);
-  lir_block_add(&b, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
-  lir_var *cc = lir_var_new(f, "pc", LIR_I64);
-  lir_expr *blk = lir_add(f, lir_muli(f, nbv, p->cb), lir_add(f, cbase, lir_ref(f, cc)));
-  lir_expr *off = lir_addi(f, lir_muli(f, blk, (int64_t)H * W), (int64_t)(ih0 + pt) * W);
-  lir_expr *la[11] = {I(e, OVTA_MEM_INP), lir_muli(f, lir_ref(f, cc), (int64_t)ih * iw), I(e, VTA_BUF_X), off,
-                      I(e, iw - pl - pr), I(e, ih - pt - pb), I(e, W), I(e, pl), I(e, pt), I(e, pr), I(e, pb)};
-  lir_block_add(&b, lir_for(f, cc, I(e, 0), I(e, tc), LIR_FOR_SERIAL, callv(e, "ovta_vrt_load", 11, la)));
-  lir_block_add(&b, calli(e, "ovta_vrt_load", 11, (int64_t[]){OVTA_MEM_WGT, 0, VTA_BUF_BIAS, 0, 1, 1, 1, 0, 0, 0, 0}));
-  lir_block_add(&b, dep(e, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
-  lir_block_add(&b, dep(e, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
-  lir_block_add(&b, dep(e, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
-  kernel(e, &b, &(kspec){.nl = 1, .l = {{X, 1, 0, 0}}, .nu = 1, .ngemm = 1, .gemm = {1}});
-  kernel(e, &b, &(kspec){.nl = 1, .l = {{X, 1, 1, 0}}, .nu = 1, .ngemm = 1, .gemm = {0}});
-  lir_block_add(&b, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
-  /* Y = -128: one MOV fill */
-  int64_t ny = (int64_t)tc * th * OW;
-  kernel(e, &b, &(kspec){.nl = 1, .l = {{ny, 1, 0, 0}}, .nu = 1, .u = {{X, 0, 0}}, .nalu = 1, .alu = {{OVTA_ALU_MOV, 1, -128}}});
-  /* MAX over the window: per (ky, kx) the output rectangle whose window position is in the image */
-  for (int ky = 0; ky < op->kh; ky++)
+  int ih = (th - 1) * s_h + op->kh, iw = p->in_w, ih0 = oh0 * s_h - op->pad_t;
+  int64_t is[6] = {1, tc, ih, iw, B, BI}, ws[4] = {1, 1, BO, BI}, xs[6] = {1, tc, ih, iw, B, BO}, ys[6] = {1, tc, th, OW, B, BO};
+  lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
+  lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
+  lir_buf *win = lir_buf_new(SF, "win_buf", LIR_I32, 6, xs, LIR_SCOPE_ACC);
+  lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 6, ys, LIR_SCOPE_ACC);
+  lir_block blk;
+  lir_block_init(&blk, SF);
+  {
+    lir_expr *lead[1] = {SI(e, 0)};
+    lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, ih0), SI(e, -op->pad_l)};
+    static const int copy_of[4] = {-1, 0, 1, 2};
+    static const bool clamp[4] = {false, false, true, true};
+    int64_t ext[3] = {tc, ih, iw};
+    lir_block_add(&blk, cache_copy(e, inp, 1, lead, e->x, dorg, copy_of, clamp, 3, ext));
+  }
+  lir_block_add(&blk, ident_copy(e, wgt));
+  static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
+  snest n;
+  sn_open(e, &n, 5, (int64_t[]){tc, ih, iw, B, BO}, crq); /* win = 0 */
+  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, win, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, 0)));
+  sn_open(e, &n, 6, (int64_t[]){tc, ih, iw, B, BO, BI}, crq); /* win += i32(inp) * i32(identity) */
+  {
+    lir_expr *a = elem(e, win, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
+    lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[5]);
+    lir_expr *wi[4] = {SI(e, 0), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
+    lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
+    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
+  }
+  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = -128 */
+  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, -128)));
+  for (int ky = 0; ky < op->kh; ky++) /* acc = max(acc, window element) over the rectangle in the image */
     for (int kx = 0; kx < op->kw; kx++) {
       int r0 = 0, r1 = th, c0 = 0, c1 = OW;
       while (r0 < th && (oh0 + r0) * s_h + ky - op->pad_t < 0) r0++;
@@ -316,113 +442,49 @@ static lir_stmt *pool_tile(ae *e, lir_expr *nbv, lir_expr *cbase, int oh0, int t
       while (c0 < OW && c0 * s_w + kx - op->pad_l < 0) c0++;
       while (c1 > c0 && (c1 - 1) * s_w + kx - op->pad_l >= W) c1--;
       if (r0 >= r1 || c0 >= c1) continue;
-      kspec k = {.nl = 2, .l = {{r1 - r0, OW, (int64_t)s_h * iw, 0}, {c1 - c0, 1, s_w, 0}}, .nu = tc, .nalu = 1,
-                 .alu = {{OVTA_ALU_MAX, 0, 0}}};
-      for (int c = 0; c < tc && c < 64; c++) {
-        k.u[c][0] = X + (int64_t)c * th * OW + (int64_t)r0 * OW + c0;
-        k.u[c][1] = (int64_t)c * ih * iw + (int64_t)(r0 * s_h + ky) * iw + (int64_t)c0 * s_w + kx;
-        k.u[c][2] = 0;
-      }
-      kernel(e, &b, &k);
+      sn_open(e, &n, 5, (int64_t[]){tc, r1 - r0, c1 - c0, B, BO}, crq);
+      lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, r0, c0}, NULL, n.v[3], n.v[4]);
+      lir_expr *x = elem(e, win, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)r0 * s_h + ky, (int64_t)c0 * s_w + kx},
+                         (int64_t[]){1, s_h, s_w}, n.v[3], n.v[4]);
+      lir_block_add(&blk, acc_store(e, &n, 1, a, lir_bin(SF, LIR_MAX, lir_load(SF, acc, a->args), x)));
     }
-  lir_block_add(&b, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-  lir_block_add(&b, dep(e, false, OVTA_RT_COMPUTE, OVTA_RT_STORE));
-  lir_expr *yoff = lir_addi(f, lir_muli(f, lir_add(f, lir_muli(f, nbv, p->ob), cbase), (int64_t)p->oh * OW), (int64_t)oh0 * OW);
-  lir_expr *st[6] = {I(e, X), I(e, VTA_BUF_Y), yoff, I(e, (int64_t)th * OW), I(e, tc), I(e, (int64_t)p->oh * OW)};
-  lir_block_add(&b, callv(e, "ovta_vrt_store", 6, st));
-  lir_block_add(&b, dep(e, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
-  return lir_block_stmt(&b);
+  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* y = i8(acc) */
+  {
+    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
+    lir_expr *yi[6] = {SR(e, tn), lir_add(SF, lir_muli(SF, SR(e, tcv), tc), SR(e, n.v[0])), lir_addi(SF, SR(e, n.v[1]), oh0),
+                       SR(e, n.v[2]), SR(e, n.v[3]), SR(e, n.v[4])};
+    lir_block_add(&blk, sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, a)), 0));
+  }
+  lir_stmt *body = lir_block_stmt(&blk);
+  return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, win, lir_alloc_stmt(SF, acc, body))));
 }
 
-static lir_stmt *alu_host(ae *e) {
-  const vta_plan *p = e->p;
-  lir_func *f = e->f;
+/* The schedule stage of an ALU operator (a vta_pass_fn on its compute stage; emitted from the plan,
+ * one virtual thread): add - tiles of t_w elements (tt) and a remainder tile; maxpool - image blocks
+ * (tn) x channel tiles (tc), the row tiles unrolled (constant pads and rectangles). */
+int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
+  (void)uid;
+  if (f->nparams != 4)
+    return OVTA_FAIL(err, OVTA_EINTERNAL, "schedule: %s: not the compute stage of an ALU operator", f->name);
+  se ec = {.f = f, .p = p, .x = f->params[0], .w = f->params[1], .id = f->params[2], .y = f->params[3]}, *e = &ec;
   lir_block top;
   lir_block_init(&top, f);
-  lir_block_add(&top, dep(e, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
-  lir_block_add(&top, dep(e, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
   if (p->op.kind == VTA_ADD) {
     int64_t E = (int64_t)p->nb * p->cb * p->op.h * p->op.w, t = p->t_w, q = E / t, r = E % t;
     if (q) {
       lir_var *tv = lir_var_new(f, "tt", LIR_I64);
-      lir_block_add(&top, lir_for(f, tv, I(e, 0), I(e, q), LIR_FOR_SERIAL, add_tile(e, lir_muli(f, lir_ref(f, tv), t), t)));
+      lir_block_add(&top, lir_for(f, tv, SI(e, 0), SI(e, q), LIR_FOR_SERIAL, add_tile(e, tv, t, 0, t)));
     }
-    if (r) lir_block_add(&top, add_tile(e, I(e, q * t), r)); /* remainder tile */
+    if (r) lir_block_add(&top, add_tile(e, NULL, t, q * t, r)); /* remainder tile */
   } else {
     lir_var *nv = lir_var_new(f, "tn", LIR_I64), *cv = lir_var_new(f, "tc", LIR_I64);
     lir_block rows;
     lir_block_init(&rows, f);
-    lir_expr *cbase = lir_muli(f, lir_ref(f, cv), p->t_oc);
-    for (int oh0 = 0; oh0 < p->oh; oh0 += p->t_h) /* row tiles unrolled: constant pads and rectangles */
-      lir_block_add(&rows, pool_tile(e, lir_ref(f, nv), cbase, oh0, oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0));
-    lir_block_add(&top, lir_for(f, nv, I(e, 0), I(e, p->nb), LIR_FOR_SERIAL,
-                                lir_for(f, cv, I(e, 0), I(e, p->cb / p->t_oc), LIR_FOR_SERIAL, lir_block_stmt(&rows))));
+    for (int oh0 = 0; oh0 < p->oh; oh0 += p->t_h)
+      lir_block_add(&rows, pool_tile(e, nv, cv, oh0, oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0));
+    lir_block_add(&top, lir_for(f, nv, SI(e, 0), SI(e, p->nb), LIR_FOR_SERIAL,
+                                lir_for(f, cv, SI(e, 0), SI(e, p->cb / p->t_oc), LIR_FOR_SERIAL, lir_block_stmt(&rows))));
   }
-  return lir_attr(f, "vthreads", I(e, 1), lir_block_stmt(&top));
-}
-
-/* The compute stage: the scalar nest over the packed DRAM tensors. */
-static lir_stmt *alu_compute(ae *e, lir_buf *x, lir_buf *w, lir_buf *y) {
-  const vta_plan *p = e->p;
-  const vta_op *op = &p->op;
-  lir_func *f = e->f;
-  int B = p->cfg.batch, BI = p->cfg.block_in;
-  lir_nest o;
-  int64_t oext[6] = {p->nb, p->cb, p->oh, p->ow, B, BI};
-  lir_nest_open(f, &o, 6, oext, "o");
-  if (op->kind == VTA_ADD) {
-    lir_expr *va = lir_bin(f, LIR_SHL, lir_cast(f, LIR_I32, lir_load(f, x, o.idx)), lir_int(f, LIR_I32, op->shift_a));
-    lir_expr *vb = lir_bin(f, LIR_SHL, lir_cast(f, LIR_I32, lir_load(f, w, o.idx)), lir_int(f, LIR_I32, op->shift_b));
-    lir_expr *v = lir_bin(f, LIR_ADD, va, vb);
-    if (vta_requant_round(op)) v = lir_bin(f, LIR_ADD, v, lir_int(f, LIR_I32, vta_requant_round(op)));
-    if (op->shift != 0) {
-      int sh = op->shift >= 32 ? 31 : op->shift;
-      if (sh > 0) v = lir_bin(f, LIR_SHR, v, lir_int(f, LIR_I32, sh));
-      else v = sh <= -32 ? lir_int(f, LIR_I32, 0) : lir_bin(f, LIR_SHL, v, lir_int(f, LIR_I32, -sh));
-    }
-    v = lir_bin(f, LIR_MIN, lir_bin(f, LIR_MAX, v, lir_int(f, LIR_I32, op->clip_min)), lir_int(f, LIR_I32, op->clip_max));
-    return lir_nest_close(f, &o, lir_store(f, y, o.idx, lir_cast(f, LIR_I8, v)), LIR_FOR_SERIAL);
-  }
-  lir_buf *m = lir_buf_new(f, "m", LIR_I32, 0, NULL, LIR_SCOPE_LOCAL);
-  lir_nest r;
-  int64_t rext[2] = {op->kh, op->kw};
-  lir_nest_open(f, &r, 2, rext, "k");
-  lir_expr *ih = lir_add(f, lir_addi(f, lir_muli(f, o.idx[2], op->stride_h), -op->pad_t), r.idx[0]);
-  lir_expr *iw = lir_add(f, lir_addi(f, lir_muli(f, o.idx[3], op->stride_w), -op->pad_l), r.idx[1]);
-  lir_expr *in = lir_bin(f, LIR_AND, lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, ih, I(e, 0)), lir_bin(f, LIR_LT, ih, I(e, op->h))),
-                         lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, iw, I(e, 0)), lir_bin(f, LIR_LT, iw, I(e, op->w))));
-  lir_expr *xi[6] = {o.idx[0], o.idx[1], lir_max(f, lir_min(f, ih, I(e, op->h - 1)), I(e, 0)),
-                     lir_max(f, lir_min(f, iw, I(e, op->w - 1)), I(e, 0)), o.idx[4], o.idx[5]};
-  lir_expr *v = lir_select(f, in, lir_cast(f, LIR_I32, lir_load(f, x, xi)), lir_int(f, LIR_I32, -128));
-  lir_stmt *upd = lir_store(f, m, NULL, lir_bin(f, LIR_MAX, lir_load(f, m, NULL), v));
-  lir_stmt *three[3] = {lir_store(f, m, NULL, lir_int(f, LIR_I32, -128)), lir_nest_close(f, &r, upd, LIR_FOR_SERIAL),
-                        lir_store(f, y, o.idx, lir_cast(f, LIR_I8, lir_load(f, m, NULL)))};
-  return lir_nest_close(f, &o, lir_alloc_stmt(f, m, lir_seq(f, 3, three)), LIR_FOR_SERIAL);
-}
-
-
-int vta_alu_lower(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
-  *out = NULL;
-  if ((unsigned)s >= VTA_S_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "vta_lower: bad stage %d", (int)s);
-  lir_func *f = lir_func_new(fname);
-  if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);
-  ae ec = {.f = f, .p = p, .uid = uid & 0x7fffffff}, *e = &ec;
-  int B = p->cfg.batch, BI = p->cfg.block_in;
-  int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
-  int64_t ys[6] = {p->nb, p->cb, p->oh, p->ow, B, BI};
-  int64_t is[2] = {p->cfg.block_out, BI};
-  lir_buf *x = lir_param(f, "x", LIR_I8, 6, xs);
-  lir_buf *w = p->op.kind == VTA_ADD ? lir_param(f, "w", LIR_I8, 6, xs) : lir_param(f, "w", LIR_I8, 2, is);
-  lir_param(f, "ident", LIR_I8, 2, is);
-  lir_buf *y = lir_param(f, "y", LIR_I8, 6, ys);
-  /* every stage after compute is the host code: the ALU operators are emitted directly */
-  f->body = s == VTA_S_COMPUTE ? alu_compute(e, x, w, y) : alu_host(e);
-  int rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
-  if (rc) {
-    ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));
-    lir_func_free(f);
-    return rc;
-  }
-  *out = f;
+  f->body = lir_attr(f, "vthreads", SI(e, 1), lir_block_stmt(&top));
   return OVTA_OK;
 }

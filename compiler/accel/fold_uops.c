@@ -25,16 +25,16 @@ typedef struct fold {
   aloop h[8], l[2], u[8];
 } fold;
 
-/* Fold n <= FOLD_MAX_LOOPS loops (outer first): loops of extent 1 vanish; adjacent loops with
+/* Fold n <= FOLD_MAX_LOOPS loops (outer first): loops of extent 1 vanish (unless keep1); adjacent loops with
  * proportional factors merge (outer factors = inner extent x inner factors, merged extent <=
  * 16383); the two longest (extent <= 16383; ties: the inner one) become the hardware levels; the
  * innermost others become micro-ops while their product stays within `budget`; the rest stay host
  * loops. */
-static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
+static void fold_loops(const aloop *in, int n, int64_t budget, bool keep1, fold *fo) {
   aloop L[FOLD_MAX_LOOPS];
   int m = 0;
   for (int i = 0; i < n && i < FOLD_MAX_LOOPS; i++)
-    if (in[i].ext > 1) L[m++] = in[i];
+    if (keep1 || in[i].ext > 1) L[m++] = in[i];
   /* merge j into i (i outer) when factors of i = ext(j) * factors of j */
   for (int i = 0; i + 1 < m;) {
     aloop *a = &L[i], *b = &L[i + 1];
@@ -78,8 +78,9 @@ static void fold_loops(const aloop *in, int n, int64_t budget, fold *fo) {
 
 /* Kernel kinds (key bits 28..31; the emitter's K_*): the whole ACC tile without a tensor operand,
  * a GEMM, an ALU statement with a tensor operand (the bias copy), an ACC region offset by an outer
- * loop (a chunk of the last tile's requantization). */
-enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4 };
+ * loop (a chunk of the last tile's requantization), a GEMM reset; with the plan's as_written, every
+ * nest (bits 0..27: its number). */
+enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4, KIND_RESET = 5, KIND_NEST = 6 };
 
 /* Where an SRAM buffer lives: parted buffers [vt, .., B, BLOCK] at `off` in each part of `part`
  * elements (index 0 = the part); a buffer without a part dimension at `off` (the shared bias). */
@@ -95,8 +96,9 @@ typedef struct fctx {
   uint64_t uid;
   ovta_error *err;
   int rc;
-  int ns;
-  sram s[8];
+  int ns, cap;
+  sram *s;   /* the SRAM buffers laid out (arena) */
+  int nests; /* kernels made (as_written: their keys) */
 } fctx;
 
 #define F (c->f)
@@ -116,7 +118,9 @@ static bool uses_sram(const fctx *c, const lir_expr *e) {
 
 /* The SRAM layout from the allocations (in order): per scope, the parted buffers one after the
  * other in each part (ACC: the tile, then a per-tile bias), an ACC buffer [blocks, B, BLOCK] without
- * a part dimension at plan.bias_base. Refuses a buffer that does not fit its part. */
+ * a part dimension at plan.bias_base; a buffer's space is reserved while its allocation's body runs
+ * (sibling allocations, e.g. the ALU operators' tiles, reuse it). Refuses a buffer that does not fit
+ * its part. */
 static int layout_s(fctx *c, const lir_stmt *s, int64_t used[LIR_SCOPE_COUNT]) {
   if (!s || c->rc) return c->rc;
   switch (s->kind) {
@@ -130,8 +134,13 @@ static int layout_s(fctx *c, const lir_stmt *s, int64_t used[LIR_SCOPE_COUNT]) {
     lir_buf *b = s->buf;
     if (b->scope == LIR_SCOPE_INP || b->scope == LIR_SCOPE_WGT || b->scope == LIR_SCOPE_ACC) {
       const vta_plan *p = c->p;
-      if (c->ns == (int)(sizeof c->s / sizeof c->s[0]))
-        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: too many SRAM buffers (%s)", b->name);
+      if (c->ns == c->cap) {
+        int ncap = c->cap ? 2 * c->cap : 16;
+        sram *n = lir_alloc(F, sizeof *n * (size_t)ncap);
+        if (!n) return c->rc = OVTA_FAIL(c->err, OVTA_ENOMEM, "fold-uops: out of memory");
+        if (c->ns) memcpy(n, c->s, sizeof *n * (size_t)c->ns);
+        c->s = n, c->cap = ncap;
+      }
       if (b->ndim < 3)
         return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
                                  "fold-uops: SRAM buffer %s has %d dimensions (want [.., rows, columns] of the element)",
@@ -154,7 +163,11 @@ static int layout_s(fctx *c, const lir_stmt *s, int64_t used[LIR_SCOPE_COUNT]) {
                                    "fold-uops: SRAM buffer %s (%lld parts of %lld elements) does not fit %d parts of %lld",
                                    b->name, (long long)b->shape[0], (long long)elems, p->vt, (long long)part);
         r->parted = true, r->part = part, r->off = used[b->scope];
+        int64_t before = used[b->scope];
         used[b->scope] += elems;
+        layout_s(c, s->body, used);
+        used[b->scope] = before;
+        return c->rc;
       }
     }
     return layout_s(c, s->body, used);
@@ -252,7 +265,9 @@ static int alu_opcode(const lir_stmt *s) {
   return -1;
 }
 
-static bool is_compute(const lir_stmt *s) { return is_call(s, "ovta.gemm") || alu_opcode(s) >= 0; }
+static bool is_compute(const lir_stmt *s) {
+  return is_call(s, "ovta.gemm") || is_call(s, "ovta.gemm_reset") || alu_opcode(s) >= 0;
+}
 
 static bool is_compute_body(const lir_stmt *s) {
   if (s->kind != LIR_S_SEQ) return is_compute(s);
@@ -275,6 +290,184 @@ static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what,
   return OVTA_OK;
 }
 
+/* The operands of a tensor-intrinsic nest, flattened over its loops: r[0] the ACC destination,
+ * r[1] the INP operand (GEMM) or the ALU tensor operand, r[2] the WGT operand (GEMM); has[k] when
+ * present. pushes: the GEMM / ALU instructions the kernel issues. */
+typedef struct kops {
+  const char *what;    /* "@intrinsic in loop L" (errors) */
+  lir_stmt *const *loops;
+  int nl;
+  bool gemm, reset;    /* a GEMM (reset: @ovta.gemm_reset, the ACC operand only) */
+  flatref r[3];
+  bool has[3];
+  const lir_expr *src; /* the ALU tensor operand (NULL: immediates only) */
+  lir_block pushes;
+} kops;
+
+static int refuse_k(fctx *c, const kops *k, const char *why) {
+  return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %s", k->what, why);
+}
+
+/* One @ovta.gemm(acc, inp, wgt) / @ovta.gemm_reset(acc): parted ACC, INP, WGT operands, not
+ * offset by outer loops, INP and WGT in the same part. */
+static int gemm_operands(fctx *c, const lir_expr *g, int nst, kops *k) {
+  int na = k->reset ? 1 : 3;
+  if (nst != 1 || g->nargs != na)
+    return refuse_k(c, k, k->reset ? "want one @ovta.gemm_reset(acc) in the nest" : "want one @ovta.gemm(acc, inp, wgt) in the nest");
+  static const lir_scope want[3] = {LIR_SCOPE_ACC, LIR_SCOPE_INP, LIR_SCOPE_WGT};
+  for (int i = 0; i < na; i++) {
+    flatref *r = &k->r[i];
+    if (flatten(c, g->args[i], k->loops, k->nl, k->what, r)) return c->rc;
+    if (r->s->b->scope != want[i] || !r->lead)
+      return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %d (%s) is not a parted %s buffer",
+                               k->what, i, r->s->b->name, lir_scope_name(want[i]));
+    for (int j = 0; j < r->n; j++)
+      if (r->vk[j])
+        return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %s is offset by outer loop %s",
+                                 k->what, r->s->b->name, r->v[j]->name);
+    k->has[i] = true;
+  }
+  if (!k->reset && !lir_expr_eq(k->r[1].lead, k->r[2].lead)) return refuse_k(c, k, "INP and WGT parts differ");
+  lir_expr *z = lir_i64(F, k->reset);
+  lir_block_add(&k->pushes, call(c, "ovta.gemm", 1, &z));
+  return OVTA_OK;
+}
+
+/* A sequence of @ovta.alu_OP(acc, imm | src) on one ACC reference, the tensor operands all the
+ * same: one ALU push each (CLP's bounds as its immediate (hi << 8) | (lo & 0xff)). */
+static int alu_operands(fctx *c, lir_stmt *const *st, int nst, kops *k) {
+  const lir_expr *first = st[0]->value;
+  for (int i = 0; i < nst; i++) {
+    const lir_expr *e = st[i]->value;
+    int op = alu_opcode(st[i]);
+    if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !lir_expr_eq(e->args[0], first->args[0]))
+      return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
+                               "fold-uops: %s: statement %d of the nest is not an ALU intrinsic on the same ACC reference",
+                               k->what, i);
+    lir_expr *a[3];
+    if (e->args[1]->kind == LIR_E_LOAD) {
+      if (op == OVTA_ALU_CLP || (k->src && !lir_expr_eq(k->src, e->args[1])))
+        return refuse_k(c, k, "different tensor operands in one nest");
+      k->src = e->args[1];
+      a[0] = lir_i64(F, op), a[1] = lir_i64(F, 0), a[2] = lir_i64(F, 0);
+    } else {
+      for (int j = 1; j < e->nargs; j++)
+        if (e->args[j]->kind != LIR_E_INT) return refuse_k(c, k, "ALU immediate is not a constant");
+      int64_t imm = e->args[1]->ival;
+      if (op == OVTA_ALU_CLP) { /* (hi << 8) | (lo & 0xff) as a signed 16-bit immediate */
+        int32_t v = (int32_t)(((uint32_t)e->args[2]->ival & 0xffu) << 8 | ((uint32_t)e->args[1]->ival & 0xffu));
+        imm = v >= 32768 ? v - 65536 : v;
+      }
+      a[0] = lir_i64(F, op), a[1] = lir_i64(F, 1), a[2] = lir_i64(F, imm);
+    }
+    lir_block_add(&k->pushes, call(c, "ovta.alu", 3, a));
+  }
+  if (flatten(c, first->args[0], k->loops, k->nl, k->what, &k->r[0])) return c->rc;
+  if (k->src && flatten(c, k->src, k->loops, k->nl, k->what, &k->r[1])) return c->rc;
+  k->has[1] = k->src != NULL;
+  if (k->r[0].s->b->scope != LIR_SCOPE_ACC || !k->r[0].lead || (k->src && k->r[1].s->b->scope != LIR_SCOPE_ACC))
+    return refuse_k(c, k, "operands are not ACC buffers (the destination parted)");
+  if (k->src && k->r[1].lead && !lir_expr_eq(k->r[1].lead, k->r[0].lead))
+    return refuse_k(c, k, "source and destination in different ACC parts");
+  return OVTA_OK;
+}
+
+/* The kernel key's kind and parts (bits 28..31, 20..27): a GEMM, 2 x ACC part + INP part; an ALU
+ * kernel, the ACC part + vt x the one outer variable the operands are offset by (a chunk, the
+ * output-channel tile of a shared bias), kind by the tensor operand and the offset. NULL: refused. */
+static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
+  if (k->reset) {
+    *kind = KIND_RESET;
+    return k->r[0].lead;
+  }
+  if (k->gemm) {
+    *kind = KIND_GEMM;
+    return lir_add(F, lir_muli(F, k->r[0].lead, 2), k->r[1].lead); /* vt <= 2 */
+  }
+  lir_var *outer = NULL;
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < (k->has[i] ? k->r[i].n : 0); j++) {
+      if (!k->r[i].vk[j]) continue;
+      if (outer && outer != k->r[i].v[j]) {
+        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands offset by outer loops %s and %s", k->what,
+                          outer->name, k->r[i].v[j]->name);
+        return NULL;
+      }
+      outer = k->r[i].v[j];
+    }
+  *kind = k->src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
+  lir_expr *parts = k->r[0].lead;
+  return outer ? lir_add(F, parts, lir_muli(F, lir_ref(F, outer), c->p->vt)) : parts;
+}
+
+/* The kernel of a folded nest: host loops around `attr uop_kernel = KEY { hardware levels, micro-op
+ * loops around one uop }`, the pushes, kernel_end. parts NULL: the key of the nest's number. */
+static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_expr *parts) {
+  lir_stmt *const *loops = k->loops;
+  lir_expr *b[3];
+  for (int i = 0; i < 3; i++) b[i] = k->has[i] ? flat_base(c, &k->r[i]) : lir_i64(F, 0);
+  lir_expr *hidx = lir_i64(F, 0);
+  int64_t hiters = 1;
+  for (int i = 0; i < fo->nh; i++) {
+    lir_expr *v = lir_ref(F, loops[fo->h[i].id]->var);
+    for (int j = 0; j < 3; j++) b[j] = lir_add(F, b[j], lir_muli(F, v, fo->h[i].f[j]));
+    hidx = lir_add(F, lir_muli(F, hidx, fo->h[i].ext), v);
+    hiters *= fo->h[i].ext;
+  }
+  if (hiters > (1 << 20)) {
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %lld host iterations exceed the kernel key's 20 bits",
+                      k->what, (long long)hiters);
+    return NULL;
+  }
+  lir_expr *base = lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28) + (parts ? 0 : c->nests++));
+  lir_expr *key = parts ? lir_add(F, base, lir_add(F, lir_muli(F, parts, 1 << 20), hidx)) : base;
+  lir_block rec;
+  lir_block_init(&rec, F);
+  for (int i = 0; i < fo->nl; i++) {
+    lir_expr *a[4] = {lir_i64(F, fo->l[i].ext), lir_i64(F, fo->l[i].f[0]), lir_i64(F, fo->l[i].f[1]),
+                      lir_i64(F, fo->l[i].f[2])};
+    lir_block_add(&rec, call(c, "ovta.uop_loop_begin", 4, a));
+  }
+  lir_expr *ub[3] = {b[0], b[1], b[2]};
+  for (int i = 0; i < fo->nu; i++)
+    for (int j = 0; j < 3; j++) ub[j] = lir_add(F, ub[j], lir_muli(F, lir_ref(F, loops[fo->u[i].id]->var), fo->u[i].f[j]));
+  lir_stmt *u = call(c, "ovta.uop", 3, ub);
+  for (int i = fo->nu - 1; i >= 0; i--)
+    u = lir_for(F, loops[fo->u[i].id]->var, lir_i64(F, 0), lir_i64(F, fo->u[i].ext), LIR_FOR_SERIAL, u);
+  lir_block_add(&rec, u);
+  for (int i = 0; i < fo->nl; i++) lir_block_add(&rec, call(c, "ovta.uop_loop_end", 0, NULL));
+  lir_block kb;
+  lir_block_init(&kb, F);
+  lir_block_add(&kb, lir_attr(F, "uop_kernel", key, lir_block_stmt(&rec)));
+  lir_block_add(&kb, lir_block_stmt(&k->pushes));
+  lir_block_add(&kb, call(c, "ovta.kernel_end", 0, NULL));
+  lir_stmt *ks = lir_block_stmt(&kb);
+  for (int i = fo->nh - 1; i >= 0; i--)
+    ks = lir_for(F, loops[fo->h[i].id]->var, lir_i64(F, 0), lir_i64(F, fo->h[i].ext), LIR_FOR_SERIAL, ks);
+  return ks;
+}
+
+/* Rule (as written): with the plan's as_written (the ALU operators), a nest with unrolled loops is
+ * taken as written - those loops are the micro-op loops, the others (at most two) the hardware
+ * levels in order, nothing merged or dropped; any other nest folds by fold_loops keeping its
+ * extent-1 loops; no host loops; every nest is its own kernel (key: kind 6, the nest's number). */
+static int written_fold(fctx *c, const kops *k, const aloop *al, fold *fo) {
+  bool unrolled = false;
+  for (int i = 0; i < k->nl; i++) unrolled = unrolled || k->loops[i]->for_kind == LIR_FOR_UNROLLED;
+  if (!unrolled) {
+    fold_loops(al, k->nl, k->gemm || k->src ? c->p->uop_budget : 1, true, fo);
+  } else {
+    fo->nh = fo->nl = fo->nu = 0;
+    for (int i = 0; i < k->nl; i++) {
+      if (k->loops[i]->for_kind == LIR_FOR_UNROLLED) fo->u[fo->nu++] = al[i];
+      else if (fo->nl < 2) fo->l[fo->nl++] = al[i];
+      else return refuse_k(c, k, "more than two loops besides the unrolled (micro-op) ones");
+    }
+  }
+  if (fo->nh) return refuse_k(c, k, "more loops than two hardware levels and the micro-op budget hold");
+  return OVTA_OK;
+}
+
 /* Rule (tensor intrinsics): a perfect nest of loops (constant extents from 0) around one
  * `@ovta.gemm(acc, inp, wgt)` or a sequence of `@ovta.alu_OP(acc, imm | src)` on one ACC reference
  * (the tensor operands all the same) becomes one micro-op kernel per host iteration:
@@ -293,166 +486,30 @@ static int nest_loops(fctx *c, lir_stmt *const *loops, int nl, const char *what,
  * operands in one nest, more than one outer variable in the offsets (none for a GEMM), immediates
  * that are not constants. */
 static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *body) {
-  const vta_plan *p = c->p;
   int nst = body->kind == LIR_S_SEQ ? body->n : 1;
   lir_stmt *const *st = body->kind == LIR_S_SEQ ? body->stmts : &body;
-  const lir_expr *first = st[0]->value;
   char what[160];
-  snprintf(what, sizeof what, "@%s in loop %s", first->callee, nl ? loops[nl - 1]->var->name : "(none)");
+  snprintf(what, sizeof what, "@%s in loop %s", st[0]->value->callee, nl ? loops[nl - 1]->var->name : "(none)");
+  bool reset = is_call(st[0], "ovta.gemm_reset");
+  kops k = {.what = what, .loops = loops, .nl = nl, .gemm = reset || is_call(st[0], "ovta.gemm"), .reset = reset,
+            .has = {true, false, false}};
   if (nl > FOLD_MAX_LOOPS) {
     c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: more than %d loops", what, FOLD_MAX_LOOPS);
     return NULL;
   }
   aloop al[FOLD_MAX_LOOPS];
   if (nest_loops(c, loops, nl, what, al)) return NULL;
-  bool gemm = is_call(st[0], "ovta.gemm");
-  flatref r[3];
-  bool has[3] = {true, false, false};
-  const lir_expr *src = NULL; /* ALU tensor operand */
-  lir_block pushes;
-  lir_block_init(&pushes, F);
-  if (gemm) {
-    if (nst != 1 || first->nargs != 3) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: want one @ovta.gemm(acc, inp, wgt) in the nest", what);
-      return NULL;
-    }
-    static const lir_scope want[3] = {LIR_SCOPE_ACC, LIR_SCOPE_INP, LIR_SCOPE_WGT};
-    for (int k = 0; k < 3; k++) {
-      if (flatten(c, first->args[k], loops, nl, what, &r[k])) return NULL;
-      if (r[k].s->b->scope != want[k] || !r[k].lead) {
-        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %d (%s) is not a parted %s buffer", what, k,
-                          r[k].s->b->name, lir_scope_name(want[k]));
-        return NULL;
-      }
-      for (int j = 0; j < r[k].n; j++)
-        if (r[k].vk[j]) {
-          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operand %s is offset by outer loop %s", what,
-                            r[k].s->b->name, r[k].v[j]->name);
-          return NULL;
-        }
-      has[k] = true;
-    }
-    if (!lir_expr_eq(r[1].lead, r[2].lead)) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: INP and WGT parts differ", what);
-      return NULL;
-    }
-    lir_expr *z = lir_i64(F, 0);
-    lir_block_add(&pushes, call(c, "ovta.gemm", 1, &z));
-  } else {
-    for (int i = 0; i < nst; i++) {
-      const lir_expr *e = st[i]->value;
-      int op = alu_opcode(st[i]);
-      if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !lir_expr_eq(e->args[0], first->args[0])) {
-        c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
-                          "fold-uops: %s: statement %d of the nest is not an ALU intrinsic on the same ACC reference",
-                          what, i);
-        return NULL;
-      }
-      lir_expr *a[3];
-      if (e->args[1]->kind == LIR_E_LOAD) {
-        if (op == OVTA_ALU_CLP || (src && !lir_expr_eq(src, e->args[1]))) {
-          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: different tensor operands in one nest", what);
-          return NULL;
-        }
-        src = e->args[1];
-        a[0] = lir_i64(F, op), a[1] = lir_i64(F, 0), a[2] = lir_i64(F, 0);
-      } else {
-        for (int j = 1; j < e->nargs; j++)
-          if (e->args[j]->kind != LIR_E_INT) {
-            c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: ALU immediate is not a constant", what);
-            return NULL;
-          }
-        int64_t imm = e->args[1]->ival;
-        if (op == OVTA_ALU_CLP) { /* (hi << 8) | (lo & 0xff) as a signed 16-bit immediate */
-          int32_t v = (int32_t)(((uint32_t)e->args[2]->ival & 0xffu) << 8 | ((uint32_t)e->args[1]->ival & 0xffu));
-          imm = v >= 32768 ? v - 65536 : v;
-        }
-        a[0] = lir_i64(F, op), a[1] = lir_i64(F, 1), a[2] = lir_i64(F, imm);
-      }
-      lir_block_add(&pushes, call(c, "ovta.alu", 3, a));
-    }
-    if (flatten(c, first->args[0], loops, nl, what, &r[0])) return NULL;
-    if (src && flatten(c, src, loops, nl, what, &r[1])) return NULL;
-    has[1] = src != NULL;
-    if (r[0].s->b->scope != LIR_SCOPE_ACC || !r[0].lead || (src && r[1].s->b->scope != LIR_SCOPE_ACC)) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands are not ACC buffers (the destination parted)",
-                        what);
-      return NULL;
-    }
-    if (src && r[1].lead && !lir_expr_eq(r[1].lead, r[0].lead)) {
-      c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: source and destination in different ACC parts", what);
-      return NULL;
-    }
-  }
+  lir_block_init(&k.pushes, F);
+  if (k.gemm ? gemm_operands(c, st[0]->value, nst, &k) : alu_operands(c, st, nst, &k)) return NULL;
   for (int i = 0; i < nl; i++)
-    for (int k = 0; k < 3; k++) al[i].f[k] = has[k] ? r[k].k[i] : 0;
+    for (int j = 0; j < 3; j++) al[i].f[j] = k.has[j] ? k.r[j].k[i] : 0;
   fold fo;
-  fold_loops(al, nl, gemm || src ? p->uop_budget : 1, &fo);
-
-  /* key: kind and parts */
+  int64_t budget = k.gemm || k.src ? c->p->uop_budget : 1;
+  if (c->p->as_written) return written_fold(c, &k, al, &fo) ? NULL : kernel_emit(c, &k, &fo, KIND_NEST, NULL);
+  fold_loops(al, nl, budget, false, &fo);
   int kind;
-  lir_expr *parts;
-  if (gemm) {
-    kind = KIND_GEMM;
-    parts = lir_add(F, lir_muli(F, r[0].lead, 2), r[1].lead); /* vt <= 2 */
-  } else {
-    lir_var *outer = NULL;
-    for (int k = 0; k < 2; k++)
-      for (int j = 0; j < (has[k] ? r[k].n : 0); j++) {
-        if (!r[k].vk[j]) continue;
-        if (outer && outer != r[k].v[j]) {
-          c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands offset by outer loops %s and %s", what,
-                            outer->name, r[k].v[j]->name);
-          return NULL;
-        }
-        outer = r[k].v[j];
-      }
-    kind = src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
-    parts = r[0].lead;
-    if (outer) parts = lir_add(F, parts, lir_muli(F, lir_ref(F, outer), p->vt));
-  }
-
-  lir_expr *b[3];
-  for (int k = 0; k < 3; k++) b[k] = has[k] ? flat_base(c, &r[k]) : lir_i64(F, 0);
-  lir_expr *hidx = lir_i64(F, 0);
-  int64_t hiters = 1;
-  for (int i = 0; i < fo.nh; i++) {
-    lir_expr *v = lir_ref(F, loops[fo.h[i].id]->var);
-    for (int k = 0; k < 3; k++) b[k] = lir_add(F, b[k], lir_muli(F, v, fo.h[i].f[k]));
-    hidx = lir_add(F, lir_muli(F, hidx, fo.h[i].ext), v);
-    hiters *= fo.h[i].ext;
-  }
-  if (hiters > (1 << 20)) {
-    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: %lld host iterations exceed the kernel key's 20 bits",
-                      what, (long long)hiters);
-    return NULL;
-  }
-  lir_expr *key = lir_add(F, lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28)),
-                          lir_add(F, lir_muli(F, parts, 1 << 20), hidx));
-  lir_block rec;
-  lir_block_init(&rec, F);
-  for (int i = 0; i < fo.nl; i++) {
-    lir_expr *a[4] = {lir_i64(F, fo.l[i].ext), lir_i64(F, fo.l[i].f[0]), lir_i64(F, fo.l[i].f[1]),
-                      lir_i64(F, fo.l[i].f[2])};
-    lir_block_add(&rec, call(c, "ovta.uop_loop_begin", 4, a));
-  }
-  lir_expr *ub[3] = {b[0], b[1], b[2]};
-  for (int i = 0; i < fo.nu; i++)
-    for (int k = 0; k < 3; k++) ub[k] = lir_add(F, ub[k], lir_muli(F, lir_ref(F, loops[fo.u[i].id]->var), fo.u[i].f[k]));
-  lir_stmt *u = call(c, "ovta.uop", 3, ub);
-  for (int i = fo.nu - 1; i >= 0; i--)
-    u = lir_for(F, loops[fo.u[i].id]->var, lir_i64(F, 0), lir_i64(F, fo.u[i].ext), LIR_FOR_SERIAL, u);
-  lir_block_add(&rec, u);
-  for (int i = 0; i < fo.nl; i++) lir_block_add(&rec, call(c, "ovta.uop_loop_end", 0, NULL));
-  lir_block kb;
-  lir_block_init(&kb, F);
-  lir_block_add(&kb, lir_attr(F, "uop_kernel", key, lir_block_stmt(&rec)));
-  lir_block_add(&kb, lir_block_stmt(&pushes));
-  lir_block_add(&kb, call(c, "ovta.kernel_end", 0, NULL));
-  lir_stmt *k = lir_block_stmt(&kb);
-  for (int i = fo.nh - 1; i >= 0; i--)
-    k = lir_for(F, loops[fo.h[i].id]->var, lir_i64(F, 0), lir_i64(F, fo.h[i].ext), LIR_FOR_SERIAL, k);
-  return k;
+  lir_expr *parts = key_parts(c, &k, &kind);
+  return parts ? kernel_emit(c, &k, &fo, kind, parts) : NULL;
 }
 
 /* Rule (DMA): `@ovta.dma_load(type, sram_ref, ..)` / `@ovta.dma_store(sram_ref, ..)` inside a

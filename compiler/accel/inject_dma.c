@@ -33,13 +33,13 @@ typedef struct dctx {
   lir_stmt *loops[DMA_LOOPS];
   /* caches whose DMA zero-fills a halo: for the row and the column dim, the SRAM dim, the DRAM
    * position of its element 0 (the copy's unclamped index minus the copy loop) and the clamp bounds */
-  int npad;
-  struct {
+  int npad, pad_cap; /* (arena; the ALU operators' unrolled row tiles have one cache each) */
+  struct dpad {
     lir_buf *sram;
     int sdim[2];
     lir_affine at[2];
     int64_t lo[2], hi[2];
-  } pad[DMA_CACHES];
+  } *pad;
   /* caches compacted along a strided dim: reads divide that index by g */
   int ncomp;
   struct {
@@ -184,10 +184,18 @@ static bool xfer_match(dctx *c, xfer *x) {
 }
 
 /* Group the dims: x = the innermost contiguous run, y = the next dims with a constant DRAM stride
- * and SRAM rows packed, the rest host loops. */
-static void xfer_plan(xfer *x) {
+ * and SRAM rows packed, the rest host loops. With the plan's as_written (the ALU operators): x = at
+ * most the two innermost dims, y = the next dim whatever its extent, the rest host loops. */
+static void xfer_plan(xfer *x, bool as_written) {
   int d = x->nd - 1;
   x->xs = 1;
+  if (as_written) {
+    for (int n = 0; n < 2 && d >= 0 && x->dst[d] == x->xs && x->sst[d] == x->xs; n++) x->xs *= x->ext[d], x->role[d--] = 1;
+    x->ys = 1, x->stride = x->xs;
+    if (d >= 0 && x->sst[d] == x->xs && x->dst[d] <= 65535) x->stride = x->dst[d], x->ys = x->ext[d], x->role[d--] = 2;
+    for (; d >= 0; d--) x->role[d] = 0;
+    return;
+  }
   while (d >= 0 && (x->ext[d] == 1 || (x->dst[d] == x->xs && x->sst[d] == x->xs))) x->xs *= x->ext[d], x->role[d--] = 1;
   x->ys = 1, x->stride = x->xs;
   if (d >= 0 && x->sst[d] == x->xs && x->dst[d] <= 65535) {
@@ -409,9 +417,15 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
            x.sram->name);
       return attr;
     }
-    if (c->npad == DMA_CACHES) {
-      fail(c, OVTA_EUNSUPPORTED, "inject-dma: cache %s: too many padded caches", x.sram->name);
-      return attr;
+    if (c->npad == c->pad_cap) {
+      int ncap = c->pad_cap ? 2 * c->pad_cap : 8;
+      struct dpad *n = lir_alloc(F, sizeof *n * (size_t)ncap);
+      if (!n) {
+        fail(c, OVTA_ENOMEM, "inject-dma: %s: out of memory", x.sram->name);
+        return attr;
+      }
+      if (c->npad) memcpy(n, c->pad, sizeof *n * (size_t)c->npad);
+      c->pad = n, c->pad_cap = ncap;
     }
     for (int d = 0; d < r; d++) x.role[d] = 0;
     x.role[r] = 2, x.role[w] = 1;
@@ -430,7 +444,7 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
     c->pad[k].sdim[1] = x.sdim[w], c->pad[k].at[1] = x.outer[w], c->pad[k].lo[1] = x.lo[w], c->pad[k].hi[1] = x.hi[w];
     return xfer_emit(c, &x, mem, false, org, NULL, pads);
   }
-  xfer_plan(&x);
+  xfer_plan(&x, c->p->as_written);
   for (int d = 0; d < x.nd; d++) org[d] = lir_affine_expr(F, &x.outer[d]);
   return xfer_emit(c, &x, mem, false, org, NULL, NULL);
 }
@@ -518,8 +532,10 @@ static lir_stmt *requant_store(dctx *c, const xfer *x0, lir_expr *inner, const l
     sorg[cd] = t;
     org[cd] = lir_add(F, t, org[cd]);
   }
-  xfer_plan(&x);
-  lir_stmt *two[2] = {body, xfer_emit(c, &x, OVTA_MEM_OUT, true, org, tq ? sorg : NULL, NULL)};
+  xfer_plan(&x, c->p->as_written);
+  lir_stmt *store = xfer_emit(c, &x, OVTA_MEM_OUT, true, org, tq ? sorg : NULL, NULL);
+  if (inner == acc) return store; /* a plain copy out (the max pool's output): nothing to requantize */
+  lir_stmt *two[2] = {body, store};
   return lir_seq(F, 2, two);
 }
 
@@ -541,7 +557,8 @@ static const lir_expr *nest_acc(dctx *c, lir_stmt *init, const xfer *x) {
 
 /* Rule (store): a perfect nest `for L..: Y[outer + L.., Le1, Le2] = cast(E(A[lead.., L..]))` with Y
  * a DRAM parameter, A an ACC buffer and one ACC load in E becomes `for L..: A[..] = E(A[..])` (the
- * requantization in place) then host loops + dma_store(A, Y). With the plan's q_chunks > 1 the
+ * requantization in place; none when E is the element itself, a plain copy out) then host loops +
+ * dma_store(A, Y). With the plan's q_chunks > 1 the
  * last tile (fused index of the enclosing loops == their iteration count - 1) is requantized and
  * stored in q_chunks chunks of the outermost copy dim of extent > 1 (loop tq): the store of one
  * chunk overlaps the ALU work of the next. */

@@ -231,13 +231,99 @@ static int step_body(dctx *c, lir_stmt *loop) {
   return OVTA_OK;
 }
 
+/* Does s issue a GEMM (a micro-op kernel's gemm push: the reader of INP/WGT)? */
+static bool has_gemm(const lir_stmt *s) {
+  if (!s) return false;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++)
+      if (has_gemm(s->stmts[i])) return true;
+    return false;
+  case LIR_S_IF: return has_gemm(s->body) || has_gemm(s->else_body);
+  case LIR_S_FOR: case LIR_S_ATTR: case LIR_S_ALLOC: case LIR_S_LET: return has_gemm(s->body);
+  case LIR_S_EVAL:
+    return s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, "ovta.gemm");
+  default: return false;
+  }
+}
+
+/* Tiles without reduction steps (the ALU operators): in[from..to) is one tile - its INP/WGT loads
+ * (load only), then compute work and its stores (store_list's tokens) - appended to out: pop
+ * store->compute (the ACC part free) and compute->load (the INP/WGT part free) first, push and pop
+ * load->compute after the loads, push compute->load after the last GEMM (the last reader of
+ * INP/WGT), push store->compute after the last store. */
+static int plain_tile(dctx *c, lir_block *in, int from, int to, lir_block *out) {
+  int i = from;
+  while (i < to && modules(c, in->s[i]) == M_L) i++;
+  if (i == from) return refuse(c, in->s[from], "a tile (without reduction steps) that does not begin with its loads");
+  if (i == to) return refuse(c, in->s[to - 1], "a tile with loads and nothing else");
+  if (!ends_with_store(c, in->s[to - 1])) return refuse(c, in->s[to - 1], "the tile does not end with its store");
+  lir_stmt *ts = lir_seq(c->f, to - i, in->s + i);
+  int rc = store_list(c, &ts);
+  if (rc) return rc;
+  lir_block tail;
+  lir_block_init(&tail, c->f);
+  flatten(&tail, ts);
+  int last = -1;
+  for (int k = 0; k < tail.n; k++)
+    if (has_gemm(tail.s[k])) last = k;
+  if (last < 0) return refuse(c, in->s[from], "a tile whose loads no GEMM reads");
+  for (int k = last; k < tail.n; k++) { /* after its kernel's end */
+    const lir_expr *e = tail.s[k]->kind == LIR_S_EVAL ? tail.s[k]->value : NULL;
+    if (e && e->kind == LIR_E_CALL && e->callee && !strcmp(e->callee, "ovta.kernel_end")) {
+      last = k;
+      break;
+    }
+  }
+  lir_block_add(out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
+  lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  for (int k = from; k < i; k++) lir_block_add(out, in->s[k]);
+  lir_block_add(out, dep(c, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+  lir_block_add(out, dep(c, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+  for (int k = 0; k < tail.n; k++) {
+    lir_block_add(out, tail.s[k]);
+    if (k == last) lir_block_add(out, dep(c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  }
+  lir_block_add(out, dep(c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
+  return OVTA_OK;
+}
+
+/* A body of tiles without reduction steps: a statement with loads after a store begins the next
+ * tile (the max pool's row tiles, unrolled). */
+static int plain_tiles(dctx *c, lir_block *in, lir_stmt **slot) {
+  lir_block out;
+  lir_block_init(&out, c->f);
+  int from = 0, prev = 0;
+  for (int i = 0; i <= in->n; i++) {
+    int m = i < in->n ? modules(c, in->s[i]) : 0;
+    if (m < 0) return c->rc;
+    if (i == in->n || (i > from && (m & M_L) && (prev & M_S))) {
+      int rc = plain_tile(c, in, from, i, &out);
+      if (rc) return rc;
+      from = i;
+    }
+    prev = m;
+  }
+  *slot = lir_block_stmt(&out);
+  return OVTA_OK;
+}
+
 /* The body of one output tile: ACC work (bias load, init kernels), the step loop (the one statement
- * holding loads), then the requantization and stores. */
+ * holding loads), then the requantization and stores; or, when the first statement with loads
+ * does not compute (no step loop), tiles without reduction steps (plain_tiles). */
 static int tile_body(dctx *c, lir_stmt **slot) {
   lir_block in, out;
   lir_block_init(&in, c->f);
   lir_block_init(&out, c->f);
   flatten(&in, *slot);
+  for (int i = 0; i < in.n; i++) {
+    int m = modules(c, in.s[i]);
+    if (m < 0) return c->rc;
+    if (m & M_L) {
+      if (m == M_L) return plain_tiles(c, &in, slot);
+      break;
+    }
+  }
   int step = -1;
   for (int i = 0; i < in.n; i++) {
     int m = modules(c, in.s[i]);
@@ -273,16 +359,37 @@ static int tile_body(dctx *c, lir_stmt **slot) {
   return OVTA_OK;
 }
 
-/* Rule. Matches `attr vthreads = VT { S1; ..; Sk; TILES }` where S1..Sk are compute-module work
- * (the shared bias ACC load) and TILES the one statement with loads: a perfect nest of tile loops
- * whose innermost body (under `attr virtual_thread = floormod(.., VT)` when VT > 1) is the tile:
- * ACC work, one step loop, then requantization and stores. Produces VT credits compute->load and
- * store->compute before TILES; per tile pop store->compute first, push it after the last store;
- * per step (under its virtual-thread attribute) pop compute->load, the loads, push and pop
- * load->compute, the GEMMs, push compute->load; per store (with its host loops) push and pop
- * compute->store before it. Refuses, naming the statement, loads outside a step loop or after its
- * GEMMs, stores before the reduction or not after requantization work, a tile not ending with its
- * store, a missing or mismatched virtual-thread attribute, input that already has tokens. */
+/* A tile nest: its perfect loop nest (none: one tile; copied on write) down to the tile body,
+ * under `attr virtual_thread` when VT > 1. */
+static int tile_nest(dctx *c, lir_stmt **nest) {
+  lir_stmt **slot = nest;
+  while ((*slot)->kind == LIR_S_FOR) {
+    lir_stmt *s = *slot;
+    *slot = lir_for(c->f, s->var, s->min, s->extent, s->for_kind, s->body);
+    slot = &(*slot)->body;
+  }
+  lir_stmt *tb = *slot;
+  if (tb->kind == LIR_S_ATTR && !strcmp(tb->key, "virtual_thread")) *slot = lir_attr(c->f, tb->key, tb->value, tb->body);
+  lir_stmt **body = thread_body(c, slot, "the tile has no virtual-thread attribute");
+  if (!body) return c->rc;
+  return tile_body(c, body);
+}
+
+/* Rule. Matches `attr vthreads = VT { S1; ..; Sk; T1; ..; Tm }` where S1..Sk are compute-module
+ * work (the shared bias ACC load) and T1..Tm (m >= 1; the ALU operators' full tiles and their
+ * remainder tile) the statements with loads or stores, each a tile nest: a perfect nest of tile
+ * loops (possibly none) whose innermost body (under `attr virtual_thread = floormod(.., VT)` when VT
+ * > 1) is the tile: ACC work, one step loop, then requantization and stores; or, when its first
+ * statement with loads only loads, tiles without reduction steps one after the other (plain_tile:
+ * loads, compute, stores). Produces VT credits compute->load and store->compute before T1; per
+ * tile pop store->compute first, push it after the last store; per step (under its virtual-thread
+ * attribute) pop compute->load, the loads, push and pop load->compute, the GEMMs, push
+ * compute->load (a tile without steps: the same around its loads, compute->load pushed after its
+ * last GEMM); per store (with its host loops) push and pop compute->store before it. Refuses,
+ * naming the statement, loads outside a step loop or after its GEMMs, stores before the reduction
+ * or not after requantization work, a tile not ending with its store, a tile without steps whose
+ * loads no GEMM reads, compute work after the tile nests, a missing or mismatched virtual-thread
+ * attribute, input that already has tokens. */
 int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)p, (void)uid;
   dctx c = {.f = f, .err = err};
@@ -296,36 +403,25 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
   lir_block_init(&out, f);
   flatten(&in, top->body);
   int tiles = -1;
-  for (int i = 0; i < in.n; i++) {
+  for (int i = 0; i < in.n && tiles < 0; i++) {
     int m = modules(&c, in.s[i]);
     if (m < 0) return c.rc;
-    if (m & (M_L | M_S)) {
-      if (tiles >= 0) return refuse(&c, in.s[i], "a second tile nest (loads or stores after the tile loops)");
-      tiles = i;
-    }
+    if (m & (M_L | M_S)) tiles = i;
   }
   if (tiles < 0) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "insert-deps: %s: no loads or stores", f->name);
-  if (tiles != in.n - 1) return refuse(&c, in.s[tiles + 1], "work after the tile loops (not ordered after the last store)");
-  /* the tile loops down to the tile body */
-  lir_stmt *nest = in.s[tiles], **slot = &nest;
-  if (nest->kind != LIR_S_FOR) return refuse(&c, nest, "the tiles are not a loop nest");
-  while ((*slot)->kind == LIR_S_FOR) { /* copied on write, down to the tile body */
-    lir_stmt *s = *slot;
-    *slot = lir_for(f, s->var, s->min, s->extent, s->for_kind, s->body);
-    slot = &(*slot)->body;
-  }
-  lir_stmt *tb = *slot;
-  if (tb->kind == LIR_S_ATTR && !strcmp(tb->key, "virtual_thread")) *slot = lir_attr(f, tb->key, tb->value, tb->body);
-  lir_stmt **body = thread_body(&c, slot, "the tile has no virtual-thread attribute");
-  if (!body) return c.rc;
-  int rc = tile_body(&c, body);
-  if (rc) return rc;
   for (int i = 0; i < tiles; i++) lir_block_add(&out, in.s[i]);
   for (int v = 0; v < c.vt; v++) {
     lir_block_add(&out, dep(&c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
     lir_block_add(&out, dep(&c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
   }
-  lir_block_add(&out, nest);
+  for (int i = tiles, j; i < in.n; i = j) { /* a loop nest, or a run of statements: one or more tiles */
+    for (j = i + 1; in.s[i]->kind != LIR_S_FOR && j < in.n && in.s[j]->kind != LIR_S_FOR;) j++;
+    lir_stmt *nest = j == i + 1 ? in.s[i] : lir_seq(f, j - i, in.s + i);
+    if (!(modules(&c, nest) & M_L)) return refuse(&c, in.s[i], "work after the tile loops (not ordered after the last store)");
+    int rc = tile_nest(&c, &nest);
+    if (rc) return rc;
+    lir_block_add(&out, nest);
+  }
   f->body = lir_attr(f, top->key, top->value, lir_block_stmt(&out));
   return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "insert-deps: %s: out of memory", f->name) : OVTA_OK;
 }

@@ -1,25 +1,15 @@
 /* lower.c: the lowering stages of an accelerator operator (compiler/accel/accel.h section 3), from the
- * scalar loop nest to host code calling the runtime. The compute stage is emitted from the plan
- * (the operator's definition); the schedule stage is the compute stage rewritten by schedule
- * primitives (accel.h, script from the plan: sched_script); every later stage is an IR-to-IR
- * pass over the stage before it (stage_pass: accel/inject_dma.c, accel/tensorize.c, accel/inject_alu.c,
- * accel/fold_uops.c, accel/insert_deps.c, accel/host.c). Spec: compiler/accel/README.md, "Passes". */
+ * scalar loop nest to host code calling the runtime, and vta_lower_run, which runs them in order,
+ * each once on the IR carried forward. The compute stage is emitted from the plan (the operator's
+ * definition); the schedule stage is the compute stage rewritten by schedule primitives (accel.h,
+ * script from the plan: sched_script); every later stage is an IR-to-IR pass over the stage before
+ * it (accel/inject_dma.c, accel/tensorize.c, accel/inject_alu.c, accel/fold_uops.c,
+ * accel/insert_deps.c, accel/host.c). Spec: compiler/accel/README.md, "Passes". */
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "accel_internal.h"
-
-static const char *const stage_names[VTA_S_COUNT] = {"compute", "schedule", "inject-dma", "tensorize",
-                                                     "inject-alu", "fold-uops", "insert-deps", "host"};
-
-const char *vta_stage_name(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stage_names[s] : "?"; }
-
-int vta_stage_parse(const char *name) {
-  for (int i = 0; i < VTA_S_COUNT; i++)
-    if (!strcmp(name, stage_names[i])) return i;
-  return -1;
-}
 
 /* Emitter state of the compute stage. */
 typedef struct em {
@@ -146,26 +136,14 @@ static bool sched_script(const vta_plan *p, char *buf, size_t n) {
   return w > 0 && (size_t)w < n;
 }
 
-/* The schedule stage: the compute stage rewritten by the plan's primitive script, under
- * `attr vthreads`. */
-static int lower_schedule(em *e) {
-  char script[2048];
-  if (!sched_script(e->p, script, sizeof script)) return OVTA_FAIL(e->err, OVTA_EINTERNAL, "schedule script too long");
-  F->body = emit_compute(e);
-  vta_sched sc;
-  vta_sched_init(&sc, F);
-  int rc = vta_sched_apply(&sc, script, NULL, e->err);
-  if (rc) return rc;
-  F->body = lir_attr(F, "vthreads", I(e, e->p->vt), F->body);
-  return OVTA_OK;
-}
+/* ---------------------------------------------------------------- stages compute and schedule */
 
-
-/* The compute stage (s = VTA_S_COMPUTE) or the schedule stage of p: the parameters x, w, [bias,]
- * y in the packed layouts of accel.h, then the scalar nest (rewritten by the primitives). */
-static int lower_first(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err) {
-  lir_func *f = lir_func_new(fname);
-  if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);
+/* The compute stage (vta_pass_fn on an empty function): the parameters x, w, [bias,] y in the
+ * packed layouts of accel.h, then the operator's scalar nest over them (ALU operators: alu.c). */
+int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
+  (void)uid;
+  if (f->nparams || f->body) return OVTA_FAIL(err, OVTA_EINVAL, "compute: %s: the function is not empty", f->name);
+  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_compute(p, f, err);
   em ec = {.f = f, .p = p, .err = err}, *e = &ec;
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
@@ -176,46 +154,121 @@ static int lower_first(const vta_plan *p, vta_stage s, const char *fname, lir_fu
   e->w = lir_param(f, "w", LIR_I8, 6, ws);
   if (p->op.has_bias) e->b = lir_param(f, "bias", LIR_I32, 3, bs);
   e->y = lir_param(f, "y", LIR_I8, 6, ys);
-  int rc = OVTA_OK;
-  if (s == VTA_S_SCHEDULE) rc = lower_schedule(e);
-  else f->body = emit_compute(e);
-  *out = f;
-  return rc;
+  f->body = emit_compute(e);
+  return OVTA_OK;
 }
 
-/* ---------------------------------------------------------------- the pass pipeline */
+/* The schedule stage (vta_pass_fn on the compute stage): the plan's primitive script applied, the
+ * result under `attr vthreads`. */
+int vta_pass_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
+  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_schedule(p, uid, f, err);
+  char script[2048];
+  if (!sched_script(p, script, sizeof script)) return OVTA_FAIL(err, OVTA_EINTERNAL, "schedule script too long");
+  vta_sched sc;
+  vta_sched_init(&sc, f);
+  int rc = vta_sched_apply(&sc, script, NULL, err);
+  if (rc) return rc;
+  f->body = lir_attr(f, "vthreads", lir_i64(f, p->vt), f->body);
+  return OVTA_OK;
+}
 
-/* The passes that rewrite the previous stage's IR (conv2d and dense), from inject-dma on. */
-static const vta_pass_fn stage_pass[VTA_S_COUNT] = {
-    [VTA_S_DMA] = vta_pass_inject_dma, /* inject-dma (accel/inject_dma.c) */
-    [VTA_S_TENSORIZE] = vta_pass_tensorize, /* tensorize (accel/tensorize.c) */
-    [VTA_S_ALU] = vta_pass_inject_alu, /* inject-alu (accel/inject_alu.c) */
-    [VTA_S_FOLD] = vta_pass_fold, /* fold-uops (accel/fold_uops.c) */
-    [VTA_S_DEPS] = vta_pass_insert_deps, /* insert-deps (accel/insert_deps.c) */
-    [VTA_S_HOST] = vta_pass_host, /* host (accel/host.c) */
+/* ---------------------------------------------------------------- the stages in order */
+
+static const struct {
+  const char *name;
+  vta_pass_fn pass;
+} stages[VTA_S_COUNT] = {
+    [VTA_S_COMPUTE] = {"compute", vta_pass_compute},          /* this file */
+    [VTA_S_SCHEDULE] = {"schedule", vta_pass_schedule},       /* this file, primitives in sched.c */
+    [VTA_S_DMA] = {"inject-dma", vta_pass_inject_dma},        /* inject_dma.c */
+    [VTA_S_TENSORIZE] = {"tensorize", vta_pass_tensorize},    /* tensorize.c */
+    [VTA_S_ALU] = {"inject-alu", vta_pass_inject_alu},        /* inject_alu.c */
+    [VTA_S_FOLD] = {"fold-uops", vta_pass_fold},              /* fold_uops.c */
+    [VTA_S_DEPS] = {"insert-deps", vta_pass_insert_deps},     /* insert_deps.c */
+    [VTA_S_HOST] = {"host", vta_pass_host},                   /* host.c */
 };
 
-vta_pass_fn vta_stage_pass(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stage_pass[s] : NULL; }
+const char *vta_stage_name(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stages[s].name : "?"; }
+
+int vta_stage_parse(const char *name) {
+  for (int i = 0; i < VTA_S_COUNT; i++)
+    if (!strcmp(name, stages[i].name)) return i;
+  return -1;
+}
+
+vta_pass_fn vta_stage_pass(vta_stage s) { return (unsigned)s < VTA_S_COUNT ? stages[s].pass : NULL; }
+
+/* Is stage `name` in the comma-separated list (or is the list "all")? */
+static bool wants(const char *list, const char *name) {
+  if (!list) return false;
+  if (!strcmp(list, "all")) return true;
+  size_t n = strlen(name);
+  for (const char *s = list; (s = strstr(s, name)); s += n)
+    if ((s == list || s[-1] == ',') && (s[n] == 0 || s[n] == ',')) return true;
+  return false;
+}
+
+/* A lowering run: the IR carried from stage to stage. */
+typedef struct lowering {
+  const vta_plan *p;
+  const vta_lower_opts *o;
+  lir_func *f;     /* the IR after the last stage run */
+  bool done;       /* o->last reached */
+  int rc;          /* the first failure */
+  ovta_error *err;
+} lowering;
+
+/* Run stage s (its pass on the IR so far) unless the run has stopped (o->last reached or a
+ * failure); verify the result and dump it when asked. */
+static void stage(lowering *l, vta_stage s) {
+  if (l->done || l->rc) return;
+  const vta_plan *p = l->p;
+  int rc = stages[s].pass(p, l->o->uid & 0x7fffffff, l->f, l->err);
+  if (!rc) rc = lir_func_oom(l->f) ? OVTA_FAIL(l->err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(l->f, false, l->err);
+  if (rc) {
+    ovta_error_wrap(l->err, "%s: after pass %s", p->op.name, stages[s].name);
+    l->rc = rc;
+    return;
+  }
+  if (wants(l->o->print_after, stages[s].name)) {
+    FILE *od = l->o->dump ? l->o->dump : stderr;
+    fprintf(od, "// *** IR after pass %s ***\n", stages[s].name);
+    lir_dump(od, l->f);
+  }
+  l->done = s == l->o->last;
+}
+
+int vta_lower_run(const vta_plan *p, const vta_lower_opts *o, lir_func **out, ovta_error *err) {
+  *out = NULL;
+  if ((unsigned)o->last >= VTA_S_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "vta_lower: bad stage %d", (int)o->last);
+  if (o->print_after && strcmp(o->print_after, "all")) { /* every name must be a stage */
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", o->print_after);
+    for (char *sv = NULL, *t = strtok_r(buf, ",", &sv); t; t = strtok_r(NULL, ",", &sv))
+      if (vta_stage_parse(t) < 0) return OVTA_FAIL(err, OVTA_EINVAL, "--print-after: unknown pass '%s'", t);
+  }
+  lowering l = {.p = p, .o = o, .err = err, .f = lir_func_new(o->fname ? o->fname : "vta")};
+  if (!l.f) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);
+  /* each stage once, on the IR carried forward (compiler/accel/README.md, "Passes") */
+  stage(&l, VTA_S_COMPUTE);   /* the operator as a scalar nest over DRAM */
+  stage(&l, VTA_S_SCHEDULE);  /* tiles, SRAM caches, virtual threads (schedule primitives) */
+  stage(&l, VTA_S_DMA);       /* copy nests -> 2D DMA, in-place requantization before the store */
+  stage(&l, VTA_S_TENSORIZE); /* multiply-accumulate blocks -> GEMM */
+  stage(&l, VTA_S_ALU);       /* ACC init, requantization, ALU operators' updates -> ALU */
+  stage(&l, VTA_S_FOLD);      /* loop nests -> micro-op kernels, flat SRAM indices */
+  stage(&l, VTA_S_DEPS);      /* load/compute/store tokens */
+  stage(&l, VTA_S_HOST);      /* runtime calls */
+  if (l.rc) {
+    lir_func_free(l.f);
+    return l.rc;
+  }
+  *out = l.f;
+  return OVTA_OK;
+}
 
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out, ovta_error *err) {
-  *out = NULL;
-  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_lower(p, s, fname, uid, out, err);
-  if ((unsigned)s >= VTA_S_COUNT) return OVTA_FAIL(err, OVTA_EINVAL, "vta_lower: bad stage %d", (int)s);
-  lir_func *f;
-  int rc = s <= VTA_S_SCHEDULE ? lower_first(p, s, fname, &f, err) : vta_lower_uid(p, s - 1, fname, uid, &f, err);
-  if (rc) {
-    lir_func_free(f);
-    return rc;
-  }
-  if (s > VTA_S_SCHEDULE) rc = stage_pass[s](p, uid & 0x7fffffff, f, err);
-  if (!rc) rc = lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name) : lir_verify(f, false, err);
-  if (rc) {
-    ovta_error_wrap(err, "%s: after pass %s", p->op.name, vta_stage_name(s));
-    lir_func_free(f);
-    return rc;
-  }
-  *out = f;
-  return OVTA_OK;
+  vta_lower_opts o = {.fname = fname, .uid = uid, .last = s};
+  return vta_lower_run(p, &o, out, err);
 }
 
 int vta_lower(const vta_plan *p, vta_stage s, const char *fname, lir_func **out, ovta_error *err) {

@@ -302,15 +302,6 @@ static int walk_host(const lir_func *f, vta_rt_ctx *c, ovta_error *err) {
 
 /* ---------------------------------------------------------------- compile, run, count */
 
-static bool wants(const char *list, const char *name) {
-  if (!list) return false;
-  if (!strcmp(list, "all")) return true;
-  size_t n = strlen(name);
-  for (const char *s = list; (s = strstr(s, name)); s += n)
-    if ((s == list || s[-1] == ',') && (s[n] == 0 || s[n] == ',')) return true;
-  return false;
-}
-
 int vta_compile(const vta_plan *p, const char *print_after, FILE *dump, vta_kernel **out, ovta_error *err) {
   vta_compile_opts o = {.print_after = print_after, .dump = dump};
   return vta_compile_ex(p, &o, out, err);
@@ -321,14 +312,6 @@ int vta_compile_ex(const vta_plan *p, const vta_compile_opts *o, vta_kernel **ou
   *out = NULL;
   vta_compile_opts dflt = {0};
   if (!o) o = &dflt;
-  const char *print_after = o->print_after;
-  if (print_after && strcmp(print_after, "all")) {
-    /* every name must be a stage */
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", print_after);
-    for (char *sv = NULL, *t = strtok_r(buf, ",", &sv); t; t = strtok_r(NULL, ",", &sv))
-      if (vta_stage_parse(t) < 0) return OVTA_FAIL(err, OVTA_EINVAL, "--print-after: unknown pass '%s'", t);
-  }
   vta_kernel *k = calloc(1, sizeof *k);
   if (!k) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", p->op.name);
   k->plan = *p;
@@ -338,23 +321,14 @@ int vta_compile_ex(const vta_plan *p, const vta_compile_opts *o, vta_kernel **ou
   if (!o->symbol) snprintf(fname, sizeof fname, "vta_%s", p->op.name);
   for (char *q = fname; *q; q++)
     if (!((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9'))) *q = '_';
-  for (int s = 0; s < VTA_S_COUNT; s++) {
-    lir_func *f;
-    int rc = vta_lower_uid(p, (vta_stage)s, fname, k->uid, &f, err);
-    if (rc) {
-      vta_kernel_free(k);
-      return rc;
-    }
-    if (wants(print_after, vta_stage_name((vta_stage)s))) {
-      FILE *od = o->dump ? o->dump : stderr;
-      fprintf(od, "// *** IR after pass %s ***\n", vta_stage_name((vta_stage)s));
-      lir_dump(od, f);
-    }
-    if (s == VTA_S_HOST) k->host = f;
-    else lir_func_free(f);
+  vta_lower_opts lo = {.fname = fname, .uid = k->uid, .last = VTA_S_HOST, .print_after = o->print_after, .dump = o->dump};
+  int rc = vta_lower_run(p, &lo, &k->host, err);
+  if (rc) {
+    vta_kernel_free(k);
+    return rc;
   }
   if (!o->no_jit) {
-    int rc = vta_kernel_jit(k, o->cg, err);
+    rc = vta_kernel_jit(k, o->cg, err);
     if (rc) {
       vta_kernel_free(k);
       return rc;

@@ -3,6 +3,8 @@
  * intrinsic `@ovta.gemm(acc, inp, wgt)`, an IR-to-IR rewrite of the inject-dma stage. */
 #include "accel_internal.h"
 
+#include <string.h>
+
 /* ---------------------------------------------------------------- matching helpers */
 
 /* i32(load) of an 8-bit buffer: the load, else NULL. */
@@ -120,6 +122,79 @@ static int tz_visit(lir_walk *w, lir_stmt **slot) {
   return OVTA_OK;
 }
 
+/* ---------------------------------------------------------------- GEMM reset */
+
+/* The ACC buffer of the GEMM a perfect nest runs (NULL: not such a nest). */
+static const lir_buf *gemm_nest(const lir_stmt *s) {
+  while (s && s->kind == LIR_S_FOR) s = s->body;
+  if (!s || s->kind != LIR_S_EVAL || s->value->kind != LIR_E_CALL || !s->value->callee ||
+      strcmp(s->value->callee, "ovta.gemm") || s->value->nargs != 3 || s->value->args[0]->kind != LIR_E_LOAD)
+    return NULL;
+  return s->value->args[0]->buf;
+}
+
+/* An init nest `for L.., b, o: A[.., b, o] = c` (c constant; b, o the two innermost loops from 0
+ * over BATCH x BLOCK_OUT, indexing only A's last two dims): its store, else NULL. */
+static const lir_stmt *init_nest(const ovta_config *cfg, const lir_stmt *s, int64_t *c) {
+  const lir_stmt *L[2] = {NULL, NULL};
+  while (s && s->kind == LIR_S_FOR) L[0] = L[1], L[1] = s, s = s->body;
+  if (!s || s->kind != LIR_S_STORE || s->buf->scope != LIR_SCOPE_ACC || s->value->kind != LIR_E_INT || !L[0] ||
+      s->nidx < 2 || L[0]->body != L[1])
+    return NULL;
+  int n = s->nidx;
+  lir_var *b = lir_var_of(s->idx[n - 2]), *o = lir_var_of(s->idx[n - 1]);
+  if (!b || !o || L[0]->var != b || L[1]->var != o || s->buf->shape[n - 2] != cfg->batch || s->buf->shape[n - 1] != cfg->block_out ||
+      vta_lead_uses(n, s->idx, b) || vta_lead_uses(n, s->idx, o))
+    return NULL;
+  for (int k = 0; k < 2; k++)
+    if (L[k]->min->kind != LIR_E_INT || L[k]->min->ival != 0 || L[k]->extent->kind != LIR_E_INT ||
+        L[k]->extent->ival != (k ? cfg->block_out : cfg->batch))
+      return NULL;
+  *c = s->value->ival;
+  return s;
+}
+
+/* The nest s with its two innermost loops (b, o) replaced by `@ovta.gemm_reset(A[.., 0, 0])`. */
+static lir_stmt *reset_nest(lir_func *f, lir_stmt *s, const lir_stmt *st) {
+  if (s->body->kind != LIR_S_FOR || s->body->body->kind != LIR_S_FOR) { /* s is the b loop */
+    lir_expr *ref = vta_block_ref(f, st->buf, st->nidx, st->idx);
+    return lir_eval(f, lir_opaque(f, "ovta.gemm_reset", LIR_I32, 1, &ref));
+  }
+  return lir_for(f, s->var, s->min, s->extent, s->for_kind, reset_nest(f, s->body, st));
+}
+
+/* Rule (reset): in a sequence, the init nests storing 0 into an ACC buffer, in the run of init
+ * nests right before a GEMM nest into that buffer, become `for L..: @ovta.gemm_reset(A[.., 0,
+ * 0])` (VTA's GEMM reset zeroes the micro-ops' destinations: the region the GEMM then accumulates
+ * into; the ALU operators' copy into the ACC through the identity block). Other inits stay for
+ * inject-alu (a conv tile's init is followed by its reduction-step loop, not a GEMM nest). */
+static void gemm_resets(tz *t, lir_stmt *s) {
+  if (!s) return;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++) {
+      gemm_resets(t, s->stmts[i]);
+      const lir_buf *g = gemm_nest(s->stmts[i]);
+      for (int j = i - 1; g && j >= 0; j--) {
+        int64_t c;
+        const lir_stmt *st = init_nest(&t->p->cfg, s->stmts[j], &c);
+        if (!st) break;
+        if (st->buf == g && c == 0) s->stmts[j] = reset_nest(t->f, s->stmts[j], st);
+      }
+    }
+    return;
+  case LIR_S_IF:
+    gemm_resets(t, s->body);
+    gemm_resets(t, s->else_body);
+    return;
+  case LIR_S_FOR: case LIR_S_ATTR: case LIR_S_ALLOC: case LIR_S_LET:
+    gemm_resets(t, s->body);
+    return;
+  default:
+    return;
+  }
+}
+
 /* tensorize. Matches every multiply-accumulate `acc[.., b, o] = acc[.., b, o] + i32(inp[.., b, i])
  * * i32(wgt[.., o, i])` (acc an i32 ACC buffer, inp INP, wgt WGT; sum and product in either
  * order). It must be the body of three perfectly nested loops (in any order) binding b, o, i, from
@@ -127,8 +202,9 @@ static int tz_visit(lir_walk *w, lir_stmt **slot) {
  * extents; b, o, i must index exactly the last two dims (the leading indices do not use them).
  * Produces, in place of the three loops, `eval @ovta.gemm(acc[.., 0, 0], inp[.., 0, 0],
  * wgt[.., 0, 0])` (leading indices kept): the GEMM intrinsic's 1 x BLOCK_IN times BLOCK_IN x
- * BLOCK_OUT product on BATCH rows. Everything else is left as it is (the loop variables of the
- * three loops disappear with them). Refuses, naming the ACC buffer (and loop), a multiply-
+ * BLOCK_OUT product on BATCH rows. Then the zero inits right before a GEMM nest into their buffer
+ * become GEMM resets (rule above gemm_resets). Everything else is left as it is (the loop variables
+ * of the three loops disappear with them). Refuses, naming the ACC buffer (and loop), a multiply-
  * accumulate of another form, any other store into an ACC buffer reading an INP or WGT buffer
  * (e.g. a product under a padding select), and a function with no multiply-accumulate. */
 int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
@@ -140,5 +216,6 @@ int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error 
   if (rc) return rc;
   if (!t.found)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensorize: no multiply-accumulate into an ACC buffer in %s", f->name);
+  gemm_resets(&t, f->body);
   return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "tensorize: out of memory") : OVTA_OK;
 }

@@ -274,6 +274,98 @@ static void test_deps_refusals(void **st) {
   /* host code with SRAM buffers left */
   OVTA_ASSERT_OK(vta_lower_uid(&p, VTA_S_ALU, "k", 5, &f, &err), err);
   expect_refusal(host, &p, f, "an SRAM allocation left in the host code");
+  /* tiles without reduction steps (an add): one whose loads no GEMM reads; one whose requantization
+   * and store come before its loads */
+  vta_op op;
+  vta_op_add(&op, "add", 1, 16, 2, 3, 1, 0, 1);
+  vta_plan pa;
+  plan_of("default", &op, 1, &(vta_knobs){.t_w = 4}, false, &pa);
+  for (int c = 0; c < 2; c++) {
+    OVTA_ASSERT_OK(vta_lower_uid(&pa, VTA_S_FOLD, "k", 5, &f, &err), err);
+    tk = vta_sched_find_loop(f, "tt");
+    assert_non_null(tk);
+    seq = (*tk)->body;
+    assert_int_equal(seq->kind, LIR_S_SEQ);
+    int n = 0;
+    for (int i = 0; i < seq->n; i++)
+      if (c == 1 || !find_eval(seq->stmts[i], "ovta.gemm")) seq->stmts[n++] = seq->stmts[i];
+    seq->n = n;
+    if (c == 1) { /* the requantization and store first */
+      lir_stmt *st = seq->stmts[n - 1];
+      memmove(&seq->stmts[1], &seq->stmts[0], sizeof(lir_stmt *) * (size_t)(n - 1));
+      seq->stmts[0] = st;
+    }
+    expect_refusal(deps, &pa, f, c ? "attr uop_kernel: a tile (without reduction steps) that does not begin with its loads"
+                                   : "call @ovta.dma_load: a tile whose loads no GEMM reads");
+  }
+}
+
+/* vta_lower_run runs the stages in order, each once on the IR carried forward: the dumps it takes
+ * along the way are, stage for stage, the IR vta_lower gives for that stage alone, a run stopped at
+ * a stage ends with that stage's IR, and only the stages named are dumped. */
+static void stages_carried(const vta_plan *p) {
+  ovta_error err = {0};
+  char *all = NULL, *two = NULL;
+  size_t n = 0, n2 = 0;
+  FILE *m = open_memstream(&all, &n), *m2 = open_memstream(&two, &n2);
+  assert_true(m && m2);
+  lir_func *f;
+  vta_lower_opts o = {.fname = "k", .uid = 1, .last = VTA_S_HOST, .print_after = "all", .dump = m};
+  OVTA_ASSERT_OK(vta_lower_run(p, &o, &f, &err), err);
+  char *final = dump_of(f);
+  o.print_after = "tensorize,fold-uops", o.dump = m2;
+  OVTA_ASSERT_OK(vta_lower_run(p, &o, &f, &err), err);
+  lir_func_free(f);
+  fclose(m), fclose(m2);
+  size_t at = 0;
+  for (int s = 0; s < VTA_S_COUNT; s++) {
+    assert_non_null(vta_stage_pass((vta_stage)s));
+    assert_int_equal(vta_stage_parse(vta_stage_name((vta_stage)s)), s);
+    OVTA_ASSERT_OK(vta_lower(p, (vta_stage)s, "k", &f, &err), err);
+    char *one = dump_of(f), head[96];
+    snprintf(head, sizeof head, "// *** IR after pass %s ***\n", vta_stage_name((vta_stage)s));
+    assert_true(!strncmp(all + at, head, strlen(head)));
+    at += strlen(head);
+    if (strncmp(all + at, one, strlen(one))) fail_msg("%s: stage %s differs from vta_lower's", p->op.name, head);
+    at += strlen(one);
+    if (s == VTA_S_HOST) assert_string_equal(final, one);
+    if (s == VTA_S_TENSORIZE) assert_non_null(strstr(two, one));
+    free(one);
+  }
+  assert_int_equal(at, n);
+  assert_int_equal(strstr(two, "after pass fold-uops") - two > 0, 1);
+  assert_null(strstr(two, "after pass inject-alu"));
+  free(all), free(two), free(final);
+  /* a run stopped at the schedule stage */
+  o = (vta_lower_opts){.fname = "k", .uid = 1, .last = VTA_S_SCHEDULE};
+  OVTA_ASSERT_OK(vta_lower_run(p, &o, &f, &err), err);
+  lir_func *g;
+  OVTA_ASSERT_OK(vta_lower(p, VTA_S_SCHEDULE, "k", &g, &err), err);
+  char *a = dump_of(f), *b = dump_of(g);
+  assert_string_equal(a, b);
+  free(a), free(b);
+  o.print_after = "inject-dma,nope";
+  assert_int_equal(vta_lower_run(p, &o, &f, &err), OVTA_EINVAL);
+  assert_non_null(strstr(err.msg, "unknown pass 'nope'"));
+}
+
+static void test_stages_carried(void **st) {
+  (void)st;
+  vta_plan p;
+  example_plan(&p);
+  stages_carried(&p);
+  vta_op op;
+  vta_op_dense(&op, "dense", 2, 64, 48);
+  op.has_bias = true, op.shift = 20;
+  plan_of("batch2", &op, 1, NULL, false, &p);
+  stages_carried(&p);
+  /* the ALU operators go through the same stages */
+  vta_op_add(&op, "add", 2, 32, 3, 5, 1, 0, 2);
+  plan_of("default", &op, 1, &(vta_knobs){.t_w = 4}, false, &p);
+  stages_carried(&p);
+  vta_op_maxpool(&op, "pool", 2, 16, 7, 7, 3, 2, 1);
+  plan_of("small", &op, 1, &(vta_knobs){.t_h = 2}, false, &p);
+  stages_carried(&p);
 }
 
 /* The sweeps above ran something. */
@@ -292,6 +384,7 @@ int main(void) {
       cmocka_unit_test(test_fold_refuses),
       cmocka_unit_test(test_deps_refusals),
       cmocka_unit_test(test_ran_plans),
+      cmocka_unit_test(test_stages_carried),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,11 +2,14 @@
  *
  *   ovta-vta conv N C H W O K STRIDE PAD [options]
  *   ovta-vta dense M K N [options]
+ *   ovta-vta add N C H W SHIFT_A SHIFT_B SHIFT [options]   residual add on the ALU
+ *   ovta-vta maxpool N C H W K STRIDE PAD [options]        max pooling on the ALU
  *   ovta-vta graph FILE.json [options]       compile report of a packed, quantized graph
  *   ovta-vta sched mm|vec|conv SCRIPT [--run] apply schedule primitives (accel.h) to an example,
  *                                           dump after each; --run: CPU JIT, compare with the original
  * options: --config NAME  --vt 1|2  --tile t_n,t_oc,t_ic,t_h,t_w  --tuning FILE.json
  *          --bias  --shift S  --relu  --clip LO,HI  --print-after=PASS[,PASS]|all
+ *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
 #include "accel.h"
@@ -19,8 +22,23 @@ static void fill(int8_t *x, size_t n, uint32_t seed) {
   for (size_t i = 0; i < n; i++) s = s * 1103515245u + 12345u, x[i] = (int8_t)(s >> 16);
 }
 
+/* The ALU operators' inputs, identity block and reference (x, y through the conv packing
+ * helpers: the same activation layout). */
+static void alu_inputs(const vta_plan *p, const int8_t *x, const int8_t *w, int8_t *px, int8_t *pw, int8_t *pb,
+                       int8_t *ref) {
+  vta_plan cp = *p;
+  cp.op.kind = VTA_CONV;
+  vta_pack_x(&cp, x, px);
+  if (p->op.kind == VTA_ADD) vta_pack_x(&cp, w, pw), vta_reference_add(&p->op, x, w, ref);
+  else vta_reference_maxpool(&p->op, x, ref);
+  vta_pack_identity(p, pb);
+}
+
 static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
   const vta_plan *p = vta_kernel_plan(k);
+  bool alu = p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL;
+  vta_plan cp = *p; /* unpacking y: the conv view of the layout */
+  cp.op.kind = VTA_CONV;
   ovta_dev *dev = NULL;
   ovta_rt *rt = NULL;
   ovta_buf *bufs[VTA_BUF_COUNT] = {0};
@@ -32,8 +50,12 @@ static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
   if (!rc) {
     fill(x, nx, 1), fill(w, nw, 2);
     for (int i = 0; i < p->op.o; i++) b[i] = (i * 37 % 200) - 100;
-    vta_reference(&p->op, x, w, p->op.has_bias ? b : NULL, ref);
-    vta_pack_x(p, x, px), vta_pack_w(p, w, pw), vta_pack_bias(p, b, pb);
+    if (alu) {
+      alu_inputs(p, x, w, px, pw, (int8_t *)pb, ref);
+    } else {
+      vta_reference(&p->op, x, w, p->op.has_bias ? b : NULL, ref);
+      vta_pack_x(p, x, px), vta_pack_w(p, w, pw), vta_pack_bias(p, b, pb);
+    }
     rc = ovta_dev_open(backend, &p->cfg, NULL, &dev, err);
   }
   if (!rc) rc = ovta_buf_alloc(dev, nx, &bufs[VTA_BUF_X], err);
@@ -48,7 +70,7 @@ static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
   if (!rc) rc = ovta_rt_synchronize(rt, 600000, err);
   if (!rc) rc = ovta_buf_read(bufs[VTA_BUF_Y], 0, py, ny, err);
   if (!rc) {
-    vta_unpack_y(p, py, y);
+    vta_unpack_y(&cp, py, y);
     size_t bad = 0;
     for (size_t i = 0; i < ny; i++) bad += y[i] != ref[i];
     ovta_rt_stats st;
@@ -179,7 +201,8 @@ static int sched_main(int argc, char **argv) {
 int main(int argc, char **argv) {
   ovta_error err = {0};
   if (argc < 2) {
-    fprintf(stderr, "usage: ovta-vta conv N C H W O K STRIDE PAD | dense M K N | graph FILE [options]\n");
+    fprintf(stderr, "usage: ovta-vta conv N C H W O K STRIDE PAD | dense M K N | add N C H W SHIFT_A SHIFT_B SHIFT | "
+                    "maxpool N C H W K STRIDE PAD | graph FILE [options]\n");
     return 2;
   }
   if (!strcmp(argv[1], "sched")) return sched_main(argc, argv);
@@ -194,6 +217,16 @@ int main(int argc, char **argv) {
   } else if (!strcmp(argv[1], "dense") && argc >= 5) {
     vta_op_dense(&op, "dense", atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
     ai = 5;
+  } else if (!strcmp(argv[1], "add") && argc >= 9) {
+    int v[7];
+    for (int i = 0; i < 7; i++) v[i] = atoi(argv[2 + i]);
+    vta_op_add(&op, "add", v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+    ai = 9;
+  } else if (!strcmp(argv[1], "maxpool") && argc >= 9) {
+    int v[7];
+    for (int i = 0; i < 7; i++) v[i] = atoi(argv[2 + i]);
+    vta_op_maxpool(&op, "maxpool", v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+    ai = 9;
   } else if (!strcmp(argv[1], "graph") && argc >= 3) {
     graph = argv[2];
     ai = 3;
