@@ -25,12 +25,7 @@ static const char int8_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,
 /* The int8 graph of the model for cfg (quantized with NCAL calibration images). */
 static ovta_graph *int8_graph(const ovta_config *cfg) {
   ovta_error err = {0};
-  ovta_graph *g;
-  OVTA_ASSERT_OK(ovta_graph_load(FM "fmnist_cnn.onnx", &g, &err), err);
-  assert_int_equal(g->n_inputs, 1);
-  ovta_tensor *in = g->inputs[0];
-  in->dtype = OVTA_DT_F32, in->rank = 4;
-  in->shape[0] = 1, in->shape[1] = 1, in->shape[2] = 28, in->shape[3] = 28;
+  ovta_graph *g = fmnist_load();
   ovta_tensor *cal;
   OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
   ovta_calib_opts co = {.samples = cal, .count = NCAL, .passes = int8_pipeline, .cfg = cfg};
