@@ -336,6 +336,17 @@ static LLVMValueRef g_call(gctx *g, const lir_expr *e) {
   case LIR_POW: return intrinsic(g, "llvm.pow", t, 2, a);
   case LIR_TANH: return libcall(g, f32 ? "tanhf" : "tanh", t, 1, a);
   case LIR_ERF: return libcall(g, f32 ? "erff" : "erf", t, 1, a);
+  case LIR_SIN: return intrinsic(g, "llvm.sin", t, 1, a);
+  case LIR_COS: return intrinsic(g, "llvm.cos", t, 1, a);
+  case LIR_TAN: return libcall(g, f32 ? "tanf" : "tan", t, 1, a);
+  case LIR_ASIN: return libcall(g, f32 ? "asinf" : "asin", t, 1, a);
+  case LIR_ACOS: return libcall(g, f32 ? "acosf" : "acos", t, 1, a);
+  case LIR_ATAN: return libcall(g, f32 ? "atanf" : "atan", t, 1, a);
+  case LIR_SINH: return libcall(g, f32 ? "sinhf" : "sinh", t, 1, a);
+  case LIR_COSH: return libcall(g, f32 ? "coshf" : "cosh", t, 1, a);
+  case LIR_ASINH: return libcall(g, f32 ? "asinhf" : "asinh", t, 1, a);
+  case LIR_ACOSH: return libcall(g, f32 ? "acoshf" : "acosh", t, 1, a);
+  case LIR_ATANH: return libcall(g, f32 ? "atanhf" : "atanh", t, 1, a);
   case LIR_ABS:
     if (lir_dtype_is_float(e->dtype)) return intrinsic(g, "llvm.fabs", t, 1, a);
     if (!lir_dtype_is_signed(e->dtype)) return a[0];
@@ -711,7 +722,13 @@ static const struct {
     {"expf", (void *)expf},   {"exp", (void *)exp},   {"logf", (void *)logf}, {"log", (void *)log},
     {"powf", (void *)powf},   {"pow", (void *)pow},   {"rintf", (void *)rintf}, {"rint", (void *)rint},
     {"floorf", (void *)floorf}, {"ceilf", (void *)ceilf}, {"fmodf", (void *)fmodf}, {"fmod", (void *)fmod},
-    {"sqrtf", (void *)sqrtf}, {"malloc", (void *)malloc}, {"free", (void *)free},
+    {"sqrtf", (void *)sqrtf}, {"sqrt", (void *)sqrt}, {"floor", (void *)floor}, {"ceil", (void *)ceil},
+    {"sinf", (void *)sinf}, {"sin", (void *)sin}, {"cosf", (void *)cosf}, {"cos", (void *)cos},
+    {"tanf", (void *)tanf}, {"tan", (void *)tan}, {"asinf", (void *)asinf}, {"asin", (void *)asin},
+    {"acosf", (void *)acosf}, {"acos", (void *)acos}, {"atanf", (void *)atanf}, {"atan", (void *)atan},
+    {"sinhf", (void *)sinhf}, {"sinh", (void *)sinh}, {"coshf", (void *)coshf}, {"cosh", (void *)cosh},
+    {"asinhf", (void *)asinhf}, {"asinh", (void *)asinh}, {"acoshf", (void *)acoshf}, {"acosh", (void *)acosh},
+    {"atanhf", (void *)atanhf}, {"atanh", (void *)atanh}, {"malloc", (void *)malloc}, {"free", (void *)free},
     {"memset", (void *)memset}, {"memcpy", (void *)memcpy}, {"memmove", (void *)memmove},
 };
 

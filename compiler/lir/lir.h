@@ -115,6 +115,8 @@ typedef enum lir_intrin {
   LIR_EXP, LIR_LOG, LIR_TANH, LIR_SQRT, LIR_ABS, LIR_FLOOR, LIR_CEIL,
   LIR_ROUND_EVEN, /* round half to even (nearbyint in the default mode) */
   LIR_ERF, LIR_POW, LIR_SIGMOID, /* sigmoid: 1/(1+exp(-x)) */
+  LIR_SIN, LIR_COS, LIR_TAN, LIR_ASIN, LIR_ACOS, LIR_ATAN, /* libm's, float only */
+  LIR_SINH, LIR_COSH, LIR_ASINH, LIR_ACOSH, LIR_ATANH,
   LIR_OPAQUE,     /* named accelerator or runtime intrinsic (callee), not CPU-compilable */
   LIR_INTRIN_COUNT
 } lir_intrin;

@@ -884,7 +884,8 @@ static const char *const BIN_SYM[LIR_BINOP_COUNT] = {
     "+", "-", "*", "/", "%", "floordiv", "floormod", "min", "max", "<<", ">>",
     "&", "|", "^", "==", "!=", "<", "<=", ">", ">="};
 static const char *const INTRIN_NAMES[LIR_INTRIN_COUNT] = {
-    "exp", "log", "tanh", "sqrt", "abs", "floor", "ceil", "round_even", "erf", "pow", "sigmoid", "opaque"};
+    "exp", "log", "tanh", "sqrt", "abs", "floor", "ceil", "round_even", "erf", "pow", "sigmoid",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "opaque"};
 
 static void d_expr(FILE *o, const lir_expr *e) {
   switch (e->kind) {
