@@ -375,7 +375,7 @@ static int add_tensor(build *b, int i, ovta_error *err) {
   ovta_exec *e = b->e;
   const ovta_tensor *t = b->g->tensors[i];
   xtensor *x = &e->t[e->nt];
-  if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING || t->dtype == OVTA_DT_F16)
+  if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: dtype %s is not supported by the executor", t->name,
                      ovta_dtype_name(t->dtype));
   if (ovta_tensor_numel(t) < 0)

@@ -162,6 +162,7 @@ static LLVMTypeRef ty(gctx *g, lir_dtype t) {
   case LIR_I64: case LIR_U64: return LLVMInt64TypeInContext(c);
   case LIR_F32: return LLVMFloatTypeInContext(c);
   case LIR_F64: return LLVMDoubleTypeInContext(c);
+  case LIR_F16: return LLVMHalfTypeInContext(c);
   default: unreachable();
   }
 }
@@ -320,12 +321,21 @@ static LLVMValueRef g_runtime_call(gctx *g, const lir_expr *e) {
   return LLVMBuildCall2(g->b, ft, fn, a, (unsigned)e->nargs, "");
 }
 
+static LLVMValueRef g_call_t(gctx *g, const lir_expr *e, LLVMValueRef *a, LLVMTypeRef t, bool f32);
+
 static LLVMValueRef g_call(gctx *g, const lir_expr *e) {
   if (e->op == LIR_OPAQUE) return g_runtime_call(g, e); /* the verifier let only runtime calls through */
   LLVMValueRef a[2];
   for (int i = 0; i < e->nargs && i < 2; i++) a[i] = g_expr(g, e->args[i]);
-  LLVMTypeRef t = ty(g, e->dtype);
-  bool f32 = e->dtype == LIR_F32;
+  if (e->dtype != LIR_F16) return g_call_t(g, e, a, ty(g, e->dtype), e->dtype == LIR_F32);
+  /* f16: computed in f32, rounded to f16 once */
+  LLVMTypeRef f = LLVMFloatTypeInContext(g->m->ctx);
+  for (int i = 0; i < e->nargs && i < 2; i++) a[i] = LLVMBuildFPExt(g->b, a[i], f, "");
+  return LLVMBuildFPTrunc(g->b, g_call_t(g, e, a, f, true), ty(g, LIR_F16), "");
+}
+
+/* Intrinsic e on the values a of LLVM type t (f32: t is float). */
+static LLVMValueRef g_call_t(gctx *g, const lir_expr *e, LLVMValueRef *a, LLVMTypeRef t, bool f32) {
   switch (e->op) {
   case LIR_EXP: return intrinsic(g, "llvm.exp", t, 1, a);
   case LIR_LOG: return intrinsic(g, "llvm.log", t, 1, a);
@@ -712,6 +722,17 @@ struct lir_jit {
   int nobj;          /* objects added (for unique buffer names) */
 };
 
+#ifdef __FLT16_MAX__
+/* The half-precision conversions LLVM calls where the CPU has none (x86-64 without F16C):
+ * GCC's own (libgcc), with the same calling convention (_Float16 in an SSE register). */
+static float ovta_h2f(_Float16 h) { return (float)h; }
+static _Float16 ovta_f2h(float f) { return (_Float16)f; }
+static _Float16 ovta_d2h(double d) { return (_Float16)d; }
+#define HALF_SYMS {"__extendhfsf2", (void *)ovta_h2f}, {"__truncsfhf2", (void *)ovta_f2h}, {"__truncdfhf2", (void *)ovta_d2h},
+#else
+#define HALF_SYMS
+#endif
+
 /* C library functions generated code may call, defined absolutely so the JIT does not
  * depend on what the host program happens to link. */
 static const struct {
@@ -729,6 +750,7 @@ static const struct {
     {"sinhf", (void *)sinhf}, {"sinh", (void *)sinh}, {"coshf", (void *)coshf}, {"cosh", (void *)cosh},
     {"asinhf", (void *)asinhf}, {"asinh", (void *)asinh}, {"acoshf", (void *)acoshf}, {"acosh", (void *)acosh},
     {"atanhf", (void *)atanhf}, {"atanh", (void *)atanh}, {"malloc", (void *)malloc}, {"free", (void *)free},
+    HALF_SYMS
     {"memset", (void *)memset}, {"memcpy", (void *)memcpy}, {"memmove", (void *)memmove},
 };
 

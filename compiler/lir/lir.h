@@ -38,6 +38,8 @@ typedef enum lir_dtype {
   LIR_U64,
   LIR_F32,
   LIR_F64,
+  LIR_F16, /* storage and arithmetic in half precision (LLVM computes each operation in f32 and
+              rounds); intrinsics are computed in f32 and rounded once */
   LIR_DTYPE_COUNT
 } lir_dtype;
 

@@ -39,7 +39,7 @@
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static bool is_float(ovta_dtype t) { return t == OVTA_DT_F32 || t == OVTA_DT_F64; }
+static bool is_float(ovta_dtype t) { return t == OVTA_DT_F32 || t == OVTA_DT_F64 || t == OVTA_DT_F16; }
 
 typedef enum { R_PASS, R_FAIL, R_SKIP } result;
 

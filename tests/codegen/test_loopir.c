@@ -268,6 +268,49 @@ static void test_trig_intrinsics(void **state) {
   }
 }
 
+/* f16: storage in half precision, arithmetic and intrinsics rounded to half; conversions both
+ * ways, against C's _Float16. */
+static void test_f16(void **state) {
+  (void)state;
+#ifdef __FLT16_MAX__
+  enum { N = 100 };
+  lir_func *f = lir_func_new("half");
+  lir_buf *X = lir_param(f, "X", LIR_F16, 1, (int64_t[]){N});
+  lir_buf *Y = lir_param(f, "Y", LIR_F16, 1, (int64_t[]){N});
+  lir_buf *Z = lir_param(f, "Z", LIR_F32, 1, (int64_t[]){N});
+  lir_buf *H = lir_param(f, "H", LIR_F16, 1, (int64_t[]){N});
+  lir_var *i = lir_var_new(f, "i", LIR_I64);
+  lir_expr *ii = lir_ref(f, i), *x = lir_load1(f, X, ii);
+  lir_block b;
+  lir_block_init(&b, f);
+  lir_block_add(&b, lir_store1(f, Y, ii, lir_add(f, lir_call1(f, LIR_SIN, x), lir_mul(f, x, lir_float(f, LIR_F16, 3)))));
+  lir_block_add(&b, lir_store1(f, Z, ii, lir_cast(f, LIR_F32, x)));
+  lir_block_add(&b, lir_store1(f, H, ii, lir_cast(f, LIR_F16, lir_mul(f, lir_cast(f, LIR_F32, x), lir_f32(f, 1.0 / 3)))));
+  f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, N), LIR_FOR_VECTORIZED, lir_block_stmt(&b));
+  char *txt = lir_dump_str(f);
+  assert_non_null(strstr(txt, "X: f16[100]"));
+  assert_non_null(strstr(txt, "3h"));
+  free(txt);
+  lir_jit *jit;
+  lir_kernel_fn fn = build(f, &jit);
+  _Float16 xv[N], yv[N], hv[N];
+  float zv[N];
+  for (int k = 0; k < N; k++) xv[k] = (_Float16)((k - 50) * 0.173f);
+  void *args[4] = {xv, yv, zv, hv};
+  fn(args);
+  for (int k = 0; k < N; k++) {
+    _Float16 s = (_Float16)sinf((float)xv[k]), m = (_Float16)((float)xv[k] * 3.0f);
+    assert_true(yv[k] == (_Float16)((float)s + (float)m));
+    assert_true(zv[k] == (float)xv[k]);
+    assert_true(hv[k] == (_Float16)((float)xv[k] * (float)(1.0 / 3)));
+  }
+  lir_jit_free(jit);
+  lir_func_free(f);
+#else
+  skip();
+#endif
+}
+
 /* The verifier names the place of each error. */
 static void test_verify_errors(void **state) {
   (void)state;
@@ -447,7 +490,8 @@ static void test_queries(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),           cmocka_unit_test(test_conv),
-      cmocka_unit_test(test_int_ops),          cmocka_unit_test(test_intrinsics_alloc), cmocka_unit_test(test_trig_intrinsics),
+      cmocka_unit_test(test_int_ops),          cmocka_unit_test(test_intrinsics_alloc),
+      cmocka_unit_test(test_trig_intrinsics),  cmocka_unit_test(test_f16),
       cmocka_unit_test(test_verify_errors),    cmocka_unit_test(test_object_roundtrip),
       cmocka_unit_test(test_vectorized_ir),    cmocka_unit_test(test_queries),
   };
