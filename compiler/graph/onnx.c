@@ -488,6 +488,9 @@ int ovta_onnx_load_mem(const void *data, size_t len, const char *origin, ovta_gr
   }
   if (!mp->graph) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: the model has no graph", origin);
   else if (m.opset == 0 && mp->n_opset_import == 0) m.opset = OPSET_MIN; /* very old models: no opset_import */
+  if (!rc && m.opset == 0 && mp->n_opset_import > 0 && mp->opset_import[0]->domain && mp->opset_import[0]->domain[0])
+    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: no default-domain opset, only domain '%s': its operators are not supported",
+                   origin, mp->opset_import[0]->domain);
   if (!rc && (m.opset < OPSET_MIN || m.opset > OPSET_MAX))
     rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: opset %d is not supported (%d..%d)", origin, m.opset, OPSET_MIN, OPSET_MAX);
   if (!rc && !(m.g = ovta_graph_new("graph"))) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
