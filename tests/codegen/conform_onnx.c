@@ -4,7 +4,8 @@
  * run on test_data_set_0/input_N.pb, and compared with output_N.pb (the independent reference
  * shipped with ONNX).
  *
- * Each test runs in a child process (fork), so a crash or a hang (60 s) is one failed test.
+ * Each test runs in a child process (fork), so a crash or a hang (60 s) is one failed test; the
+ * child ends with exit(), so the sanitizer build's leak checker checks every test.
  * A test PASSES when every output matches; it is SKIPPED (one line naming the node, the operator
  * and the feature) when the importer, inference or the lowering refuses the model with
  * OVTA_EUNSUPPORTED; it FAILS on a numeric mismatch, a crash, a timeout or any other error.
@@ -283,7 +284,7 @@ static result run_forked(const char *dir, bool verbose, char *msg, size_t mn) {
     char out[1100];
     int len = snprintf(out, sizeof out, "%d %s", (int)r, m);
     if (write(fd[1], out, (size_t)len) < 0) _exit(3);
-    _exit(0);
+    exit(0); /* not _exit: the leak checker of the sanitizer build runs at exit */
   }
   close(fd[1]);
   char buf[1100];
@@ -303,7 +304,8 @@ static result run_forked(const char *dir, bool verbose, char *msg, size_t mn) {
   int r;
   int off = 0;
   if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || sscanf(buf, "%d %n", &r, &off) < 1 || r < R_PASS || r > R_SKIP) {
-    snprintf(msg, mn, "the test process exited with status %d", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    snprintf(msg, mn, "the test process exited with status %d (a sanitizer report on stderr?)",
+             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
     return R_FAIL;
   }
   snprintf(msg, mn, "%s", buf + off);
