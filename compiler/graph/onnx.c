@@ -153,9 +153,13 @@ static int value_info(imp *m, const Onnx__ValueInfoProto *vi, ovta_tensor *t) {
     return OVTA_FAIL(m->err, OVTA_EUNSUPPORTED, "%s: graph value '%s' is not a tensor", m->origin, t->name);
   const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
   if (tt->has_elem_type) {
-    if (!dtype_ok(tt->elem_type))
-      return OVTA_FAIL(m->err, OVTA_EUNSUPPORTED, "%s: graph value '%s': element type %d is not supported", m->origin,
-                       t->name, tt->elem_type);
+    if (!dtype_ok(tt->elem_type)) {
+      static const char *const NAMES[] = {[8] = "string", [14] = "complex64", [15] = "complex128", [16] = "bfloat16"};
+      int et = tt->elem_type;
+      const char *nm = et >= 0 && et < (int)(sizeof NAMES / sizeof NAMES[0]) && NAMES[et] ? NAMES[et] : "unknown";
+      return OVTA_FAIL(m->err, OVTA_EUNSUPPORTED, "%s: graph value '%s': element type %d (%s) is not supported", m->origin,
+                       t->name, et, nm);
+    }
     t->dtype = (ovta_dtype)tt->elem_type;
   }
   if (tt->shape) {
