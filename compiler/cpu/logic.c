@@ -74,9 +74,9 @@ static int lower_isnan_isinf(L *l) {
   if (!strcmp(l->n->op, "IsNaN")) y = lir_bin(F, LIR_NE, x, x);
   else {
     bool pos = ovta_node_attr_i(l->n, "detect_positive", 1), neg = ovta_node_attr_i(l->n, "detect_negative", 1);
-    y = lir_int(F, LIR_BOOL, 0);
-    if (pos) y = lir_bin(F, LIR_OR, y, lir_bin(F, LIR_EQ, x, lir_float(F, X->dtype, INFINITY)));
-    if (neg) y = lir_bin(F, LIR_OR, y, lir_bin(F, LIR_EQ, x, lir_float(F, X->dtype, -INFINITY)));
+    lir_expr *p = lir_bin(F, LIR_EQ, x, lir_float(F, X->dtype, INFINITY));
+    lir_expr *m = lir_bin(F, LIR_EQ, x, lir_float(F, X->dtype, -INFINITY));
+    y = pos && neg ? lir_bin(F, LIR_OR, p, m) : pos ? p : neg ? m : lir_int(F, LIR_BOOL, 0);
   }
   F->body = over(l, &n, Y, lir_store(F, Y, n.idx, byte(l, y)));
   return 0;
