@@ -239,8 +239,8 @@ static int lower_cast(L *l) {
   return 0;
 }
 
-/* Dropout at inference: Y = X; the optional mask output is all true (inference rejects a
- * training_mode that is not a constant false). */
+/* Dropout at inference (or training with ratio 0): Y = X; the optional mask output is all true
+ * (inference rejects training proper). */
 static int lower_dropout(L *l) {
   lir_buf *X = l->in[0], *Y = l->out[0], *M = l->out[1];
   if (!X || !Y) return bad(l, "missing input or output");

@@ -142,14 +142,18 @@ static int infer_cast(ctx *c) {
 }
 
 /* Dropout (13) at inference: Y = X (ratio ignored), the optional mask output all true. Inputs
- * ratio and training_mode are optional; a training_mode that is not a constant false is refused
- * (training). Attribute seed (12+), ratio (< 12). */
+ * ratio and training_mode are optional; training_mode must be a constant, and true only with a
+ * constant ratio of 0 (then nothing is dropped either); training proper (random masks) is
+ * refused. Attribute seed (12+), ratio (< 12). */
 static int infer_dropout(ctx *c) {
   ovta_tensor *x, *tm;
   if (ix_allow(c, "seed,ratio,is_test") || ix_count_io(c, 1, 3, 1, 2) || ix_need(c, 0, &x)) return c->err->code;
   if ((tm = ix_in(c, 2))) {
+    ovta_tensor *r = ix_in(c, 1);
     if (!tm->data) return ix_bad(c, OVTA_EUNSUPPORTED, "training_mode input '%s' is not a constant (training)", tm->name);
-    if (ovta_tensor_get_i(tm, 0)) return ix_bad(c, OVTA_EUNSUPPORTED, "training_mode=true (training) is not supported");
+    bool zero_ratio = r && r->data && ovta_tensor_numel(r) == 1 && ovta_tensor_get_f(r, 0) == 0;
+    if (ovta_tensor_numel(tm) == 1 && ovta_tensor_get_i(tm, 0) && !zero_ratio)
+      return ix_bad(c, OVTA_EUNSUPPORTED, "training_mode=true (training, random masks) is not supported");
   }
   if (ix_same_as(c, 0, x)) return c->err->code;
   return ix_set_out(c, 1, OVTA_DT_BOOL, x->rank, x->shape);

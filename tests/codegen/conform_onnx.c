@@ -116,16 +116,35 @@ static void place_refusal(const Onnx__ModelProto *m, char *msg, size_t mn) {
   snprintf(msg + l, mn - l, " [at node '%s' (%s)]", name, op);
 }
 
-/* Graph inputs that an operator needs as a constant (Reshape's shape, Squeeze/Unsqueeze's axes,
- * Pad's pads): the test binds them to their test data before inference, like a model would
- * carry them as initializers. */
+/* The inputs ONNX operators take as shapes, axes, counts or sizes, which a compiler needs as
+ * constants (a model carries them as initializers or computes them from constants): input slot
+ * bits per operator. The runner binds graph inputs feeding these slots to their test data before
+ * inference, so every operator family gets them without editing this file. */
+static const struct {
+  const char *op;  /* operator */
+  unsigned slots;  /* bit i: input i */
+} SHAPE_INPUTS[] = {
+    {"Reshape", 1u << 1},         {"Squeeze", 1u << 1},           {"Unsqueeze", 1u << 1},
+    {"Pad", 1u << 1 | 1u << 3},   {"Expand", 1u << 1},            {"Tile", 1u << 1},
+    {"Slice", 0xfu << 1},         {"Resize", 7u << 1},            {"Upsample", 1u << 1},
+    {"TopK", 1u << 1},            {"OneHot", 1u << 1},            {"Range", 7u},
+    {"ConstantOfShape", 1u},      {"Split", 1u << 1},             {"CumSum", 1u << 1},
+    {"Trilu", 1u << 1},           {"MaxUnpool", 1u << 2},         {"CenterCropPad", 1u << 1},
+    {"ReduceSum", 1u << 1},       {"ReduceMean", 1u << 1},        {"ReduceMax", 1u << 1},
+    {"ReduceMin", 1u << 1},       {"ReduceProd", 1u << 1},        {"ReduceL1", 1u << 1},
+    {"ReduceL2", 1u << 1},        {"ReduceLogSum", 1u << 1},      {"ReduceLogSumExp", 1u << 1},
+    {"ReduceSumSquare", 1u << 1}, {"Dropout", 3u << 1},           {"NonMaxSuppression", 7u << 2},
+    {"DFT", 3u << 1},             {"STFT", 1u << 1 | 1u << 3},    {"HannWindow", 1u},
+    {"HammingWindow", 1u},        {"BlackmanWindow", 1u},         {"MelWeightMatrix", 0x1fu},
+};
+
 static bool shape_input(const ovta_graph *g, const ovta_tensor *t) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ovta_node *n = g->nodes[i];
-    const char *op = n->op;
-    bool want = strcmp(op, "Reshape") == 0 || strcmp(op, "Squeeze") == 0 || strcmp(op, "Unsqueeze") == 0 ||
-                strcmp(op, "Pad") == 0;
-    if (want && n->n_inputs > 1 && n->inputs[1] == t) return true;
+    for (size_t k = 0; k < sizeof SHAPE_INPUTS / sizeof SHAPE_INPUTS[0]; k++)
+      if (!strcmp(n->op, SHAPE_INPUTS[k].op))
+        for (int s = 0; s < n->n_inputs && s < 32; s++)
+          if (SHAPE_INPUTS[k].slots >> s & 1 && n->inputs[s] == t) return true;
   }
   return false;
 }
