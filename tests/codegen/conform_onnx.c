@@ -136,6 +136,7 @@ static const struct {
     {"ReduceSumSquare", 1u << 1}, {"Dropout", 3u << 1},           {"NonMaxSuppression", 7u << 2},
     {"DFT", 3u << 1},             {"STFT", 1u << 1 | 1u << 3},    {"HannWindow", 1u},
     {"HammingWindow", 1u},        {"BlackmanWindow", 1u},         {"MelWeightMatrix", 0x1fu},
+    {"ReverseSequence", 1u << 1}, {"Col2Im", 3u << 1},
 };
 
 static bool shape_input(const ovta_graph *g, const ovta_tensor *t) {
