@@ -170,7 +170,7 @@ static int lower_binary(L *l, lir_binop op) {
 }
 
 /* Max, Min, Sum (8+), Mean: Y = op(X0, X1, ...) over one or more inputs with multidirectional
- * broadcasting; Mean = Sum / count. */
+ * broadcasting; Mean = Sum / count; a NaN input makes a float Max/Min NaN. */
 static int lower_variadic(L *l) {
   lir_buf *Y = l->out[0];
   int nin = l->n->n_inputs;
@@ -183,7 +183,12 @@ static int lower_variadic(L *l) {
   lir_expr *v[MAXIO];
   if (cpu_bcast_open(l, Y, nin, &n, v)) return l->err->code;
   lir_expr *acc = v[0];
-  for (int k = 1; k < nin; k++) acc = lir_bin(F, bo, acc, v[k]);
+  for (int k = 1; k < nin; k++) {
+    if (bo == LIR_ADD || !lir_dtype_is_float(Y->dtype)) acc = lir_bin(F, bo, acc, v[k]);
+    else /* float Max/Min propagate NaN (numpy's maximum/minimum): keep acc when it wins or is NaN */
+      acc = lir_select(F, lir_bin(F, LIR_OR, lir_bin(F, bo == LIR_MAX ? LIR_GT : LIR_LT, acc, v[k]), lir_bin(F, LIR_NE, acc, acc)),
+                       acc, v[k]);
+  }
   if (!strcmp(op, "Mean")) acc = lir_bin(F, LIR_DIV, acc, cst(l, Y->dtype, nin));
   F->body = over(l, &n, Y, lir_store(F, Y, n.idx, acc));
   return 0;

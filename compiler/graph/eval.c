@@ -167,7 +167,7 @@ static double elt1(const ovta_node *n, const double *v, int nin, bool integer) {
   if (!strcmp(op, "Max") || !strcmp(op, "Min") || !strcmp(op, "Sum") || !strcmp(op, "Mean")) {
     double r = x;
     for (int k = 1; k < nin; k++)
-      r = op[1] == 'a' ? fmax(r, v[k]) : op[1] == 'i' ? fmin(r, v[k]) : r + v[k];
+      r = isnan(r) || isnan(v[k]) ? r + v[k] : op[1] == 'a' ? fmax(r, v[k]) : op[1] == 'i' ? fmin(r, v[k]) : r + v[k];
     return !strcmp(op, "Mean") ? r / nin : r;
   }
   double y = v[1];
