@@ -48,6 +48,7 @@ extern const cpu_rule cpu_rules_conv[];        /* conv.c */
 extern const cpu_rule cpu_rules_pool[];        /* pool.c */
 extern const cpu_rule cpu_rules_norm[];        /* norm.c */
 extern const cpu_rule cpu_rules_data[];        /* data.c */
+extern const cpu_rule cpu_rules_logic[];       /* logic.c */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -118,10 +119,20 @@ static inline const int64_t *ints(L *l, const char *name, int *cnt) {
 
 static inline int norm_axis(int64_t a, int r) { return (int)(a < 0 ? a + r : a); }
 
+/* Open a loop nest over Y's shape and load each of the first nin inputs broadcast (ONNX
+ * multidirectional) to it into v[] (NULL for an omitted input); an error when an input does not
+ * broadcast (elementwise.c). */
+int cpu_bcast_open(L *l, lir_buf *Y, int nin, lir_nest *n, lir_expr **v);
+
 /* ---------------------------------------------------------------- shared cores */
 
-typedef enum { U_RELU, U_LEAKY, U_SIGMOID, U_HSIG, U_HSWISH, U_TANH, U_IDENT, U_NEG, U_ABS, U_EXP } unop_t;
-/* One unary activation on value x of dtype t (elementwise.c). */
+typedef enum {
+  U_RELU, U_LEAKY, U_SIGMOID, U_HSIG, U_HSWISH, U_TANH, U_IDENT, U_NEG, U_ABS, U_EXP,
+  U_LOG, U_SQRT, U_RECIP, U_FLOOR, U_CEIL, U_ROUND, U_SIGN, U_ERF,
+  U_SIN, U_COS, U_TAN, U_ASIN, U_ACOS, U_ATAN, U_SINH, U_COSH, U_ASINH, U_ACOSH, U_ATANH,
+  U_ELU, U_SELU, U_CELU, U_THRELU, U_SOFTPLUS, U_SOFTSIGN, U_SHRINK, U_MISH
+} unop_t;
+/* One unary operator on value x of dtype t, with its two parameters (elementwise.c). */
 lir_expr *cpu_act_expr(L *l, unop_t op, lir_expr *x, double alpha, double beta);
 /* Saturate a float value (already rounded) into integer dtype t and convert (quant.c). */
 lir_expr *cpu_sat_cast(L *l, lir_expr *v, lir_dtype t);

@@ -1,47 +1,157 @@
-/* elementwise.c: elementwise operators (unary activations, broadcasting binaries, Clip,
- * ovta.Eltwise chains) lowered to one flat or broadcast loop nest each. */
+/* elementwise.c: elementwise operators (unary math and activations, broadcasting binaries,
+ * variadic Max/Min/Sum/Mean, Pow, Mod, PRelu, Cast, Dropout, Clip, ovta.Eltwise chains) lowered
+ * to one flat or broadcast loop nest each. Logic, comparisons and bit shifts: logic.c. */
 
 #include "cpu_internal.h"
 
-/* One unary activation on value x of dtype t. */
+/* The intrinsic of the unary operators that are one call. */
+static const struct {
+  unop_t op;      /* operator */
+  lir_intrin fn;  /* its intrinsic */
+} CALLS[] = {
+    {U_SIGMOID, LIR_SIGMOID}, {U_TANH, LIR_TANH}, {U_ABS, LIR_ABS},     {U_EXP, LIR_EXP},     {U_LOG, LIR_LOG},
+    {U_SQRT, LIR_SQRT},       {U_FLOOR, LIR_FLOOR}, {U_CEIL, LIR_CEIL}, {U_ROUND, LIR_ROUND_EVEN}, {U_ERF, LIR_ERF},
+    {U_SIN, LIR_SIN},         {U_COS, LIR_COS},   {U_TAN, LIR_TAN},     {U_ASIN, LIR_ASIN},   {U_ACOS, LIR_ACOS},
+    {U_ATAN, LIR_ATAN},       {U_SINH, LIR_SINH}, {U_COSH, LIR_COSH},   {U_ASINH, LIR_ASINH}, {U_ACOSH, LIR_ACOSH},
+    {U_ATANH, LIR_ATANH},
+};
+
+/* One unary operator on value x of dtype t (the rules: the table of lower_unary below). */
 lir_expr *cpu_act_expr(L *l, unop_t op, lir_expr *x, double alpha, double beta) {
   lir_dtype t = x->dtype;
+  for (size_t k = 0; k < sizeof CALLS / sizeof CALLS[0]; k++)
+    if (CALLS[k].op == op) return lir_call1(F, CALLS[k].fn, x);
+  lir_expr *zero = cst(l, t, 0), *one = cst(l, t, 1);
   switch (op) {
-  case U_RELU: return lir_max(F, x, cst(l, t, 0));
+  case U_RELU: return lir_max(F, x, zero);
   /* LeakyRelu: y = x < 0 ? alpha * x : x */
-  case U_LEAKY:
-    return lir_select(F, lir_bin(F, LIR_LT, x, cst(l, t, 0)), lir_mul(F, cst(l, t, alpha), x), x);
-  case U_SIGMOID: return lir_call1(F, LIR_SIGMOID, x);
+  case U_LEAKY: return lir_select(F, lir_bin(F, LIR_LT, x, zero), lir_mul(F, cst(l, t, alpha), x), x);
   /* HardSigmoid: y = max(0, min(1, alpha * x + beta)) */
-  case U_HSIG:
-    return lir_max(F, lir_min(F, lir_add(F, lir_mul(F, cst(l, t, alpha), x), cst(l, t, beta)), cst(l, t, 1)),
-                   cst(l, t, 0));
+  case U_HSIG: return lir_max(F, lir_min(F, lir_add(F, lir_mul(F, cst(l, t, alpha), x), cst(l, t, beta)), one), zero);
   /* HardSwish: y = x * max(0, min(1, x/6 + 0.5)) */
   case U_HSWISH: {
     lir_expr *h = lir_add(F, lir_mul(F, x, cst(l, t, 1.0 / 6.0)), cst(l, t, 0.5));
-    return lir_mul(F, x, lir_max(F, lir_min(F, h, cst(l, t, 1)), cst(l, t, 0)));
+    return lir_mul(F, x, lir_max(F, lir_min(F, h, one), zero));
   }
-  case U_TANH: return lir_call1(F, LIR_TANH, x);
   case U_IDENT: return x;
   case U_NEG: return lir_un(F, LIR_NEG, x);
-  case U_ABS: return lir_call1(F, LIR_ABS, x);
-  case U_EXP: return lir_call1(F, LIR_EXP, x);
+  /* Reciprocal: y = 1 / x */
+  case U_RECIP: return lir_bin(F, LIR_DIV, one, x);
+  /* Sign: y = x > 0 ? 1 : x < 0 ? -1 : 0 */
+  case U_SIGN:
+    return lir_select(F, lir_bin(F, LIR_GT, x, zero), one,
+                      lir_select(F, lir_bin(F, LIR_LT, x, zero), cst(l, t, -1), zero));
+  /* Elu: y = x < 0 ? alpha * (exp(x) - 1) : x */
+  case U_ELU:
+    return lir_select(F, lir_bin(F, LIR_LT, x, zero),
+                      lir_mul(F, cst(l, t, alpha), lir_sub(F, lir_call1(F, LIR_EXP, x), one)), x);
+  /* Selu (alpha, gamma = beta): y = x <= 0 ? gamma * (alpha * exp(x) - alpha) : gamma * x */
+  case U_SELU:
+    return lir_mul(F, cst(l, t, beta),
+                   lir_select(F, lir_bin(F, LIR_LE, x, zero),
+                              lir_sub(F, lir_mul(F, cst(l, t, alpha), lir_call1(F, LIR_EXP, x)), cst(l, t, alpha)), x));
+  /* Celu: y = max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) */
+  case U_CELU: {
+    lir_expr *e = lir_call1(F, LIR_EXP, lir_bin(F, LIR_DIV, x, cst(l, t, alpha)));
+    return lir_add(F, lir_max(F, x, zero), lir_min(F, lir_mul(F, cst(l, t, alpha), lir_sub(F, e, one)), zero));
+  }
+  /* ThresholdedRelu: y = x > alpha ? x : 0 */
+  case U_THRELU: return lir_select(F, lir_bin(F, LIR_GT, x, cst(l, t, alpha)), x, zero);
+  /* Softplus: y = log(exp(x) + 1) */
+  case U_SOFTPLUS: return lir_call1(F, LIR_LOG, lir_add(F, lir_call1(F, LIR_EXP, x), one));
+  /* Softsign: y = x / (1 + |x|) */
+  case U_SOFTSIGN: return lir_bin(F, LIR_DIV, x, lir_add(F, one, lir_call1(F, LIR_ABS, x)));
+  /* Shrink (bias = alpha, lambd = beta): y = x < -lambd ? x + bias : x > lambd ? x - bias : 0 */
+  case U_SHRINK:
+    return lir_select(F, lir_bin(F, LIR_LT, x, cst(l, t, -beta)), lir_add(F, x, cst(l, t, alpha)),
+                      lir_select(F, lir_bin(F, LIR_GT, x, cst(l, t, beta)), lir_sub(F, x, cst(l, t, alpha)), zero));
+  /* Mish: y = x * tanh(log(1 + exp(x))) */
+  case U_MISH:
+    return lir_mul(F, x, lir_call1(F, LIR_TANH, lir_call1(F, LIR_LOG, lir_add(F, lir_call1(F, LIR_EXP, x), one))));
+  default: break;
   }
   unreachable();
 }
 
-/* Relu, LeakyRelu (alpha 0.01), Sigmoid, HardSigmoid (alpha 0.2, beta 0.5), HardSwish, Tanh,
- * Identity: y[i] = f(x[i]) elementwise. */
-static int lower_unary(L *l, unop_t op, double alpha, double beta) {
+/* The unary operators: y[i] = f(x[i]) elementwise, f as in cpu_act_expr; the parameters are
+ * FLOAT attributes with the ONNX defaults. Integer inputs only where ONNX allows them and the
+ * operator means something on them (Relu, Identity, Neg, Abs, Sign, Shrink). */
+static const struct {
+  const char *op;      /* operator */
+  unop_t u;            /* its expression */
+  const char *a, *b;   /* its attributes (NULL: none) */
+  double da, db;       /* their defaults */
+  bool ints;           /* integer inputs allowed */
+} UNARY[] = {
+    {"Relu", U_RELU, NULL, NULL, 0, 0, true},
+    {"Identity", U_IDENT, NULL, NULL, 0, 0, true},
+    {"Neg", U_NEG, NULL, NULL, 0, 0, true},
+    {"Abs", U_ABS, NULL, NULL, 0, 0, true},
+    {"Sign", U_SIGN, NULL, NULL, 0, 0, true},
+    {"Shrink", U_SHRINK, "bias", "lambd", 0, 0.5, true},
+    {"LeakyRelu", U_LEAKY, "alpha", NULL, 0.01, 0, false},
+    {"Sigmoid", U_SIGMOID, NULL, NULL, 0, 0, false},
+    {"HardSigmoid", U_HSIG, "alpha", "beta", 0.2, 0.5, false},
+    {"HardSwish", U_HSWISH, NULL, NULL, 0, 0, false},
+    {"Tanh", U_TANH, NULL, NULL, 0, 0, false},
+    {"Exp", U_EXP, NULL, NULL, 0, 0, false},
+    {"Log", U_LOG, NULL, NULL, 0, 0, false},
+    {"Sqrt", U_SQRT, NULL, NULL, 0, 0, false},
+    {"Reciprocal", U_RECIP, NULL, NULL, 0, 0, false},
+    {"Floor", U_FLOOR, NULL, NULL, 0, 0, false},
+    {"Ceil", U_CEIL, NULL, NULL, 0, 0, false},
+    {"Round", U_ROUND, NULL, NULL, 0, 0, false},
+    {"Erf", U_ERF, NULL, NULL, 0, 0, false},
+    {"Sin", U_SIN, NULL, NULL, 0, 0, false},
+    {"Cos", U_COS, NULL, NULL, 0, 0, false},
+    {"Tan", U_TAN, NULL, NULL, 0, 0, false},
+    {"Asin", U_ASIN, NULL, NULL, 0, 0, false},
+    {"Acos", U_ACOS, NULL, NULL, 0, 0, false},
+    {"Atan", U_ATAN, NULL, NULL, 0, 0, false},
+    {"Sinh", U_SINH, NULL, NULL, 0, 0, false},
+    {"Cosh", U_COSH, NULL, NULL, 0, 0, false},
+    {"Asinh", U_ASINH, NULL, NULL, 0, 0, false},
+    {"Acosh", U_ACOSH, NULL, NULL, 0, 0, false},
+    {"Atanh", U_ATANH, NULL, NULL, 0, 0, false},
+    {"Elu", U_ELU, "alpha", NULL, 1, 0, false},
+    {"Selu", U_SELU, "alpha", "gamma", 1.67326319217681884765625, 1.05070102214813232421875, false},
+    {"Celu", U_CELU, "alpha", NULL, 1, 0, false},
+    {"ThresholdedRelu", U_THRELU, "alpha", NULL, 1, 0, false},
+    {"Softplus", U_SOFTPLUS, NULL, NULL, 0, 0, false},
+    {"Softsign", U_SOFTSIGN, NULL, NULL, 0, 0, false},
+    {"Mish", U_MISH, NULL, NULL, 0, 0, false},
+};
+
+static int lower_unary(L *l) {
   lir_buf *X = l->in[0], *Y = l->out[0];
   if (!X || !Y) return bad(l, "missing input or output");
-  if (op != U_RELU && op != U_IDENT && op != U_NEG && op != U_ABS && !lir_dtype_is_float(X->dtype))
-    return unsup(l, "integer input to a float activation");
+  size_t k = 0;
+  while (k < sizeof UNARY / sizeof UNARY[0] && strcmp(UNARY[k].op, l->n->op)) k++;
+  if (k == sizeof UNARY / sizeof UNARY[0]) return bad(l, "not a unary operator");
+  if (!UNARY[k].ints && !lir_dtype_is_float(X->dtype)) return unsup(l, "integer input to a float operator");
+  double a = UNARY[k].a ? ovta_node_attr_f(l->n, UNARY[k].a, (float)UNARY[k].da) : 0;
+  double b = UNARY[k].b ? ovta_node_attr_f(l->n, UNARY[k].b, (float)UNARY[k].db) : 0;
+  if (UNARY[k].a && !ovta_node_attr(l->n, UNARY[k].a)) a = UNARY[k].da; /* the default in double */
+  if (UNARY[k].b && !ovta_node_attr(l->n, UNARY[k].b)) b = UNARY[k].db;
   view1(X);
   view1(Y);
   lir_nest n;
   lir_nest_open(F, &n, 1, Y->shape, "i");
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, cpu_act_expr(l, op, lir_load(F, X, n.idx), alpha, beta)));
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, cpu_act_expr(l, UNARY[k].u, lir_load(F, X, n.idx), a, b)));
+  return 0;
+}
+
+int cpu_bcast_open(L *l, lir_buf *Y, int nin, lir_nest *n, lir_expr **v) {
+  int r = Y->ndim;
+  for (int k = 0; k < nin; k++) {
+    lir_buf *b = l->in[k];
+    if (!b) continue;
+    if (b->ndim > r) return bad(l, "input rank above the output rank");
+    for (int d = 0; d < b->ndim; d++)
+      if (b->shape[d] != 1 && b->shape[d] != Y->shape[r - b->ndim + d]) return bad(l, "shapes do not broadcast");
+  }
+  lir_nest_open(F, n, r, Y->shape, "i");
+  for (int k = 0; k < nin; k++) v[k] = l->in[k] ? bload(l, l->in[k], r, n->idx) : NULL;
   return 0;
 }
 
@@ -52,18 +162,103 @@ static int lower_binary(L *l, lir_binop op) {
   lir_buf *A = l->in[0], *B = l->in[1], *Y = l->out[0];
   if (!A || !B || !Y) return bad(l, "missing input or output");
   if (A->dtype != B->dtype) return bad(l, "inputs of different dtypes");
-  int r = Y->ndim;
-  for (int k = 0; k < 2; k++) {
-    lir_buf *b = l->in[k];
-    if (b->ndim > r) return bad(l, "input rank above the output rank");
-    for (int d = 0; d < b->ndim; d++)
-      if (b->shape[d] != 1 && b->shape[d] != Y->shape[r - b->ndim + d])
-        return bad(l, "shapes do not broadcast");
-  }
   lir_nest n;
-  lir_nest_open(F, &n, r, Y->shape, "i");
-  lir_expr *v = lir_bin(F, op, bload(l, A, r, n.idx), bload(l, B, r, n.idx));
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, v));
+  lir_expr *v[2];
+  if (cpu_bcast_open(l, Y, 2, &n, v)) return l->err->code;
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_bin(F, op, v[0], v[1])));
+  return 0;
+}
+
+/* Max, Min, Sum (8+), Mean: Y = op(X0, X1, ...) over one or more inputs with multidirectional
+ * broadcasting; Mean = Sum / count; a NaN input makes a float Max/Min NaN. */
+static int lower_variadic(L *l) {
+  lir_buf *Y = l->out[0];
+  int nin = l->n->n_inputs;
+  if (!Y || nin < 1 || nin > MAXIO) return bad(l, "missing input or output");
+  for (int k = 0; k < nin; k++)
+    if (!l->in[k] || l->in[k]->dtype != Y->dtype) return bad(l, "inputs missing or of another dtype");
+  const char *op = l->n->op;
+  lir_binop bo = !strcmp(op, "Max") ? LIR_MAX : !strcmp(op, "Min") ? LIR_MIN : LIR_ADD;
+  lir_nest n;
+  lir_expr *v[MAXIO];
+  if (cpu_bcast_open(l, Y, nin, &n, v)) return l->err->code;
+  lir_expr *acc = v[0];
+  for (int k = 1; k < nin; k++) {
+    if (bo == LIR_ADD || !lir_dtype_is_float(Y->dtype)) acc = lir_bin(F, bo, acc, v[k]);
+    else /* float Max/Min propagate NaN (numpy's maximum/minimum): keep acc when it wins or is NaN */
+      acc = lir_select(F, lir_bin(F, LIR_OR, lir_bin(F, bo == LIR_MAX ? LIR_GT : LIR_LT, acc, v[k]), lir_bin(F, LIR_NE, acc, acc)),
+                       acc, v[k]);
+  }
+  if (!strcmp(op, "Mean")) acc = lir_bin(F, LIR_DIV, acc, cst(l, Y->dtype, nin));
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, acc));
+  return 0;
+}
+
+/* Pow: Z = X ^ Y with multidirectional broadcasting, Z of X's type. A float X: pow in X's type
+ * (Y converted to it); an integer X: pow in f64, truncated to X's type (exact while the results
+ * stay within 2^53, like the ONNX reference's float path). */
+static int lower_pow(L *l) {
+  lir_buf *Z = l->out[0];
+  if (!l->in[0] || !l->in[1] || !Z) return bad(l, "missing input or output");
+  lir_dtype xt = l->in[0]->dtype, ct = lir_dtype_is_float(xt) ? xt : LIR_F64;
+  lir_nest n;
+  lir_expr *v[2];
+  if (cpu_bcast_open(l, Z, 2, &n, v)) return l->err->code;
+  lir_expr *args[2] = {lir_cast(F, ct, v[0]), lir_cast(F, ct, v[1])};
+  lir_expr *p = lir_call(F, LIR_POW, ct, 2, args);
+  F->body = over(l, &n, Z, lir_store(F, Z, n.idx, lir_cast(F, xt, p)));
+  return 0;
+}
+
+/* Mod: C = A mod B with multidirectional broadcasting; fmod=0: the sign of the divisor
+ * (floor-mod, integers), fmod=1: the sign of the dividend (C's % and fmod). */
+static int lower_mod(L *l) {
+  return lower_binary(l, ovta_node_attr_i(l->n, "fmod", 0) ? LIR_MOD : LIR_FLOORMOD);
+}
+
+/* PRelu: Y = X < 0 ? slope * X : X, slope broadcast to X's shape. */
+static int lower_prelu(L *l) {
+  lir_buf *Y = l->out[0];
+  if (!l->in[0] || !l->in[1] || !Y) return bad(l, "missing input or output");
+  lir_nest n;
+  lir_expr *v[2];
+  if (cpu_bcast_open(l, Y, 2, &n, v)) return l->err->code;
+  lir_expr *y = lir_select(F, lir_bin(F, LIR_LT, v[0], cst(l, Y->dtype, 0)), lir_mul(F, v[1], v[0]), v[0]);
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, y));
+  return 0;
+}
+
+/* Cast, CastLike: Y = X converted to Y's type: float to integer truncates toward zero, integer
+ * narrowing wraps, to bool is x != 0 (bool tensors are bytes 0/1). f16, bf16 and strings are
+ * refused (no loop-IR type). */
+static int lower_cast(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!X || !Y) return bad(l, "missing input or output");
+  view1(X);
+  view1(Y);
+  lir_nest n;
+  lir_nest_open(F, &n, 1, Y->shape, "i");
+  lir_expr *v = lir_load(F, X, n.idx);
+  if (l->tout[0]->dtype == OVTA_DT_BOOL) v = lir_cast(F, LIR_BOOL, v);
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_cast(F, Y->dtype, v)));
+  return 0;
+}
+
+/* Dropout at inference (or training with ratio 0): Y = X; the optional mask output is all true
+ * (inference rejects training proper). */
+static int lower_dropout(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0], *M = l->out[1];
+  if (!X || !Y) return bad(l, "missing input or output");
+  view1(X);
+  view1(Y);
+  lir_nest n;
+  lir_nest_open(F, &n, 1, Y->shape, "i");
+  lir_stmt *st = lir_store(F, Y, n.idx, lir_load(F, X, n.idx));
+  if (M) {
+    view1(M);
+    st = lir_seq(F, 2, (lir_stmt *[]){st, lir_store(F, M, n.idx, cst(l, M->dtype, 1))});
+  }
+  F->body = over(l, &n, Y, st);
   return 0;
 }
 
@@ -122,43 +317,29 @@ static int lower_eltwise(L *l) {
 
 /* ---------------------------------------------------------------- table */
 
-/* Max, Min of exactly two inputs (the binary rule above). */
-static int lower_maxmin(L *l) {
-  if (l->n->n_inputs != 2) return unsup(l, "other than two inputs");
-  return lower_binary(l, strcmp(l->n->op, "Max") == 0 ? LIR_MAX : LIR_MIN);
-}
-
 static int lower_add(L *l) { return lower_binary(l, LIR_ADD); }
 static int lower_sub(L *l) { return lower_binary(l, LIR_SUB); }
 static int lower_mul(L *l) { return lower_binary(l, LIR_MUL); }
 static int lower_div(L *l) { return lower_binary(l, LIR_DIV); }
-static int lower_relu(L *l) { return lower_unary(l, U_RELU, 0, 0); }
-static int lower_leaky(L *l) { return lower_unary(l, U_LEAKY, ovta_node_attr_f(l->n, "alpha", 0.01f), 0); }
-static int lower_sigmoid(L *l) { return lower_unary(l, U_SIGMOID, 0, 0); }
-static int lower_hardsigmoid(L *l) { return lower_unary(l, U_HSIG, ovta_node_attr_f(l->n, "alpha", 0.2f), ovta_node_attr_f(l->n, "beta", 0.5f)); }
-static int lower_hardswish(L *l) { return lower_unary(l, U_HSWISH, 0, 0); }
-static int lower_tanh(L *l) { return lower_unary(l, U_TANH, 0, 0); }
-static int lower_neg(L *l) { return lower_unary(l, U_NEG, 0, 0); }
-static int lower_abs(L *l) { return lower_unary(l, U_ABS, 0, 0); }
-static int lower_exp(L *l) { return lower_unary(l, U_EXP, 0, 0); }
 
 const cpu_rule cpu_rules_elementwise[] = {
-    {"Add", lower_add},
-    {"Sub", lower_sub},
-    {"Mul", lower_mul},
-    {"Div", lower_div},
-    {"Max", lower_maxmin},
-    {"Min", lower_maxmin},
-    {"Relu", lower_relu},
-    {"LeakyRelu", lower_leaky},
-    {"Sigmoid", lower_sigmoid},
-    {"HardSigmoid", lower_hardsigmoid},
-    {"HardSwish", lower_hardswish},
-    {"Tanh", lower_tanh},
-    {"Neg", lower_neg},
-    {"Abs", lower_abs},
-    {"Exp", lower_exp},
-    {"Clip", lower_clip},
+    {"Add", lower_add},          {"Sub", lower_sub},              {"Mul", lower_mul},
+    {"Div", lower_div},          {"Max", lower_variadic},         {"Min", lower_variadic},
+    {"Sum", lower_variadic},     {"Mean", lower_variadic},        {"Pow", lower_pow},
+    {"Mod", lower_mod},          {"PRelu", lower_prelu},          {"Cast", lower_cast},
+    {"CastLike", lower_cast},    {"Dropout", lower_dropout},      {"Clip", lower_clip},
     {"ovta.Eltwise", lower_eltwise},
-    {NULL, NULL},
+    {"Relu", lower_unary},       {"LeakyRelu", lower_unary},      {"Sigmoid", lower_unary},
+    {"HardSigmoid", lower_unary}, {"HardSwish", lower_unary},     {"Tanh", lower_unary},
+    {"Neg", lower_unary},        {"Abs", lower_unary},            {"Exp", lower_unary},
+    {"Log", lower_unary},        {"Sqrt", lower_unary},
+    {"Reciprocal", lower_unary}, {"Floor", lower_unary},          {"Ceil", lower_unary},
+    {"Round", lower_unary},      {"Sign", lower_unary},           {"Erf", lower_unary},
+    {"Sin", lower_unary},        {"Cos", lower_unary},            {"Tan", lower_unary},
+    {"Asin", lower_unary},       {"Acos", lower_unary},           {"Atan", lower_unary},
+    {"Sinh", lower_unary},       {"Cosh", lower_unary},           {"Asinh", lower_unary},
+    {"Acosh", lower_unary},      {"Atanh", lower_unary},          {"Elu", lower_unary},
+    {"Selu", lower_unary},       {"Celu", lower_unary},           {"ThresholdedRelu", lower_unary},
+    {"Softplus", lower_unary},   {"Softsign", lower_unary},       {"Shrink", lower_unary},
+    {"Mish", lower_unary},       {NULL, NULL},
 };

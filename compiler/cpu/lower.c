@@ -8,6 +8,7 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
   switch (t) {
   case OVTA_DT_F32: return LIR_F32;
   case OVTA_DT_F64: return LIR_F64;
+  case OVTA_DT_F16: return LIR_F16;
   case OVTA_DT_U8: return LIR_U8;
   case OVTA_DT_I8: return LIR_I8;
   case OVTA_DT_U16: return LIR_U16;
@@ -24,7 +25,7 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
 /* ---------------------------------------------------------------- dispatch */
 
 static const cpu_rule *const FAMILIES[] = {cpu_rules_elementwise, cpu_rules_quant, cpu_rules_matmul, cpu_rules_conv,
-                                           cpu_rules_pool, cpu_rules_norm, cpu_rules_data};
+                                           cpu_rules_pool, cpu_rules_norm, cpu_rules_data, cpu_rules_logic};
 
 /* The rule of op, or NULL. */
 static const cpu_rule *rule_of(const char *op) {
@@ -73,6 +74,14 @@ int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, l
     if ((l->tin[i] = n->inputs[i])) rc = param_for(l, n->inputs[i], "input", &l->in[i]);
   for (int i = 0; i < n->n_outputs && !rc; i++)
     if ((l->tout[i] = n->outputs[i])) rc = param_for(l, n->outputs[i], "output", &l->out[i]);
+  /* f16 (computed in f32 per operation, rounded to f16): the elementwise and logic families only */
+  bool elementwise = false;
+  for (const cpu_rule *r = cpu_rules_elementwise; r->op && !elementwise; r++) elementwise = !strcmp(r->op, n->op);
+  for (const cpu_rule *r = cpu_rules_logic; r->op && !elementwise; r++) elementwise = !strcmp(r->op, n->op);
+  for (int i = 0; i < l->f->nparams && !rc && !elementwise; i++)
+    if (l->f->params[i]->dtype == LIR_F16)
+      rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): f16 tensor %s (f16 is computed by the elementwise operators only)",
+                     n->name, n->op, l->f->params[i]->name);
   if (!rc) rc = rule_of(n->op)->lower(l);
   if (!rc) {
     rc = lir_verify(l->f, true, err);

@@ -375,9 +375,11 @@ static int add_tensor(build *b, int i, ovta_error *err) {
   ovta_exec *e = b->e;
   const ovta_tensor *t = b->g->tensors[i];
   xtensor *x = &e->t[e->nt];
-  if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING || t->dtype == OVTA_DT_F16 || ovta_tensor_numel(t) < 0)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: dtype %s or shape not static", t->name,
+  if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: dtype %s is not supported by the executor", t->name,
                      ovta_dtype_name(t->dtype));
+  if (ovta_tensor_numel(t) < 0)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: the shape is not static", t->name);
   if ((uint64_t)ovta_tensor_numel(t) > MAX_ARENA / ovta_dtype_size(t->dtype))
     return OVTA_FAIL(err, OVTA_ENOMEM, "tensor %s: %lld elements of %s, above the limit of %zu bytes (16 GiB)", t->name,
                      (long long)ovta_tensor_numel(t), ovta_dtype_name(t->dtype), MAX_ARENA);

@@ -131,6 +131,88 @@ static int ev_eltwise(ev *e) {
   return OVTA_OK;
 }
 
+/* One element of the elementwise operators ev_elt covers (the ONNX rules: compiler/cpu/
+ * elementwise.c and logic.c): v holds the node's inputs at this output element. */
+static double elt1(const ovta_node *n, const double *v, int nin, bool integer) {
+  const char *op = n->op;
+  double x = v[0];
+  if (!strcmp(op, "Sqrt")) return sqrt(x);
+  if (!strcmp(op, "Log")) return log(x);
+  if (!strcmp(op, "Reciprocal")) return 1 / x;
+  if (!strcmp(op, "Floor")) return floor(x);
+  if (!strcmp(op, "Ceil")) return ceil(x);
+  if (!strcmp(op, "Round")) return nearbyint(x);
+  if (!strcmp(op, "Sign")) return x > 0 ? 1 : x < 0 ? -1 : 0;
+  if (!strcmp(op, "Erf")) return erf(x);
+  if (!strcmp(op, "Sin")) return sin(x);
+  if (!strcmp(op, "Cos")) return cos(x);
+  if (!strcmp(op, "Tan")) return tan(x);
+  if (!strcmp(op, "Asin")) return asin(x);
+  if (!strcmp(op, "Acos")) return acos(x);
+  if (!strcmp(op, "Atan")) return atan(x);
+  if (!strcmp(op, "Sinh")) return sinh(x);
+  if (!strcmp(op, "Cosh")) return cosh(x);
+  if (!strcmp(op, "Asinh")) return asinh(x);
+  if (!strcmp(op, "Acosh")) return acosh(x);
+  if (!strcmp(op, "Atanh")) return atanh(x);
+  if (!strcmp(op, "Softplus")) return log(exp(x) + 1);
+  if (!strcmp(op, "Softsign")) return x / (1 + fabs(x));
+  if (!strcmp(op, "Not")) return x == 0;
+  if (!strcmp(op, "IsNaN")) return isnan(x);
+  if (!strcmp(op, "IsInf"))
+    return (isinf(x) && x > 0 && ovta_node_attr_i(n, "detect_positive", 1)) ||
+           (isinf(x) && x < 0 && ovta_node_attr_i(n, "detect_negative", 1));
+  if (!strcmp(op, "Cast") || !strcmp(op, "CastLike") || !strcmp(op, "Dropout")) return integer ? trunc(x) : x;
+  if (!strcmp(op, "Where")) return v[0] != 0 ? v[1] : v[2];
+  if (!strcmp(op, "Max") || !strcmp(op, "Min") || !strcmp(op, "Sum") || !strcmp(op, "Mean")) {
+    double r = x;
+    for (int k = 1; k < nin; k++)
+      r = isnan(r) || isnan(v[k]) ? r + v[k] : op[1] == 'a' ? fmax(r, v[k]) : op[1] == 'i' ? fmin(r, v[k]) : r + v[k];
+    return !strcmp(op, "Mean") ? r / nin : r;
+  }
+  double y = v[1];
+  if (!strcmp(op, "Pow")) return integer ? trunc(pow(x, y)) : pow(x, y);
+  if (!strcmp(op, "Mod")) {
+    if (ovta_node_attr_i(n, "fmod", 0)) return fmod(x, y);
+    double m = y == 0 ? 0 : fmod(x, y);
+    return m != 0 && (m < 0) != (y < 0) ? m + y : m;
+  }
+  if (!strcmp(op, "Equal")) return x == y;
+  if (!strcmp(op, "Less")) return x < y;
+  if (!strcmp(op, "Greater")) return x > y;
+  if (!strcmp(op, "LessOrEqual")) return x <= y;
+  if (!strcmp(op, "GreaterOrEqual")) return x >= y;
+  if (!strcmp(op, "And")) return x != 0 && y != 0;
+  if (!strcmp(op, "Or")) return x != 0 || y != 0;
+  if (!strcmp(op, "Xor")) return (x != 0) != (y != 0);
+  return NAN; /* not reached: ev_elt's list */
+}
+
+static const char *const ELT_OPS[] = {
+    "Sqrt", "Log", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+    "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Softplus", "Softsign", "Not", "IsNaN", "IsInf", "Cast", "CastLike",
+    "Dropout", "Where", "Max", "Min", "Sum", "Mean", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual",
+    "GreaterOrEqual", "And", "Or", "Xor", NULL};
+
+/* The elementwise operators of ELT_OPS, with numpy broadcasting, in double (integers exact below
+ * 2^53; Cast and integer Pow truncate toward zero). */
+static int ev_elt(ev *e) {
+  ovta_tensor *y = e->out[0];
+  int nin = e->n->n_inputs;
+  if (!strcmp(e->n->op, "CastLike") || !strcmp(e->n->op, "Dropout")) nin = 1;
+  if (nin < 1 || nin > 16) return fail(e, OVTA_EUNSUPPORTED, "%d inputs", nin);
+  for (int k = 0; k < nin; k++)
+    if (!IN(e, k)) return fail(e, OVTA_EUNSUPPORTED, "input %d omitted", k);
+  int64_t n = ovta_tensor_numel(y);
+  bool integer = is_int_type(y->dtype) && y->dtype != OVTA_DT_BOOL;
+  for (int64_t i = 0; i < n; i++) {
+    double v[16];
+    for (int k = 0; k < nin; k++) v[k] = ovta_tensor_get_f(IN(e, k), bcast_off(IN(e, k), y->rank, y->shape, i));
+    ovta_tensor_put_f(y, i, elt1(e->n, v, nin, integer));
+  }
+  return OVTA_OK;
+}
+
 static int ev_softmax(ev *e) {
   const ovta_tensor *x = IN(e, 0);
   int64_t axis = ovta_node_attr_i(e->n, "axis", -1);
@@ -458,6 +540,8 @@ int ovta_eval_node_ref(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_
   if (!strcmp(op, "Clip")) return ev_clip(&e);
   if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div")) return ev_binary(&e);
   if (!strcmp(op, "ovta.Eltwise")) return ev_eltwise(&e);
+  for (int k = 0; ELT_OPS[k]; k++)
+    if (!strcmp(op, ELT_OPS[k])) return ev_elt(&e);
   if (!strcmp(op, "Softmax")) return ev_softmax(&e);
   if (!strcmp(op, "Conv") || !strcmp(op, "ovta.Conv") || !strcmp(op, "ovta.QConv")) return ev_conv(&e, 0, 0);
   if (!strcmp(op, "ConvInteger"))

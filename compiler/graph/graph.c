@@ -159,6 +159,28 @@ static ovta_tensor *tensor_clone(const ovta_tensor *s) {
   return t;
 }
 
+/* IEEE half precision (binary16) bits to a double, exactly. */
+static double half_to_double(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return h >> 15 ? -v : v;
+}
+
+/* A double to the nearest half (ties to even), overflowing to infinity. */
+static uint16_t double_to_half(double v) {
+  uint16_t s = signbit(v) ? 0x8000 : 0;
+  double a = fabs(v);
+  if (isnan(v)) return 0x7e00;
+  if (a < ldexp(1, -14)) return (uint16_t)(s | (uint16_t)nearbyint(ldexp(a, 24))); /* subnormal (may round up to 0x400) */
+  int ex;
+  double f = frexp(a, &ex); /* a = f * 2^ex, f in [0.5, 1) */
+  int e = ex - 1;
+  double m = nearbyint((2 * f - 1) * 1024);
+  if (m == 1024) m = 0, e++;
+  if (e + 15 >= 31) return (uint16_t)(s | 0x7c00);
+  return (uint16_t)(s | (uint16_t)((e + 15) << 10) | (uint16_t)m);
+}
+
 double ovta_tensor_get_f(const ovta_tensor *t, int64_t i) {
   const void *d = t->data;
   switch (t->dtype) {
@@ -173,6 +195,7 @@ double ovta_tensor_get_f(const ovta_tensor *t, int64_t i) {
   case OVTA_DT_U32: return ((const uint32_t *)d)[i];
   case OVTA_DT_U64: return (double)((const uint64_t *)d)[i];
   case OVTA_DT_BOOL: return ((const uint8_t *)d)[i] != 0;
+  case OVTA_DT_F16: return half_to_double(((const uint16_t *)d)[i]);
   default: return 0;
   }
 }
@@ -183,6 +206,7 @@ int64_t ovta_tensor_get_i(const ovta_tensor *t, int64_t i) {
   case OVTA_DT_I64: return ((const int64_t *)d)[i];
   case OVTA_DT_U64: return (int64_t)((const uint64_t *)d)[i];
   case OVTA_DT_F32:
+  case OVTA_DT_F16:
   case OVTA_DT_F64: {
     double v = ovta_tensor_get_f(t, i);
     if (!(v > -9.2e18 && v < 9.2e18)) return v > 0 ? INT64_MAX : INT64_MIN;
@@ -212,6 +236,7 @@ void ovta_tensor_put_f(ovta_tensor *t, int64_t i, double v) {
   case OVTA_DT_U32: ((uint32_t *)d)[i] = (uint32_t)sat(r, 0, 4294967295.0); break;
   case OVTA_DT_U64: ((uint64_t *)d)[i] = (uint64_t)sat(r, 0, 1.8e19); break;
   case OVTA_DT_BOOL: ((uint8_t *)d)[i] = v != 0; break;
+  case OVTA_DT_F16: ((uint16_t *)d)[i] = double_to_half(v); break;
   default: break;
   }
 }

@@ -1,6 +1,7 @@
 /* infer.c: per-operator attribute validation and shape/type inference with ONNX semantics
  * (graph.h section 7): the helpers every rule uses and the lookup over the operator families
- * (one file each: infer_elementwise.c, infer_conv.c, infer_matmul.c, infer_quant.c, infer_data.c;
+ * (one file each: infer_elementwise.c, infer_conv.c, infer_matmul.c, infer_quant.c, infer_data.c,
+ * infer_logic.c;
  * adding an operator: its rule in its family's file, one row in that file's table).
  *
  * Inference also makes defaults explicit where later layers need them: Conv/pools get
@@ -167,7 +168,7 @@ int ix_check_act(ctx *c) {
 /* ---------------------------------------------------------------- lookup */
 
 static const infer_rule *const FAMILIES[] = {infer_rules_elementwise, infer_rules_conv, infer_rules_matmul,
-                                             infer_rules_quant, infer_rules_data};
+                                             infer_rules_quant, infer_rules_data, infer_rules_logic};
 
 /* The rule of op, or NULL. */
 static const infer_rule *rule(const char *op) {

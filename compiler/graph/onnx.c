@@ -153,9 +153,13 @@ static int value_info(imp *m, const Onnx__ValueInfoProto *vi, ovta_tensor *t) {
     return OVTA_FAIL(m->err, OVTA_EUNSUPPORTED, "%s: graph value '%s' is not a tensor", m->origin, t->name);
   const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
   if (tt->has_elem_type) {
-    if (!dtype_ok(tt->elem_type))
-      return OVTA_FAIL(m->err, OVTA_EUNSUPPORTED, "%s: graph value '%s': element type %d is not supported", m->origin,
-                       t->name, tt->elem_type);
+    if (!dtype_ok(tt->elem_type)) {
+      static const char *const NAMES[] = {[8] = "string", [14] = "complex64", [15] = "complex128", [16] = "bfloat16"};
+      int et = tt->elem_type;
+      const char *nm = et >= 0 && et < (int)(sizeof NAMES / sizeof NAMES[0]) && NAMES[et] ? NAMES[et] : "unknown";
+      return OVTA_FAIL(m->err, OVTA_EUNSUPPORTED, "%s: graph value '%s': element type %d (%s) is not supported", m->origin,
+                       t->name, et, nm);
+    }
     t->dtype = (ovta_dtype)tt->elem_type;
   }
   if (tt->shape) {
@@ -488,6 +492,9 @@ int ovta_onnx_load_mem(const void *data, size_t len, const char *origin, ovta_gr
   }
   if (!mp->graph) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: the model has no graph", origin);
   else if (m.opset == 0 && mp->n_opset_import == 0) m.opset = OPSET_MIN; /* very old models: no opset_import */
+  if (!rc && m.opset == 0 && mp->n_opset_import > 0 && mp->opset_import[0]->domain && mp->opset_import[0]->domain[0])
+    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: no default-domain opset, only domain '%s': its operators are not supported",
+                   origin, mp->opset_import[0]->domain);
   if (!rc && (m.opset < OPSET_MIN || m.opset > OPSET_MAX))
     rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: opset %d is not supported (%d..%d)", origin, m.opset, OPSET_MIN, OPSET_MAX);
   if (!rc && !(m.g = ovta_graph_new("graph"))) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");

@@ -162,6 +162,7 @@ static LLVMTypeRef ty(gctx *g, lir_dtype t) {
   case LIR_I64: case LIR_U64: return LLVMInt64TypeInContext(c);
   case LIR_F32: return LLVMFloatTypeInContext(c);
   case LIR_F64: return LLVMDoubleTypeInContext(c);
+  case LIR_F16: return LLVMHalfTypeInContext(c);
   default: unreachable();
   }
 }
@@ -320,12 +321,21 @@ static LLVMValueRef g_runtime_call(gctx *g, const lir_expr *e) {
   return LLVMBuildCall2(g->b, ft, fn, a, (unsigned)e->nargs, "");
 }
 
+static LLVMValueRef g_call_t(gctx *g, const lir_expr *e, LLVMValueRef *a, LLVMTypeRef t, bool f32);
+
 static LLVMValueRef g_call(gctx *g, const lir_expr *e) {
   if (e->op == LIR_OPAQUE) return g_runtime_call(g, e); /* the verifier let only runtime calls through */
   LLVMValueRef a[2];
   for (int i = 0; i < e->nargs && i < 2; i++) a[i] = g_expr(g, e->args[i]);
-  LLVMTypeRef t = ty(g, e->dtype);
-  bool f32 = e->dtype == LIR_F32;
+  if (e->dtype != LIR_F16) return g_call_t(g, e, a, ty(g, e->dtype), e->dtype == LIR_F32);
+  /* f16: computed in f32, rounded to f16 once */
+  LLVMTypeRef f = LLVMFloatTypeInContext(g->m->ctx);
+  for (int i = 0; i < e->nargs && i < 2; i++) a[i] = LLVMBuildFPExt(g->b, a[i], f, "");
+  return LLVMBuildFPTrunc(g->b, g_call_t(g, e, a, f, true), ty(g, LIR_F16), "");
+}
+
+/* Intrinsic e on the values a of LLVM type t (f32: t is float). */
+static LLVMValueRef g_call_t(gctx *g, const lir_expr *e, LLVMValueRef *a, LLVMTypeRef t, bool f32) {
   switch (e->op) {
   case LIR_EXP: return intrinsic(g, "llvm.exp", t, 1, a);
   case LIR_LOG: return intrinsic(g, "llvm.log", t, 1, a);
@@ -336,6 +346,17 @@ static LLVMValueRef g_call(gctx *g, const lir_expr *e) {
   case LIR_POW: return intrinsic(g, "llvm.pow", t, 2, a);
   case LIR_TANH: return libcall(g, f32 ? "tanhf" : "tanh", t, 1, a);
   case LIR_ERF: return libcall(g, f32 ? "erff" : "erf", t, 1, a);
+  case LIR_SIN: return intrinsic(g, "llvm.sin", t, 1, a);
+  case LIR_COS: return intrinsic(g, "llvm.cos", t, 1, a);
+  case LIR_TAN: return libcall(g, f32 ? "tanf" : "tan", t, 1, a);
+  case LIR_ASIN: return libcall(g, f32 ? "asinf" : "asin", t, 1, a);
+  case LIR_ACOS: return libcall(g, f32 ? "acosf" : "acos", t, 1, a);
+  case LIR_ATAN: return libcall(g, f32 ? "atanf" : "atan", t, 1, a);
+  case LIR_SINH: return libcall(g, f32 ? "sinhf" : "sinh", t, 1, a);
+  case LIR_COSH: return libcall(g, f32 ? "coshf" : "cosh", t, 1, a);
+  case LIR_ASINH: return libcall(g, f32 ? "asinhf" : "asinh", t, 1, a);
+  case LIR_ACOSH: return libcall(g, f32 ? "acoshf" : "acosh", t, 1, a);
+  case LIR_ATANH: return libcall(g, f32 ? "atanhf" : "atanh", t, 1, a);
   case LIR_ABS:
     if (lir_dtype_is_float(e->dtype)) return intrinsic(g, "llvm.fabs", t, 1, a);
     if (!lir_dtype_is_signed(e->dtype)) return a[0];
@@ -701,6 +722,17 @@ struct lir_jit {
   int nobj;          /* objects added (for unique buffer names) */
 };
 
+#ifdef __FLT16_MAX__
+/* The half-precision conversions LLVM calls where the CPU has none (x86-64 without F16C):
+ * GCC's own (libgcc), with the same calling convention (_Float16 in an SSE register). */
+static float ovta_h2f(_Float16 h) { return (float)h; }
+static _Float16 ovta_f2h(float f) { return (_Float16)f; }
+static _Float16 ovta_d2h(double d) { return (_Float16)d; }
+#define HALF_SYMS {"__extendhfsf2", (void *)ovta_h2f}, {"__truncsfhf2", (void *)ovta_f2h}, {"__truncdfhf2", (void *)ovta_d2h},
+#else
+#define HALF_SYMS
+#endif
+
 /* C library functions generated code may call, defined absolutely so the JIT does not
  * depend on what the host program happens to link. */
 static const struct {
@@ -711,7 +743,14 @@ static const struct {
     {"expf", (void *)expf},   {"exp", (void *)exp},   {"logf", (void *)logf}, {"log", (void *)log},
     {"powf", (void *)powf},   {"pow", (void *)pow},   {"rintf", (void *)rintf}, {"rint", (void *)rint},
     {"floorf", (void *)floorf}, {"ceilf", (void *)ceilf}, {"fmodf", (void *)fmodf}, {"fmod", (void *)fmod},
-    {"sqrtf", (void *)sqrtf}, {"malloc", (void *)malloc}, {"free", (void *)free},
+    {"sqrtf", (void *)sqrtf}, {"sqrt", (void *)sqrt}, {"floor", (void *)floor}, {"ceil", (void *)ceil},
+    {"sinf", (void *)sinf}, {"sin", (void *)sin}, {"cosf", (void *)cosf}, {"cos", (void *)cos},
+    {"tanf", (void *)tanf}, {"tan", (void *)tan}, {"asinf", (void *)asinf}, {"asin", (void *)asin},
+    {"acosf", (void *)acosf}, {"acos", (void *)acos}, {"atanf", (void *)atanf}, {"atan", (void *)atan},
+    {"sinhf", (void *)sinhf}, {"sinh", (void *)sinh}, {"coshf", (void *)coshf}, {"cosh", (void *)cosh},
+    {"asinhf", (void *)asinhf}, {"asinh", (void *)asinh}, {"acoshf", (void *)acoshf}, {"acosh", (void *)acosh},
+    {"atanhf", (void *)atanhf}, {"atanh", (void *)atanh}, {"malloc", (void *)malloc}, {"free", (void *)free},
+    HALF_SYMS
     {"memset", (void *)memset}, {"memcpy", (void *)memcpy}, {"memmove", (void *)memmove},
 };
 

@@ -38,6 +38,8 @@ typedef enum lir_dtype {
   LIR_U64,
   LIR_F32,
   LIR_F64,
+  LIR_F16, /* storage and arithmetic in half precision (LLVM computes each operation in f32 and
+              rounds); intrinsics are computed in f32 and rounded once */
   LIR_DTYPE_COUNT
 } lir_dtype;
 
@@ -115,6 +117,8 @@ typedef enum lir_intrin {
   LIR_EXP, LIR_LOG, LIR_TANH, LIR_SQRT, LIR_ABS, LIR_FLOOR, LIR_CEIL,
   LIR_ROUND_EVEN, /* round half to even (nearbyint in the default mode) */
   LIR_ERF, LIR_POW, LIR_SIGMOID, /* sigmoid: 1/(1+exp(-x)) */
+  LIR_SIN, LIR_COS, LIR_TAN, LIR_ASIN, LIR_ACOS, LIR_ATAN, /* libm's, float only */
+  LIR_SINH, LIR_COSH, LIR_ASINH, LIR_ACOSH, LIR_ATANH,
   LIR_OPAQUE,     /* named accelerator or runtime intrinsic (callee), not CPU-compilable */
   LIR_INTRIN_COUNT
 } lir_intrin;

@@ -8,12 +8,12 @@
 /* ---------------------------------------------------------------- types */
 
 static const char *const DT_NAMES[LIR_DTYPE_COUNT] = {"void", "bool", "i8",  "u8",  "i16", "u16",
-                                                      "i32",  "u32",  "i64", "u64", "f32", "f64"};
-static const int DT_BYTES[LIR_DTYPE_COUNT] = {0, 1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8};
+                                                      "i32",  "u32",  "i64", "u64", "f32", "f64", "f16"};
+static const int DT_BYTES[LIR_DTYPE_COUNT] = {0, 1, 1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 2};
 
 const char *lir_dtype_name(lir_dtype t) { return (unsigned)t < LIR_DTYPE_COUNT ? DT_NAMES[t] : "?"; }
 int lir_dtype_bytes(lir_dtype t) { return (unsigned)t < LIR_DTYPE_COUNT ? DT_BYTES[t] : 0; }
-bool lir_dtype_is_float(lir_dtype t) { return t == LIR_F32 || t == LIR_F64; }
+bool lir_dtype_is_float(lir_dtype t) { return t == LIR_F32 || t == LIR_F64 || t == LIR_F16; }
 bool lir_dtype_is_int(lir_dtype t) { return t >= LIR_I8 && t <= LIR_U64; }
 bool lir_dtype_is_signed(lir_dtype t) {
   return t == LIR_I8 || t == LIR_I16 || t == LIR_I32 || t == LIR_I64 || lir_dtype_is_float(t);
@@ -884,7 +884,8 @@ static const char *const BIN_SYM[LIR_BINOP_COUNT] = {
     "+", "-", "*", "/", "%", "floordiv", "floormod", "min", "max", "<<", ">>",
     "&", "|", "^", "==", "!=", "<", "<=", ">", ">="};
 static const char *const INTRIN_NAMES[LIR_INTRIN_COUNT] = {
-    "exp", "log", "tanh", "sqrt", "abs", "floor", "ceil", "round_even", "erf", "pow", "sigmoid", "opaque"};
+    "exp", "log", "tanh", "sqrt", "abs", "floor", "ceil", "round_even", "erf", "pow", "sigmoid",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "opaque"};
 
 static void d_expr(FILE *o, const lir_expr *e) {
   switch (e->kind) {
@@ -893,7 +894,7 @@ static void d_expr(FILE *o, const lir_expr *e) {
     else fprintf(o, "%" PRId64 "%s", e->ival, lir_dtype_name(e->dtype));
     return;
   case LIR_E_FLOAT:
-    fprintf(o, "%.9g%s", e->fval, e->dtype == LIR_F32 ? "f" : "d");
+    fprintf(o, "%.9g%s", e->fval, e->dtype == LIR_F32 ? "f" : e->dtype == LIR_F16 ? "h" : "d");
     return;
   case LIR_E_VAR:
     fputs(e->var->name, o);

@@ -1,82 +1,151 @@
 /* ONNX conformance runner for the CPU path: every ONNX backend node test in the test-data folder
- * (default /usr/share/libonnx-testdata/data/node, or the second argument) whose model uses only operators of
- * the CPU lowering's required list is imported (compiler/graph/onnx.c), compiled (ovta_exec_build:
- * loop IR -> LLVM O3 -> object code -> JIT), run on test_data_set_0/input_N.pb, and compared
- * with output_N.pb (the independent reference shipped with ONNX).
+ * (default /usr/share/libonnx-testdata/data/node, or the second argument) is imported
+ * (compiler/graph/onnx.c), compiled (ovta_exec_build: loop IR -> LLVM O3 -> object code -> JIT),
+ * run on test_data_set_0/input_N.pb, and compared with output_N.pb (the independent reference
+ * shipped with ONNX).
  *
- * Tolerances: integer outputs exact. Float outputs: |got - want| <= ATOL + RTOL * |want| with
- * RTOL = 1e-5, ATOL = 1e-6 for every operator (the transcendental ones, Tanh, Sigmoid, Softmax,
- * use libm's tanhf/expf, accurate to ~1 ulp, so the same bound holds).
+ * Each test runs in a child process (fork), so a crash or a hang (60 s) is one failed test; the
+ * child ends with exit(), so the sanitizer build's leak checker checks every test.
+ * A test PASSES when every output matches; it is SKIPPED (one line naming the node, the operator
+ * and the feature) when the importer, inference or the lowering refuses the model with
+ * OVTA_EUNSUPPORTED; it FAILS on a numeric mismatch, a crash, a timeout or any other error.
+ *
+ * Tolerances: integer and bool outputs exact. Float outputs: |got - want| <= ATOL + RTOL * |want|
+ * with RTOL = 1e-5, ATOL = 1e-6 for every operator (the transcendental ones use libm or LLVM's
+ * intrinsics, accurate to ~1 ulp, so the same bound holds); NaN matches NaN.
  *
  * Output: one line per test, cmocka style ("[       OK ]", "[  FAILED  ]", "[  SKIPPED ]" with
- * the reason: an operator, attribute or dtype the CPU path does not support), then the counts
- * as "[  PASSED  ] N test(s)." etc. for tests/run.sh. Exit 1 if any test failed.
- * Options: -v prints the failing elements; -a runs every folder, not only the in-scope ones (for
- * work on operators outside the required list); a second argument filters test names (substring). */
+ * the reason), the counts as "[  PASSED  ] N test(s)." etc. for tests/run.sh, then a table per
+ * operator: the tests whose model uses it (a test counts under every operator of its graph),
+ * how many of them passed, were refused or failed, and how many refusals name a node of that
+ * operator ("blocks"), then "N of M pass". Exit 1 if any test failed.
+ * Options: -v prints the failing elements; a first argument filters test names (substring);
+ * -a is accepted for compatibility (every folder always runs). */
 #include <dirent.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "exec.h"
 #include "onnx.pb-c.h"
 
 #define RTOL 1e-5
 #define ATOL 1e-6
-
-/* The operators the CPU lowering is required to cover (a test is in scope when its model uses
- * only these). */
-static const char *const REQUIRED[] = {
-    "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Relu", "LeakyRelu", "Clip", "Sigmoid",
-    "HardSigmoid", "HardSwish", "Tanh", "Softmax", "MaxPool", "AveragePool", "GlobalAveragePool",
-    "BatchNormalization", "Flatten", "Reshape", "Transpose", "Concat", "Pad", "Squeeze", "Unsqueeze",
-    "Identity", "QuantizeLinear", "DequantizeLinear", "QLinearConv", "QLinearMatMul", "ConvInteger",
-    "MatMulInteger", NULL};
-
-static bool required(const char *op) {
-  for (int i = 0; REQUIRED[i]; i++)
-    if (strcmp(op, REQUIRED[i]) == 0) return true;
-  return false;
-}
+#define TIMEOUT_S 60
+#define MAX_OPS 64 /* distinct operators per model counted in the table */
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static bool is_float(ovta_dtype t) { return t == OVTA_DT_F32 || t == OVTA_DT_F64; }
+static bool is_float(ovta_dtype t) { return t == OVTA_DT_F32 || t == OVTA_DT_F64 || t == OVTA_DT_F16; }
 
-typedef enum { R_PASS, R_FAIL, R_SKIP, R_OUT } result;
+typedef enum { R_PASS, R_FAIL, R_SKIP } result;
 
-static bool run_all; /* -a: every folder is in scope */
-
-/* In scope: the model's nodes (read with protobuf-c directly, so a model the importer rejects
- * is still classified) all use required operators. */
-static bool in_scope(const char *model) {
+/* A model's graph read with protobuf-c directly (so a model the importer rejects is still
+ * counted and its refusal placed at a node), NULL when unreadable. */
+static Onnx__ModelProto *read_model(const char *model) {
   ovta_error err;
   char *d;
   size_t n;
-  if (ovta_read_file(model, (size_t)1 << 30, &d, &n, &err)) return false;
+  if (ovta_read_file(model, (size_t)1 << 30, &d, &n, &err)) return NULL;
   Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n, (const uint8_t *)d);
   free(d);
-  if (!m) return false;
-  bool ok = m->graph && m->graph->n_node > 0;
-  for (size_t i = 0; ok && i < m->graph->n_node; i++) {
-    const Onnx__NodeProto *nd = m->graph->node[i];
-    ok = nd->op_type && (!nd->domain || !*nd->domain) && required(nd->op_type);
-  }
-  onnx__model_proto__free_unpacked(m, NULL);
-  return ok;
+  if (m && !m->graph) onnx__model_proto__free_unpacked(m, NULL), m = NULL;
+  return m;
 }
 
-/* Graph inputs that an operator needs as a constant (Reshape's shape, Squeeze/Unsqueeze's axes,
- * Pad's pads): the test binds them to their test data before inference, like a model would
- * carry them as initializers. */
+/* A node's operator for the table: "domain:Op" outside the default domain. */
+static void op_name(const Onnx__NodeProto *nd, char *out, size_t n) {
+  if (nd->domain && *nd->domain && strcmp(nd->domain, "ai.onnx"))
+    snprintf(out, n, "%s:%s", nd->domain, nd->op_type ? nd->op_type : "?");
+  else snprintf(out, n, "%s", nd->op_type ? nd->op_type : "?");
+}
+
+/* The distinct operators of the model (at most max). */
+static int model_ops(const Onnx__ModelProto *m, char ops[][64], int max) {
+  int k = 0;
+  for (size_t i = 0; m && i < m->graph->n_node; i++) {
+    char name[64];
+    op_name(m->graph->node[i], name, sizeof name);
+    bool seen = false;
+    for (int j = 0; j < k && !seen; j++) seen = !strcmp(ops[j], name);
+    if (!seen && k < max) snprintf(ops[k++], 64, "%s", name);
+  }
+  return k;
+}
+
+/* Does msg name value v ('v' or "tensor v:")? */
+static bool names_value(const char *msg, const char *v) {
+  char pat[300];
+  if (!v || !*v) return false;
+  snprintf(pat, sizeof pat, "'%s'", v);
+  if (strstr(msg, pat)) return true;
+  snprintf(pat, sizeof pat, "tensor %s:", v);
+  return strstr(msg, pat) != NULL;
+}
+
+/* A refusal that names no node of the model (a graph value's type, an opset): append the node it
+ * concerns, the first one using a value the message names, else the first outside the default
+ * domain, else the first node. */
+static void place_refusal(const Onnx__ModelProto *m, char *msg, size_t mn) {
+  if (!m || !m->graph->n_node) return;
+  for (size_t i = 0; i < m->graph->n_node; i++) {
+    char pat[80], op[64];
+    op_name(m->graph->node[i], op, sizeof op);
+    snprintf(pat, sizeof pat, "(%s)", m->graph->node[i]->op_type ? m->graph->node[i]->op_type : "?");
+    if (strstr(msg, pat)) return; /* already placed */
+  }
+  size_t at = m->graph->n_node;
+  for (size_t i = 0; at == m->graph->n_node && i < m->graph->n_node; i++) {
+    const Onnx__NodeProto *nd = m->graph->node[i];
+    for (size_t k = 0; k < nd->n_input + nd->n_output; k++)
+      if (names_value(msg, k < nd->n_input ? nd->input[k] : nd->output[k - nd->n_input])) at = i;
+  }
+  for (size_t i = 0; at == m->graph->n_node && i < m->graph->n_node; i++)
+    if (m->graph->node[i]->domain && *m->graph->node[i]->domain && strcmp(m->graph->node[i]->domain, "ai.onnx")) at = i;
+  if (at == m->graph->n_node) at = 0;
+  const Onnx__NodeProto *nd = m->graph->node[at];
+  char op[64], name[128];
+  op_name(nd, op, sizeof op);
+  if (nd->name && *nd->name) snprintf(name, sizeof name, "%s", nd->name);
+  else snprintf(name, sizeof name, "%s_%zu", nd->op_type ? nd->op_type : "node", at); /* the importer's name */
+  size_t l = strlen(msg);
+  snprintf(msg + l, mn - l, " [at node '%s' (%s)]", name, op);
+}
+
+/* The inputs ONNX operators take as shapes, axes, counts or sizes, which a compiler needs as
+ * constants (a model carries them as initializers or computes them from constants): input slot
+ * bits per operator. The runner binds graph inputs feeding these slots to their test data before
+ * inference, so every operator family gets them without editing this file. */
+static const struct {
+  const char *op;  /* operator */
+  unsigned slots;  /* bit i: input i */
+} SHAPE_INPUTS[] = {
+    {"Reshape", 1u << 1},         {"Squeeze", 1u << 1},           {"Unsqueeze", 1u << 1},
+    {"Pad", 1u << 1 | 1u << 3},   {"Expand", 1u << 1},            {"Tile", 1u << 1},
+    {"Slice", 0xfu << 1},         {"Resize", 7u << 1},            {"Upsample", 1u << 1},
+    {"TopK", 1u << 1},            {"OneHot", 1u << 1},            {"Range", 7u},
+    {"ConstantOfShape", 1u},      {"Split", 1u << 1},             {"CumSum", 1u << 1},
+    {"Trilu", 1u << 1},           {"MaxUnpool", 1u << 2},         {"CenterCropPad", 1u << 1},
+    {"ReduceSum", 1u << 1},       {"ReduceMean", 1u << 1},        {"ReduceMax", 1u << 1},
+    {"ReduceMin", 1u << 1},       {"ReduceProd", 1u << 1},        {"ReduceL1", 1u << 1},
+    {"ReduceL2", 1u << 1},        {"ReduceLogSum", 1u << 1},      {"ReduceLogSumExp", 1u << 1},
+    {"ReduceSumSquare", 1u << 1}, {"Dropout", 3u << 1},           {"NonMaxSuppression", 7u << 2},
+    {"DFT", 3u << 1},             {"STFT", 1u << 1 | 1u << 3},    {"HannWindow", 1u},
+    {"HammingWindow", 1u},        {"BlackmanWindow", 1u},         {"MelWeightMatrix", 0x1fu},
+    {"ReverseSequence", 1u << 1}, {"Col2Im", 3u << 1},
+};
+
 static bool shape_input(const ovta_graph *g, const ovta_tensor *t) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ovta_node *n = g->nodes[i];
-    const char *op = n->op;
-    bool want = strcmp(op, "Reshape") == 0 || strcmp(op, "Squeeze") == 0 || strcmp(op, "Unsqueeze") == 0 ||
-                strcmp(op, "Pad") == 0;
-    if (want && n->n_inputs > 1 && n->inputs[1] == t) return true;
+    for (size_t k = 0; k < sizeof SHAPE_INPUTS / sizeof SHAPE_INPUTS[0]; k++)
+      if (!strcmp(n->op, SHAPE_INPUTS[k].op))
+        for (int s = 0; s < n->n_inputs && s < 32; s++)
+          if (SHAPE_INPUTS[k].slots >> s & 1 && n->inputs[s] == t) return true;
   }
   return false;
 }
@@ -89,7 +158,6 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
   ovta_exec *e = NULL;
   result r = R_PASS;
   snprintf(path, sizeof path, "%s/model.onnx", dir);
-  if (!run_all && !in_scope(path)) return R_OUT;
   int rc = ovta_onnx_load(path, &g, &err);
   if (rc) {
     snprintf(msg, mn, "import: %s", err.msg);
@@ -97,7 +165,7 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
   }
   for (int i = 0; i < g->n_nodes; i++)
     if (strcmp(g->nodes[i]->op, "BatchNormalization") == 0 && ovta_node_attr_i(g->nodes[i], "training_mode", 0)) {
-      snprintf(msg, mn, "node %s: BatchNormalization training_mode=1 (training) is not supported", g->nodes[i]->name);
+      snprintf(msg, mn, "node '%s' (BatchNormalization): training_mode=1 (training) is not supported", g->nodes[i]->name);
       ovta_graph_free(g);
       return R_SKIP;
     }
@@ -217,13 +285,79 @@ done:
   return r;
 }
 
+/* run_one in a child process: a crash or a hang fails only this test. */
+static result run_forked(const char *dir, bool verbose, char *msg, size_t mn) {
+  int fd[2];
+  fflush(stdout);
+  if (pipe(fd)) return run_one(dir, verbose, msg, mn);
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]), close(fd[1]);
+    return run_one(dir, verbose, msg, mn);
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    alarm(TIMEOUT_S);
+    char m[1024] = "";
+    result r = run_one(dir, verbose, m, sizeof m);
+    fflush(stdout);
+    char out[1100];
+    int len = snprintf(out, sizeof out, "%d %s", (int)r, m);
+    if (write(fd[1], out, (size_t)len) < 0) _exit(3);
+    exit(0); /* not _exit: the leak checker of the sanitizer build runs at exit */
+  }
+  close(fd[1]);
+  char buf[1100];
+  size_t got = 0;
+  ssize_t k;
+  while (got < sizeof buf - 1 && (k = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)k;
+  buf[got] = 0;
+  close(fd[0]);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  if (WIFSIGNALED(st)) {
+    int sig = WTERMSIG(st);
+    snprintf(msg, mn, sig == SIGALRM ? "timed out after %d s" : "crashed with signal %d (%s)",
+             sig == SIGALRM ? TIMEOUT_S : sig, strsignal(sig));
+    return R_FAIL;
+  }
+  int r;
+  int off = 0;
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || sscanf(buf, "%d %n", &r, &off) < 1 || r < R_PASS || r > R_SKIP) {
+    snprintf(msg, mn, "the test process exited with status %d (a sanitizer report on stderr?)",
+             WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+    return R_FAIL;
+  }
+  snprintf(msg, mn, "%s", buf + off);
+  return (result)r;
+}
+
+/* One row of the operator table. */
+typedef struct oprow {
+  char op[64];                    /* operator ("domain:Op" outside the default domain) */
+  int tests, pass, skip, fail;    /* tests using it and their results */
+  int blocks;                     /* refusals whose reason names a node of this operator */
+} oprow;
+
+static oprow *row_of(oprow **rows, int *nr, int *cap, const char *op) {
+  for (int i = 0; i < *nr; i++)
+    if (!strcmp((*rows)[i].op, op)) return &(*rows)[i];
+  if (*nr == *cap) *rows = realloc(*rows, sizeof **rows * (size_t)(*cap = *cap ? *cap * 2 : 128));
+  oprow *r = &(*rows)[(*nr)++];
+  memset(r, 0, sizeof *r);
+  snprintf(r->op, sizeof r->op, "%s", op);
+  return r;
+}
+
+static int cmp_row(const void *a, const void *b) { return strcmp(((const oprow *)a)->op, ((const oprow *)b)->op); }
+
 int main(int argc, char **argv) {
   bool verbose = false;
   const char *root = "/usr/share/libonnx-testdata/data/node", *filter = NULL;
   int pos = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "-v") == 0) verbose = true;
-    else if (strcmp(argv[i], "-a") == 0) run_all = true;
+    else if (strcmp(argv[i], "-a") == 0) continue; /* every folder always runs */
     else if (pos++ == 0) filter = argv[i];
     else root = argv[i];
   }
@@ -243,29 +377,56 @@ int main(int argc, char **argv) {
   }
   closedir(d);
   qsort(names, (size_t)nn, sizeof *names, cmp_str);
-  int np = 0, nf = 0, ns = 0;
+  int np = 0, nf = 0, ns = 0, nr = 0, rcap = 0;
+  oprow *rows = NULL;
   char **failed = calloc((size_t)nn + 1, sizeof *failed);
+  static char ops[MAX_OPS][64];
   for (int i = 0; i < nn; i++) {
-    char dir[2048], msg[1024] = "";
+    char dir[2048], model[2100], msg[1024] = "";
     snprintf(dir, sizeof dir, "%s/%s", root, names[i]);
-    result r = run_one(dir, verbose, msg, sizeof msg);
+    snprintf(model, sizeof model, "%s/model.onnx", dir);
+    Onnx__ModelProto *m = read_model(model);
+    int nops = model_ops(m, ops, MAX_OPS);
+    result r = run_forked(dir, verbose, msg, sizeof msg);
+    for (char *p; (p = strstr(msg, model));) /* the test's name is on the line already */
+      memmove(p, p + strlen(model) + 2 * !strncmp(p + strlen(model), ": ", 2), strlen(p + strlen(model)) + 1 - 2 * !strncmp(p + strlen(model), ": ", 2));
+    if (r == R_SKIP) place_refusal(m, msg, sizeof msg);
+    if (m) onnx__model_proto__free_unpacked(m, NULL);
     switch (r) {
     case R_PASS: printf("[       OK ] %s: %s\n", names[i], msg), np++; break;
     case R_FAIL: printf("[  FAILED  ] %s: %s\n", names[i], msg), failed[nf++] = names[i]; break;
     case R_SKIP: printf("[  SKIPPED ] %s: %s\n", names[i], msg), ns++; break;
-    case R_OUT: break;
     }
     fflush(stdout);
+    if (!nops) snprintf(ops[nops++], 64, "(no readable node)");
+    int blamed = -1;
+    for (int k = 0; k < nops; k++) {
+      oprow *row = row_of(&rows, &nr, &rcap, ops[k]);
+      row->tests++;
+      *(r == R_PASS ? &row->pass : r == R_SKIP ? &row->skip : &row->fail) += 1;
+      char pat[80];
+      snprintf(pat, sizeof pat, "(%s)", ops[k]);
+      if (r == R_SKIP && blamed < 0 && strstr(msg, pat)) blamed = k, row->blocks++;
+    }
   }
-  printf("[==========] %d ONNX node test(s) in scope run (of %d folders).\n", np + nf + ns, nn);
+  printf("[==========] %d ONNX node test(s) run (of %d folders).\n", np + nf + ns, nn);
   printf("[  PASSED  ] %d test(s).\n", np);
   if (ns) printf("[  SKIPPED ] %d test(s).\n", ns);
   if (nf) {
     printf("[  FAILED  ] %d test(s), listed below:\n", nf);
     for (int i = 0; i < nf; i++) printf("[  FAILED  ] %s\n", failed[i]);
   }
+  qsort(rows, (size_t)nr, sizeof *rows, cmp_row);
+  printf("\nONNX node tests per operator (a test counts under every operator its model uses; blocks: refusals\n"
+         "naming a node of that operator)\n");
+  printf("  %-36s %6s %6s %7s %6s %6s\n", "operator", "tests", "passed", "refused", "failed", "blocks");
+  for (int i = 0; i < nr; i++)
+    printf("  %-36s %6d %6d %7d %6d %6d\n", rows[i].op, rows[i].tests, rows[i].pass, rows[i].skip, rows[i].fail,
+           rows[i].blocks);
+  printf("%d of %d pass (%d refused, %d failed)\n", np, nn, ns, nf);
   for (int i = 0; i < nn; i++) free(names[i]);
   free(names);
   free(failed);
+  free(rows);
   return nf ? 1 : 0;
 }

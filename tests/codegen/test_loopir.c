@@ -223,6 +223,94 @@ static void test_intrinsics_alloc(void **state) {
   lir_func_free(f);
 }
 
+/* The trigonometric and hyperbolic intrinsics (libm calls or LLVM intrinsics) against libm, in
+ * f32 (vectorized loop) and f64, and their names in the text dump. */
+static void test_trig_intrinsics(void **state) {
+  (void)state;
+  enum { N = 257, K = 11 };
+  static const lir_intrin fns[K] = {LIR_SIN,  LIR_COS,  LIR_TAN,   LIR_ASIN,  LIR_ACOS, LIR_ATAN,
+                                    LIR_SINH, LIR_COSH, LIR_ASINH, LIR_ACOSH, LIR_ATANH};
+  static double (*const ref[K])(double) = {sin, cos, tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh};
+  for (int wide = 0; wide < 2; wide++) {
+    lir_dtype t = wide ? LIR_F64 : LIR_F32;
+    lir_func *f = lir_func_new("trig");
+    lir_buf *X = lir_param(f, "X", t, 1, (int64_t[]){N});
+    lir_buf *Y = lir_param(f, "Y", t, 2, (int64_t[]){K, N});
+    lir_var *i = lir_var_new(f, "i", LIR_I64);
+    lir_expr *ii = lir_ref(f, i);
+    lir_block b;
+    lir_block_init(&b, f);
+    for (int k = 0; k < K; k++) {
+      lir_expr *x = lir_load1(f, X, ii);
+      if (fns[k] == LIR_ACOSH) x = lir_add(f, x, lir_float(f, t, 2)); /* acosh needs x >= 1 */
+      lir_block_add(&b, lir_store(f, Y, (lir_expr *[]){lir_i64(f, k), ii}, lir_call1(f, fns[k], x)));
+    }
+    f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, N), LIR_FOR_VECTORIZED, lir_block_stmt(&b));
+    char *txt = lir_dump_str(f);
+    assert_non_null(strstr(txt, "asinh("));
+    assert_non_null(strstr(txt, "atanh("));
+    free(txt);
+    lir_jit *jit;
+    lir_kernel_fn fn = build(f, &jit);
+    float xf[N], yf[K * N];
+    double xd[N], yd[K * N];
+    for (int k = 0; k < N; k++) xd[k] = (k - N / 2) / (N / 2 + 1.0), xf[k] = (float)xd[k];
+    void *args[2] = {wide ? (void *)xd : (void *)xf, wide ? (void *)yd : (void *)yf};
+    fn(args);
+    for (int k = 0; k < K; k++)
+      for (int e = 0; e < N; e++) {
+        double x = wide ? xd[e] : xf[e], want = ref[k](fns[k] == LIR_ACOSH ? x + 2 : x);
+        double got = wide ? yd[k * N + e] : yf[k * N + e];
+        assert_float_equal(got, want, (wide ? 1e-14 : 1e-6) * (1 + fabs(want)));
+      }
+    lir_jit_free(jit);
+    lir_func_free(f);
+  }
+}
+
+/* f16: storage in half precision, arithmetic and intrinsics rounded to half; conversions both
+ * ways, against C's _Float16. */
+static void test_f16(void **state) {
+  (void)state;
+#ifdef __FLT16_MAX__
+  enum { N = 100 };
+  lir_func *f = lir_func_new("half");
+  lir_buf *X = lir_param(f, "X", LIR_F16, 1, (int64_t[]){N});
+  lir_buf *Y = lir_param(f, "Y", LIR_F16, 1, (int64_t[]){N});
+  lir_buf *Z = lir_param(f, "Z", LIR_F32, 1, (int64_t[]){N});
+  lir_buf *H = lir_param(f, "H", LIR_F16, 1, (int64_t[]){N});
+  lir_var *i = lir_var_new(f, "i", LIR_I64);
+  lir_expr *ii = lir_ref(f, i), *x = lir_load1(f, X, ii);
+  lir_block b;
+  lir_block_init(&b, f);
+  lir_block_add(&b, lir_store1(f, Y, ii, lir_add(f, lir_call1(f, LIR_SIN, x), lir_mul(f, x, lir_float(f, LIR_F16, 3)))));
+  lir_block_add(&b, lir_store1(f, Z, ii, lir_cast(f, LIR_F32, x)));
+  lir_block_add(&b, lir_store1(f, H, ii, lir_cast(f, LIR_F16, lir_mul(f, lir_cast(f, LIR_F32, x), lir_f32(f, 1.0 / 3)))));
+  f->body = lir_for(f, i, lir_i64(f, 0), lir_i64(f, N), LIR_FOR_VECTORIZED, lir_block_stmt(&b));
+  char *txt = lir_dump_str(f);
+  assert_non_null(strstr(txt, "X: f16[100]"));
+  assert_non_null(strstr(txt, "3h"));
+  free(txt);
+  lir_jit *jit;
+  lir_kernel_fn fn = build(f, &jit);
+  _Float16 xv[N], yv[N], hv[N];
+  float zv[N];
+  for (int k = 0; k < N; k++) xv[k] = (_Float16)((k - 50) * 0.173f);
+  void *args[4] = {xv, yv, zv, hv};
+  fn(args);
+  for (int k = 0; k < N; k++) {
+    _Float16 s = (_Float16)sinf((float)xv[k]), m = (_Float16)((float)xv[k] * 3.0f);
+    assert_true(yv[k] == (_Float16)((float)s + (float)m));
+    assert_true(zv[k] == (float)xv[k]);
+    assert_true(hv[k] == (_Float16)((float)xv[k] * (float)(1.0 / 3)));
+  }
+  lir_jit_free(jit);
+  lir_func_free(f);
+#else
+  skip();
+#endif
+}
+
 /* The verifier names the place of each error. */
 static void test_verify_errors(void **state) {
   (void)state;
@@ -403,6 +491,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul),           cmocka_unit_test(test_conv),
       cmocka_unit_test(test_int_ops),          cmocka_unit_test(test_intrinsics_alloc),
+      cmocka_unit_test(test_trig_intrinsics),  cmocka_unit_test(test_f16),
       cmocka_unit_test(test_verify_errors),    cmocka_unit_test(test_object_roundtrip),
       cmocka_unit_test(test_vectorized_ir),    cmocka_unit_test(test_queries),
   };

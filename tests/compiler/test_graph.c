@@ -1,6 +1,8 @@
 /* Graph IR tests: the JSON form round-trips (write -> read -> write gives identical text) for
  * hand-written graphs, imported ONNX models and graphs after every pass; building and editing
  * through the API; JSON errors name the file and the place. */
+#include <math.h>
+
 #include "passes.h"
 #include "ovta_test.h"
 
@@ -128,11 +130,37 @@ static void test_json_errors(void **state) {
   assert_null(NULL);
 }
 
+/* f16 elements: put_f rounds to the nearest half (ties to even, overflow to infinity,
+ * subnormals), get_f reads them back exactly; both against C's _Float16. */
+static void test_f16_elements(void **state) {
+  (void)state;
+#ifdef __FLT16_MAX__
+  static const double v[] = {0,     -0.0,   1.0 / 3, 65504, 65519.9, 65520, 1e6,  -2.5e-8, 6e-8,    1e-5,
+                             -1e-5, 3.1416, 2049,    2051,  0.1,     -7.25, 1e-9, 5.96e-8, 6.104e-5, 4097};
+  enum { N = sizeof v / sizeof v[0] };
+  ovta_error err = {0};
+  ovta_tensor *t = ovta_tensor_new("h", OVTA_DT_F16, 1, (int64_t[]){N + 1});
+  OVTA_ASSERT_OK(ovta_tensor_alloc(t, &err), err);
+  for (int k = 0; k < N; k++) ovta_tensor_put_f(t, k, v[k]);
+  ovta_tensor_put_f(t, N, NAN);
+  for (int k = 0; k < N; k++) {
+    _Float16 want = (_Float16)v[k];
+    assert_memory_equal(&((_Float16 *)t->data)[k], &want, 2);
+    assert_true(ovta_tensor_get_f(t, k) == (double)want);
+  }
+  assert_true(isnan(ovta_tensor_get_f(t, N)));
+  ovta_tensor_free(t);
+#else
+  skip();
+#endif
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip_files),
       cmocka_unit_test(test_build_and_attrs),
       cmocka_unit_test(test_json_errors),
+      cmocka_unit_test(test_f16_elements),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
