@@ -193,8 +193,53 @@ static int lower_fused_dense(L *l) { return lower_fused_float(l, true); }
 static int lower_qconv(L *l) { return lower_fused_q(l, false); }
 static int lower_qdense(L *l) { return lower_fused_q(l, true); }
 
+/* ConvTranspose: y[n, m, o..] = B[m] + sum over c of group g = m / (M/G) and k..:
+ * x[n, g*C/G + c, i..] * W[g*C/G + c, m - g*M/G, k..], where o = i*s - pad_begin + k*d, i.e.
+ * i = (o + pad_begin - k*d) / s when that divides exactly and 0 <= i < in (inference made pads,
+ * strides, dilations and group explicit and resolved output_shape / auto_pad into pads and Y's
+ * shape). One accumulator per output element, the reduction serial. */
+static int lower_convtranspose(L *l) {
+  lir_buf *X = l->in[0], *W = l->in[1], *Bb = l->in[2], *Y = l->out[0];
+  if (!X || !W || !Y || X->ndim < 3 || W->ndim != X->ndim || Y->ndim != X->ndim) return bad(l, "X, W, Y ranks differ or below 3");
+  int k = X->ndim - 2, ns, nd, np;
+  const int64_t *st = ints(l, "strides", &ns), *dl = ints(l, "dilations", &nd), *pd = ints(l, "pads", &np);
+  if ((st && ns != k) || (dl && nd != k) || (pd && np != 2 * k)) return bad(l, "strides/dilations/pads do not match the spatial rank");
+  int64_t G = ovta_node_attr_i(l->n, "group", 1), C = X->shape[1], Mg = W->shape[1], Cg = C / (G > 0 ? G : 1);
+  if (G < 1 || C % G || W->shape[0] != C || Y->shape[1] != Mg * G) return bad(l, "channels do not match group");
+  lir_dtype t = Y->dtype;
+  lir_nest n, r;
+  lir_nest_open(F, &n, Y->ndim, Y->shape, "o");
+  int64_t rext[LIR_MAX_DIMS];
+  rext[0] = Cg;
+  for (int i = 0; i < k; i++) rext[1 + i] = W->shape[2 + i];
+  lir_nest_open(F, &r, 1 + k, rext, "r");
+  lir_expr *g = lir_bin(F, LIR_DIV, n.idx[1], I(Mg));
+  lir_expr *ch = lir_add(F, lir_muli(F, g, Cg), r.idx[0]);
+  lir_expr *xi[LIR_MAX_DIMS], *wi[LIR_MAX_DIMS], *ok = NULL;
+  xi[0] = n.idx[0], xi[1] = ch;
+  wi[0] = ch, wi[1] = lir_sub(F, n.idx[1], lir_muli(F, g, Mg));
+  for (int i = 0; i < k; i++) {
+    int64_t s = st ? st[i] : 1, d = dl ? dl[i] : 1, pb = pd ? pd[i] : 0, in = X->shape[2 + i];
+    lir_expr *tpos = lir_sub(F, lir_addi(F, n.idx[2 + i], pb), lir_muli(F, r.idx[1 + i], d));
+    lir_expr *q = s == 1 ? tpos : lir_bin(F, LIR_FLOORDIV, tpos, I(s));
+    lir_expr *c = lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, tpos, I(0)), lir_bin(F, LIR_LT, q, I(in)));
+    if (s > 1) c = lir_bin(F, LIR_AND, c, lir_bin(F, LIR_EQ, lir_bin(F, LIR_FLOORMOD, tpos, I(s)), I(0)));
+    ok = band(l, ok, c);
+    xi[2 + i] = clampi(l, q, 0, in - 1);
+    wi[2 + i] = r.idx[1 + i];
+  }
+  lir_buf *acc = lir_buf_new(F, "acc", t, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_expr *a = lir_load(F, acc, NULL);
+  lir_stmt *inner = lir_store(F, acc, NULL, lir_select(F, ok, lir_add(F, a, lir_mul(F, lir_load(F, X, xi), lir_load(F, W, wi))), a));
+  lir_stmt *s3[3] = {lir_store(F, acc, NULL, Bb ? lir_load1(F, Bb, n.idx[1]) : cst(l, t, 0)), lir_nest_close(F, &r, inner, LIR_FOR_SERIAL),
+                     lir_store(F, Y, n.idx, lir_load(F, acc, NULL))};
+  F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, acc, lir_seq(F, 3, s3)), LIR_FOR_SERIAL);
+  return 0;
+}
+
 const cpu_rule cpu_rules_conv[] = {
     {"Conv", lower_conv},
+    {"ConvTranspose", lower_convtranspose},
     {"ConvInteger", lower_conv_integer},
     {"QLinearConv", lower_qlinear_conv},
     {"ovta.Conv", lower_fused_conv},
