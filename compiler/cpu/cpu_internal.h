@@ -49,6 +49,7 @@ extern const cpu_rule cpu_rules_pool[];        /* pool.c */
 extern const cpu_rule cpu_rules_norm[];        /* norm.c */
 extern const cpu_rule cpu_rules_data[];        /* data.c */
 extern const cpu_rule cpu_rules_index[];       /* index.c */
+extern const cpu_rule cpu_rules_resize[];      /* resize.c */
 
 /* ---------------------------------------------------------------- helpers */
 
