@@ -1,5 +1,6 @@
 /* data.c: data movement: Flatten, Reshape, Squeeze, Unsqueeze, Identity (copies), Transpose,
- * Concat, Pad. */
+ * Concat, Pad, Shape, Size, Slice, Split, Expand, Tile, ConstantOfShape, Range, Trilu,
+ * DepthToSpace, SpaceToDepth, EyeLike. */
 
 #include "cpu_internal.h"
 
@@ -66,63 +67,6 @@ static int lower_concat(L *l) {
   return 0;
 }
 
-/* Pad (data, [pads], [constant_value]) or attributes pads/value (opset < 11): y[i] = x[i - pad_begin]
- * where inside; outside: mode constant -> value; edge -> the nearest edge element;
- * reflect -> mirrored without repeating the edge. pads must be constant. */
-static int lower_pad(L *l) {
-  lir_buf *X = l->in[0], *Y = l->out[0];
-  if (!X || !Y) return bad(l, "missing input or output");
-  int r = X->ndim;
-  int64_t pads[2 * LIR_MAX_DIMS] = {0};
-  int np;
-  const int64_t *pa = ints(l, "pads", &np);
-  if (l->tin[1]) {
-    const ovta_tensor *pt = l->tin[1];
-    if (!pt->data) return unsup(l, "pads not a constant");
-    np = (int)ovta_tensor_numel(pt);
-    if (np != 2 * r) return bad(l, "pads length is not 2 * rank");
-    for (int i = 0; i < np; i++) pads[i] = ovta_tensor_get_i(pt, i);
-  } else if (pa) {
-    if (np != 2 * r) return bad(l, "pads length is not 2 * rank");
-    memcpy(pads, pa, sizeof(int64_t) * (size_t)np);
-  }
-  if (l->n->n_inputs > 3 && l->in[3]) return unsup(l, "the axes input");
-  const char *mode = ovta_node_attr_s(l->n, "mode", "constant");
-  int m = strcmp(mode, "constant") == 0 ? 0 : strcmp(mode, "edge") == 0 ? 1 : strcmp(mode, "reflect") == 0 ? 2 : -1;
-  if (m < 0) return unsup(l, "pad mode");
-  lir_nest n;
-  lir_nest_open(F, &n, r, Y->shape, "i");
-  lir_expr *xi[LIR_MAX_DIMS], *inb = NULL;
-  for (int d = 0; d < r; d++) {
-    int64_t in = X->shape[d];
-    if (Y->shape[d] != in + pads[d] + pads[r + d]) return bad(l, "output shape does not match pads");
-    lir_expr *p = lir_addi(F, n.idx[d], -pads[d]);
-    if (pads[d] == 0 && pads[r + d] <= 0) {
-      xi[d] = p;
-      continue;
-    }
-    if (m == 0) {
-      inb = band(l, inb, lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, p, I(0)), lir_bin(F, LIR_LT, p, I(in))));
-      xi[d] = clampi(l, p, 0, in - 1);
-    } else if (m == 1) {
-      xi[d] = clampi(l, p, 0, in - 1);
-    } else {
-      if (in < 2 || pads[d] >= in || pads[r + d] >= in) return unsup(l, "reflect padding as large as the input");
-      /* p < 0 -> -p; p >= in -> 2(in-1) - p */
-      lir_expr *q = lir_select(F, lir_bin(F, LIR_LT, p, I(0)), lir_un(F, LIR_NEG, p), p);
-      xi[d] = lir_select(F, lir_bin(F, LIR_GE, q, I(in)), lir_sub(F, I(2 * (in - 1)), q), q);
-    }
-  }
-  lir_expr *v = lir_load(F, X, xi);
-  if (inb) {
-    lir_expr *cv = cst(l, X->dtype, ovta_node_attr_f(l->n, "value", 0.0f));
-    if (l->in[2]) cv = lir_load1(F, l->in[2], I(0));
-    v = lir_select(F, inb, v, cv);
-  }
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, v));
-  return 0;
-}
-
 /* The values of constant integer input i (shape-like inputs: inference required them constant);
  * -1 when absent, -2 when not a constant. */
 static int cints(L *l, int i, int64_t *v, int max) {
@@ -133,6 +77,69 @@ static int cints(L *l, int i, int64_t *v, int max) {
   if (n > max) return -2;
   for (int64_t k = 0; k < n; k++) v[k] = ovta_tensor_get_i(t, k);
   return (int)n;
+}
+
+/* Pad (data, pads, [constant_value], [axes]; the importer turns the attributes of opset < 11
+ * into inputs): pads (constant) holds the begin values then the end values of the listed axes
+ * (default all; negative axes count from the end); y[i] = x[i - pad_begin] where inside;
+ * outside, mode constant -> constant_value (default 0); edge -> the nearest edge element;
+ * reflect -> mirrored without repeating the edge (period 2(d-1), any pad size); wrap -> x[(i -
+ * pad_begin) mod d]. Negative pads crop. */
+static int lower_pad(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!X || !Y) return bad(l, "missing input or output");
+  int r = X->ndim;
+  int64_t pads[2 * LIR_MAX_DIMS] = {0}, pv[2 * LIR_MAX_DIMS], ax[LIR_MAX_DIMS];
+  int np = cints(l, 1, pv, 2 * LIR_MAX_DIMS), na = cints(l, 3, ax, LIR_MAX_DIMS);
+  if (np < 0) return unsup(l, "pads not a constant");
+  if (na == -2) return unsup(l, "axes not a constant");
+  if (na < 0) {
+    na = r;
+    for (int i = 0; i < r; i++) ax[i] = i;
+  }
+  if (np != 2 * na) return bad(l, "pads length is not 2 * the number of axes");
+  for (int i = 0; i < na; i++) {
+    int a = norm_axis(ax[i], r);
+    if (a < 0 || a >= r) return bad(l, "axis out of range");
+    pads[a] = pv[i], pads[r + a] = pv[na + i];
+  }
+  const char *mode = ovta_node_attr_s(l->n, "mode", "constant");
+  int m = !strcmp(mode, "constant") ? 0 : !strcmp(mode, "edge") ? 1 : !strcmp(mode, "reflect") ? 2 : !strcmp(mode, "wrap") ? 3 : -1;
+  if (m < 0) return unsup(l, "pad mode");
+  lir_nest n;
+  lir_nest_open(F, &n, r, Y->shape, "i");
+  lir_expr *xi[LIR_MAX_DIMS], *inb = NULL;
+  for (int d = 0; d < r; d++) {
+    int64_t in = X->shape[d];
+    if (Y->shape[d] != in + pads[d] + pads[r + d]) return bad(l, "output shape does not match pads");
+    lir_expr *p = lir_addi(F, n.idx[d], -pads[d]);
+    if (pads[d] <= 0 && pads[r + d] <= 0) {
+      xi[d] = p;
+      continue;
+    }
+    if (in == 0) return unsup(l, "padding an empty dim");
+    if (m == 0) {
+      inb = band(l, inb, lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, p, I(0)), lir_bin(F, LIR_LT, p, I(in))));
+      xi[d] = clampi(l, p, 0, in - 1);
+    } else if (m == 1 || (m == 2 && in == 1)) {
+      xi[d] = clampi(l, p, 0, in - 1);
+    } else if (m == 3) {
+      xi[d] = lir_bin(F, LIR_FLOORMOD, p, I(in));
+    } else {
+      /* q = p mod 2(in-1); q < in ? q : 2(in-1) - q */
+      int64_t per = 2 * (in - 1);
+      lir_expr *q = lir_bin(F, LIR_FLOORMOD, p, I(per));
+      xi[d] = lir_select(F, lir_bin(F, LIR_LT, q, I(in)), q, lir_sub(F, I(per), q));
+    }
+  }
+  lir_expr *v = lir_load(F, X, xi);
+  if (inb) {
+    lir_expr *cv = cst(l, X->dtype, 0);
+    if (l->in[2]) cv = lir_load1(F, l->in[2], I(0));
+    v = lir_select(F, inb, v, cv);
+  }
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, v));
+  return 0;
 }
 
 /* Shape: y[i] = dim start + i of x (start/end of opset 15 already resolved into y's extent by
@@ -199,7 +206,7 @@ static int lower_split(L *l) {
   lir_block blk;
   lir_block_init(&blk, F);
   int64_t off = 0;
-  for (int k = 0; k < l->n->n_outputs && k < 4; k++) {
+  for (int k = 0; k < l->n->n_outputs && k < MAXOUT; k++) {
     lir_buf *Y = l->out[k];
     if (!Y) continue;
     if (Y->ndim != r) return bad(l, "outputs of different ranks");

@@ -64,7 +64,7 @@ int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, l
   l->g = g;
   l->n = n;
   l->err = err;
-  if (n->n_inputs > MAXIO || n->n_outputs > 4)
+  if (n->n_inputs > MAXIO || n->n_outputs > MAXOUT)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): too many inputs or outputs", n->name, n->op);
   if (!lir_lower_supported(n->op))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): operator not supported on the CPU path", n->name, n->op);

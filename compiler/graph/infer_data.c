@@ -93,7 +93,7 @@ static int infer_concat(ctx *c) {
 }
 
 /* Pad (13/18): data, pads (constant int64 [2*r], or [2*len(axes)] with the axes input of 18),
- * optional constant_value scalar; mode constant|reflect|edge. Y dim i = d_i + begin_i + end_i. */
+ * optional constant_value scalar; mode constant|reflect|edge|wrap (19). Y dim i = d_i + begin_i + end_i. */
 static int infer_pad(ctx *c) {
   ovta_tensor *x;
   int64_t p[2 * OVTA_MAX_RANK], ax[OVTA_MAX_RANK];
@@ -102,8 +102,8 @@ static int infer_pad(ctx *c) {
       ix_const_ints(c, 3, ax, OVTA_MAX_RANK, &na))
     return c->err->code;
   const char *mode = ovta_node_attr_s(c->n, "mode", "constant");
-  if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
-    return ix_bad(c, OVTA_EINVAL, "mode '%s' is not constant, reflect or edge", mode);
+  if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge") && strcmp(mode, "wrap"))
+    return ix_bad(c, OVTA_EINVAL, "mode '%s' is not constant, reflect, edge or wrap", mode);
   if (np < 0) return ix_bad(c, OVTA_EINVAL, "input 'pads' is missing");
   int r = x->rank;
   if (na < 0) {
