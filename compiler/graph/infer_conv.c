@@ -215,10 +215,12 @@ static int infer_convtranspose(ctx *c) {
   for (int i = 0; i < nsp; i++) {
     int64_t in = x->shape[2 + i];
     if (in < 0) return ix_bad(c, OVTA_EUNSUPPORTED, "spatial dims must be known");
+    if (in > ((int64_t)1 << 40)) return ix_bad(c, OVTA_EINVAL, "dim %d is too large", 2 + i);
     int64_t full = st[i] * (in - 1) + op[i] + (ks[i] - 1) * dl[i] + 1;
     if (valid) pd[i] = pd[nsp + i] = 0;
     if (os || su || sl) {
       int64_t out = os ? os->ints[os->n - nsp + i] : in * st[i];
+      if (out < 1 || out > ((int64_t)1 << 40)) return ix_bad(c, OVTA_EINVAL, "output dim %d would be %lld", 2 + i, (long long)out);
       int64_t tot = full - out, half = tot >= 0 ? tot / 2 : -((-tot + 1) / 2); /* floor(tot / 2) */
       pd[i] = su ? half : tot - half;
       pd[nsp + i] = tot - pd[i];

@@ -342,7 +342,8 @@ static int infer_tile(ctx *c) {
   if (n != x->rank) return ix_bad(c, OVTA_EINVAL, "repeats has %d values for rank %d", n, x->rank);
   int64_t s[OVTA_MAX_RANK];
   for (int i = 0; i < n; i++) {
-    if (v[i] < 0) return ix_bad(c, OVTA_EINVAL, "repeats[%d] is negative", i);
+    if (v[i] < 0 || v[i] > ((int64_t)1 << 30)) return ix_bad(c, OVTA_EINVAL, "repeats[%d] = %lld is out of range", i, (long long)v[i]);
+    if (x->shape[i] > ((int64_t)1 << 40)) return ix_bad(c, OVTA_EINVAL, "dim %d is too large", i);
     s[i] = x->shape[i] < 0 ? -1 : x->shape[i] * v[i];
   }
   return ix_set_out(c, 0, x->dtype, n, s);
@@ -408,6 +409,8 @@ static int infer_space_depth(ctx *c, bool to_space) {
   const char *mode = ovta_node_attr_s(c->n, "mode", "DCR");
   if (strcmp(mode, "DCR") && strcmp(mode, "CRD")) return ix_bad(c, OVTA_EINVAL, "mode '%s' is not DCR or CRD", mode);
   int64_t s[4] = {x->shape[0], x->shape[1], x->shape[2], x->shape[3]};
+  for (int i = 1; i < 4; i++)
+    if (s[i] > ((int64_t)1 << 40) / (b * b)) return ix_bad(c, OVTA_EINVAL, "dim %d is too large", i);
   if (to_space) {
     if (s[1] >= 0 && s[1] % (b * b)) return ix_bad(c, OVTA_EINVAL, "channels %lld are not a multiple of blocksize^2", (long long)s[1]);
     s[1] = s[1] < 0 ? -1 : s[1] / (b * b);

@@ -68,13 +68,19 @@ int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, in
       scale[ax[i]] = q, out[ax[i]] = s;
     }
     if (nl || ns)
-      for (int i = 0; i < na; i++) scale[ax[i]] = keep, out[ax[i]] = (int64_t)nearbyint(keep * (double)x->shape[ax[i]]);
+      for (int i = 0; i < na; i++) {
+        double o = nearbyint(keep * (double)x->shape[ax[i]]);
+        if (!(o >= 0 && o < (double)((int64_t)1 << 40))) return snprintf(why, nwhy, "output dim %d is out of range", ax[i]), OVTA_EINVAL;
+        scale[ax[i]] = keep, out[ax[i]] = (int64_t)o;
+      }
   } else {
     for (int i = 0; i < na; i++) {
       double q = ovta_tensor_get_f(sc, i), in = (double)x->shape[ax[i]];
       if (!(q > 0 && q < (double)(1 << 20))) return snprintf(why, nwhy, "scales[%d] = %g must be positive", i, q), OVTA_EINVAL;
       double f = crop ? ovta_tensor_get_f(roi, na + i) - ovta_tensor_get_f(roi, i) : 1;
-      scale[ax[i]] = q, out[ax[i]] = (int64_t)floor(in * f * q);
+      double o = floor(in * f * q);
+      if (!(o >= 0 && o < (double)((int64_t)1 << 40))) return snprintf(why, nwhy, "output dim %d is out of range", ax[i]), OVTA_EINVAL;
+      scale[ax[i]] = q, out[ax[i]] = (int64_t)o;
     }
   }
   return OVTA_OK;
