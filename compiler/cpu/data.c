@@ -136,6 +136,7 @@ static int lower_pad(L *l) {
   if (inb) {
     lir_expr *cv = cst(l, X->dtype, 0);
     if (l->in[2]) cv = lir_load1(F, l->in[2], I(0));
+    if (cv->dtype != X->dtype) cv = lir_cast(F, X->dtype, cv);
     v = lir_select(F, inb, v, cv);
   }
   F->body = over(l, &n, Y, lir_store(F, Y, n.idx, v));

@@ -121,7 +121,8 @@ static int infer_pad(ctx *c) {
     if (s[a] < 0) return ix_bad(c, OVTA_EINVAL, "negative pads remove more than dim %lld holds", (long long)a);
   }
   ovta_tensor *v = ix_in(c, 2);
-  if (v && v->dtype != x->dtype) return ix_bad(c, OVTA_EINVAL, "constant_value must have the data's type");
+  /* a constant of another type is converted (the importer's float value of Pad < 11) */
+  if (v && v->dtype != x->dtype && !v->data) return ix_bad(c, OVTA_EINVAL, "constant_value must have the data's type");
   return ix_set_out(c, 0, x->dtype, r, s);
 }
 
