@@ -204,7 +204,8 @@ static int infer_shape(ctx *c) {
 static int infer_size(ctx *c) {
   ovta_tensor *x;
   if (ix_allow(c, "") || ix_count_io(c, 1, 1, 1, 1) || ix_need(c, 0, &x)) return c->err->code;
-  return ix_set_out(c, 0, OVTA_DT_I64, 0, NULL);
+  int64_t none[1] = {0};
+  return ix_set_out(c, 0, OVTA_DT_I64, 0, none);
 }
 
 /* Slice (13; the importer turns the attributes of opset < 10 into inputs): starts, ends and the
