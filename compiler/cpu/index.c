@@ -13,6 +13,11 @@ static lir_expr *gidx(L *l, lir_expr *v, int64_t dim) {
   return clampi(l, w, 0, dim > 0 ? dim - 1 : 0);
 }
 
+/* Indices into a dim of size 0 have nothing to address: only fine when nothing is read. */
+static int empty_dim(L *l, int64_t dim, const lir_buf *reads) {
+  return dim == 0 && lir_buf_numel(reads) > 0 ? bad(l, "indices into an empty dim") : 0;
+}
+
 /* The reduction of ScatterND/ScatterElements: none (NULL: plain store), add, mul, max, min. */
 static int reduction(L *l, int *op) {
   const char *m = ovta_node_attr_s(l->n, "reduction", "none");
@@ -36,6 +41,7 @@ static int lower_gather(L *l) {
   if (!X || !IX || !Y) return bad(l, "missing input or output");
   int r = X->ndim, q = IX->ndim, axis = norm_axis(ovta_node_attr_i(l->n, "axis", 0), r);
   if (axis < 0 || axis >= r || Y->ndim != r + q - 1) return bad(l, "axis or output rank");
+  if (empty_dim(l, X->shape[axis], Y)) return l->err->code;
   lir_nest n;
   lir_nest_open(F, &n, Y->ndim, Y->shape, "i");
   lir_expr *xi[LIR_MAX_DIMS];
@@ -51,6 +57,7 @@ static int lower_gather_elements(L *l) {
   if (!X || !IX || !Y) return bad(l, "missing input or output");
   int r = X->ndim, axis = norm_axis(ovta_node_attr_i(l->n, "axis", 0), r);
   if (axis < 0 || axis >= r || Y->ndim != r) return bad(l, "axis or output rank");
+  if (empty_dim(l, X->shape[axis], Y)) return l->err->code;
   lir_nest n;
   lir_nest_open(F, &n, r, Y->shape, "i");
   lir_expr *xi[LIR_MAX_DIMS];
@@ -67,6 +74,8 @@ static int lower_gather_nd(L *l) {
   int r = X->ndim, q = IX->ndim, b = (int)ovta_node_attr_i(l->n, "batch_dims", 0);
   int k = (int)IX->shape[q - 1];
   if (b + k > r || Y->ndim != q - 1 + r - b - k) return bad(l, "shapes do not match");
+  for (int d = b; d < b + k; d++)
+    if (empty_dim(l, X->shape[d], Y)) return l->err->code;
   lir_nest n;
   lir_nest_open(F, &n, Y->ndim, Y->shape, "i");
   lir_expr *xi[LIR_MAX_DIMS], *ii[LIR_MAX_DIMS];
@@ -92,6 +101,8 @@ static int lower_scatter_nd(L *l) {
   if (reduction(l, &op)) return l->err->code;
   int r = X->ndim, q = IX->ndim, k = (int)IX->shape[q - 1];
   if (k > r || U->ndim != q - 1 + r - k) return bad(l, "shapes do not match");
+  for (int d = 0; d < k; d++)
+    if (empty_dim(l, X->shape[d], U)) return l->err->code;
   lir_nest n;
   lir_nest_open(F, &n, U->ndim, U->shape, "u");
   lir_expr *yi[LIR_MAX_DIMS], *ii[LIR_MAX_DIMS];
@@ -116,6 +127,7 @@ static int lower_scatter_elements(L *l) {
   if (reduction(l, &op)) return l->err->code;
   int r = X->ndim, axis = norm_axis(ovta_node_attr_i(l->n, "axis", 0), r);
   if (axis < 0 || axis >= r || IX->ndim != r) return bad(l, "axis or ranks");
+  if (empty_dim(l, X->shape[axis], IX)) return l->err->code;
   lir_nest n;
   lir_nest_open(F, &n, r, IX->shape, "u");
   lir_expr *yi[LIR_MAX_DIMS];

@@ -264,9 +264,11 @@ static int slice_params(const ovta_tensor *x, const int64_t *st, const int64_t *
       b = b < 0 ? 0 : b > d - 1 ? d - 1 : b;
       e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
     }
-    int64_t n = s > 0 ? (e - b + s - 1) / s : (b - e + (-s) - 1) / (-s);
+    /* ceil(span / |s|) without overflow for any step */
+    int64_t span = s > 0 ? e - b : b - e;
+    uint64_t as = s > 0 ? (uint64_t)s : (uint64_t)0 - (uint64_t)s;
     start[a] = b;
-    dim[a] = n > 0 ? n : 0;
+    dim[a] = span > 0 ? (int64_t)(((uint64_t)span - 1) / as) + 1 : 0;
   }
   return 0;
 }
