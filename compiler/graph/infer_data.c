@@ -280,6 +280,7 @@ static int infer_split(ctx *c) {
   ovta_tensor *x;
   int64_t sz[64];
   int ns;
+  if (c->n->n_outputs > 64) return ix_bad(c, OVTA_EUNSUPPORTED, "%d outputs (at most 64 are supported)", c->n->n_outputs);
   if (ix_allow(c, "axis,num_outputs") || ix_count_io(c, 1, 2, 1, 64) || ix_need(c, 0, &x) || ix_const_ints(c, 1, sz, 64, &ns))
     return c->err->code;
   int64_t axis = ovta_node_attr_i(c->n, "axis", 0);
