@@ -193,8 +193,65 @@ static int lower_fused_dense(L *l) { return lower_fused_float(l, true); }
 static int lower_qconv(L *l) { return lower_fused_q(l, false); }
 static int lower_qdense(L *l) { return lower_fused_q(l, true); }
 
+/* ConvTranspose: y[n, m, o..] = B[m] + sum over c of group g = m / (M/G) and k..:
+ * x[n, g*C/G + c, i..] * W[g*C/G + c, m - g*M/G, k..] over the i.. with o = i*s - pad_begin + k*d
+ * (inference made pads, strides, dilations and group explicit and resolved output_shape /
+ * auto_pad into pads and Y's shape). Scheduled as a scatter: y = B (or 0); then for n, input
+ * channel c, m of its group, k.., i..: y[n, m, i*s - pad_begin + k*d] += x[n, c, i..] * W[c, m, k..],
+ * each product once (no taps that miss); rows outside y are skipped (if), and the innermost
+ * loop over the last input dim runs only where the output position is inside y (vectorized:
+ * its iterations write distinct outputs). */
+static int lower_convtranspose(L *l) {
+  lir_buf *X = l->in[0], *W = l->in[1], *Bb = l->in[2], *Y = l->out[0];
+  if (!X || !W || !Y || X->ndim < 3 || W->ndim != X->ndim || Y->ndim != X->ndim) return bad(l, "X, W, Y ranks differ or below 3");
+  int k = X->ndim - 2, ns, nd, np;
+  const int64_t *st = ints(l, "strides", &ns), *dl = ints(l, "dilations", &nd), *pd = ints(l, "pads", &np);
+  if ((st && ns != k) || (dl && nd != k) || (pd && np != 2 * k)) return bad(l, "strides/dilations/pads do not match the spatial rank");
+  int64_t G = ovta_node_attr_i(l->n, "group", 1), C = X->shape[1], Mg = W->shape[1], Cg = C / (G > 0 ? G : 1);
+  if (G < 1 || C % G || W->shape[0] != C || Y->shape[1] != Mg * G) return bad(l, "channels do not match group");
+  lir_dtype t = Y->dtype;
+  /* y = bias */
+  lir_nest yn;
+  lir_nest_open(F, &yn, Y->ndim, Y->shape, "y");
+  lir_stmt *init = lir_nest_close(F, &yn, lir_store(F, Y, yn.idx, Bb ? lir_load1(F, Bb, yn.idx[1]) : cst(l, t, 0)), LIR_FOR_VECTORIZED);
+  /* n, c, m, k.., i.. (all but the last input dim) */
+  int64_t ext[LIR_MAX_DIMS + 4];
+  int ne = 0;
+  ext[ne++] = X->shape[0], ext[ne++] = C, ext[ne++] = Mg;
+  for (int i = 0; i < k; i++) ext[ne++] = W->shape[2 + i];
+  for (int i = 0; i < k - 1; i++) ext[ne++] = X->shape[2 + i];
+  lir_nest n;
+  lir_nest_open(F, &n, ne, ext, "t");
+  lir_expr *nn = n.idx[0], *c = n.idx[1], *ml = n.idx[2], **kk = n.idx + 3, **ii = n.idx + 3 + k;
+  lir_expr *m = G == 1 ? ml : lir_add(F, lir_muli(F, lir_bin(F, LIR_DIV, c, I(Cg)), Mg), ml);
+  lir_expr *xi[LIR_MAX_DIMS], *wi[LIR_MAX_DIMS], *yi[LIR_MAX_DIMS], *inb = NULL;
+  xi[0] = nn, xi[1] = c, wi[0] = c, wi[1] = ml, yi[0] = nn, yi[1] = m;
+  for (int i = 0; i < k - 1; i++) {
+    int64_t s = st ? st[i] : 1, d = dl ? dl[i] : 1, pb = pd ? pd[i] : 0, out = Y->shape[2 + i];
+    lir_expr *o = lir_add(F, lir_addi(F, lir_muli(F, ii[i], s), -pb), lir_muli(F, kk[i], d));
+    inb = band(l, inb, lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, o, I(0)), lir_bin(F, LIR_LT, o, I(out))));
+    xi[2 + i] = ii[i], wi[2 + i] = kk[i], yi[2 + i] = o;
+  }
+  /* last dim: o = iw*s - a with a = pad_begin - kw*d, inside y for
+   * iw in [max(0, ceil(a/s)), min(IW, floor((OUT-1+a)/s) + 1)) */
+  int ls = k - 1;
+  int64_t s = st ? st[ls] : 1, d = dl ? dl[ls] : 1, pb = pd ? pd[ls] : 0, OUT = Y->shape[2 + ls], IW = X->shape[2 + ls];
+  lir_expr *a = lir_sub(F, I(pb), lir_muli(F, kk[ls], d));
+  lir_expr *lo = lir_max(F, I(0), lir_bin(F, LIR_FLOORDIV, lir_addi(F, a, s - 1), I(s)));
+  lir_expr *hi = lir_min(F, I(IW), lir_addi(F, lir_bin(F, LIR_FLOORDIV, lir_addi(F, a, OUT - 1), I(s)), 1));
+  lir_var *iw = lir_var_new(F, "iw", LIR_I64);
+  lir_expr *iwe = lir_ref(F, iw);
+  xi[2 + ls] = iwe, wi[2 + ls] = kk[ls], yi[2 + ls] = lir_sub(F, lir_muli(F, iwe, s), a);
+  lir_stmt *upd = lir_store(F, Y, yi, lir_add(F, lir_load(F, Y, yi), lir_mul(F, lir_load(F, X, xi), lir_load(F, W, wi))));
+  lir_stmt *row = lir_for(F, iw, lo, lir_max(F, I(0), lir_sub(F, hi, lo)), LIR_FOR_VECTORIZED, upd);
+  if (inb) row = lir_if(F, inb, row, NULL);
+  F->body = lir_seq(F, 2, (lir_stmt *[]){init, lir_nest_close(F, &n, row, LIR_FOR_SERIAL)});
+  return 0;
+}
+
 const cpu_rule cpu_rules_conv[] = {
     {"Conv", lower_conv},
+    {"ConvTranspose", lower_convtranspose},
     {"ConvInteger", lower_conv_integer},
     {"QLinearConv", lower_qlinear_conv},
     {"ovta.Conv", lower_fused_conv},

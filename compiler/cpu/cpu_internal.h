@@ -16,7 +16,8 @@
 
 #include "cpu.h"
 
-#define MAXIO 16
+#define MAXIO 64  /* inputs of a node (Concat, Sum ... take many) */
+#define MAXOUT 64 /* outputs of a node (Split) */
 
 typedef struct L {
   lir_func *f;                      /* function being built */
@@ -24,8 +25,8 @@ typedef struct L {
   const ovta_node *n;               /* node lowered */
   lir_buf *in[MAXIO];               /* per input slot: its parameter, NULL if omitted */
   const ovta_tensor *tin[MAXIO];    /* per input slot: the tensor */
-  lir_buf *out[4];                  /* per output slot */
-  const ovta_tensor *tout[4];       /* per output slot: the tensor */
+  lir_buf *out[MAXOUT];             /* per output slot */
+  const ovta_tensor *tout[MAXOUT];  /* per output slot: the tensor */
   ovta_error *err;                  /* where errors go */
 } L;
 
@@ -49,6 +50,8 @@ extern const cpu_rule cpu_rules_pool[];        /* pool.c */
 extern const cpu_rule cpu_rules_norm[];        /* norm.c */
 extern const cpu_rule cpu_rules_data[];        /* data.c */
 extern const cpu_rule cpu_rules_logic[];       /* logic.c */
+extern const cpu_rule cpu_rules_index[];       /* index.c */
+extern const cpu_rule cpu_rules_resize[];      /* resize.c */
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -25,7 +25,8 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
 /* ---------------------------------------------------------------- dispatch */
 
 static const cpu_rule *const FAMILIES[] = {cpu_rules_elementwise, cpu_rules_quant, cpu_rules_matmul, cpu_rules_conv,
-                                           cpu_rules_pool, cpu_rules_norm, cpu_rules_data, cpu_rules_logic};
+                                           cpu_rules_pool, cpu_rules_norm, cpu_rules_data, cpu_rules_logic,
+                                           cpu_rules_index, cpu_rules_resize};
 
 /* The rule of op, or NULL. */
 static const cpu_rule *rule_of(const char *op) {
@@ -63,7 +64,7 @@ int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, l
   l->g = g;
   l->n = n;
   l->err = err;
-  if (n->n_inputs > MAXIO || n->n_outputs > 4)
+  if (n->n_inputs > MAXIO || n->n_outputs > MAXOUT)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): too many inputs or outputs", n->name, n->op);
   if (!lir_lower_supported(n->op))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): operator not supported on the CPU path", n->name, n->op);

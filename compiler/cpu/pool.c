@@ -1,4 +1,4 @@
-/* pool.c: pooling: MaxPool (and ovta.QMaxPool), AveragePool, GlobalAveragePool. */
+/* pool.c: pooling: MaxPool (and ovta.QMaxPool), AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool. */
 
 #include "cpu_internal.h"
 
@@ -7,8 +7,10 @@
  * (int64) is the flat index into x of the first maximum: row-major (storage_order 0), or with
  * the spatial dims column-major (storage_order 1): ((n*C + c)*W + w)*H + h in 2-D.
  * AveragePool: y = sum of in-bounds x / count, count = in-bounds elements, or with
- * count_include_pad = 1 the window elements inside the padded input [-pad, in + pad_end). */
+ * count_include_pad = 1 the window elements inside the padded input [-pad, in + pad_end).
+ * LpPool (p, default 2): y = (sum of |x|^p over the in-bounds window)^(1/p). */
 static int lower_pool(L *l, bool is_max) {
+  double lp = strcmp(l->n->op, "LpPool") == 0 ? (double)ovta_node_attr_i(l->n, "p", 2) : 0;
   lir_buf *X = l->in[0], *Y = l->out[0];
   if (!X || !Y) return bad(l, "missing input or output");
   bool colmajor = ovta_node_attr_i(l->n, "storage_order", 0) != 0;
@@ -18,7 +20,7 @@ static int lower_pool(L *l, bool is_max) {
   convp c;
   int rc = cpu_window(l, X, Y, ks, &c);
   if (rc) return rc;
-  if (!is_max && !lir_dtype_is_float(X->dtype)) return unsup(l, "integer AveragePool");
+  if (!is_max && !lir_dtype_is_float(X->dtype)) return unsup(l, "integer AveragePool/LpPool");
   bool incl = ovta_node_attr_i(l->n, "count_include_pad", 0) != 0;
   lir_nest n, r;
   lir_nest_open(F, &n, Y->ndim, Y->shape, "o");
@@ -61,6 +63,11 @@ static int lower_pool(L *l, bool is_max) {
     } else {
       lir_block_add(&inner, lir_store(F, acc, NULL, lir_select(F, inb, lir_max(F, a, x), a)));
     }
+  } else if (lp > 0) {
+    init = 0;
+    lir_expr *ax = lir_call1(F, LIR_ABS, x);
+    lir_expr *px = lp == 1 ? ax : lp == 2 ? lir_mul(F, ax, ax) : lir_call(F, LIR_POW, t, 2, (lir_expr *[]){ax, cst(l, t, lp)});
+    lir_block_add(&inner, lir_store(F, acc, NULL, lir_select(F, inb, lir_add(F, a, px), a)));
   } else {
     init = 0;
     lir_block_add(&inner, lir_store(F, acc, NULL, lir_select(F, inb, lir_add(F, a, x), a)));
@@ -71,18 +78,22 @@ static int lower_pool(L *l, bool is_max) {
   lir_block_add(&blk, lir_store(F, cnt, NULL, I(0)));
   lir_block_add(&blk, lir_nest_close(F, &r, lir_block_stmt(&inner), LIR_FOR_SERIAL));
   lir_expr *v = lir_load(F, acc, NULL);
-  if (!is_max) v = lir_bin(F, LIR_DIV, v, lir_cast(F, t, lir_load(F, cnt, NULL)));
+  if (lp == 2) v = lir_call1(F, LIR_SQRT, v);
+  else if (lp > 1) v = lir_call(F, LIR_POW, t, 2, (lir_expr *[]){v, cst(l, t, 1.0 / lp)});
+  else if (!is_max && lp == 0) v = lir_bin(F, LIR_DIV, v, lir_cast(F, t, lir_load(F, cnt, NULL)));
   lir_block_add(&blk, lir_store(F, Y, n.idx, v));
   if (IX) lir_block_add(&blk, lir_store(F, IX, n.idx, lir_load(F, cnt, NULL)));
   F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, acc, lir_alloc_stmt(F, cnt, lir_block_stmt(&blk))), LIR_FOR_SERIAL);
   return 0;
 }
 
-/* GlobalAveragePool: y[n, c, 1...] = mean over all spatial positions of x[n, c, ...]. */
-static int lower_global_avg(L *l) {
+/* GlobalAveragePool: y[n, c, 1...] = mean over all spatial positions of x[n, c, ...];
+ * GlobalMaxPool: the maximum instead. */
+static int lower_global(L *l, bool is_max) {
   lir_buf *X = l->in[0], *Y = l->out[0];
   if (!X || !Y) return bad(l, "missing input or output");
   if (X->ndim < 3 || !lir_dtype_is_float(X->dtype)) return unsup(l, "input not float of rank >= 3");
+  if (is_max && lir_buf_numel(X) == 0) return unsup(l, "an empty input");
   int64_t nc = X->shape[0] * X->shape[1], sp = lir_buf_numel(X) / (nc ? nc : 1);
   view(X, 2, (int64_t[]){nc, sp});
   view(Y, 1, &nc);
@@ -90,10 +101,10 @@ static int lower_global_avg(L *l) {
   lir_buf *acc = lir_buf_new(F, "acc", X->dtype, 0, NULL, LIR_SCOPE_LOCAL);
   lir_expr *ii = lir_ref(F, i), *jj = lir_ref(F, j);
   lir_stmt *s[3] = {
-      lir_store(F, acc, NULL, cst(l, X->dtype, 0)),
+      lir_store(F, acc, NULL, cst(l, X->dtype, is_max ? -INFINITY : 0)),
       lir_for(F, j, I(0), I(sp), LIR_FOR_SERIAL,
-              lir_store(F, acc, NULL, lir_add(F, lir_load(F, acc, NULL), lir_load(F, X, (lir_expr *[]){ii, jj})))),
-      lir_store(F, Y, &ii, lir_bin(F, LIR_DIV, lir_load(F, acc, NULL), cst(l, X->dtype, (double)sp)))};
+              lir_store(F, acc, NULL, lir_bin(F, is_max ? LIR_MAX : LIR_ADD, lir_load(F, acc, NULL), lir_load(F, X, (lir_expr *[]){ii, jj})))),
+      lir_store(F, Y, &ii, is_max ? lir_load(F, acc, NULL) : lir_bin(F, LIR_DIV, lir_load(F, acc, NULL), cst(l, X->dtype, (double)sp)))};
   F->body = lir_for(F, i, I(0), I(nc), LIR_FOR_SERIAL, lir_alloc_stmt(F, acc, lir_seq(F, 3, s)));
   return 0;
 }
@@ -102,11 +113,15 @@ static int lower_global_avg(L *l) {
 
 static int lower_maxpool(L *l) { return lower_pool(l, true); }
 static int lower_avgpool(L *l) { return lower_pool(l, false); }
+static int lower_global_avg(L *l) { return lower_global(l, false); }
+static int lower_global_max(L *l) { return lower_global(l, true); }
 
 const cpu_rule cpu_rules_pool[] = {
     {"MaxPool", lower_maxpool},
     {"ovta.QMaxPool", lower_maxpool},
     {"AveragePool", lower_avgpool},
     {"GlobalAveragePool", lower_global_avg},
+    {"GlobalMaxPool", lower_global_max},
+    {"LpPool", lower_avgpool},
     {NULL, NULL},
 };

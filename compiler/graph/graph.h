@@ -324,6 +324,10 @@ int ovta_infer_node(ovta_graph *g, ovta_node *n, ovta_error *err);
 int ovta_infer_graph(ovta_graph *g, ovta_error *err);
 /* True for every operator ovta_infer_node knows (ONNX and fused). */
 bool ovta_op_known(const char *op);
+/* Resize: per dim of x, the output extent and the scale of the coordinate transform (the given
+ * scale, or out/in from sizes), from n's constant scales/sizes and its attributes (rule in
+ * graph/infer_resize.c); else an error code with the reason in why. */
+int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, int64_t *out, char *why, size_t nwhy);
 
 /* ---------------------------------------------------------------- 8. Evaluation */
 

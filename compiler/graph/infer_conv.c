@@ -171,14 +171,84 @@ static int infer_qlinearconv(ctx *c) {
   return ix_set_out(c, 0, yz->dtype, r, s);
 }
 
-/* MaxPool (12) / AveragePool (11): X [N, C, D...]; kernel_shape required; strides, pads,
+/* ConvTranspose (11): X [N, C, D1..Dn], W [C, M/group, k1..kn], optional B [M], one float
+ * type; group divides C; strides, dilations (default 1), output_padding (default 0, below the
+ * stride or the dilation). Spatial output: output_shape when given (its last n values), else
+ * SAME_UPPER/SAME_LOWER: in * s, else s*(in-1) + output_padding + (k-1)*d + 1 - pb - pe. With
+ * output_shape or SAME_*, total = s*(in-1) + output_padding + (k-1)*d + 1 - out is split:
+ * SAME_UPPER puts floor(total/2) at the beginning, otherwise total - floor(total/2); the end gets
+ * the rest (a negative total, an output_shape above the full size, gives negative pads: output
+ * positions no input reaches, which hold the bias).
+ * Rewrites the attributes to the explicit form (pads, strides, dilations, output_padding, group,
+ * kernel_shape; auto_pad NOTSET, output_shape removed). Y [N, M, out..]. */
+static int infer_convtranspose(ctx *c) {
+  ovta_tensor *x, *w, *b = ix_in(c, 2);
+  if (ix_allow(c, "auto_pad,dilations,group,kernel_shape,output_padding,output_shape,pads,strides") || ix_count_io(c, 2, 3, 1, 1) ||
+      ix_need(c, 0, &x) || ix_need(c, 1, &w) || (b && ix_need(c, 2, &b)))
+    return c->err->code;
+  if (!ix_is_float(x->dtype) || w->dtype != x->dtype || (b && b->dtype != x->dtype))
+    return ix_bad(c, OVTA_EINVAL, "X, W and B must be of one float type");
+  int nsp = x->rank - 2;
+  if (nsp < 1 || w->rank != x->rank) return ix_bad(c, OVTA_EINVAL, "X and W must have one rank >= 3");
+  int64_t g = ovta_node_attr_i(c->n, "group", 1);
+  if (g < 1 || (x->shape[1] >= 0 && (x->shape[1] % g || x->shape[1] != w->shape[0])))
+    return ix_bad(c, OVTA_EINVAL, "channels %lld do not match W (%lld) and group %lld", (long long)x->shape[1], (long long)w->shape[0], (long long)g);
+  int64_t m = w->shape[1] * g;
+  if (b && (b->rank != 1 || b->shape[0] != m)) return ix_bad(c, OVTA_EINVAL, "B must be [%lld]", (long long)m);
+  int64_t st[OVTA_MAX_RANK], dl[OVTA_MAX_RANK], op[OVTA_MAX_RANK], pd[2 * OVTA_MAX_RANK], ks[OVTA_MAX_RANK];
+  if (ix_ints_attr(c, "strides", nsp, st, 1, 1) || ix_ints_attr(c, "dilations", nsp, dl, 1, 1) ||
+      ix_ints_attr(c, "output_padding", nsp, op, 0, 0) || ix_ints_attr(c, "pads", 2 * nsp, pd, 0, -(1 << 20)) ||
+      ix_ints_attr(c, "kernel_shape", nsp, ks, 1, 1))
+    return c->err->code;
+  for (int i = 0; i < nsp; i++) {
+    if (ovta_node_attr(c->n, "kernel_shape") && ks[i] != w->shape[2 + i]) return ix_bad(c, OVTA_EINVAL, "kernel_shape differs from W");
+    ks[i] = w->shape[2 + i];
+    if (op[i] >= st[i] && op[i] >= dl[i]) return ix_bad(c, OVTA_EINVAL, "output_padding[%d] must be below the stride or the dilation", i);
+  }
+  const char *ap = ovta_node_attr_s(c->n, "auto_pad", "NOTSET");
+  bool su = !strcmp(ap, "SAME_UPPER"), sl = !strcmp(ap, "SAME_LOWER"), valid = !strcmp(ap, "VALID");
+  if (!su && !sl && !valid && strcmp(ap, "NOTSET")) return ix_bad(c, OVTA_EINVAL, "auto_pad '%s' is unknown", ap);
+  const ovta_attr *os = ovta_node_attr(c->n, "output_shape");
+  if (os && (os->type != OVTA_ATTR_INTS || os->n < nsp)) return ix_bad(c, OVTA_EINVAL, "output_shape needs %d ints", nsp);
+  int64_t s[OVTA_MAX_RANK];
+  s[0] = x->shape[0], s[1] = m;
+  for (int i = 0; i < nsp; i++) {
+    int64_t in = x->shape[2 + i];
+    if (in < 0) return ix_bad(c, OVTA_EUNSUPPORTED, "spatial dims must be known");
+    if (in > ((int64_t)1 << 40)) return ix_bad(c, OVTA_EINVAL, "dim %d is too large", 2 + i);
+    int64_t full = st[i] * (in - 1) + op[i] + (ks[i] - 1) * dl[i] + 1;
+    if (valid) pd[i] = pd[nsp + i] = 0;
+    if (os || su || sl) {
+      int64_t out = os ? os->ints[os->n - nsp + i] : in * st[i];
+      if (out < 1 || out > ((int64_t)1 << 40)) return ix_bad(c, OVTA_EINVAL, "output dim %d would be %lld", 2 + i, (long long)out);
+      int64_t tot = full - out, half = tot >= 0 ? tot / 2 : -((-tot + 1) / 2); /* floor(tot / 2) */
+      pd[i] = su ? half : tot - half;
+      pd[nsp + i] = tot - pd[i];
+      s[2 + i] = out;
+    } else {
+      s[2 + i] = full - pd[i] - pd[nsp + i];
+    }
+    if (s[2 + i] < 1) return ix_bad(c, OVTA_EINVAL, "output dim %d would be %lld", 2 + i, (long long)s[2 + i]);
+  }
+  ovta_error *e = c->err;
+  if (ovta_node_set_ints(c->n, "kernel_shape", ks, nsp, e) || ovta_node_set_ints(c->n, "strides", st, nsp, e) ||
+      ovta_node_set_ints(c->n, "pads", pd, 2 * nsp, e) || ovta_node_set_ints(c->n, "dilations", dl, nsp, e) ||
+      ovta_node_set_ints(c->n, "output_padding", op, nsp, e) || ovta_node_set_i(c->n, "group", g, e))
+    return e->code;
+  if (ovta_node_attr(c->n, "auto_pad") && ovta_node_set_s(c->n, "auto_pad", "NOTSET", e)) return e->code;
+  if (os) ovta_node_del_attr(c->n, "output_shape");
+  return ix_set_out(c, 0, x->dtype, x->rank, s);
+}
+
+/* MaxPool (12) / AveragePool (11) / LpPool (18, p default 2, dilations): X [N, C, D...]; kernel_shape required; strides, pads,
  * auto_pad, ceil_mode; MaxPool: dilations, storage_order, optional Indices output (int64);
  * AveragePool: count_include_pad. Y [N, C, out...] (window()). */
 static int infer_pool(ctx *c) {
-  bool q = !strcmp(c->n->op, "ovta.QMaxPool"), mx = q || !strcmp(c->n->op, "MaxPool");
+  bool q = !strcmp(c->n->op, "ovta.QMaxPool"), mx = q || !strcmp(c->n->op, "MaxPool"), lp = !strcmp(c->n->op, "LpPool");
   ovta_tensor *x;
   if (ix_allow(c, q    ? "auto_pad,ceil_mode,dilations,kernel_shape,pads,strides"
                : mx ? "auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides"
+               : lp ? "auto_pad,ceil_mode,dilations,kernel_shape,p,pads,strides"
                     : "auto_pad,ceil_mode,count_include_pad,kernel_shape,pads,strides") ||
       ix_count_io(c, 1, 1, 1, mx && !q ? 2 : 1) || ix_need(c, 0, &x))
     return c->err->code;
@@ -197,7 +267,8 @@ static int infer_pool(ctx *c) {
   s[0] = x->shape[0], s[1] = x->shape[1];
   int64_t cm = ovta_node_attr_i(c->n, "ceil_mode", 0);
   if (cm != 0 && cm != 1) return ix_bad(c, OVTA_EINVAL, "ceil_mode must be 0 or 1");
-  if (window(c, x, &w, mx, cm != 0, s + 2)) return c->err->code;
+  if (lp && (!ix_is_float(x->dtype) || ovta_node_attr_i(c->n, "p", 2) < 1)) return ix_bad(c, OVTA_EINVAL, "LpPool needs a float input and p >= 1");
+  if (window(c, x, &w, mx || lp, cm != 0, s + 2)) return c->err->code;
   for (int i = 0; i < nsp; i++)
     if (w.p[i] >= w.k[i] || w.p[nsp + i] >= w.k[i])
       return ix_bad(c, OVTA_EINVAL, "pad %lld is not smaller than the kernel %lld in dim %d", (long long)w.p[i], (long long)w.k[i], i);
@@ -205,7 +276,7 @@ static int infer_pool(ctx *c) {
   return ix_set_out(c, 1, OVTA_DT_I64, x->rank, s);
 }
 
-/* GlobalAveragePool (1): X [N, C, D...] -> Y [N, C, 1, ...]. */
+/* GlobalAveragePool (1), GlobalMaxPool (1): X [N, C, D...] -> Y [N, C, 1, ...]. */
 static int infer_gap(ctx *c) {
   ovta_tensor *x;
   if (ix_allow(c, "") || ix_count_io(c, 1, 1, 1, 1) || ix_need(c, 0, &x)) return c->err->code;
@@ -244,6 +315,9 @@ const infer_rule infer_rules_conv[] = {
     {"MaxPool", infer_pool},
     {"AveragePool", infer_pool},
     {"GlobalAveragePool", infer_gap},
+    {"GlobalMaxPool", infer_gap},
+    {"LpPool", infer_pool},
+    {"ConvTranspose", infer_convtranspose},
     {"BatchNormalization", infer_bn},
     {"ovta.Conv", infer_fconv},
     {"ovta.QConv", infer_qconv},

@@ -27,6 +27,8 @@ extern const infer_rule infer_rules_matmul[];      /* infer_matmul.c */
 extern const infer_rule infer_rules_quant[];       /* infer_quant.c */
 extern const infer_rule infer_rules_data[];        /* infer_data.c */
 extern const infer_rule infer_rules_logic[];       /* infer_logic.c */
+extern const infer_rule infer_rules_index[];       /* infer_index.c */
+extern const infer_rule infer_rules_resize[];      /* infer_resize.c */
 
 /* ---------------------------------------------------------------- helpers (infer.c) */
 

@@ -7,6 +7,11 @@
  *   Clip < 11:            min/max attributes         -> constant inputs 1 and 2
  *   Squeeze/Unsqueeze <13: axes attribute             -> constant input 1 (int64)
  *   Pad < 11:             pads/value attributes       -> constant inputs 1 and 2 (mode kept)
+ *   Slice < 10:           starts/ends/axes attributes -> constant inputs 1, 2 (and 3)
+ *   Split < 13:           split attribute             -> constant input 1
+ *   Upsample (7/9), Resize 10: -> Resize(X, "", scales) with coordinate_transformation_mode
+ *                         asymmetric, nearest_mode floor (mode bilinear -> linear); the scales
+ *                         attribute of Upsample 7 -> a constant
  *   Softmax < 13:         coerce to 2-D at axis (default 1) and normalize each row
  *                         -> the same axis when it is the last one, else
  *                            Reshape(to [d0*..*d(axis-1), rest]) -> Softmax(axis=-1) -> Reshape back
@@ -341,6 +346,57 @@ static int upgrade(imp *m, int idx) {
     n->inputs[1] = p, n->inputs[2] = v;
     ovta_node_del_attr(n, "pads");
     ovta_node_del_attr(n, "value");
+  } else if (!strcmp(op, "Slice") && m->opset < 10) {
+    const ovta_attr *st = ovta_node_attr(n, "starts"), *en = ovta_node_attr(n, "ends"), *ax = ovta_node_attr(n, "axes");
+    if (!st || !en || st->type != OVTA_ATTR_INTS || en->type != OVTA_ATTR_INTS || (ax && ax->type != OVTA_ATTR_INTS))
+      return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (Slice): attributes 'starts' and 'ends' (ints) are required before opset 10",
+                       m->origin, n->name);
+    ovta_tensor *ts = add_const_i64(m, "starts", st->ints, st->n), *te = add_const_i64(m, "ends", en->ints, en->n);
+    ovta_tensor *ta = ax ? add_const_i64(m, "axes", ax->ints, ax->n) : NULL;
+    if (!ts || !te || (ax && !ta) || grow_inputs(m, n, ax ? 4 : 3)) return e->code;
+    n->inputs[1] = ts, n->inputs[2] = te;
+    if (ta) n->inputs[3] = ta;
+    ovta_node_del_attr(n, "starts");
+    ovta_node_del_attr(n, "ends");
+    ovta_node_del_attr(n, "axes");
+  } else if (!strcmp(op, "Split") && m->opset < 13) {
+    const ovta_attr *a = ovta_node_attr(n, "split");
+    if (a) {
+      if (a->type != OVTA_ATTR_INTS)
+        return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (Split): attribute 'split' must be ints", m->origin, n->name);
+      ovta_tensor *t = add_const_i64(m, "split", a->ints, a->n);
+      if (!t || grow_inputs(m, n, 2)) return e->code;
+      n->inputs[1] = t;
+      ovta_node_del_attr(n, "split");
+    }
+  } else if (!strcmp(op, "Upsample") || (!strcmp(op, "Resize") && m->opset < 11)) {
+    /* Upsample (7: scales attribute, 9: scales input) and Resize 10 (X, scales): output dim =
+     * floor(in * scale), source x / scale (asymmetric), nearest rounds down */
+    const ovta_attr *a = ovta_node_attr(n, "scales");
+    ovta_tensor *sc = ovta_node_in(n, 1);
+    if (a) {
+      if (a->type != OVTA_ATTR_FLOATS)
+        return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (%s): attribute 'scales' must be floats", m->origin, n->name, op);
+      char *nm = ovta_graph_fresh_name(m->g, "scales");
+      int64_t sh[1] = {a->n};
+      sc = nm ? ovta_graph_add_tensor(m->g, nm, OVTA_DT_F32, 1, sh, e) : NULL;
+      free(nm);
+      if (!sc) return e->code ? e->code : OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");
+      sc->kind = OVTA_TK_CONST;
+      if (ovta_tensor_set_data(sc, a->floats, (size_t)a->n * sizeof(float), e)) return e->code;
+      ovta_node_del_attr(n, "scales");
+    }
+    if (!sc) return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (%s): scales are required", m->origin, n->name, op);
+    const char *mode = ovta_node_attr_s(n, "mode", "nearest");
+    if (grow_inputs(m, n, 3)) return e->code;
+    n->inputs[1] = NULL, n->inputs[2] = sc;
+    char *rop = strdup("Resize");
+    if (!rop) return OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");
+    free(n->op);
+    n->op = rop;
+    if (ovta_node_set_s(n, "mode", !strcmp(mode, "bilinear") ? "linear" : mode, e) ||
+        ovta_node_set_s(n, "coordinate_transformation_mode", "asymmetric", e) || ovta_node_set_s(n, "nearest_mode", "floor", e))
+      return e->code;
   } else if (!strcmp(op, "Softmax") && m->opset < 13) {
     ovta_tensor *x = ovta_node_in(n, 0);
     int64_t axis = ovta_node_attr_i(n, "axis", 1);

@@ -1,0 +1,226 @@
+/* index.c: gathers, scatters and index operators: Gather, GatherElements, GatherND, ScatterND,
+ * ScatterElements (and Scatter), OneHot, Compress, ReverseSequence.
+ * An index read from a tensor counts from the end of its dim when negative and is clamped into
+ * the dim (out-of-range indices are an error in ONNX; clamping keeps every access in bounds). */
+
+#include "cpu_internal.h"
+
+/* Index value v (any integer or float type) into a dim of size dim: + dim when negative, then
+ * clamped into [0, dim-1]. */
+static lir_expr *gidx(L *l, lir_expr *v, int64_t dim) {
+  if (v->dtype != LIR_I64) v = lir_cast(F, LIR_I64, v);
+  lir_expr *w = lir_select(F, lir_bin(F, LIR_LT, v, I(0)), lir_addi(F, v, dim), v);
+  return clampi(l, w, 0, dim > 0 ? dim - 1 : 0);
+}
+
+/* Indices into a dim of size 0 have nothing to address: only fine when nothing is read. */
+static int empty_dim(L *l, int64_t dim, const lir_buf *reads) {
+  return dim == 0 && lir_buf_numel(reads) > 0 ? bad(l, "indices into an empty dim") : 0;
+}
+
+/* The reduction of ScatterND/ScatterElements: none (NULL: plain store), add, mul, max, min. */
+static int reduction(L *l, int *op) {
+  const char *m = ovta_node_attr_s(l->n, "reduction", "none");
+  *op = !strcmp(m, "none") ? -1 : !strcmp(m, "add") ? LIR_ADD : !strcmp(m, "mul") ? LIR_MUL : !strcmp(m, "max") ? LIR_MAX
+      : !strcmp(m, "min") ? LIR_MIN : -2;
+  return *op == -2 ? unsup(l, "reduction mode") : 0;
+}
+static lir_expr *combine(L *l, int op, lir_expr *old, lir_expr *v) { return op < 0 ? v : lir_bin(F, (lir_binop)op, old, v); }
+
+/* Y = X element for element (the start of every scatter). */
+static lir_stmt *copy_all(L *l, lir_buf *X, lir_buf *Y) {
+  int64_t n = lir_buf_numel(Y);
+  lir_var *i = lir_var_new(F, "c", LIR_I64);
+  lir_expr *ii = lir_ref(F, i);
+  return lir_for(F, i, I(0), I(n), LIR_FOR_VECTORIZED, lir_store1(F, Y, ii, lir_load1(F, X, ii)));
+}
+
+/* Gather: y[a.., i.., b..] = x[a.., idx(indices[i..]), b..] (axis default 0). */
+static int lower_gather(L *l) {
+  lir_buf *X = l->in[0], *IX = l->in[1], *Y = l->out[0];
+  if (!X || !IX || !Y) return bad(l, "missing input or output");
+  int r = X->ndim, q = IX->ndim, axis = norm_axis(ovta_node_attr_i(l->n, "axis", 0), r);
+  if (axis < 0 || axis >= r || Y->ndim != r + q - 1) return bad(l, "axis or output rank");
+  if (empty_dim(l, X->shape[axis], Y)) return l->err->code;
+  lir_nest n;
+  lir_nest_open(F, &n, Y->ndim, Y->shape, "i");
+  lir_expr *xi[LIR_MAX_DIMS];
+  for (int d = 0; d < r; d++)
+    xi[d] = d < axis ? n.idx[d] : d == axis ? gidx(l, lir_load(F, IX, q ? n.idx + axis : NULL), X->shape[axis]) : n.idx[d + q - 1];
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_load(F, X, xi)));
+  return 0;
+}
+
+/* GatherElements: y[i..] = x[i.. with dim axis = idx(indices[i..])]. */
+static int lower_gather_elements(L *l) {
+  lir_buf *X = l->in[0], *IX = l->in[1], *Y = l->out[0];
+  if (!X || !IX || !Y) return bad(l, "missing input or output");
+  int r = X->ndim, axis = norm_axis(ovta_node_attr_i(l->n, "axis", 0), r);
+  if (axis < 0 || axis >= r || Y->ndim != r) return bad(l, "axis or output rank");
+  if (empty_dim(l, X->shape[axis], Y)) return l->err->code;
+  lir_nest n;
+  lir_nest_open(F, &n, r, Y->shape, "i");
+  lir_expr *xi[LIR_MAX_DIMS];
+  for (int d = 0; d < r; d++) xi[d] = d == axis ? gidx(l, lir_load(F, IX, n.idx), X->shape[d]) : n.idx[d];
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_load(F, X, xi)));
+  return 0;
+}
+
+/* GatherND (batch_dims b, k = indices.shape[-1]): y[i.., j..] = x[i_0..i_(b-1),
+ * idx(indices[i.., 0]) .. idx(indices[i.., k-1]), j..]. */
+static int lower_gather_nd(L *l) {
+  lir_buf *X = l->in[0], *IX = l->in[1], *Y = l->out[0];
+  if (!X || !IX || !Y) return bad(l, "missing input or output");
+  int r = X->ndim, q = IX->ndim, b = (int)ovta_node_attr_i(l->n, "batch_dims", 0);
+  int k = (int)IX->shape[q - 1];
+  if (b + k > r || Y->ndim != q - 1 + r - b - k) return bad(l, "shapes do not match");
+  for (int d = b; d < b + k; d++)
+    if (empty_dim(l, X->shape[d], Y)) return l->err->code;
+  lir_nest n;
+  lir_nest_open(F, &n, Y->ndim, Y->shape, "i");
+  lir_expr *xi[LIR_MAX_DIMS], *ii[LIR_MAX_DIMS];
+  for (int d = 0; d < q - 1; d++) ii[d] = n.idx[d];
+  for (int d = 0; d < r; d++) {
+    if (d < b) xi[d] = n.idx[d];
+    else if (d < b + k) {
+      ii[q - 1] = I(d - b);
+      xi[d] = gidx(l, lir_load(F, IX, ii), X->shape[d]);
+    } else xi[d] = n.idx[q - 1 + d - b - k];
+  }
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_load(F, X, xi)));
+  return 0;
+}
+
+/* ScatterND: y = x; then in order over i of indices.shape[:-1] and j of the rest of updates:
+ * y[idx(indices[i, 0]) .. idx(indices[i, k-1]), j..] = updates[i.., j..] (or combined with the
+ * reduction add/mul/max/min). The update loop is serial (duplicate indices apply in order). */
+static int lower_scatter_nd(L *l) {
+  lir_buf *X = l->in[0], *IX = l->in[1], *U = l->in[2], *Y = l->out[0];
+  if (!X || !IX || !U || !Y) return bad(l, "missing input or output");
+  int op;
+  if (reduction(l, &op)) return l->err->code;
+  int r = X->ndim, q = IX->ndim, k = (int)IX->shape[q - 1];
+  if (k > r || U->ndim != q - 1 + r - k) return bad(l, "shapes do not match");
+  for (int d = 0; d < k; d++)
+    if (empty_dim(l, X->shape[d], U)) return l->err->code;
+  lir_nest n;
+  lir_nest_open(F, &n, U->ndim, U->shape, "u");
+  lir_expr *yi[LIR_MAX_DIMS], *ii[LIR_MAX_DIMS];
+  for (int d = 0; d < q - 1; d++) ii[d] = n.idx[d];
+  for (int d = 0; d < r; d++) {
+    if (d < k) {
+      ii[q - 1] = I(d);
+      yi[d] = gidx(l, lir_load(F, IX, ii), X->shape[d]);
+    } else yi[d] = n.idx[q - 1 + d - k];
+  }
+  lir_stmt *st = lir_store(F, Y, yi, combine(l, op, lir_load(F, Y, yi), lir_load(F, U, n.idx)));
+  F->body = lir_seq(F, 2, (lir_stmt *[]){copy_all(l, X, Y), lir_nest_close(F, &n, st, LIR_FOR_SERIAL)});
+  return 0;
+}
+
+/* ScatterElements / Scatter: y = x; then in order over i of indices: y[i.. with dim axis =
+ * idx(indices[i..])] = updates[i..] (or combined with the reduction). Serial. */
+static int lower_scatter_elements(L *l) {
+  lir_buf *X = l->in[0], *IX = l->in[1], *U = l->in[2], *Y = l->out[0];
+  if (!X || !IX || !U || !Y) return bad(l, "missing input or output");
+  int op;
+  if (reduction(l, &op)) return l->err->code;
+  int r = X->ndim, axis = norm_axis(ovta_node_attr_i(l->n, "axis", 0), r);
+  if (axis < 0 || axis >= r || IX->ndim != r) return bad(l, "axis or ranks");
+  if (empty_dim(l, X->shape[axis], IX)) return l->err->code;
+  lir_nest n;
+  lir_nest_open(F, &n, r, IX->shape, "u");
+  lir_expr *yi[LIR_MAX_DIMS];
+  for (int d = 0; d < r; d++) yi[d] = d == axis ? gidx(l, lir_load(F, IX, n.idx), X->shape[d]) : n.idx[d];
+  lir_stmt *st = lir_store(F, Y, yi, combine(l, op, lir_load(F, Y, yi), lir_load(F, U, n.idx)));
+  F->body = lir_seq(F, 2, (lir_stmt *[]){copy_all(l, X, Y), lir_nest_close(F, &n, st, LIR_FOR_SERIAL)});
+  return 0;
+}
+
+/* OneHot: y[a.., d, b..] = values[1] if int(indices[a.., b..]) (+ depth when negative) == d,
+ * else values[0] (d runs along axis, default -1). */
+static int lower_onehot(L *l) {
+  lir_buf *IX = l->in[0], *V = l->in[2], *Y = l->out[0];
+  if (!IX || !V || !Y) return bad(l, "missing input or output");
+  int r = Y->ndim, axis = norm_axis(ovta_node_attr_i(l->n, "axis", -1), r);
+  if (axis < 0 || axis >= r || IX->ndim != r - 1) return bad(l, "axis or ranks");
+  int64_t depth = Y->shape[axis];
+  lir_nest n;
+  lir_nest_open(F, &n, r, Y->shape, "i");
+  lir_expr *ii[LIR_MAX_DIMS];
+  for (int d = 0, k = 0; d < r; d++)
+    if (d != axis) ii[k++] = n.idx[d];
+  lir_expr *v = lir_load(F, IX, r > 1 ? ii : NULL);
+  if (v->dtype != LIR_I64) v = lir_cast(F, LIR_I64, v);
+  v = lir_select(F, lir_bin(F, LIR_LT, v, I(0)), lir_addi(F, v, depth), v);
+  lir_expr *hot = lir_bin(F, LIR_EQ, v, n.idx[axis]);
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_select(F, hot, lir_load1(F, V, I(1)), lir_load1(F, V, I(0)))));
+  return 0;
+}
+
+/* Compress: x viewed as [pre, dim, post] around axis (flattened without axis); in order over j
+ * of the condition, where condition[j] is true: y[p, cnt, s] = x[p, j, s] for every p, s, then
+ * cnt += 1. (The condition is read at run time; its count of true values is y's extent.) */
+static int lower_compress(L *l) {
+  lir_buf *X = l->in[0], *C = l->in[1], *Y = l->out[0];
+  if (!X || !C || !Y) return bad(l, "missing input or output");
+  const ovta_attr *a = ovta_node_attr(l->n, "axis");
+  int64_t pre = 1, dim, post = 1;
+  if (a) {
+    int axis = norm_axis(ovta_node_attr_i(l->n, "axis", 0), X->ndim);
+    if (axis < 0 || axis >= X->ndim) return bad(l, "axis out of range");
+    for (int d = 0; d < axis; d++) pre *= X->shape[d];
+    for (int d = axis + 1; d < X->ndim; d++) post *= X->shape[d];
+    dim = X->shape[axis];
+  } else {
+    dim = lir_buf_numel(X);
+  }
+  int64_t pp = pre * post, ny = lir_buf_numel(Y) / (pp > 0 ? pp : 1);
+  view(X, 3, (int64_t[]){pre, dim, post});
+  view(Y, 3, (int64_t[]){pre, ny, post});
+  lir_buf *cnt = lir_buf_new(F, "cnt", LIR_I64, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_var *j = lir_var_new(F, "j", LIR_I64);
+  lir_expr *jj = lir_ref(F, j);
+  lir_nest n;
+  lir_nest_open(F, &n, 2, (int64_t[]){pre, post}, "i");
+  lir_expr *c = clampi(l, lir_load(F, cnt, NULL), 0, ny > 0 ? ny - 1 : 0);
+  lir_stmt *cp = lir_nest_close(F, &n, lir_store(F, Y, (lir_expr *[]){n.idx[0], c, n.idx[1]}, lir_load(F, X, (lir_expr *[]){n.idx[0], jj, n.idx[1]})),
+                                LIR_FOR_SERIAL);
+  lir_stmt *inc = lir_store(F, cnt, NULL, lir_addi(F, lir_load(F, cnt, NULL), 1));
+  lir_expr *on = lir_bin(F, LIR_NE, lir_load1(F, C, jj), lir_int(F, C->dtype, 0));
+  lir_stmt *loop = lir_for(F, j, I(0), I(lir_buf_numel(C)), LIR_FOR_SERIAL, lir_if(F, on, lir_seq(F, 2, (lir_stmt *[]){cp, inc}), NULL));
+  F->body = lir_alloc_stmt(F, cnt, lir_seq(F, 2, (lir_stmt *[]){lir_store(F, cnt, NULL, I(0)), loop}));
+  return 0;
+}
+
+/* ReverseSequence: y[b, t, ..] = x[b, len[b] - 1 - t, ..] where t < len[b] (len clamped into
+ * [0, T]), else x[b, t, ..]; b along batch_axis (default 1), t along time_axis (default 0). */
+static int lower_reverse_sequence(L *l) {
+  lir_buf *X = l->in[0], *SL = l->in[1], *Y = l->out[0];
+  if (!X || !SL || !Y) return bad(l, "missing input or output");
+  int ba = (int)ovta_node_attr_i(l->n, "batch_axis", 1), ta = (int)ovta_node_attr_i(l->n, "time_axis", 0);
+  if (ba < 0 || ba > 1 || ta < 0 || ta > 1 || ba == ta) return bad(l, "batch_axis/time_axis");
+  int64_t T = X->shape[ta];
+  lir_nest n;
+  lir_nest_open(F, &n, Y->ndim, Y->shape, "i");
+  lir_expr *len = clampi(l, lir_cast(F, LIR_I64, lir_load1(F, SL, n.idx[ba])), 0, T);
+  lir_expr *t = n.idx[ta];
+  lir_expr *src = lir_select(F, lir_bin(F, LIR_LT, t, len), lir_sub(F, lir_addi(F, len, -1), t), t);
+  lir_expr *xi[LIR_MAX_DIMS];
+  for (int d = 0; d < Y->ndim; d++) xi[d] = d == ta ? clampi(l, src, 0, T > 0 ? T - 1 : 0) : n.idx[d];
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_load(F, X, xi)));
+  return 0;
+}
+
+const cpu_rule cpu_rules_index[] = {
+    {"Gather", lower_gather},
+    {"GatherElements", lower_gather_elements},
+    {"GatherND", lower_gather_nd},
+    {"ScatterND", lower_scatter_nd},
+    {"ScatterElements", lower_scatter_elements},
+    {"Scatter", lower_scatter_elements},
+    {"OneHot", lower_onehot},
+    {"Compress", lower_compress},
+    {"ReverseSequence", lower_reverse_sequence},
+    {NULL, NULL},
+};
