@@ -48,6 +48,7 @@ extern const cpu_rule cpu_rules_conv[];        /* conv.c */
 extern const cpu_rule cpu_rules_pool[];        /* pool.c */
 extern const cpu_rule cpu_rules_norm[];        /* norm.c */
 extern const cpu_rule cpu_rules_data[];        /* data.c */
+extern const cpu_rule cpu_rules_reduce[];      /* reduce.c */
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -324,6 +324,11 @@ int ovta_infer_node(ovta_graph *g, ovta_node *n, ovta_error *err);
 int ovta_infer_graph(ovta_graph *g, ovta_error *err);
 /* True for every operator ovta_infer_node knows (ONNX and fused). */
 bool ovta_op_known(const char *op);
+/* An Einsum equation over nops operands of the given ranks (infer_reduce.c): labels[i] gets
+ * operand i's label per dim (the dims "..." covers as '0', '1', ...), out the output's (implicit
+ * form: the ellipsis dims, then the labels used once, alphabetically). 0, or -1 with msg. */
+int ovta_einsum_parse(const char *eq, int nops, const int *ranks, char labels[][OVTA_MAX_RANK + 1], char *out,
+                      char *msg, size_t mn);
 
 /* ---------------------------------------------------------------- 8. Evaluation */
 

@@ -167,7 +167,8 @@ int ix_check_act(ctx *c) {
 /* ---------------------------------------------------------------- lookup */
 
 static const infer_rule *const FAMILIES[] = {infer_rules_elementwise, infer_rules_conv, infer_rules_matmul,
-                                             infer_rules_quant, infer_rules_data};
+                                             infer_rules_quant, infer_rules_data,
+                                             infer_rules_reduce};
 
 /* The rule of op, or NULL. */
 static const infer_rule *rule(const char *op) {
