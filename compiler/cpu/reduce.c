@@ -3,14 +3,6 @@
 
 #include "cpu_internal.h"
 
-/* A local scalar of dtype t. */
-static lir_buf *scalar(L *l, const char *name, lir_dtype t) { return lir_buf_new(F, name, t, 0, NULL, LIR_SCOPE_LOCAL); }
-static lir_expr *get(L *l, lir_buf *b) { return lir_load(F, b, NULL); }
-static lir_stmt *set(L *l, lir_buf *b, lir_expr *v) { return lir_store(F, b, NULL, v); }
-static lir_expr *to(L *l, lir_dtype t, lir_expr *e) { return e->dtype == t ? e : lir_cast(F, t, e); }
-static lir_stmt *seq(L *l, int n, lir_stmt **s) { return lir_seq(F, n, s); }
-#define SEQ(...) seq(l, (int)(sizeof((lir_stmt *[]){__VA_ARGS__}) / sizeof(lir_stmt *)), (lir_stmt *[]){__VA_ARGS__})
-
 /* The lowest and highest value of dtype t (-inf/+inf for floats). */
 static double lowest(lir_dtype t) {
   switch (t) {

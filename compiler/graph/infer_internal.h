@@ -27,6 +27,7 @@ extern const infer_rule infer_rules_matmul[];      /* infer_matmul.c */
 extern const infer_rule infer_rules_quant[];       /* infer_quant.c */
 extern const infer_rule infer_rules_data[];        /* infer_data.c */
 extern const infer_rule infer_rules_reduce[];      /* infer_reduce.c */
+extern const infer_rule infer_rules_norm[];        /* infer_norm.c */
 
 /* ---------------------------------------------------------------- helpers (infer.c) */
 
