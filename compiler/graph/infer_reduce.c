@@ -257,9 +257,12 @@ int ovta_einsum_parse(const char *eq, int nops, const int *ranks, char labels[][
  * operands' elements). Here: 1 or 2 operands, no broadcasting of extent-1 dims, numeric types. */
 static int infer_einsum(ctx *c) {
   ovta_tensor *x[2];
-  if (ix_allow(c, "equation") || ix_count_io(c, 1, 2, 1, 1)) return c->err->code;
+  if (ix_allow(c, "equation") || ix_count_io(c, 1, 16, 1, 1)) return c->err->code;
+  const char *eq = ovta_node_attr_s(c->n, "equation", NULL);
+  if (!eq) return ix_bad(c, OVTA_EINVAL, "attribute 'equation' is required");
   int nops = 0;
   while (nops < c->n->n_inputs && c->n->inputs[nops]) nops++;
+  if (nops > 2) return ix_bad(c, OVTA_EUNSUPPORTED, "equation \"%s\": %d operands (1 or 2 are supported)", eq, nops);
   int ranks[2];
   for (int i = 0; i < nops; i++) {
     if (ix_need(c, i, &x[i])) return c->err->code;
@@ -267,8 +270,6 @@ static int infer_einsum(ctx *c) {
       return ix_bad(c, OVTA_EINVAL, "inputs must be of one numeric type");
     ranks[i] = x[i]->rank;
   }
-  const char *eq = ovta_node_attr_s(c->n, "equation", NULL);
-  if (!eq) return ix_bad(c, OVTA_EINVAL, "attribute 'equation' is required");
   char labels[3][OVTA_MAX_RANK + 1], out[OVTA_MAX_RANK + 1] = {0}, msg[128];
   if (ovta_einsum_parse(eq, nops, ranks, labels, out, msg, sizeof msg))
     return ix_bad(c, OVTA_EUNSUPPORTED, "equation \"%s\": %s", eq, msg);
