@@ -125,7 +125,8 @@ static int infer_mvn(ctx *c) {
  * none: loss [N, d1...]; sum: its sum; mean: its sum / the sum of the weights used (scalar).
  * SoftmaxCrossEntropyLoss (12, 13): scores, labels, optional weights, the same attributes:
  * log_prob = LogSoftmax(scores, axis 1), then the loss above on log_prob; optional output 1
- * log_prob (scores' shape). Targets outside [0, C) other than ignore_index are an error. */
+ * log_prob (scores' shape). Targets outside [0, C) other than ignore_index (an error in ONNX)
+ * read the nearest class. */
 static int infer_loss(ctx *c) {
   ovta_tensor *x, *t, *w;
   bool sce = !strcmp(c->n->op, "SoftmaxCrossEntropyLoss");

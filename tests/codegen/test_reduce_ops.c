@@ -10,6 +10,8 @@
 
 #include "exec.h"
 
+static int opset = 13; /* of the graphs run() builds */
+
 /* One node `op` over input x (dtype dt, shape), attributes attrs (JSON object body), extra
  * tensors/inputs; returns output `out` (0 or 1) after a run, or NULL with err when the build
  * fails. */
@@ -21,10 +23,10 @@ static ovta_tensor *run(const char *op, const char *attrs, const char *dt, const
                  : !strcmp(dt, "i8")  ? OVTA_DT_I8
                                       : OVTA_DT_I64;
   snprintf(json, sizeof json,
-           "{\"name\": \"t\", \"opset\": 13, \"inputs\": [\"x\"%s], \"outputs\": [%s],\n"
+           "{\"name\": \"t\", \"opset\": %d, \"inputs\": [\"x\"%s], \"outputs\": [%s],\n"
            " \"tensors\": [{\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"%s\", \"shape\": [%s]}%s],\n"
            " \"nodes\": [{\"name\": \"n\", \"op\": \"%s\", \"inputs\": [\"x\"%s], \"outputs\": [%s], \"attrs\": {%s}}]}\n",
-           extra_inputs && strstr(extra_inputs, "\"rt\"") ? ", \"rt\"" : "", outs, dt, shape, extra_tensors ? extra_tensors : "",
+           opset, extra_inputs && strstr(extra_inputs, "\"rt\"") ? ", \"rt\"" : "", outs, dt, shape, extra_tensors ? extra_tensors : "",
            op, extra_inputs ? extra_inputs : "", outs, attrs);
   ovta_graph *g;
   OVTA_ASSERT_OK(ovta_graph_from_json(json, op, &g, err), *err);
@@ -151,10 +153,30 @@ static void test_einsum(void **state) {
   assert_non_null(strstr(err.msg, "ij,jk,kl->il"));
 }
 
+/* LogSoftmax and Hardmax before opset 13: the input coerced to 2-D at axis (default 1), so
+ * [2, 2, 2] normalizes over the last 4 elements of each batch; from 13 over one axis. */
+static void test_softmax_old_opset(void **state) {
+  (void)state;
+  ovta_error err = {0};
+  float x[8] = {1, 2, 3, 4, 4, 3, 9, 1};
+  double want[8];
+  for (int b = 0; b < 2; b++) {
+    double s = 0;
+    for (int i = 0; i < 4; i++) s += exp(x[b * 4 + i]);
+    for (int i = 0; i < 4; i++) want[b * 4 + i] = x[b * 4 + i] - log(s);
+  }
+  opset = 11;
+  expect_f(run("LogSoftmax", "", "f32", "2, 2, 2", x, sizeof x, NULL, NULL, OUTY, 0, &err), 8, want);
+  expect_f(run("Hardmax", "", "f32", "2, 2, 2", x, sizeof x, NULL, NULL, OUTY, 0, &err), 8, (double[]){0, 0, 0, 1, 0, 0, 1, 0});
+  opset = 13;
+  expect_f(run("Hardmax", "", "f32", "2, 2, 2", x, sizeof x, NULL, NULL, OUTY, 0, &err), 8, (double[]){0, 1, 0, 1, 1, 0, 1, 0});
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int_reduce), cmocka_unit_test(test_empty_reduce),       cmocka_unit_test(test_arg_ties),
       cmocka_unit_test(test_topk_ties),  cmocka_unit_test(test_cumsum_axes_input), cmocka_unit_test(test_einsum),
+      cmocka_unit_test(test_softmax_old_opset),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
