@@ -120,13 +120,13 @@ static inline const int64_t *ints(L *l, const char *name, int *cnt) {
 static inline int norm_axis(int64_t a, int r) { return (int)(a < 0 ? a + r : a); }
 
 /* A local scalar buffer of dtype t (wrap its users in lir_alloc_stmt), its value, a store. */
-static inline lir_buf *scalar(L *l, const char *name, lir_dtype t) {
+static inline lir_buf *sc_new(L *l, const char *name, lir_dtype t) {
   return lir_buf_new(F, name, t, 0, NULL, LIR_SCOPE_LOCAL);
 }
-static inline lir_expr *get(L *l, lir_buf *b) { return lir_load(F, b, NULL); }
-static inline lir_stmt *set(L *l, lir_buf *b, lir_expr *v) { return lir_store(F, b, NULL, v); }
+static inline lir_expr *sc_get(L *l, lir_buf *b) { return lir_load(F, b, NULL); }
+static inline lir_stmt *sc_set(L *l, lir_buf *b, lir_expr *v) { return lir_store(F, b, NULL, v); }
 /* e converted to t (e itself when it is of type t). */
-static inline lir_expr *to(L *l, lir_dtype t, lir_expr *e) { return e->dtype == t ? e : lir_cast(F, t, e); }
+static inline lir_expr *as_type(L *l, lir_dtype t, lir_expr *e) { return e->dtype == t ? e : lir_cast(F, t, e); }
 /* A SEQ of the statements listed. */
 #define SEQ(...) lir_seq(F, (int)(sizeof((lir_stmt *[]){__VA_ARGS__}) / sizeof(lir_stmt *)), (lir_stmt *[]){__VA_ARGS__})
 

@@ -110,30 +110,30 @@ static int lower_softmax_like(L *l) {
   }
   lir_expr *yi = NULL;
   lir_stmt *body;
-  lir_buf *mx = scalar(l, "mx", t), *b2;
+  lir_buf *mx = sc_new(l, "mx", t), *b2;
   if (!strcmp(l->n->op, "Hardmax")) {
-    b2 = scalar(l, "bi", LIR_I64);
+    b2 = sc_new(l, "bi", LIR_I64);
     lir_var *v = lir_var_new(F, "v", t);
     lir_stmt *upd = lir_let(F, v, x[0],
-                            lir_if(F, lir_bin(F, LIR_GT, lir_ref(F, v), get(l, mx)),
-                                   SEQ(set(l, mx, lir_ref(F, v)), set(l, b2, lir_ref(F, k[0]))), NULL));
-    yi = lir_select(F, lir_bin(F, LIR_EQ, lir_ref(F, k[1]), get(l, b2)), cst(l, t, 1), cst(l, t, 0));
-    body = SEQ(set(l, mx, lir_load(F, X, (lir_expr *[]){n.idx[0], I(0), n.idx[1]})), set(l, b2, I(0)),
+                            lir_if(F, lir_bin(F, LIR_GT, lir_ref(F, v), sc_get(l, mx)),
+                                   SEQ(sc_set(l, mx, lir_ref(F, v)), sc_set(l, b2, lir_ref(F, k[0]))), NULL));
+    yi = lir_select(F, lir_bin(F, LIR_EQ, lir_ref(F, k[1]), sc_get(l, b2)), cst(l, t, 1), cst(l, t, 0));
+    body = SEQ(sc_set(l, mx, lir_load(F, X, (lir_expr *[]){n.idx[0], I(0), n.idx[1]})), sc_set(l, b2, I(0)),
                lir_for(F, k[0], I(1), I(sh[1] - 1), LIR_FOR_SERIAL, upd),
                lir_for(F, k[1], I(0), I(sh[1]), LIR_FOR_SERIAL,
                        lir_store(F, Y, (lir_expr *[]){n.idx[0], lir_ref(F, k[1]), n.idx[1]}, yi)));
   } else {
-    b2 = scalar(l, "sum", LIR_F64);
-    lir_expr *m64 = to(l, LIR_F64, get(l, mx));
-    lir_expr *lse = lir_add(F, m64, lir_call1(F, LIR_LOG, get(l, b2)));
-    body = SEQ(set(l, mx, cst(l, t, -INFINITY)),
-               lir_for(F, k[0], I(0), I(sh[1]), LIR_FOR_SERIAL, set(l, mx, lir_max(F, get(l, mx), x[0]))),
-               set(l, b2, cst(l, LIR_F64, 0)),
+    b2 = sc_new(l, "sum", LIR_F64);
+    lir_expr *m64 = as_type(l, LIR_F64, sc_get(l, mx));
+    lir_expr *lse = lir_add(F, m64, lir_call1(F, LIR_LOG, sc_get(l, b2)));
+    body = SEQ(sc_set(l, mx, cst(l, t, -INFINITY)),
+               lir_for(F, k[0], I(0), I(sh[1]), LIR_FOR_SERIAL, sc_set(l, mx, lir_max(F, sc_get(l, mx), x[0]))),
+               sc_set(l, b2, cst(l, LIR_F64, 0)),
                lir_for(F, k[1], I(0), I(sh[1]), LIR_FOR_SERIAL,
-                       set(l, b2, lir_add(F, get(l, b2), lir_call1(F, LIR_EXP, lir_sub(F, to(l, LIR_F64, x[1]), m64))))),
+                       sc_set(l, b2, lir_add(F, sc_get(l, b2), lir_call1(F, LIR_EXP, lir_sub(F, as_type(l, LIR_F64, x[1]), m64))))),
                lir_for(F, k[2], I(0), I(sh[1]), LIR_FOR_SERIAL,
                        lir_store(F, Y, (lir_expr *[]){n.idx[0], lir_ref(F, k[2]), n.idx[1]},
-                                 to(l, t, lir_sub(F, to(l, LIR_F64, x[2]), lse)))));
+                                 as_type(l, t, lir_sub(F, as_type(l, LIR_F64, x[2]), lse)))));
   }
   F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, mx, lir_alloc_stmt(F, b2, body)), LIR_FOR_SERIAL);
   return 0;
@@ -159,17 +159,17 @@ static lir_stmt *moments(L *l, lir_buf *X, const bool *mask, lir_expr **kidx, do
   lir_expr *xa[LIR_MAX_DIMS], *xb[LIR_MAX_DIMS];
   merge_idx(r, mask, kidx, a.idx, xa);
   merge_idx(r, mask, kidx, b.idx, xb);
-  lir_expr *va = to(l, LIR_F64, lir_load(F, X, xa));
-  lir_expr *dv = lir_sub(F, to(l, LIR_F64, lir_load(F, X, xb)), get(l, mean));
-  lir_expr *var = lir_bin(F, LIR_DIV, get(l, inv), cst(l, LIR_F64, (double)cnt));
+  lir_expr *va = as_type(l, LIR_F64, lir_load(F, X, xa));
+  lir_expr *dv = lir_sub(F, as_type(l, LIR_F64, lir_load(F, X, xb)), sc_get(l, mean));
+  lir_expr *var = lir_bin(F, LIR_DIV, sc_get(l, inv), cst(l, LIR_F64, (double)cnt));
   lir_expr *den = mvn ? lir_add(F, lir_call1(F, LIR_SQRT, var), cst(l, LIR_F64, eps))
                       : lir_call1(F, LIR_SQRT, lir_add(F, var, cst(l, LIR_F64, eps)));
-  return SEQ(set(l, mean, cst(l, LIR_F64, 0)),
-             lir_nest_close(F, &a, set(l, mean, lir_add(F, get(l, mean), va)), LIR_FOR_SERIAL),
-             set(l, mean, lir_bin(F, LIR_DIV, get(l, mean), cst(l, LIR_F64, (double)cnt))),
-             set(l, inv, cst(l, LIR_F64, 0)),
-             lir_nest_close(F, &b, set(l, inv, lir_add(F, get(l, inv), lir_mul(F, dv, dv))), LIR_FOR_SERIAL),
-             set(l, inv, lir_bin(F, LIR_DIV, cst(l, LIR_F64, 1), den)));
+  return SEQ(sc_set(l, mean, cst(l, LIR_F64, 0)),
+             lir_nest_close(F, &a, sc_set(l, mean, lir_add(F, sc_get(l, mean), va)), LIR_FOR_SERIAL),
+             sc_set(l, mean, lir_bin(F, LIR_DIV, sc_get(l, mean), cst(l, LIR_F64, (double)cnt))),
+             sc_set(l, inv, cst(l, LIR_F64, 0)),
+             lir_nest_close(F, &b, sc_set(l, inv, lir_add(F, sc_get(l, inv), lir_mul(F, dv, dv))), LIR_FOR_SERIAL),
+             sc_set(l, inv, lir_bin(F, LIR_DIV, cst(l, LIR_F64, 1), den)));
 }
 
 /* LayerNormalization: over the dims axis.. (default -1): Y = (X - mean) * inv * Scale + B with
@@ -208,26 +208,26 @@ static int lower_layernorm(L *l) {
   lir_nest on, w;
   lir_nest_open(F, &on, nk, kext, "i");
   lir_nest_open(F, &w, nr, rext, "j");
-  lir_buf *mean = scalar(l, "mean", LIR_F64), *inv = scalar(l, "inv", LIR_F64);
+  lir_buf *mean = sc_new(l, "mean", LIR_F64), *inv = sc_new(l, "inv", LIR_F64);
   lir_expr *xi[LIR_MAX_DIMS];
   merge_idx(r, mask, on.idx, w.idx, xi);
-  lir_expr *v = lir_mul(F, lir_sub(F, to(l, LIR_F64, lir_load(F, X, xi)), get(l, mean)), get(l, inv));
+  lir_expr *v = lir_mul(F, lir_sub(F, as_type(l, LIR_F64, lir_load(F, X, xi)), sc_get(l, mean)), sc_get(l, inv));
   lir_buf *S = l->in[1], *B = l->n->n_inputs > 2 ? l->in[2] : NULL;
   if (kind == 0) {
-    v = lir_mul(F, v, to(l, LIR_F64, bload(l, S, nr, w.idx)));
-    if (B) v = lir_add(F, v, to(l, LIR_F64, bload(l, B, nr, w.idx)));
+    v = lir_mul(F, v, as_type(l, LIR_F64, bload(l, S, nr, w.idx)));
+    if (B) v = lir_add(F, v, as_type(l, LIR_F64, bload(l, B, nr, w.idx)));
   } else if (kind == 1) {
-    v = lir_add(F, lir_mul(F, v, to(l, LIR_F64, lir_load1(F, S, on.idx[1]))), to(l, LIR_F64, lir_load1(F, B, on.idx[1])));
+    v = lir_add(F, lir_mul(F, v, as_type(l, LIR_F64, lir_load1(F, S, on.idx[1]))), as_type(l, LIR_F64, lir_load1(F, B, on.idx[1])));
   }
   lir_block b;
   lir_block_init(&b, F);
   lir_block_add(&b, moments(l, X, mask, on.idx, eps, kind == 2, mean, inv));
-  lir_block_add(&b, lir_nest_close(F, &w, lir_store(F, Y, xi, to(l, Y->dtype, v)), LIR_FOR_SERIAL));
+  lir_block_add(&b, lir_nest_close(F, &w, lir_store(F, Y, xi, as_type(l, Y->dtype, v)), LIR_FOR_SERIAL));
   for (int o = 1; kind == 0 && o <= 2; o++) {
     lir_buf *M = l->out[o];
     if (!M) continue;
     view(M, nk, kext);
-    lir_block_add(&b, lir_store(F, M, on.idx, to(l, M->dtype, get(l, o == 1 ? mean : inv))));
+    lir_block_add(&b, lir_store(F, M, on.idx, as_type(l, M->dtype, sc_get(l, o == 1 ? mean : inv))));
   }
   F->body = lir_nest_close(F, &on, lir_alloc_stmt(F, mean, lir_alloc_stmt(F, inv, lir_block_stmt(&b))), LIR_FOR_SERIAL);
   return 0;
@@ -246,17 +246,17 @@ static int lower_lrn(L *l) {
   view(Y, 3, sh);
   lir_nest n;
   lir_nest_open(F, &n, 3, sh, "i");
-  lir_buf *acc = scalar(l, "acc", LIR_F64);
+  lir_buf *acc = sc_new(l, "acc", LIR_F64);
   lir_var *i = lir_var_new(F, "c", LIR_I64);
   lir_expr *first = lir_max(F, lir_sub(F, n.idx[1], I(lo)), I(0));
   lir_expr *end = lir_min(F, lir_addi(F, n.idx[1], hi + 1), I(C));
-  lir_expr *xv = to(l, LIR_F64, lir_load(F, X, (lir_expr *[]){n.idx[0], lir_ref(F, i), n.idx[2]}));
-  lir_expr *base = lir_add(F, cst(l, LIR_F64, bias), lir_mul(F, cst(l, LIR_F64, alpha / (double)size), get(l, acc)));
+  lir_expr *xv = as_type(l, LIR_F64, lir_load(F, X, (lir_expr *[]){n.idx[0], lir_ref(F, i), n.idx[2]}));
+  lir_expr *base = lir_add(F, cst(l, LIR_F64, bias), lir_mul(F, cst(l, LIR_F64, alpha / (double)size), sc_get(l, acc)));
   lir_expr *den = lir_call(F, LIR_POW, LIR_F64, 2, (lir_expr *[]){base, cst(l, LIR_F64, beta)});
-  lir_stmt *body = SEQ(set(l, acc, cst(l, LIR_F64, 0)),
+  lir_stmt *body = SEQ(sc_set(l, acc, cst(l, LIR_F64, 0)),
                        lir_for(F, i, first, lir_sub(F, end, first), LIR_FOR_SERIAL,
-                               set(l, acc, lir_add(F, get(l, acc), lir_mul(F, xv, xv)))),
-                       lir_store(F, Y, n.idx, to(l, Y->dtype, lir_bin(F, LIR_DIV, to(l, LIR_F64, lir_load(F, X, n.idx)), den))));
+                               sc_set(l, acc, lir_add(F, sc_get(l, acc), lir_mul(F, xv, xv)))),
+                       lir_store(F, Y, n.idx, as_type(l, Y->dtype, lir_bin(F, LIR_DIV, as_type(l, LIR_F64, lir_load(F, X, n.idx)), den))));
   F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, acc, body), LIR_FOR_SERIAL);
   return 0;
 }
@@ -289,45 +289,45 @@ static int lower_loss(L *l) {
     else view(P, 3, sx);
     lir_nest n;
     lir_nest_open(F, &n, 2, st, "i");
-    lir_buf *mx = scalar(l, "mx", LIR_F64), *sm = scalar(l, "sum", LIR_F64);
+    lir_buf *mx = sc_new(l, "mx", LIR_F64), *sm = sc_new(l, "sum", LIR_F64);
     lir_var *k[3];
     lir_expr *x[3];
     for (int i = 0; i < 3; i++) {
       k[i] = lir_var_new(F, "c", LIR_I64);
-      x[i] = to(l, LIR_F64, lir_load(F, X, (lir_expr *[]){n.idx[0], lir_ref(F, k[i]), n.idx[1]}));
+      x[i] = as_type(l, LIR_F64, lir_load(F, X, (lir_expr *[]){n.idx[0], lir_ref(F, k[i]), n.idx[1]}));
     }
-    lir_expr *lse = lir_add(F, get(l, mx), lir_call1(F, LIR_LOG, get(l, sm)));
-    lir_stmt *body = SEQ(set(l, mx, cst(l, LIR_F64, -INFINITY)),
-                         lir_for(F, k[0], I(0), I(C), LIR_FOR_SERIAL, set(l, mx, lir_max(F, get(l, mx), x[0]))),
-                         set(l, sm, cst(l, LIR_F64, 0)),
+    lir_expr *lse = lir_add(F, sc_get(l, mx), lir_call1(F, LIR_LOG, sc_get(l, sm)));
+    lir_stmt *body = SEQ(sc_set(l, mx, cst(l, LIR_F64, -INFINITY)),
+                         lir_for(F, k[0], I(0), I(C), LIR_FOR_SERIAL, sc_set(l, mx, lir_max(F, sc_get(l, mx), x[0]))),
+                         sc_set(l, sm, cst(l, LIR_F64, 0)),
                          lir_for(F, k[1], I(0), I(C), LIR_FOR_SERIAL,
-                                 set(l, sm, lir_add(F, get(l, sm), lir_call1(F, LIR_EXP, lir_sub(F, x[1], get(l, mx)))))),
+                                 sc_set(l, sm, lir_add(F, sc_get(l, sm), lir_call1(F, LIR_EXP, lir_sub(F, x[1], sc_get(l, mx)))))),
                          lir_for(F, k[2], I(0), I(C), LIR_FOR_SERIAL,
                                  lir_store(F, P, (lir_expr *[]){n.idx[0], lir_ref(F, k[2]), n.idx[1]},
-                                           to(l, t, lir_sub(F, x[2], lse)))));
+                                           as_type(l, t, lir_sub(F, x[2], lse)))));
     lir_block_add(&b, lir_nest_close(F, &n, lir_alloc_stmt(F, mx, lir_alloc_stmt(F, sm, body)), LIR_FOR_SERIAL));
   }
-  lir_buf *acc = scalar(l, "acc", LIR_F64), *ws = scalar(l, "wsum", LIR_F64);
+  lir_buf *acc = sc_new(l, "acc", LIR_F64), *ws = sc_new(l, "wsum", LIR_F64);
   lir_nest n;
   lir_nest_open(F, &n, 2, st, "i");
   lir_var *tv = lir_var_new(F, "t", LIR_I64), *wv = lir_var_new(F, "w", LIR_F64), *vv = lir_var_new(F, "v", LIR_F64);
   lir_expr *tr = lir_ref(F, tv);
   lir_expr *tc = clampi(l, tr, 0, C - 1);
-  lir_expr *w = W ? to(l, LIR_F64, lir_load1(F, W, tc)) : cst(l, LIR_F64, 1);
+  lir_expr *w = W ? as_type(l, LIR_F64, lir_load1(F, W, tc)) : cst(l, LIR_F64, 1);
   if (iia) w = lir_select(F, lir_bin(F, LIR_EQ, tr, I(ii)), cst(l, LIR_F64, 0), w);
-  lir_expr *v = lir_mul(F, lir_un(F, LIR_NEG, to(l, LIR_F64, lir_load(F, P, (lir_expr *[]){n.idx[0], tc, n.idx[1]}))),
+  lir_expr *v = lir_mul(F, lir_un(F, LIR_NEG, as_type(l, LIR_F64, lir_load(F, P, (lir_expr *[]){n.idx[0], tc, n.idx[1]}))),
                         lir_ref(F, wv));
-  lir_stmt *use = none ? lir_store(F, Y, n.idx, to(l, Y->dtype, lir_ref(F, vv)))
-                       : SEQ(set(l, acc, lir_add(F, get(l, acc), lir_ref(F, vv))),
-                             set(l, ws, lir_add(F, get(l, ws), lir_ref(F, wv))));
-  lir_stmt *inner = lir_let(F, tv, to(l, LIR_I64, lir_load(F, T, n.idx)), lir_let(F, wv, w, lir_let(F, vv, v, use)));
-  lir_block_add(&b, set(l, acc, cst(l, LIR_F64, 0)));
-  lir_block_add(&b, set(l, ws, cst(l, LIR_F64, 0)));
+  lir_stmt *use = none ? lir_store(F, Y, n.idx, as_type(l, Y->dtype, lir_ref(F, vv)))
+                       : SEQ(sc_set(l, acc, lir_add(F, sc_get(l, acc), lir_ref(F, vv))),
+                             sc_set(l, ws, lir_add(F, sc_get(l, ws), lir_ref(F, wv))));
+  lir_stmt *inner = lir_let(F, tv, as_type(l, LIR_I64, lir_load(F, T, n.idx)), lir_let(F, wv, w, lir_let(F, vv, v, use)));
+  lir_block_add(&b, sc_set(l, acc, cst(l, LIR_F64, 0)));
+  lir_block_add(&b, sc_set(l, ws, cst(l, LIR_F64, 0)));
   lir_block_add(&b, lir_nest_close(F, &n, inner, LIR_FOR_SERIAL));
   if (!none) {
-    lir_expr *res = mean ? lir_bin(F, LIR_DIV, get(l, acc), get(l, ws)) : get(l, acc);
+    lir_expr *res = mean ? lir_bin(F, LIR_DIV, sc_get(l, acc), sc_get(l, ws)) : sc_get(l, acc);
     view1(Y);
-    lir_block_add(&b, lir_store1(F, Y, I(0), to(l, Y->dtype, res)));
+    lir_block_add(&b, lir_store1(F, Y, I(0), as_type(l, Y->dtype, res)));
   }
   lir_stmt *body = lir_alloc_stmt(F, acc, lir_alloc_stmt(F, ws, lir_block_stmt(&b)));
   F->body = lp ? lir_alloc_stmt(F, lp, body) : body;

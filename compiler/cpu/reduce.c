@@ -116,7 +116,7 @@ static int lower_reduce_rt(L *l, redop op) {
   view1(A);
   lir_buf *mask = lir_buf_new(F, "mask", LIR_I64, 1, &rr, LIR_SCOPE_LOCAL);
   lir_buf *ystr = lir_buf_new(F, "ystr", LIR_I64, 1, &rr, LIR_SCOPE_LOCAL);
-  lir_buf *cnt = scalar(l, "cnt", LIR_I64);
+  lir_buf *cnt = sc_new(l, "cnt", LIR_I64);
   lir_buf *acc = lir_buf_new(F, "acc", at, 1, &ny, LIR_SCOPE_LOCAL);
   lir_block b;
   lir_block_init(&b, F);
@@ -129,12 +129,12 @@ static int lower_reduce_rt(L *l, redop op) {
   lir_stmt *mark = lir_if(F, lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, a2v, I(0)), lir_bin(F, LIR_LT, a2v, I(r))),
                           lir_store1(F, mask, a2v, I(1)), NULL);
   lir_block_add(&b, lir_for(F, j, I(0), I(na), LIR_FOR_SERIAL,
-                            lir_let(F, a, to(l, LIR_I64, lir_load1(F, A, lir_ref(F, j))), lir_let(F, a2, an, mark))));
-  lir_block_add(&b, set(l, cnt, I(1)));
+                            lir_let(F, a, as_type(l, LIR_I64, lir_load1(F, A, lir_ref(F, j))), lir_let(F, a2, an, mark))));
+  lir_block_add(&b, sc_set(l, cnt, I(1)));
   for (int k = r - 1; k >= 0; k--) {
     lir_expr *m = lir_bin(F, LIR_NE, lir_load1(F, mask, I(k)), I(0));
-    lir_block_add(&b, lir_store1(F, ystr, I(k), lir_select(F, m, I(0), get(l, cnt))));
-    lir_block_add(&b, set(l, cnt, lir_mul(F, get(l, cnt), lir_select(F, m, I(1), I(X->shape[k])))));
+    lir_block_add(&b, lir_store1(F, ystr, I(k), lir_select(F, m, I(0), sc_get(l, cnt))));
+    lir_block_add(&b, sc_set(l, cnt, lir_mul(F, sc_get(l, cnt), lir_select(F, m, I(1), I(X->shape[k])))));
   }
   /* the work, when the kept element count matches Y */
   lir_var *y = lir_var_new(F, "y", LIR_I64);
@@ -143,19 +143,19 @@ static int lower_reduce_rt(L *l, redop op) {
   lir_expr *yi = I(0);
   for (int k = 0; k < r; k++) yi = lir_add(F, yi, lir_mul(F, n.idx[k], lir_load1(F, ystr, I(k))));
   lir_var *yv = lir_var_new(F, "yi", LIR_I64);
-  lir_expr *x = to(l, at, lir_load(F, X, n.idx));
+  lir_expr *x = as_type(l, at, lir_load(F, X, n.idx));
   lir_stmt *upd = lir_let(F, yv, yi,
                           lir_store1(F, acc, lir_ref(F, yv), red_update(l, op, lir_load1(F, acc, lir_ref(F, yv)), x)));
   int64_t per = ny > 0 ? nx / ny : 0;
   lir_var *y2 = lir_var_new(F, "y", LIR_I64);
   lir_stmt *fin = lir_for(F, y2, I(0), I(ny), LIR_FOR_SERIAL,
                           lir_store1(F, Y, lir_ref(F, y2),
-                                     to(l, Y->dtype, red_final(l, op, lir_load1(F, acc, lir_ref(F, y2)), per, NULL))));
+                                     as_type(l, Y->dtype, red_final(l, op, lir_load1(F, acc, lir_ref(F, y2)), per, NULL))));
   lir_stmt *work = SEQ(lir_for(F, y, I(0), I(ny), LIR_FOR_SERIAL, lir_store1(F, acc, lir_ref(F, y), red_init(l, op, at))),
                        lir_nest_close(F, &n, upd, LIR_FOR_SERIAL), fin);
   lir_var *y3 = lir_var_new(F, "y", LIR_I64);
   lir_stmt *zero = lir_for(F, y3, I(0), I(ny), LIR_FOR_SERIAL, lir_store1(F, Y, lir_ref(F, y3), cst(l, Y->dtype, 0)));
-  lir_block_add(&b, lir_if(F, lir_bin(F, LIR_EQ, get(l, cnt), I(ny)), lir_alloc_stmt(F, acc, work), zero));
+  lir_block_add(&b, lir_if(F, lir_bin(F, LIR_EQ, sc_get(l, cnt), I(ny)), lir_alloc_stmt(F, acc, work), zero));
   F->body = lir_alloc_stmt(F, mask, lir_alloc_stmt(F, ystr, lir_alloc_stmt(F, cnt, lir_block_stmt(&b))));
   return 0;
 }
@@ -181,14 +181,14 @@ static int lower_reduce(L *l) {
     else kd[nk] = d, kext[nk++] = X->shape[d];
   view(Y, nk, kext);
   lir_dtype at = acc_type(op, X->dtype);
-  lir_buf *acc = scalar(l, "acc", at), *mx = op == R_LSE ? scalar(l, "mx", LIR_F64) : NULL;
+  lir_buf *acc = sc_new(l, "acc", at), *mx = op == R_LSE ? sc_new(l, "mx", LIR_F64) : NULL;
   lir_nest on, in;
   lir_nest_open(F, &on, nk, kext, "i");
   lir_nest_open(F, &in, nr, rext, "k");
   lir_expr *xi[LIR_MAX_DIMS];
   for (int k = 0; k < nk; k++) xi[kd[k]] = on.idx[k];
   for (int k = 0; k < nr; k++) xi[rd[k]] = in.idx[k];
-  lir_expr *x = to(l, at, lir_load(F, X, xi));
+  lir_expr *x = as_type(l, at, lir_load(F, X, xi));
   lir_block b;
   lir_block_init(&b, F);
   if (op == R_LSE) {
@@ -197,14 +197,14 @@ static int lower_reduce(L *l) {
     lir_expr *mi[LIR_MAX_DIMS];
     for (int k = 0; k < nk; k++) mi[kd[k]] = on.idx[k];
     for (int k = 0; k < nr; k++) mi[rd[k]] = mn.idx[k];
-    lir_block_add(&b, set(l, mx, cst(l, LIR_F64, -INFINITY)));
-    lir_block_add(&b, lir_nest_close(F, &mn, set(l, mx, lir_max(F, get(l, mx), to(l, LIR_F64, lir_load(F, X, mi)))),
+    lir_block_add(&b, sc_set(l, mx, cst(l, LIR_F64, -INFINITY)));
+    lir_block_add(&b, lir_nest_close(F, &mn, sc_set(l, mx, lir_max(F, sc_get(l, mx), as_type(l, LIR_F64, lir_load(F, X, mi)))),
                                      LIR_FOR_SERIAL));
-    x = lir_call1(F, LIR_EXP, lir_sub(F, x, get(l, mx)));
+    x = lir_call1(F, LIR_EXP, lir_sub(F, x, sc_get(l, mx)));
   }
-  lir_block_add(&b, set(l, acc, red_init(l, op, at)));
-  lir_block_add(&b, lir_nest_close(F, &in, set(l, acc, red_update(l, op, get(l, acc), x)), LIR_FOR_SERIAL));
-  lir_block_add(&b, lir_store(F, Y, on.idx, to(l, Y->dtype, red_final(l, op, get(l, acc), cnt, mx ? get(l, mx) : NULL))));
+  lir_block_add(&b, sc_set(l, acc, red_init(l, op, at)));
+  lir_block_add(&b, lir_nest_close(F, &in, sc_set(l, acc, red_update(l, op, sc_get(l, acc), x)), LIR_FOR_SERIAL));
+  lir_block_add(&b, lir_store(F, Y, on.idx, as_type(l, Y->dtype, red_final(l, op, sc_get(l, acc), cnt, mx ? sc_get(l, mx) : NULL))));
   lir_stmt *body = lir_alloc_stmt(F, acc, lir_block_stmt(&b));
   if (mx) body = lir_alloc_stmt(F, mx, body);
   F->body = lir_nest_close(F, &on, body, LIR_FOR_SERIAL);
@@ -228,16 +228,16 @@ static int lower_argmax(L *l) {
   int64_t sx[3] = {outer, A, inner}, sy[2] = {outer, inner};
   view(X, 3, sx);
   view(Y, 2, sy);
-  lir_buf *best = scalar(l, "best", X->dtype), *bi = scalar(l, "bi", LIR_I64);
+  lir_buf *best = sc_new(l, "best", X->dtype), *bi = sc_new(l, "bi", LIR_I64);
   lir_nest n;
   lir_nest_open(F, &n, 2, sy, "i");
   lir_var *k = lir_var_new(F, "k", LIR_I64), *v = lir_var_new(F, "v", X->dtype);
   lir_expr *vv = lir_ref(F, v);
   lir_binop cmp = mx ? (last ? LIR_GE : LIR_GT) : (last ? LIR_LE : LIR_LT);
   lir_stmt *upd = lir_let(F, v, lir_load(F, X, (lir_expr *[]){n.idx[0], lir_ref(F, k), n.idx[1]}),
-                          lir_if(F, lir_bin(F, cmp, vv, get(l, best)), SEQ(set(l, best, vv), set(l, bi, lir_ref(F, k))), NULL));
-  lir_stmt *body = SEQ(set(l, best, lir_load(F, X, (lir_expr *[]){n.idx[0], I(0), n.idx[1]})), set(l, bi, I(0)),
-                       lir_for(F, k, I(1), I(A - 1), LIR_FOR_SERIAL, upd), lir_store(F, Y, n.idx, get(l, bi)));
+                          lir_if(F, lir_bin(F, cmp, vv, sc_get(l, best)), SEQ(sc_set(l, best, vv), sc_set(l, bi, lir_ref(F, k))), NULL));
+  lir_stmt *body = SEQ(sc_set(l, best, lir_load(F, X, (lir_expr *[]){n.idx[0], I(0), n.idx[1]})), sc_set(l, bi, I(0)),
+                       lir_for(F, k, I(1), I(A - 1), LIR_FOR_SERIAL, upd), lir_store(F, Y, n.idx, sc_get(l, bi)));
   F->body = lir_nest_close(F, &n, lir_alloc_stmt(F, best, lir_alloc_stmt(F, bi, body)), LIR_FOR_SERIAL);
   return 0;
 }
@@ -254,7 +254,7 @@ static lir_stmt *cumsum_axis(L *l, int d, bool excl, bool rev) {
     if (e < d) outer *= X->shape[e];
     else if (e > d) inner *= X->shape[e];
   lir_dtype at = lir_dtype_is_float(X->dtype) ? LIR_F64 : LIR_I64;
-  lir_buf *acc = scalar(l, "acc", at);
+  lir_buf *acc = sc_new(l, "acc", at);
   lir_nest n;
   int64_t sh[2] = {outer, inner};
   lir_nest_open(F, &n, 2, sh, "i");
@@ -262,10 +262,10 @@ static lir_stmt *cumsum_axis(L *l, int d, bool excl, bool rev) {
   lir_expr *kk = rev ? lir_sub(F, I(A - 1), lir_ref(F, k)) : lir_ref(F, k);
   lir_expr *flat = lir_add(F, lir_mul(F, lir_add(F, lir_muli(F, n.idx[0], A), kk), I(inner)), n.idx[1]);
   lir_expr *f = lir_ref(F, fi);
-  lir_stmt *add = set(l, acc, lir_add(F, get(l, acc), to(l, at, lir_load1(F, X, f))));
-  lir_stmt *st = lir_store1(F, Y, f, to(l, Y->dtype, get(l, acc)));
+  lir_stmt *add = sc_set(l, acc, lir_add(F, sc_get(l, acc), as_type(l, at, lir_load1(F, X, f))));
+  lir_stmt *st = lir_store1(F, Y, f, as_type(l, Y->dtype, sc_get(l, acc)));
   lir_stmt *step = lir_let(F, fi, flat, excl ? SEQ(st, add) : SEQ(add, st));
-  lir_stmt *body = SEQ(set(l, acc, cst(l, at, 0)), lir_for(F, k, I(0), I(A), LIR_FOR_SERIAL, step));
+  lir_stmt *body = SEQ(sc_set(l, acc, cst(l, at, 0)), lir_for(F, k, I(0), I(A), LIR_FOR_SERIAL, step));
   return lir_nest_close(F, &n, lir_alloc_stmt(F, acc, body), LIR_FOR_SERIAL);
 }
 
@@ -293,7 +293,7 @@ static int lower_cumsum(L *l) {
   lir_block_init(&b, F);
   for (int d = 0; d < r; d++)
     lir_block_add(&b, lir_if(F, lir_bin(F, LIR_EQ, lir_ref(F, a2), I(d)), cumsum_axis(l, d, excl, rev), NULL));
-  F->body = lir_let(F, a, to(l, LIR_I64, lir_load1(F, Ax, I(0))), lir_let(F, a2, an, lir_block_stmt(&b)));
+  F->body = lir_let(F, a, as_type(l, LIR_I64, lir_load1(F, Ax, I(0))), lir_let(F, a2, an, lir_block_stmt(&b)));
   return 0;
 }
 
@@ -317,23 +317,23 @@ static int lower_topk(L *l) {
   view(V, 3, sy);
   view(Ix, 3, sy);
   lir_dtype t = X->dtype;
-  lir_buf *pv = scalar(l, "pv", t), *pi = scalar(l, "pi", LIR_I64), *bv = scalar(l, "bv", t), *bi = scalar(l, "bi", LIR_I64);
+  lir_buf *pv = sc_new(l, "pv", t), *pi = sc_new(l, "pi", LIR_I64), *bv = sc_new(l, "bv", t), *bi = sc_new(l, "bi", LIR_I64);
   lir_nest n;
   lir_nest_open(F, &n, 2, so, "i");
   lir_var *j = lir_var_new(F, "j", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *v = lir_var_new(F, "v", t);
   lir_expr *vv = lir_ref(F, v), *kv = lir_ref(F, k);
   lir_binop worse = largest ? LIR_LT : LIR_GT, better = largest ? LIR_GT : LIR_LT;
   lir_expr *after = lir_bin(F, LIR_OR, lir_bin(F, LIR_EQ, lir_ref(F, j), I(0)),
-                            lir_bin(F, LIR_OR, lir_bin(F, worse, vv, get(l, pv)),
-                                    lir_bin(F, LIR_AND, lir_bin(F, LIR_EQ, vv, get(l, pv)), lir_bin(F, LIR_GT, kv, get(l, pi)))));
-  lir_expr *beats = lir_bin(F, LIR_OR, lir_bin(F, LIR_LT, get(l, bi), I(0)), lir_bin(F, better, vv, get(l, bv)));
+                            lir_bin(F, LIR_OR, lir_bin(F, worse, vv, sc_get(l, pv)),
+                                    lir_bin(F, LIR_AND, lir_bin(F, LIR_EQ, vv, sc_get(l, pv)), lir_bin(F, LIR_GT, kv, sc_get(l, pi)))));
+  lir_expr *beats = lir_bin(F, LIR_OR, lir_bin(F, LIR_LT, sc_get(l, bi), I(0)), lir_bin(F, better, vv, sc_get(l, bv)));
   lir_stmt *scan = lir_let(F, v, lir_load(F, X, (lir_expr *[]){n.idx[0], kv, n.idx[1]}),
-                           lir_if(F, lir_bin(F, LIR_AND, after, beats), SEQ(set(l, bv, vv), set(l, bi, kv)), NULL));
+                           lir_if(F, lir_bin(F, LIR_AND, after, beats), SEQ(sc_set(l, bv, vv), sc_set(l, bi, kv)), NULL));
   lir_expr *oi[3] = {n.idx[0], lir_ref(F, j), n.idx[1]};
-  lir_stmt *one = SEQ(set(l, bi, I(-1)), set(l, bv, cst(l, t, 0)), lir_for(F, k, I(0), I(A), LIR_FOR_SERIAL, scan),
-                      lir_store(F, V, oi, get(l, bv)), lir_store(F, Ix, oi, get(l, bi)), set(l, pv, get(l, bv)),
-                      set(l, pi, get(l, bi)));
-  lir_stmt *body = SEQ(set(l, pv, cst(l, t, 0)), set(l, pi, I(-1)), lir_for(F, j, I(0), I(K), LIR_FOR_SERIAL, one));
+  lir_stmt *one = SEQ(sc_set(l, bi, I(-1)), sc_set(l, bv, cst(l, t, 0)), lir_for(F, k, I(0), I(A), LIR_FOR_SERIAL, scan),
+                      lir_store(F, V, oi, sc_get(l, bv)), lir_store(F, Ix, oi, sc_get(l, bi)), sc_set(l, pv, sc_get(l, bv)),
+                      sc_set(l, pi, sc_get(l, bi)));
+  lir_stmt *body = SEQ(sc_set(l, pv, cst(l, t, 0)), sc_set(l, pi, I(-1)), lir_for(F, j, I(0), I(K), LIR_FOR_SERIAL, one));
   body = lir_alloc_stmt(F, pv, lir_alloc_stmt(F, pi, lir_alloc_stmt(F, bv, lir_alloc_stmt(F, bi, body))));
   F->body = lir_nest_close(F, &n, body, LIR_FOR_SERIAL);
   return 0;
@@ -380,13 +380,13 @@ static int lower_einsum(L *l) {
   for (int i = 0; i < nops; i++) {
     lir_expr *xi[LIR_MAX_DIMS];
     for (int d = 0; labels[i][d]; d++) xi[d] = var[(unsigned char)labels[i][d]];
-    lir_expr *x = to(l, at, lir_load(F, X[i], xi));
+    lir_expr *x = as_type(l, at, lir_load(F, X[i], xi));
     prod = prod ? lir_mul(F, prod, x) : x;
   }
-  lir_buf *acc = scalar(l, "acc", at);
-  lir_stmt *body = SEQ(set(l, acc, cst(l, at, 0)),
-                       lir_nest_close(F, &sn, set(l, acc, lir_add(F, get(l, acc), prod)), LIR_FOR_SERIAL),
-                       lir_store(F, Y, on.idx, to(l, Y->dtype, get(l, acc))));
+  lir_buf *acc = sc_new(l, "acc", at);
+  lir_stmt *body = SEQ(sc_set(l, acc, cst(l, at, 0)),
+                       lir_nest_close(F, &sn, sc_set(l, acc, lir_add(F, sc_get(l, acc), prod)), LIR_FOR_SERIAL),
+                       lir_store(F, Y, on.idx, as_type(l, Y->dtype, sc_get(l, acc))));
   F->body = lir_nest_close(F, &on, lir_alloc_stmt(F, acc, body), LIR_FOR_SERIAL);
   return 0;
 }
