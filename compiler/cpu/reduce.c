@@ -62,7 +62,8 @@ static lir_expr *red_update(L *l, redop op, lir_expr *acc, lir_expr *x) {
 /* The result from the accumulator (cnt: the reduced element count; mx: the max for R_LSE). */
 static lir_expr *red_final(L *l, redop op, lir_expr *acc, int64_t cnt, lir_expr *mx) {
   switch (op) {
-  case R_MEAN: return lir_bin(F, LIR_DIV, acc, cst(l, acc->dtype, (double)cnt));
+  case R_MEAN: /* integers: truncating; an empty integer mean is 0, not a division by zero */
+    return lir_bin(F, LIR_DIV, acc, cst(l, acc->dtype, (double)(cnt || lir_dtype_is_float(acc->dtype) ? cnt : 1)));
   case R_L2: return lir_call1(F, LIR_SQRT, acc);
   case R_LOGSUM: return lir_call1(F, LIR_LOG, acc);
   case R_LSE:

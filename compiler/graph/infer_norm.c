@@ -55,10 +55,12 @@ static int infer_layernorm(ctx *c) {
   if (ovta_node_attr_i(c->n, "stash_type", 1) != 1) return ix_bad(c, OVTA_EUNSUPPORTED, "stash_type other than 1 (float)");
   if (ix_norm_axis(c, &axis, x->rank, false, "axis")) return c->err->code;
   int n = x->rank - (int)axis;
-  if (s->dtype != x->dtype || bcast_to(c, s, n, x->shape + axis)) return c->err->code ? c->err->code : ix_bad(c, OVTA_EINVAL, "Scale differs in type");
+  if (s->dtype != x->dtype) return ix_bad(c, OVTA_EINVAL, "Scale '%s' differs in type from X", s->name);
+  if (bcast_to(c, s, n, x->shape + axis)) return c->err->code;
   if ((b = ix_in(c, 2))) {
     if (ix_need(c, 2, &b)) return c->err->code;
-    if (b->dtype != x->dtype || bcast_to(c, b, n, x->shape + axis)) return c->err->code ? c->err->code : ix_bad(c, OVTA_EINVAL, "B differs in type");
+    if (b->dtype != x->dtype) return ix_bad(c, OVTA_EINVAL, "B '%s' differs in type from X", b->name);
+    if (bcast_to(c, b, n, x->shape + axis)) return c->err->code;
   }
   int64_t st[OVTA_MAX_RANK];
   for (int d = 0; d < x->rank; d++) st[d] = d < axis ? x->shape[d] : 1;

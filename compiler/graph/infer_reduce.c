@@ -142,7 +142,8 @@ static int infer_topk(ctx *c) {
     return c->err->code;
   if (!red_dtype(x->dtype)) return ix_bad(c, OVTA_EINVAL, "input type %s is not supported", ovta_dtype_name(x->dtype));
   int64_t axis = ovta_node_attr_i(c->n, "axis", -1);
-  if (x->rank < 1 || ix_norm_axis(c, &axis, x->rank, false, "axis")) return c->err->code ? c->err->code : ix_bad(c, OVTA_EINVAL, "rank 0");
+  if (x->rank < 1) return ix_bad(c, OVTA_EINVAL, "input must have rank >= 1");
+  if (ix_norm_axis(c, &axis, x->rank, false, "axis")) return c->err->code;
   if (kt->dtype != OVTA_DT_I64 || ovta_tensor_numel(kt) != 1 || kt->rank > 1)
     return ix_bad(c, OVTA_EINVAL, "K must be one int64 value");
   int64_t k;

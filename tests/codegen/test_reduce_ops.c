@@ -85,7 +85,8 @@ static void test_int_reduce(void **state) {
            2, (int64_t[]){200, 250});
 }
 
-/* Reductions over an empty axis give the identities; noop_with_empty_axes copies. */
+/* Reductions over an empty axis give the identities (an integer mean: 0); noop_with_empty_axes
+ * copies. */
 static void test_empty_reduce(void **state) {
   (void)state;
   ovta_error err = {0};
@@ -97,6 +98,8 @@ static void test_empty_reduce(void **state) {
   expect_f(run("ReduceMin", ax, "f32", "2, 0", none, 0, NULL, NULL, OUTY, 0, &err), 2, (double[]){INFINITY, INFINITY});
   expect_f(run("ReduceLogSumExp", ax, "f32", "2, 0", none, 0, NULL, NULL, OUTY, 0, &err), 2,
            (double[]){-INFINITY, -INFINITY});
+  int32_t inone[1] = {0};
+  expect_i(run("ReduceMean", ax, "i32", "2, 0", inone, 0, NULL, NULL, OUTY, 0, &err), 2, (int64_t[]){0, 0});
   expect_f(run("ReduceSum", "\"noop_with_empty_axes\": 1", "f32", "3", (float[]){1, 2, 3}, 12, NULL, NULL, OUTY, 0, &err),
            3, (double[]){1, 2, 3});
 }
