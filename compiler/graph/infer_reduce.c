@@ -192,11 +192,13 @@ int ovta_einsum_parse(const char *eq, int nops, const int *ranks, char labels[][
   int ell = -1; /* dims the ellipsis covers */
   for (int i = 0; i < nt; i++) {
     const char *t = term[i], *e = strstr(t, "...");
-    int letters = 0;
+    int letters = 0, dots = 0;
     for (const char *q = t; *q; q++)
       if (*q >= 'a' && *q <= 'z') letters++;
       else if (*q >= 'A' && *q <= 'Z') letters++;
-      else if (*q != '.') return snprintf(msg, mn, "unexpected '%c'", *q), -1;
+      else if (*q == '.') dots++;
+      else return snprintf(msg, mn, "unexpected '%c'", *q), -1;
+    if (dots != (e ? 3 : 0)) return snprintf(msg, mn, "operand %d: '.' other than one \"...\"", i), -1;
     int k = 0;
     if (e) {
       int cover = ranks[i] - letters;
@@ -223,7 +225,10 @@ int ovta_einsum_parse(const char *eq, int nops, const int *ranks, char labels[][
       if (*q == ' ') continue;
       if (*q == '.') {
         if (strncmp(q, "...", 3)) return snprintf(msg, mn, "a lone '.'"), -1;
-        for (int j = 0; j < (ell > 0 ? ell : 0); j++) out[k++] = (char)('0' + j);
+        for (int j = 0; j < (ell > 0 ? ell : 0); j++) {
+          if (k >= OVTA_MAX_RANK) return snprintf(msg, mn, "output rank above %d", OVTA_MAX_RANK), -1;
+          out[k++] = (char)('0' + j);
+        }
         q += 2;
       } else if ((*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z')) {
         for (int j = 0; j < k; j++)
@@ -231,6 +236,7 @@ int ovta_einsum_parse(const char *eq, int nops, const int *ranks, char labels[][
         bool found = false;
         for (int i = 0; i < nt; i++) found |= strchr(labels[i], *q) != NULL;
         if (!found) return snprintf(msg, mn, "output letter '%c' not in an input", *q), -1;
+        if (k >= OVTA_MAX_RANK) return snprintf(msg, mn, "output rank above %d", OVTA_MAX_RANK), -1;
         out[k++] = *q;
       } else {
         return snprintf(msg, mn, "unexpected '%c' in the output", *q), -1;
@@ -244,11 +250,11 @@ int ovta_einsum_parse(const char *eq, int nops, const int *ranks, char labels[][
       int cnt = 0;
       for (int i = 0; i < nt; i++)
         for (const char *q = labels[i]; *q; q++) cnt += *q == ch;
+      if (cnt == 1 && k >= OVTA_MAX_RANK) return snprintf(msg, mn, "output rank above %d", OVTA_MAX_RANK), -1;
       if (cnt == 1) out[k++] = (char)ch;
     }
   }
   out[k] = 0;
-  if (k > OVTA_MAX_RANK) return snprintf(msg, mn, "output rank %d", k), -1;
   return 0;
 }
 

@@ -154,6 +154,14 @@ static void test_einsum(void **state) {
   assert_null(run("Einsum", "\"equation\": \"ij,jk,kl->il\"", XI32, w, ", \"w\", \"w\"", OUTY, 0, &err));
   assert_int_equal(err.code, OVTA_EUNSUPPORTED);
   assert_non_null(strstr(err.msg, "ij,jk,kl->il"));
+  /* malformed equations are refused, not read past their buffers */
+  const char *badeq[] = {"i.j->ij", "......ij->ij", "ij->abcdefghij", "ij->ii", "ij->k", NULL};
+  for (int i = 0; badeq[i]; i++) {
+    char a[64];
+    snprintf(a, sizeof a, "\"equation\": \"%s\"", badeq[i]);
+    assert_null(run("Einsum", a, XI32, NULL, NULL, OUTY, 0, &err));
+    assert_int_equal(err.code, OVTA_EUNSUPPORTED);
+  }
 }
 
 /* LogSoftmax and Hardmax before opset 13: the input coerced to 2-D at axis (default 1), so
