@@ -149,7 +149,8 @@ static int infer_loss(ctx *c) {
   const char *red = ovta_node_attr_s(c->n, "reduction", "mean");
   if (strcmp(red, "mean") && strcmp(red, "sum") && strcmp(red, "none"))
     return ix_bad(c, OVTA_EINVAL, "reduction '%s' is not mean, sum or none", red);
-  int rc = !strcmp(red, "none") ? ix_set_out(c, 0, x->dtype, t->rank, t->shape) : ix_set_out(c, 0, x->dtype, 0, NULL);
+  int64_t scalar_shape[1] = {1}; /* rank 0: no dims read, but not a null pointer */
+  int rc = !strcmp(red, "none") ? ix_set_out(c, 0, x->dtype, t->rank, t->shape) : ix_set_out(c, 0, x->dtype, 0, scalar_shape);
   if (rc || (sce && ix_same_as(c, 1, x))) return c->err->code;
   return OVTA_OK;
 }
