@@ -52,6 +52,7 @@ extern const cpu_rule cpu_rules_data[];        /* data.c */
 extern const cpu_rule cpu_rules_logic[];       /* logic.c */
 extern const cpu_rule cpu_rules_index[];       /* index.c */
 extern const cpu_rule cpu_rules_resize[];      /* resize.c */
+extern const cpu_rule cpu_rules_reduce[];      /* reduce.c */
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -126,6 +127,16 @@ static inline int norm_axis(int64_t a, int r) { return (int)(a < 0 ? a + r : a);
  * multidirectional) to it into v[] (NULL for an omitted input); an error when an input does not
  * broadcast (elementwise.c). */
 int cpu_bcast_open(L *l, lir_buf *Y, int nin, lir_nest *n, lir_expr **v);
+/* A local scalar buffer of dtype t (wrap its users in lir_alloc_stmt), its value, a store. */
+static inline lir_buf *sc_new(L *l, const char *name, lir_dtype t) {
+  return lir_buf_new(F, name, t, 0, NULL, LIR_SCOPE_LOCAL);
+}
+static inline lir_expr *sc_get(L *l, lir_buf *b) { return lir_load(F, b, NULL); }
+static inline lir_stmt *sc_set(L *l, lir_buf *b, lir_expr *v) { return lir_store(F, b, NULL, v); }
+/* e converted to t (e itself when it is of type t). */
+static inline lir_expr *as_type(L *l, lir_dtype t, lir_expr *e) { return e->dtype == t ? e : lir_cast(F, t, e); }
+/* A SEQ of the statements listed. */
+#define SEQ(...) lir_seq(F, (int)(sizeof((lir_stmt *[]){__VA_ARGS__}) / sizeof(lir_stmt *)), (lir_stmt *[]){__VA_ARGS__})
 
 /* ---------------------------------------------------------------- shared cores */
 

@@ -329,6 +329,12 @@ bool ovta_op_known(const char *op);
  * graph/infer_resize.c); else an error code with the reason in why. */
 int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, int64_t *out, char *why, size_t nwhy);
 
+/* An Einsum equation over nops operands of the given ranks (infer_reduce.c): labels[i] gets
+ * operand i's label per dim (the dims "..." covers as '0', '1', ...), out the output's (implicit
+ * form: the ellipsis dims, then the labels used once, alphabetically). 0, or -1 with msg. */
+int ovta_einsum_parse(const char *eq, int nops, const int *ranks, char labels[][OVTA_MAX_RANK + 1], char *out,
+                      char *msg, size_t mn);
+
 /* ---------------------------------------------------------------- 8. Evaluation */
 
 /* Evaluate one node on constant inputs: fill outputs[i]->data (the outputs are standalone

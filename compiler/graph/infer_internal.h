@@ -29,6 +29,8 @@ extern const infer_rule infer_rules_data[];        /* infer_data.c */
 extern const infer_rule infer_rules_logic[];       /* infer_logic.c */
 extern const infer_rule infer_rules_index[];       /* infer_index.c */
 extern const infer_rule infer_rules_resize[];      /* infer_resize.c */
+extern const infer_rule infer_rules_reduce[];      /* infer_reduce.c */
+extern const infer_rule infer_rules_norm[];        /* infer_norm.c */
 
 /* ---------------------------------------------------------------- helpers (infer.c) */
 
