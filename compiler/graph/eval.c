@@ -523,6 +523,136 @@ static int ev_pack(ev *e) {
   return OVTA_OK;
 }
 
+/* ---------------------------------------------------------------- shape arithmetic
+ * The operators models use to compute shapes inside the graph (Gather, Slice, Expand,
+ * ConstantOfShape, Range, ReduceProd/ReduceSum over int64 shapes), so inference can fold them. */
+
+static int64_t strides_of(const int64_t *shape, int r, int64_t *st) {
+  int64_t s = 1;
+  for (int d = r - 1; d >= 0; d--) st[d] = s, s *= shape[d];
+  return s;
+}
+
+/* Gather (13): y[pre, idx.., post] = x[pre, indices[idx..], post], negative indices from the end. */
+static int ev_gather(ev *e) {
+  const ovta_tensor *x = IN(e, 0), *ix = IN(e, 1);
+  ovta_tensor *y = e->out[0];
+  int64_t axis = ovta_node_attr_i(e->n, "axis", 0);
+  if (axis < 0) axis += x->rank;
+  int64_t outer = ovta_shape_numel(x->shape, (int)axis), len = x->shape[axis];
+  int64_t inner = ovta_shape_numel(x->shape + axis + 1, x->rank - (int)axis - 1), ni = ovta_tensor_numel(ix);
+  size_t es = ovta_dtype_size(x->dtype);
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t k = 0; k < ni; k++) {
+      int64_t j = ovta_tensor_get_i(ix, k);
+      if (j < 0) j += len;
+      if (j < 0 || j >= len) return fail(e, OVTA_EINVAL, "index %lld is out of range for a dim of %lld", (long long)ovta_tensor_get_i(ix, k), (long long)len);
+      memcpy((char *)y->data + ((o * ni + k) * inner) * (int64_t)es, (const char *)x->data + ((o * len + j) * inner) * (int64_t)es,
+             (size_t)inner * es);
+    }
+  return OVTA_OK;
+}
+
+static int ev_slice(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  int64_t st[OVTA_MAX_RANK], en[OVTA_MAX_RANK], ax[OVTA_MAX_RANK], sp[OVTA_MAX_RANK];
+  int64_t start[OVTA_MAX_RANK], step[OVTA_MAX_RANK], dim[OVTA_MAX_RANK], xs[OVTA_MAX_RANK];
+  int na = (int)ovta_tensor_numel(IN(e, 1));
+  if (na > OVTA_MAX_RANK || ovta_tensor_numel(IN(e, 2)) != na) return fail(e, OVTA_EINVAL, "bad starts/ends");
+  for (int i = 0; i < na; i++) {
+    st[i] = ovta_tensor_get_i(IN(e, 1), i), en[i] = ovta_tensor_get_i(IN(e, 2), i);
+    ax[i] = IN(e, 3) ? ovta_tensor_get_i(IN(e, 3), i) : i;
+    sp[i] = IN(e, 4) ? ovta_tensor_get_i(IN(e, 4), i) : 1;
+  }
+  if (ovta_slice_params(x, st, en, ax, sp, na, start, step, dim)) return fail(e, OVTA_EINVAL, "bad axes or steps");
+  strides_of(x->shape, x->rank, xs);
+  size_t es = ovta_dtype_size(x->dtype);
+  int64_t n = ovta_tensor_numel(y);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t idx = i, off = 0;
+    for (int d = x->rank - 1; d >= 0; d--) {
+      off += (start[d] + (idx % y->shape[d]) * step[d]) * xs[d];
+      idx /= y->shape[d];
+    }
+    memcpy((char *)y->data + i * (int64_t)es, (const char *)x->data + off * (int64_t)es, es);
+  }
+  return OVTA_OK;
+}
+
+/* Expand: x broadcast to the output's shape (inference computed it). */
+static int ev_expand(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  size_t es = ovta_dtype_size(x->dtype);
+  int64_t n = ovta_tensor_numel(y);
+  for (int64_t i = 0; i < n; i++)
+    memcpy((char *)y->data + i * (int64_t)es, (const char *)x->data + bcast_off(x, y->rank, y->shape, i) * (int64_t)es, es);
+  return OVTA_OK;
+}
+
+static int ev_constant_of_shape(ev *e) {
+  const ovta_attr *a = ovta_node_attr(e->n, "value");
+  ovta_tensor *y = e->out[0];
+  double v = a && a->type == OVTA_ATTR_TENSOR && a->t && a->t->data ? ovta_tensor_get_f(a->t, 0) : 0;
+  int64_t n = ovta_tensor_numel(y);
+  for (int64_t i = 0; i < n; i++) ovta_tensor_put_f(y, i, v);
+  return OVTA_OK;
+}
+
+/* Range: y[i] = start + i * delta (integers exact). */
+static int ev_range(ev *e) {
+  ovta_tensor *y = e->out[0];
+  int64_t n = ovta_tensor_numel(y);
+  if (is_int_type(y->dtype)) {
+    int64_t s = ovta_tensor_get_i(IN(e, 0), 0), d = ovta_tensor_get_i(IN(e, 2), 0);
+    for (int64_t i = 0; i < n; i++) ovta_tensor_put_f(y, i, (double)(s + i * d));
+  } else {
+    double s = ovta_tensor_get_f(IN(e, 0), 0), d = ovta_tensor_get_f(IN(e, 2), 0);
+    for (int64_t i = 0; i < n; i++) ovta_tensor_put_f(y, i, s + (double)i * d);
+  }
+  return OVTA_OK;
+}
+
+/* ReduceProd / ReduceSum over int64 values (element counts of shapes): every element of y sums or
+ * multiplies the x elements that map to it (axes from the input or the attribute). */
+static int ev_reduce_int(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  bool prod = !strcmp(e->n->op, "ReduceProd");
+  bool red[OVTA_MAX_RANK] = {0}, any = false;
+  const ovta_attr *aa = ovta_node_attr(e->n, "axes");
+  int na = IN(e, 1) ? (int)ovta_tensor_numel(IN(e, 1)) : aa && aa->type == OVTA_ATTR_INTS ? aa->n : 0;
+  for (int i = 0; i < na; i++) {
+    int64_t a = IN(e, 1) ? ovta_tensor_get_i(IN(e, 1), i) : aa->ints[i];
+    if (a < 0) a += x->rank;
+    if (a < 0 || a >= x->rank) return fail(e, OVTA_EINVAL, "axis out of range");
+    red[a] = any = true;
+  }
+  if (!any && !ovta_node_attr_i(e->n, "noop_with_empty_axes", 0))
+    for (int d = 0; d < x->rank; d++) red[d] = true;
+  int64_t ys[OVTA_MAX_RANK], ysh[OVTA_MAX_RANK], ny = 1;
+  for (int d = 0; d < x->rank; d++) ysh[d] = red[d] ? 1 : x->shape[d];
+  ny = strides_of(ysh, x->rank, ys);
+  if (ny != ovta_tensor_numel(y)) return fail(e, OVTA_EINVAL, "output size");
+  double *acc = malloc(sizeof(double) * (size_t)(ny ? ny : 1));
+  if (!acc) return fail(e, OVTA_ENOMEM, "out of memory");
+  for (int64_t i = 0; i < ny; i++) acc[i] = prod ? 1 : 0;
+  int64_t n = ovta_tensor_numel(x);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t idx = i, off = 0;
+    for (int d = x->rank - 1; d >= 0; d--) {
+      if (!red[d]) off += (idx % x->shape[d]) * ys[d];
+      idx /= x->shape[d];
+    }
+    double v = ovta_tensor_get_f(x, i);
+    acc[off] = prod ? acc[off] * v : acc[off] + v;
+  }
+  for (int64_t i = 0; i < ny; i++) ovta_tensor_put_f(y, i, acc[i]);
+  free(acc);
+  return OVTA_OK;
+}
+
 int ovta_eval_node_ref(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_tensor *const *inputs,
                        ovta_tensor **outputs, ovta_error *err) {
   ev e = {g, n, inputs, outputs, err};
@@ -559,6 +689,12 @@ int ovta_eval_node_ref(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_
       !strcmp(op, "Unsqueeze"))
     return ev_copy(&e);
   if (!strcmp(op, "Transpose")) return ev_transpose(&e);
+  if (!strcmp(op, "Gather")) return ev_gather(&e);
+  if (!strcmp(op, "Slice")) return ev_slice(&e);
+  if (!strcmp(op, "Expand")) return ev_expand(&e);
+  if (!strcmp(op, "ConstantOfShape")) return ev_constant_of_shape(&e);
+  if (!strcmp(op, "Range")) return ev_range(&e);
+  if ((!strcmp(op, "ReduceProd") || !strcmp(op, "ReduceSum")) && is_int_type(outputs[0]->dtype)) return ev_reduce_int(&e);
   if (!strcmp(op, "Concat")) return ev_concat(&e);
   if (!strcmp(op, "Pad")) return ev_pad(&e);
   if (!strcmp(op, "QuantizeLinear") || !strcmp(op, "DequantizeLinear")) return ev_quant(&e);

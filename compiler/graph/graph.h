@@ -320,7 +320,10 @@ int ovta_onnx_read_tensor_mem(const void *data, size_t len, const char *origin, 
  * (ONNX semantics at g->opset). Unknown operators or attributes -> OVTA_EUNSUPPORTED naming the
  * node and operator. */
 int ovta_infer_node(ovta_graph *g, ovta_node *n, ovta_error *err);
-/* Infer every node in order (graph must be toposorted). */
+/* Infer every node in order (graph must be toposorted). Shape subgraphs fold on the way: a node
+ * with one small static int64/int32/bool output that is not a graph output, whose inputs are all
+ * constants (or Shape/Size of a tensor with a static shape), is evaluated and removed, its output
+ * becoming a constant (graph/README.md "Shape subgraphs"); the graph is then gc'd. */
 int ovta_infer_graph(ovta_graph *g, ovta_error *err);
 /* True for every operator ovta_infer_node knows (ONNX and fused). */
 bool ovta_op_known(const char *op);
@@ -328,6 +331,12 @@ bool ovta_op_known(const char *op);
  * scale, or out/in from sizes), from n's constant scales/sizes and its attributes (rule in
  * graph/infer_resize.c); else an error code with the reason in why. */
 int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, int64_t *out, char *why, size_t nwhy);
+
+/* Slice: from starts st, ends en, axes ax and steps sp (na values each; ax/sp may be NULL), per
+ * dim of x the first index, the step and the output extent (rule in graph/infer_data.c).
+ * 0, 1 for a bad or repeated axis, 2 for a zero step. */
+int ovta_slice_params(const ovta_tensor *x, const int64_t *st, const int64_t *en, const int64_t *ax, const int64_t *sp,
+                      int na, int64_t *start, int64_t *step, int64_t *dim);
 
 /* An Einsum equation over nops operands of the given ranks (infer_reduce.c): labels[i] gets
  * operand i's label per dim (the dims "..." covers as '0', '1', ...), out the output's (implicit

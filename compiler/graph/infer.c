@@ -198,10 +198,93 @@ int ovta_infer_node(ovta_graph *g, ovta_node *n, ovta_error *err) {
   return OVTA_OK;
 }
 
+/* ---------------------------------------------------------------- shape subgraphs */
+
+#define SHAPE_FOLD_MAX 4096 /* elements of one folded value */
+
+static bool is_graph_output(const ovta_graph *g, const ovta_tensor *t) {
+  for (int k = 0; k < g->n_outputs; k++)
+    if (g->outputs[k] == t) return true;
+  return false;
+}
+
+static bool static_shape(const ovta_tensor *t) {
+  if (!t || t->rank < 0 || t->dtype == OVTA_DT_UNDEF || t->layout != OVTA_LAYOUT_PLAIN) return false;
+  for (int d = 0; d < t->rank; d++)
+    if (t->shape[d] < 0) return false;
+  return true;
+}
+
+/* Fold node n (just inferred) into constants when it computes a shape-like value: its outputs
+ * are integer or bool, small, not graph outputs, and its inputs are constants -- or it is
+ * Shape/Size of a tensor whose shape is static. Then the node's consumers see constants (a
+ * Reshape's shape, an Expand's shape, a Slice's starts...). Returns true when folded (the node
+ * is removed); nodes the reference evaluator cannot do stay. */
+static bool fold_shape_node(ovta_graph *g, int i) {
+  ovta_node *n = g->nodes[i];
+  if (n->n_outputs != 1 || !n->outputs[0] || n->n_inputs < 1) return false;
+  ovta_tensor *o = n->outputs[0];
+  if (is_graph_output(g, o) || o->data || !static_shape(o)) return false;
+  if (o->dtype != OVTA_DT_I64 && o->dtype != OVTA_DT_I32 && o->dtype != OVTA_DT_BOOL) return false;
+  int64_t ne = ovta_tensor_numel(o);
+  if (ne < 0 || ne > SHAPE_FOLD_MAX) return false;
+  bool shape_of = !strcmp(n->op, "Shape") || !strcmp(n->op, "Size");
+  if (shape_of) {
+    if (!static_shape(n->inputs[0])) return false;
+  } else {
+    for (int k = 0; k < n->n_inputs; k++)
+      if (n->inputs[k] && (!n->inputs[k]->data || n->inputs[k]->layout != OVTA_LAYOUT_PLAIN ||
+                           ovta_tensor_numel(n->inputs[k]) > SHAPE_FOLD_MAX))
+        return false;
+  }
+  ovta_error e;
+  ovta_error_clear(&e);
+  ovta_tensor *v = ovta_tensor_new(o->name, o->dtype, o->rank, o->shape);
+  if (!v) return false;
+  int rc;
+  if (shape_of) {
+    const ovta_tensor *x = n->inputs[0];
+    rc = ovta_tensor_alloc(v, &e);
+    if (!rc && !strcmp(n->op, "Size")) ovta_tensor_put_f(v, 0, (double)ovta_tensor_numel(x));
+    else if (!rc) {
+      int64_t r = x->rank, st = ovta_node_attr_i(n, "start", 0);
+      if (st < 0) st += r;
+      if (st < 0) st = 0;
+      for (int64_t k = 0; k < ne; k++) ovta_tensor_put_f(v, k, (double)x->shape[st + k]);
+    }
+  } else {
+    rc = ovta_eval_node_ref(NULL, g, n, n->inputs, &v, &e);
+  }
+  if (rc || !v->data) {
+    ovta_tensor_free(v);
+    return false;
+  }
+  free(o->data);
+  o->data = v->data;
+  o->nbytes = v->nbytes;
+  o->kind = OVTA_TK_CONST;
+  v->data = NULL;
+  ovta_tensor_free(v);
+  ovta_graph_remove_node(g, i);
+  return true;
+}
+
+/* Infer every node in order; shape subgraphs (Shape of a static tensor, and integer arithmetic
+ * on constants: Gather, Slice, Concat, Unsqueeze, Cast, Add, ...) fold as they are reached, so
+ * a Reshape or Expand whose shape they compute sees a constant. */
 int ovta_infer_graph(ovta_graph *g, ovta_error *err) {
+  bool folded = false;
   for (int i = 0; i < g->n_nodes; i++) {
     int rc = ovta_infer_node(g, g->nodes[i], err);
-    if (rc) return rc;
+    if (rc) {
+      ovta_error ie;
+      if (folded) ovta_graph_index(g, &ie);
+      return rc;
+    }
+    if (fold_shape_node(g, i)) {
+      folded = true;
+      i--;
+    }
   }
-  return OVTA_OK;
+  return folded ? ovta_graph_gc(g, err) : OVTA_OK;
 }

@@ -213,8 +213,6 @@ static int infer_size(ctx *c) {
  * never 0) are constant int32/int64 inputs. Per sliced axis of size d: negative start/end get + d;
  * step > 0 clamps start and end into [0, d], step < 0 clamps start into [0, d-1] and end into
  * [-1, d-1]; the output dim is max(0, ceil((end - start) / step)), y[i] = x[start + i * step]. */
-static int slice_params(const ovta_tensor *x, const int64_t *st, const int64_t *en, const int64_t *ax, const int64_t *sp,
-                        int na, int64_t *start, int64_t *step, int64_t *dim);
 static int infer_slice(ctx *c) {
   ovta_tensor *x;
   int64_t st[OVTA_MAX_RANK], en[OVTA_MAX_RANK], ax[OVTA_MAX_RANK], sp[OVTA_MAX_RANK];
@@ -228,7 +226,7 @@ static int infer_slice(ctx *c) {
     return ix_bad(c, OVTA_EINVAL, "axes and steps must have as many values as starts (%d)", ns);
   if (ns > x->rank) return ix_bad(c, OVTA_EINVAL, "%d slices for rank %d", ns, x->rank);
   int64_t start[OVTA_MAX_RANK], step[OVTA_MAX_RANK], dim[OVTA_MAX_RANK];
-  int rc = slice_params(x, st, en, na >= 0 ? ax : NULL, np >= 0 ? sp : NULL, ns, start, step, dim);
+  int rc = ovta_slice_params(x, st, en, na >= 0 ? ax : NULL, np >= 0 ? sp : NULL, ns, start, step, dim);
   if (rc == 1) return ix_bad(c, OVTA_EINVAL, "an axis is out of range or repeated");
   if (rc == 2) return ix_bad(c, OVTA_EINVAL, "a step is 0");
   return ix_set_out(c, 0, x->dtype, x->rank, dim);
@@ -237,8 +235,8 @@ static int infer_slice(ctx *c) {
 /* The per-dim start, step and output extent of a Slice (the rule above infer_slice); axes and
  * steps may be NULL (defaults). 0, 1 for a bad or repeated axis, 2 for a zero step. Unknown input
  * dims give unknown output dims. */
-static int slice_params(const ovta_tensor *x, const int64_t *st, const int64_t *en, const int64_t *ax, const int64_t *sp,
-                        int na, int64_t *start, int64_t *step, int64_t *dim) {
+int ovta_slice_params(const ovta_tensor *x, const int64_t *st, const int64_t *en, const int64_t *ax, const int64_t *sp,
+                      int na, int64_t *start, int64_t *step, int64_t *dim) {
   int r = x->rank;
   bool seen[OVTA_MAX_RANK] = {0};
   for (int d = 0; d < r; d++) start[d] = 0, step[d] = 1, dim[d] = x->shape[d];
