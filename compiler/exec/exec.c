@@ -784,7 +784,7 @@ int ovta_exec_set_input(ovta_exec *e, const char *name, const ovta_tensor *t, ov
       char a[128], b[128];
       shape_str(t->shape, t->rank, a, sizeof a);
       shape_str(x->shape, x->rank, b, sizeof b);
-      return OVTA_FAIL(err, OVTA_EINVAL, "input %s: shape %s, the model expects %s", name, a, b);
+      return OVTA_FAIL(err, OVTA_EINVAL, "input %s: shape %s given, the model was compiled for %s", name, a, b);
     }
     if (!t->data || t->nbytes != x->nbytes) return OVTA_FAIL(err, OVTA_EINVAL, "input %s: no data", name);
     if (!tdata(e, e->in[i])) return OVTA_FAIL(err, OVTA_EINVAL, "input %s: in device memory, no device attached", name);

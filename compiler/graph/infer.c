@@ -99,12 +99,26 @@ int ix_attr_type(ctx *c, const char *name, ovta_attr_type ty) {
   return OVTA_OK;
 }
 
+/* Does a graph input have an unknown rank or dim? */
+static bool symbolic_inputs(const ovta_graph *g) {
+  for (int k = 0; k < g->n_inputs; k++) {
+    if (g->inputs[k]->rank < 0) return true;
+    for (int d = 0; d < g->inputs[k]->rank; d++)
+      if (g->inputs[k]->shape[d] < 0) return true;
+  }
+  return false;
+}
+
 /* A constant integer vector input (axes, pads, shape); *cnt = -1 when absent. */
 int ix_const_ints(ctx *c, int i, int64_t *v, int max, int *cnt) {
   ovta_tensor *t = ix_in(c, i);
   *cnt = -1;
   if (!t) return OVTA_OK;
-  if (!t->data) return ix_bad(c, OVTA_EUNSUPPORTED, "input %d '%s' must be a constant", i, t->name);
+  if (!t->data)
+    return ix_bad(c, OVTA_EUNSUPPORTED, "input %d '%s' must be a constant%s", i, t->name,
+                  symbolic_inputs(c->g) ? " (the graph inputs have symbolic dims: give their shapes, and shape computations on "
+                                          "them fold)"
+                                        : "");
   if (t->dtype != OVTA_DT_I64 && t->dtype != OVTA_DT_I32)
     return ix_bad(c, OVTA_EINVAL, "input %d '%s' must be int64", i, t->name);
   if (t->rank > 1) return ix_bad(c, OVTA_EINVAL, "input %d '%s' must be 1-D", i, t->name);

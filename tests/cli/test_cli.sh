@@ -222,6 +222,43 @@ sed -i 's/"features":[[:space:]]*"/&+ovtanosuchfeature,/' "$T/feat.ovta/plan.jso
 expect_error "run a plan needing a CPU feature this machine lacks" "*compiled for a CPU with ovtanosuchfeature, which this machine lacks" \
   "$OVTA" run "$T/feat.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/featout"
 
+# ---- symbolic input dims (tests/compiler/data/shape_dyn.onnx: x is [batch,3,height,width], the
+# model computes its Reshape's shape with Shape -> Gather -> Unsqueeze -> Concat; made by
+# tests/compiler/data/gen_shape_model.py, which also wrote the input and numpy's output).
+S=tests/compiler/data
+expect_error "compile: symbolic dims not given" "*node 'Reshape_7' (Reshape): input 1 'shape' must be a constant (the graph inputs have symbolic dims*" \
+  "$OVTA" compile $S/shape_dyn.onnx -o "$T/dyn0.ovta"
+run "$OVTA" compile $S/shape_dyn.onnx --input-shape x=1x3x8x8 -o "$T/dyn.ovta"
+if [ $rc -eq 0 ] && grep -q '"shape":[[:space:]]*\[1, 3, 8, 8\]' "$T/dyn.ovta/plan.json"; then
+  ok "compile --input-shape binds the symbolic dims (plan.json records 1x3x8x8)"
+else bad "compile --input-shape binds the symbolic dims (plan.json records 1x3x8x8)" "exit $rc"; fi
+run "$OVTA" run "$T/dyn.ovta" --input x=$S/shape_dyn_x.npy --output-dir "$T/dynout"
+run2_rc=$rc
+run "$OVTA" run $S/shape_dyn.onnx --input x=$S/shape_dyn_x.npy --output-dir "$T/dynout2"
+pycheck "run: a model with symbolic dims and a shape subgraph = numpy (compiled folder and model file)" "
+import sys, numpy as np
+ok = $run2_rc == 0 and $rc == 0
+if ok:
+    want = np.load('$S/shape_dyn_y.npy')
+    for d in ('$T/dynout', '$T/dynout2'):
+        got = np.load(d + '/y.npy')
+        ok = ok and got.shape == (1, 5) and np.abs(got - want).max() <= 1e-5
+print('ok' if ok else 'outputs differ or a run failed')"
+expect_error "compile --input-shape contradicting a static dim" \
+  "--input-shape x=1x4x8x8: input x of the model has shape ?x3x?x? (only its symbolic dims can be set)" \
+  "$OVTA" compile $S/shape_dyn.onnx --input-shape x=1x4x8x8 -o "$T/dyn2.ovta"
+expect_error "compile --input-shape of no input" "--input-shape y=1x5: the model has no input named y" \
+  "$OVTA" compile $S/shape_dyn.onnx --input-shape y=1x5 -o "$T/dyn2.ovta"
+expect_error "compile --input-shape malformed" "--input-shape x=1x3xx8: the shape must be dims separated by 'x'*" \
+  "$OVTA" compile $S/shape_dyn.onnx --input-shape x=1x3xx8 -o "$T/dyn2.ovta"
+"$PY" -c "import numpy as np; np.save('$T/x98.npy', np.zeros((1, 3, 9, 8), np.float32))" 2>/dev/null
+expect_error "run: an input of another shape than compiled" \
+  "$T/x98.npy: input x: shape 1x3x9x8 given, the model was compiled for 1x3x8x8" \
+  "$OVTA" run "$T/dyn.ovta" --input x="$T/x98.npy" --output-dir "$T/dynout3"
+"$PY" -c "import numpy as np; np.save('$T/x48.npy', np.zeros((1, 4, 8, 8), np.float32))" 2>/dev/null
+expect_error "run: a model file with an array contradicting a static dim" "*shape 1x4x8x8 does not match input x of*" \
+  "$OVTA" run $S/shape_dyn.onnx --input x="$T/x48.npy" --output-dir "$T/dynout4"
+
 # ---- the DRAM model's timing from the command line (tsim): the semantics are tested in
 # tests/tsim/test_tsim.c (test_dram_model); here the options reach the model and bad values are refused
 cyc() { grep -o '"cycles":[0-9]*' "$T/out" | head -n1 | cut -d: -f2; }

@@ -2,6 +2,7 @@
  * a folder (plan.json + params.bin + kernels.o, see compiler/lir/README.md). */
 #include "ovta_tool.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,9 @@ static const char *help =
     "Run it with `ovta run OUT.ovta`.\n\n"
     "options:\n"
     "  -o, --output DIR    the folder to write (created)\n"
+    "  --input-shape NAME=DxDx..  bind graph input NAME to this shape (repeatable): its symbolic\n"
+    "                      dims take these values, its static dims must equal them; shape\n"
+    "                      subgraphs of the model (Shape -> Gather -> Concat -> Reshape) then fold\n"
     "  --passes LIST       run these graph passes first (comma-separated; see ovta-opt)\n"
     "  --print-after=PASS  print the graph IR (stderr) after each named pass (comma-separated)\n"
     "  --print-after-all   print the graph IR after every pass\n"
@@ -40,6 +44,8 @@ static const char *help =
     "  --report            print the compile report: per node where it runs (and why), tiling,\n"
     "                      instruction and micro-op counts\n";
 
+#define MAX_SHAPES 64
+
 /* The options of one `ovta compile`. */
 typedef struct copts {
   const char *model;       /* the model file */
@@ -54,6 +60,8 @@ typedef struct copts {
   int64_t vt;              /* --vt 1|2 (0: the default) */
   bool report;             /* --report */
   ovta_exec_opts eo;       /* -O, --triple, --mcpu, --dump-lir, --dump-llvm; accel fields set later */
+  const char *shape[MAX_SHAPES]; /* --input-shape NAME=DxD..., as given */
+  int nshape;
 } copts;
 
 /* One argument at argv[*i] (with its value, advancing *i): 0, 2 on a usage error, -1 after --help. */
@@ -65,6 +73,11 @@ static int parse_one(int argc, char **argv, int *i, copts *o) {
   } else if (tool_opt(argc, argv, i, "-o", &v) || tool_opt(argc, argv, i, "--output", &v)) {
     if (!v) return tool_usage("compile", "-o needs a folder");
     o->out = v;
+  } else if (tool_opt(argc, argv, i, "--input-shape", &v)) {
+    const char *eq = v ? strrchr(v, '=') : NULL;
+    if (!eq || eq == v || !eq[1]) return tool_usage("compile", "--input-shape needs NAME=DxDx... (e.g. x=1x3x224x224)");
+    if (o->nshape == MAX_SHAPES) return tool_usage("compile", "more than %d --input-shape options", MAX_SHAPES);
+    o->shape[o->nshape++] = v;
   } else if (tool_opt(argc, argv, i, "--passes", &v)) {
     if (!v) return tool_usage("compile", "--passes needs a list");
     o->passes = v;
@@ -128,6 +141,44 @@ static int parse_args(int argc, char **argv, copts *o) {
   if (!o->out) return tool_usage("compile", "no output folder given (-o)");
   if (!o->accel && (o->calib || o->cfgname || o->tuning || o->vt || o->report))
     return tool_usage("compile", "--calib, --config, --tuning, --vt and --report need --target accel");
+  return 0;
+}
+
+/* --input-shape NAME=DxDx...: graph input NAME takes that shape; its symbolic dims take the
+ * values, a static dim that differs (or another rank) is an error naming both shapes. */
+static int bind_shape(ovta_graph *g, const char *spec, ovta_error *err) {
+  const char *eq = strrchr(spec, '=');
+  int64_t dims[OVTA_MAX_RANK];
+  int r = 0;
+  for (const char *p = eq + 1; *p;) {
+    char *end;
+    errno = 0;
+    long long d = strtoll(p, &end, 10);
+    if (end == p || errno || d < 0 || d > ((int64_t)1 << 40) || (*end && *end != 'x') || (*end == 'x' && !end[1]))
+      return OVTA_FAIL(err, OVTA_EINVAL, "--input-shape %s: the shape must be dims separated by 'x' (e.g. 1x3x224x224)", spec);
+    if (r == OVTA_MAX_RANK) return OVTA_FAIL(err, OVTA_EINVAL, "--input-shape %s: more than %d dims", spec, OVTA_MAX_RANK);
+    dims[r++] = d;
+    p = *end ? end + 1 : end;
+  }
+  ovta_tensor *t = NULL;
+  for (int i = 0; i < g->n_inputs; i++)
+    if ((int)strlen(g->inputs[i]->name) == (int)(eq - spec) && !strncmp(g->inputs[i]->name, spec, (size_t)(eq - spec)))
+      t = g->inputs[i];
+  if (!t) return OVTA_FAIL(err, OVTA_EINVAL, "--input-shape %s: the model has no input named %.*s", spec, (int)(eq - spec), spec);
+  bool clash = t->rank >= 0 && t->rank != r;
+  for (int d = 0; d < r && !clash; d++) clash = t->rank >= 0 && t->shape[d] >= 0 && t->shape[d] != dims[d];
+  if (clash) {
+    char want[160];
+    ovta_shape_str(t, want, sizeof want);
+    return OVTA_FAIL(err, OVTA_EINVAL, "--input-shape %s: input %s of the model has shape %s (only its symbolic dims can be set)",
+                     spec, t->name, want);
+  }
+  t->rank = r;
+  for (int d = 0; d < r; d++) {
+    t->shape[d] = dims[d];
+    free(t->dim_names[d]);
+    t->dim_names[d] = NULL;
+  }
   return 0;
 }
 
@@ -210,6 +261,7 @@ int ovta_cmd_compile(int argc, char **argv) {
   ovta_config cfg;
   char *tjson = NULL;
   rc = ovta_graph_load(o.model, &g, &err);
+  for (int k = 0; !rc && k < o.nshape; k++) rc = bind_shape(g, o.shape[k], &err);
   if (!rc && (o.passes || (o.print_after && !o.accel))) { /* NULL passes: the default pipeline */
     ovta_compile_opts co = {.passes = o.passes, .print_after = o.print_after};
     rc = ovta_compile_pipeline(g, &co, &err);
