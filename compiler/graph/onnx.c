@@ -9,6 +9,7 @@
  *   Pad < 11:             pads/value attributes       -> constant inputs 1 and 2 (mode kept)
  *   Slice < 10:           starts/ends/axes attributes -> constant inputs 1, 2 (and 3)
  *   Split < 13:           split attribute             -> constant input 1
+ *   TopK < 10:            k attribute                 -> constant input 1 (int64 [1])
  *   Upsample (7/9), Resize 10: -> Resize(X, "", scales) with coordinate_transformation_mode
  *                         asymmetric, nearest_mode floor (mode bilinear -> linear); the scales
  *                         attribute of Upsample 7 -> a constant
@@ -359,6 +360,15 @@ static int upgrade(imp *m, int idx) {
     ovta_node_del_attr(n, "starts");
     ovta_node_del_attr(n, "ends");
     ovta_node_del_attr(n, "axes");
+  } else if (!strcmp(op, "TopK") && m->opset < 10) {
+    const ovta_attr *a = ovta_node_attr(n, "k");
+    if (!a || a->type != OVTA_ATTR_INT)
+      return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (TopK): attribute 'k' (int) is required before opset 10", m->origin,
+                       n->name);
+    ovta_tensor *t = add_const_i64(m, "k", &a->i, 1);
+    if (!t || grow_inputs(m, n, 2)) return e->code;
+    n->inputs[1] = t;
+    ovta_node_del_attr(n, "k");
   } else if (!strcmp(op, "Split") && m->opset < 13) {
     const ovta_attr *a = ovta_node_attr(n, "split");
     if (a) {

@@ -32,6 +32,9 @@ save("pad_opset10", [helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 2], va
 # Softmax before 13: coerced to 2-D at axis 1
 save("softmax_opset11", [helper.make_node("Softmax", ["x"], ["y"], axis=1)],
      [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], 11)
+# TopK before 10: k attribute
+save("topk_opset9", [helper.make_node("TopK", ["x"], ["v", "i"], axis=1, k=2)],
+     [vi("x", [2, 5])], [vi("v", [2, 2]), vi("i", [2, 2], TensorProto.INT64)], 9)
 # Initializers in typed fields (float_data, int64_data) and raw_data; a Constant node
 w_typed = helper.make_tensor("w_typed", TensorProto.FLOAT, [2, 3], [1, -2, 3, -4, 5, -6])
 w_raw = numpy_helper.from_array(np.array([[0.5, 0.25], [-1, 2], [3, -0.125]], np.float32), "w_raw")
