@@ -16,7 +16,8 @@
  *   Softmax < 13:         coerce to 2-D at axis (default 1) and normalize each row
  *                         -> the same axis when it is the last one, else
  *                            Reshape(to [d0*..*d(axis-1), rest]) -> Softmax(axis=-1) -> Reshape back
- *                            (needs a known input shape)
+ *                            (input shape unknown at import: Flatten(x, axis) -> Softmax(axis=-1)
+ *                            -> Reshape(Shape(x)), the Shape folding during inference)
  *   Constant nodes:       -> constant tensors (value, value_float(s), value_int(s))
  * Checks sizes before allocating: dims, element counts and data lengths are validated against
  * each other and against the bytes actually present in the file.
@@ -412,10 +413,33 @@ static int upgrade(imp *m, int idx) {
     int64_t axis = ovta_node_attr_i(n, "axis", 1);
     if (!x || n->n_outputs != 1 || !n->outputs[0])
       return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (Softmax): needs one input and one output", m->origin, n->name);
-    if (x->rank < 0 || ovta_tensor_numel(x) < 0)
-      return OVTA_FAIL(e, OVTA_EUNSUPPORTED,
-                       "%s: node '%s' (Softmax, opset %d): the input shape must be known to import the pre-13 form",
-                       m->origin, n->name, m->opset);
+    if (x->rank < 0 || ovta_tensor_numel(x) < 0) {
+      /* shape not known here (symbolic dims, no value_info): Flatten(x, axis) -> Softmax(axis=-1)
+       * -> Reshape(Shape(x)); the Shape folds during inference once the shapes are static */
+      char *t1 = ovta_graph_fresh_name(m->g, "softmax_in2d"), *t2 = ovta_graph_fresh_name(m->g, "softmax_out2d");
+      char *ts = ovta_graph_fresh_name(m->g, "softmax_shape");
+      char *n1 = ovta_graph_fresh_name(m->g, n->name), *n2 = ovta_graph_fresh_name(m->g, n->name),
+           *n3 = ovta_graph_fresh_name(m->g, n->name);
+      int rc = OVTA_OK;
+      if (!t1 || !t2 || !ts || !n1 || !n2 || !n3) rc = OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");
+      ovta_node *f = NULL, *sh = NULL, *r2 = NULL;
+      if (!rc) {
+        const char *inf[1] = {x->name}, *outf[1] = {t1}, *outs[1] = {ts};
+        const char *in2[2] = {t2, ts}, *out2[1] = {n->outputs[0]->name};
+        f = ovta_graph_add_node(m->g, "Flatten", n1, 1, inf, 1, outf, e);
+        sh = f ? ovta_graph_add_node(m->g, "Shape", n2, 1, inf, 1, outs, e) : NULL;
+        r2 = sh ? ovta_graph_add_node(m->g, "Reshape", n3, 2, in2, 1, out2, e) : NULL;
+        if (!r2) rc = e->code;
+      }
+      if (!rc) rc = ovta_node_set_i(f, "axis", axis, e);
+      if (!rc) {
+        n->inputs[0] = ovta_graph_tensor(m->g, t1);
+        n->outputs[0] = ovta_graph_tensor(m->g, t2);
+        rc = ovta_node_set_i(n, "axis", -1, e);
+      }
+      free(t1), free(t2), free(ts), free(n1), free(n2), free(n3);
+      return rc;
+    }
     int r = x->rank;
     if (axis < -r || axis > r - (r > 0))
       return OVTA_FAIL(e, OVTA_EINVAL, "%s: node '%s' (Softmax): axis %lld is out of range for rank %d", m->origin,

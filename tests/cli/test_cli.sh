@@ -259,6 +259,21 @@ expect_error "run: an input of another shape than compiled" \
 expect_error "run: a model file with an array contradicting a static dim" "*shape 1x4x8x8 does not match input x of*" \
   "$OVTA" run $S/shape_dyn.onnx --input x="$T/x48.npy" --output-dir "$T/dynout4"
 
+# Softmax-11 (axis 1) on [N,3,4] with N symbolic (tests/compiler/data/softmax_opset11_dyn.onnx):
+# imported as Flatten -> Softmax -> Reshape(Shape(x)), the Shape folding once N is bound.
+"$PY" -c "import numpy as np; np.save('$T/sm.npy', np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32))" 2>/dev/null
+run "$OVTA" compile $S/softmax_opset11_dyn.onnx --input-shape x=2x3x4 -o "$T/sm.ovta"
+sm1=$rc
+run "$OVTA" run "$T/sm.ovta" --input x="$T/sm.npy" --output-dir "$T/smout"
+pycheck "run: Softmax-11 with a symbolic dim (compile --input-shape) = numpy" "
+import numpy as np
+ok = $sm1 == 0 and $rc == 0
+if ok:
+    x = np.load('$T/sm.npy').reshape(2, 12).astype(np.float64)
+    e = np.exp(x - x.max(1, keepdims=True))
+    ok = np.abs(np.load('$T/smout/y.npy') - (e / e.sum(1, keepdims=True)).reshape(2, 3, 4)).max() <= 1e-6
+print('ok' if ok else 'outputs differ or a step failed')"
+
 # ---- the DRAM model's timing from the command line (tsim): the semantics are tested in
 # tests/tsim/test_tsim.c (test_dram_model); here the options reach the model and bad values are refused
 cyc() { grep -o '"cycles":[0-9]*' "$T/out" | head -n1 | cut -d: -f2; }

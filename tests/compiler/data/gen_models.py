@@ -32,6 +32,9 @@ save("pad_opset10", [helper.make_node("Pad", ["x"], ["y"], pads=[0, 1, 0, 2], va
 # Softmax before 13: coerced to 2-D at axis 1
 save("softmax_opset11", [helper.make_node("Softmax", ["x"], ["y"], axis=1)],
      [vi("x", [2, 3, 4])], [vi("y", [2, 3, 4])], 11)
+# Softmax before 13 with a symbolic dim (the shape is not known at import)
+save("softmax_opset11_dyn", [helper.make_node("Softmax", ["x"], ["y"], axis=1)],
+     [vi("x", ["N", 3, 4])], [vi("y", ["N", 3, 4])], 11)
 # TopK before 10: k attribute
 save("topk_opset9", [helper.make_node("TopK", ["x"], ["v", "i"], axis=1, k=2)],
      [vi("x", [2, 5])], [vi("v", [2, 2]), vi("i", [2, 2], TensorProto.INT64)], 9)
