@@ -259,6 +259,16 @@ expect_error "run: an input of another shape than compiled" \
 expect_error "run: a model file with an array contradicting a static dim" "*shape 1x4x8x8 does not match input x of*" \
   "$OVTA" run $S/shape_dyn.onnx --input x="$T/x48.npy" --output-dir "$T/dynout4"
 
+# ovta eval binds the symbolic dims from the images (and quantizes through the folded shape subgraph)
+"$PY" -c "
+import numpy as np
+np.save('$T/dimgs.npy', (np.random.default_rng(2).random((4, 3, 8, 8)) * 255).astype(np.uint8))
+np.save('$T/dlab.npy', np.array([0, 1, 2, 3], np.int64))" 2>/dev/null
+run "$OVTA" eval $S/shape_dyn.onnx --images "$T/dimgs.npy" --labels "$T/dlab.npy" --backend cpu --quiet
+if [ $rc -eq 0 ] && grep -q 'input x \[1x3x8x8\] f32' "$T/out" && grep -q '2 of 2 conv/dense layers int8' "$T/out"; then
+  ok "eval: a model with symbolic dims takes them from the images"
+else bad "eval: a model with symbolic dims takes them from the images" "exit $rc"; fi
+
 # Softmax-11 (axis 1) on [N,3,4] with N symbolic (tests/compiler/data/softmax_opset11_dyn.onnx):
 # imported as Flatten -> Softmax -> Reshape(Shape(x)), the Shape folding once N is bound.
 "$PY" -c "import numpy as np; np.save('$T/sm.npy', np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32))" 2>/dev/null
