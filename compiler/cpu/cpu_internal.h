@@ -110,6 +110,26 @@ static inline lir_stmt *over(L *l, lir_nest *n, lir_buf *b, lir_stmt *body) {
   return lir_nest_close(F, n, body, LIR_FOR_VECTORIZED);
 }
 
+/* A flat elementwise nest, Y = f(X) element by element (Y has X's element count): flat_open
+ * checks that input 0 and output 0 are present, views both 1-D, opens a 1-D nest over Y and
+ * gives X's element at its index in *x; flat_close stores y into Y (then `also`, when not NULL)
+ * and makes the nest the function's body. */
+static inline int flat_open(L *l, lir_nest *n, lir_expr **x) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  *x = NULL;
+  if (!X || !Y) return bad(l, "missing input or output");
+  view1(X);
+  view1(Y);
+  lir_nest_open(F, n, 1, Y->shape, "i");
+  *x = lir_load(F, X, n->idx);
+  return 0;
+}
+static inline void flat_close(L *l, lir_nest *n, lir_expr *y, lir_stmt *also) {
+  lir_stmt *st = lir_store(F, l->out[0], n->idx, y);
+  if (also) st = lir_seq(F, 2, (lir_stmt *[]){st, also});
+  F->body = over(l, n, l->out[0], st);
+}
+
 /* The attribute ints (NULL when absent) and its count. */
 static inline const int64_t *ints(L *l, const char *name, int *cnt) {
   const ovta_attr *a = ovta_node_attr(l->n, name);

@@ -123,8 +123,10 @@ static const struct {
 };
 
 static int lower_unary(L *l) {
-  lir_buf *X = l->in[0], *Y = l->out[0];
-  if (!X || !Y) return bad(l, "missing input or output");
+  lir_nest n;
+  lir_expr *x;
+  if (flat_open(l, &n, &x)) return l->err->code;
+  lir_buf *X = l->in[0];
   size_t k = 0;
   while (k < sizeof UNARY / sizeof UNARY[0] && strcmp(UNARY[k].op, l->n->op)) k++;
   if (k == sizeof UNARY / sizeof UNARY[0]) return bad(l, "not a unary operator");
@@ -133,11 +135,7 @@ static int lower_unary(L *l) {
   double b = UNARY[k].b ? ovta_node_attr_f(l->n, UNARY[k].b, (float)UNARY[k].db) : 0;
   if (UNARY[k].a && !ovta_node_attr(l->n, UNARY[k].a)) a = UNARY[k].da; /* the default in double */
   if (UNARY[k].b && !ovta_node_attr(l->n, UNARY[k].b)) b = UNARY[k].db;
-  view1(X);
-  view1(Y);
-  lir_nest n;
-  lir_nest_open(F, &n, 1, Y->shape, "i");
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, cpu_act_expr(l, UNARY[k].u, lir_load(F, X, n.idx), a, b)));
+  flat_close(l, &n, cpu_act_expr(l, UNARY[k].u, x, a, b), NULL);
   return 0;
 }
 
@@ -232,52 +230,39 @@ static int lower_prelu(L *l) {
  * narrowing wraps, to bool is x != 0 (bool tensors are bytes 0/1). f16, bf16 and strings are
  * refused (no loop-IR type). */
 static int lower_cast(L *l) {
-  lir_buf *X = l->in[0], *Y = l->out[0];
-  if (!X || !Y) return bad(l, "missing input or output");
-  view1(X);
-  view1(Y);
   lir_nest n;
-  lir_nest_open(F, &n, 1, Y->shape, "i");
-  lir_expr *v = lir_load(F, X, n.idx);
+  lir_expr *v;
+  if (flat_open(l, &n, &v)) return l->err->code;
   if (l->tout[0]->dtype == OVTA_DT_BOOL) v = lir_cast(F, LIR_BOOL, v);
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_cast(F, Y->dtype, v)));
+  flat_close(l, &n, lir_cast(F, l->out[0]->dtype, v), NULL);
   return 0;
 }
 
 /* Dropout at inference (or training with ratio 0): Y = X; the optional mask output is all true
  * (inference rejects training proper). */
 static int lower_dropout(L *l) {
-  lir_buf *X = l->in[0], *Y = l->out[0], *M = l->out[1];
-  if (!X || !Y) return bad(l, "missing input or output");
-  view1(X);
-  view1(Y);
+  lir_buf *M = l->out[1];
   lir_nest n;
-  lir_nest_open(F, &n, 1, Y->shape, "i");
-  lir_stmt *st = lir_store(F, Y, n.idx, lir_load(F, X, n.idx));
-  if (M) {
-    view1(M);
-    st = lir_seq(F, 2, (lir_stmt *[]){st, lir_store(F, M, n.idx, cst(l, M->dtype, 1))});
-  }
-  F->body = over(l, &n, Y, st);
+  lir_expr *x;
+  if (flat_open(l, &n, &x)) return l->err->code;
+  if (M) view1(M);
+  flat_close(l, &n, x, M ? lir_store(F, M, n.idx, cst(l, M->dtype, 1)) : NULL);
   return 0;
 }
 
 /* Clip: y = min(max(x, min), max); min/max from attributes (opset < 11) or optional inputs 1, 2
  * (opset >= 11); absent bounds do not clip. */
 static int lower_clip(L *l) {
-  lir_buf *X = l->in[0], *Y = l->out[0];
-  if (!X || !Y) return bad(l, "missing input or output");
-  view1(X);
-  view1(Y);
+  lir_buf *X = l->in[0];
   lir_nest n;
-  lir_nest_open(F, &n, 1, Y->shape, "i");
-  lir_expr *v = lir_load(F, X, n.idx);
+  lir_expr *v;
+  if (flat_open(l, &n, &v)) return l->err->code;
   const ovta_attr *amin = ovta_node_attr(l->n, "min"), *amax = ovta_node_attr(l->n, "max");
   if (amin) v = lir_max(F, v, cst(l, X->dtype, amin->f));
   if (amax) v = lir_min(F, v, cst(l, X->dtype, amax->f));
   if (l->in[1]) v = lir_max(F, v, lir_load1(F, l->in[1], I(0)));
   if (l->in[2]) v = lir_min(F, v, lir_load1(F, l->in[2], I(0)));
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, v));
+  flat_close(l, &n, v, NULL);
   return 0;
 }
 

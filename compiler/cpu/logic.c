@@ -51,26 +51,20 @@ static int lower_bitshift(L *l) {
 
 /* Not: Y = !X on bool (byte x ^ 1). */
 static int lower_not(L *l) {
-  lir_buf *X = l->in[0], *Y = l->out[0];
-  if (!X || !Y) return bad(l, "missing input or output");
-  view1(X);
-  view1(Y);
   lir_nest n;
-  lir_nest_open(F, &n, 1, Y->shape, "i");
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_bin(F, LIR_XOR, lir_load(F, X, n.idx), cst(l, X->dtype, 1))));
+  lir_expr *x;
+  if (flat_open(l, &n, &x)) return l->err->code;
+  flat_close(l, &n, lir_bin(F, LIR_XOR, x, cst(l, l->in[0]->dtype, 1)), NULL);
   return 0;
 }
 
 /* IsNaN: Y = x != x. IsInf: Y = (detect_positive && x == +inf) || (detect_negative && x == -inf). */
 static int lower_isnan_isinf(L *l) {
-  lir_buf *X = l->in[0], *Y = l->out[0];
-  if (!X || !Y) return bad(l, "missing input or output");
-  if (!lir_dtype_is_float(X->dtype)) return bad(l, "input must be float");
-  view1(X);
-  view1(Y);
   lir_nest n;
-  lir_nest_open(F, &n, 1, Y->shape, "i");
-  lir_expr *x = lir_load(F, X, n.idx), *y;
+  lir_expr *x, *y;
+  if (flat_open(l, &n, &x)) return l->err->code;
+  lir_buf *X = l->in[0];
+  if (!lir_dtype_is_float(X->dtype)) return bad(l, "input must be float");
   if (!strcmp(l->n->op, "IsNaN")) y = lir_bin(F, LIR_NE, x, x);
   else {
     bool pos = ovta_node_attr_i(l->n, "detect_positive", 1), neg = ovta_node_attr_i(l->n, "detect_negative", 1);
@@ -78,7 +72,7 @@ static int lower_isnan_isinf(L *l) {
     lir_expr *m = lir_bin(F, LIR_EQ, x, lir_float(F, X->dtype, -INFINITY));
     y = pos && neg ? lir_bin(F, LIR_OR, p, m) : pos ? p : neg ? m : lir_int(F, LIR_BOOL, 0);
   }
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, byte(l, y)));
+  flat_close(l, &n, byte(l, y), NULL);
   return 0;
 }
 

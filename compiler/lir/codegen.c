@@ -206,6 +206,77 @@ static LLVMValueRef g_addr(gctx *g, const lir_buf *b, int n, lir_expr *const *id
   return LLVMBuildInBoundsGEP2(g->b, ty(g, b->dtype), base, &flat, 1, b->name);
 }
 
+/* Integer division and remainder never trap: a divisor of 0, or -1 with the most negative
+ * dividend (signed), becomes 1 in the instruction (d); *zero is set when the result must be 0
+ * instead (a divisor of 0: x/0 = x%0 = 0, as the constant-folding evaluator gives), or NULL
+ * when b is a constant that cannot trap (then d = b: index arithmetic stays a plain division). */
+static LLVMValueRef safe_divisor(LLVMBuilderRef B, LLVMValueRef a, LLVMValueRef b, bool s, LLVMValueRef *zero) {
+  *zero = NULL;
+  if (LLVMIsAConstantInt(b)) {
+    long long v = LLVMConstIntGetSExtValue(b);
+    if (v != 0 && !(s && v == -1)) return b;
+  }
+  LLVMTypeRef t = LLVMTypeOf(a);
+  LLVMValueRef z = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
+  *zero = LLVMBuildICmp(B, LLVMIntEQ, b, z, "");
+  LLVMValueRef bad = *zero;
+  if (s) {
+    unsigned bits = LLVMGetIntTypeWidth(t);
+    LLVMValueRef min = LLVMConstInt(t, 1ULL << (bits - 1), 0), m1 = LLVMConstAllOnes(t);
+    bad = LLVMBuildOr(B, bad, LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntEQ, a, min, ""),
+                                          LLVMBuildICmp(B, LLVMIntEQ, b, m1, ""), ""), "");
+  }
+  return LLVMBuildSelect(B, bad, one, b, "");
+}
+
+static LLVMValueRef g_intdiv(LLVMBuilderRef B, lir_binop op, LLVMValueRef a, LLVMValueRef b0, bool s) {
+  LLVMValueRef zero, b = safe_divisor(B, a, b0, s, &zero), r;
+  LLVMValueRef z = LLVMConstInt(LLVMTypeOf(a), 0, 0);
+  switch (op) {
+  case LIR_DIV: r = s ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildUDiv(B, a, b, ""); break;
+  case LIR_MOD: r = s ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, ""); break;
+  case LIR_FLOORDIV: {
+    if (!s) {
+      r = LLVMBuildUDiv(B, a, b, "");
+      break;
+    }
+    /* q = a/b; if (a%b != 0 && (a<0) != (b<0)) q -= 1 */
+    LLVMValueRef q = LLVMBuildSDiv(B, a, b, ""), rem = LLVMBuildSRem(B, a, b, "");
+    LLVMValueRef adj = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, rem, z, ""),
+                                    LLVMBuildXor(B, LLVMBuildICmp(B, LLVMIntSLT, rem, z, ""),
+                                                 LLVMBuildICmp(B, LLVMIntSLT, b, z, ""), ""), "");
+    r = LLVMBuildSub(B, q, LLVMBuildZExt(B, adj, LLVMTypeOf(a), ""), "");
+    break;
+  }
+  default: { /* LIR_FLOORMOD */
+    if (!s) {
+      r = LLVMBuildURem(B, a, b, "");
+      break;
+    }
+    LLVMValueRef rem = LLVMBuildSRem(B, a, b, "");
+    LLVMValueRef adj = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, rem, z, ""),
+                                    LLVMBuildXor(B, LLVMBuildICmp(B, LLVMIntSLT, rem, z, ""),
+                                                 LLVMBuildICmp(B, LLVMIntSLT, b, z, ""), ""), "");
+    r = LLVMBuildSelect(B, adj, LLVMBuildAdd(B, rem, b, ""), rem, "");
+  }
+  }
+  return zero ? LLVMBuildSelect(B, zero, z, r, "") : r;
+}
+
+/* Shifts by the type's width or more (or a negative amount) are poison in LLVM: they give 0
+ * (SHL, logical SHR) or the sign fill (arithmetic SHR), as shifting one bit at a time would. */
+static LLVMValueRef g_shift(LLVMBuilderRef B, lir_binop op, LLVMValueRef a, LLVMValueRef b, bool s) {
+  LLVMTypeRef t = LLVMTypeOf(a);
+  unsigned bits = LLVMGetIntTypeWidth(t);
+  if (LLVMIsAConstantInt(b) && LLVMConstIntGetZExtValue(b) < bits)
+    return op == LIR_SHL ? LLVMBuildShl(B, a, b, "") : s ? LLVMBuildAShr(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
+  LLVMValueRef w = LLVMConstInt(t, bits, 0), m = LLVMConstInt(t, bits - 1, 0);
+  LLVMValueRef big = LLVMBuildICmp(B, LLVMIntUGE, b, w, ""), bb = LLVMBuildSelect(B, big, m, b, "");
+  if (op == LIR_SHR && s) return LLVMBuildAShr(B, a, bb, ""); /* bits-1: the sign fill */
+  LLVMValueRef r = op == LIR_SHL ? LLVMBuildShl(B, a, bb, "") : LLVMBuildLShr(B, a, bb, "");
+  return LLVMBuildSelect(B, big, LLVMConstInt(t, 0, 0), r, "");
+}
+
 static LLVMValueRef g_bin(gctx *g, const lir_expr *e) {
   LLVMValueRef a = g_expr(g, e->args[0]), b = g_expr(g, e->args[1]);
   lir_dtype t = e->args[0]->dtype;
@@ -233,31 +304,14 @@ static LLVMValueRef g_bin(gctx *g, const lir_expr *e) {
   case LIR_ADD: return t == LIR_I64 ? LLVMBuildNSWAdd(B, a, b, "") : LLVMBuildAdd(B, a, b, "");
   case LIR_SUB: return t == LIR_I64 ? LLVMBuildNSWSub(B, a, b, "") : LLVMBuildSub(B, a, b, "");
   case LIR_MUL: return t == LIR_I64 ? LLVMBuildNSWMul(B, a, b, "") : LLVMBuildMul(B, a, b, "");
-  case LIR_DIV: return s ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
-  case LIR_MOD: return s ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, "");
-  case LIR_FLOORDIV: {
-    if (!s) return LLVMBuildUDiv(B, a, b, "");
-    /* q = a/b; if (a%b != 0 && (a<0) != (b<0)) q -= 1 */
-    LLVMValueRef q = LLVMBuildSDiv(B, a, b, ""), r = LLVMBuildSRem(B, a, b, "");
-    LLVMValueRef z = LLVMConstInt(LLVMTypeOf(a), 0, 0);
-    LLVMValueRef adj = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, r, z, ""),
-                                    LLVMBuildXor(B, LLVMBuildICmp(B, LLVMIntSLT, r, z, ""),
-                                                 LLVMBuildICmp(B, LLVMIntSLT, b, z, ""), ""), "");
-    return LLVMBuildSub(B, q, LLVMBuildZExt(B, adj, LLVMTypeOf(a), ""), "");
-  }
-  case LIR_FLOORMOD: {
-    if (!s) return LLVMBuildURem(B, a, b, "");
-    LLVMValueRef r = LLVMBuildSRem(B, a, b, "");
-    LLVMValueRef z = LLVMConstInt(LLVMTypeOf(a), 0, 0);
-    LLVMValueRef adj = LLVMBuildAnd(B, LLVMBuildICmp(B, LLVMIntNE, r, z, ""),
-                                    LLVMBuildXor(B, LLVMBuildICmp(B, LLVMIntSLT, r, z, ""),
-                                                 LLVMBuildICmp(B, LLVMIntSLT, b, z, ""), ""), "");
-    return LLVMBuildSelect(B, adj, LLVMBuildAdd(B, r, b, ""), r, "");
-  }
+  case LIR_DIV:
+  case LIR_MOD:
+  case LIR_FLOORDIV:
+  case LIR_FLOORMOD: return g_intdiv(B, e->op, a, b, s);
   case LIR_MIN: return LLVMBuildSelect(B, LLVMBuildICmp(B, s ? LLVMIntSLT : LLVMIntULT, a, b, ""), a, b, "");
   case LIR_MAX: return LLVMBuildSelect(B, LLVMBuildICmp(B, s ? LLVMIntSGT : LLVMIntUGT, a, b, ""), a, b, "");
-  case LIR_SHL: return LLVMBuildShl(B, a, b, "");
-  case LIR_SHR: return s ? LLVMBuildAShr(B, a, b, "") : LLVMBuildLShr(B, a, b, "");
+  case LIR_SHL:
+  case LIR_SHR: return g_shift(B, e->op, a, b, s);
   case LIR_AND: return LLVMBuildAnd(B, a, b, "");
   case LIR_OR: return LLVMBuildOr(B, a, b, "");
   case LIR_XOR: return LLVMBuildXor(B, a, b, "");

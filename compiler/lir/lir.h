@@ -100,12 +100,13 @@ typedef enum lir_expr_kind {
 
 typedef enum lir_binop {
   LIR_ADD, LIR_SUB, LIR_MUL,
-  LIR_DIV,      /* float division; integer division truncating toward zero */
+  LIR_DIV,      /* float division; integer division truncating toward zero (x/0 = 0, x%0 = 0) */
   LIR_MOD,      /* integer remainder (sign of a); float fmod */
   LIR_FLOORDIV, /* integer division rounding down */
   LIR_FLOORMOD, /* integer remainder with the sign of b */
   LIR_MIN, LIR_MAX,
-  LIR_SHL, LIR_SHR, /* SHR is arithmetic for signed types, logical for unsigned */
+  LIR_SHL, LIR_SHR, /* SHR is arithmetic for signed types, logical for unsigned; by the width or
+                       more: 0 (SHL, logical SHR) or the sign fill */
   LIR_AND, LIR_OR, LIR_XOR, /* bitwise; on bool, logical */
   LIR_EQ, LIR_NE, LIR_LT, LIR_LE, LIR_GT, LIR_GE, /* result bool */
   LIR_BINOP_COUNT

@@ -66,6 +66,10 @@ def attr_int(name, v):
     return f_bytes(1, name) + f_varint(3, v) + f_varint(20, 2)
 
 
+def attr_str(name, v):
+    return f_bytes(1, name) + f_bytes(4, v) + f_varint(20, 3)
+
+
 def attr_float(name, v):
     return f_bytes(1, name) + f_float(2, v) + f_varint(20, 1)
 
@@ -158,6 +162,77 @@ save("onnx-pad-overflow.onnx",
 # gives the inferred 1x4 output (tests/cli/test_cli.sh)
 save("../../cli/declared_shape_lie.onnx",
      model([node("Relu", ["x"], ["y"], "r")], [X], [value_info("y", [1, 1000000])]))
+
+
+# ---------------------------------------------------------------- the newer CPU-path operators:
+# attribute and input validation, each refused with one message naming the node
+def i64(name, vals):
+    return tensor(name, [len(vals)], INT64, raw=struct.pack("<%dq" % len(vals), *vals))
+
+
+X4 = value_info("x", [1, 1, 2, 2])
+# Slice with a step of 0
+save("onnx-slice-step-zero.onnx",
+     model([node("Slice", ["x", "st", "en", "ax", "sp"], ["y"], "slice")], [X], [Y],
+           [i64("st", [0]), i64("en", [4]), i64("ax", [1]), i64("sp", [0])]))
+# Gather with float indices
+save("onnx-gather-float-indices.onnx",
+     model([node("Gather", ["x", "i"], ["y"], "gather", [attr_int("axis", 1)])], [X], [Y],
+           [tensor("i", [2], floats=[0.0, 1.0])]))
+# Resize given both scales and sizes
+save("onnx-resize-scales-and-sizes.onnx",
+     model([node("Resize", ["x", "", "sc", "sz"], ["y"], "resize")], [X4], [value_info("y", [1, 1, 4, 4])],
+           [tensor("sc", [4], floats=[1.0, 1.0, 2.0, 2.0]), i64("sz", [1, 1, 4, 4])]))
+# Einsum: an output label that no input has
+save("onnx-einsum-bad-label.onnx",
+     model([node("Einsum", ["x"], ["y"], "einsum", [attr_str("equation", "ij->ik")])], [X], [Y]))
+# Einsum: two operands in the equation, one input
+save("onnx-einsum-operands.onnx",
+     model([node("Einsum", ["x"], ["y"], "einsum", [attr_str("equation", "ij,jk->ik")])], [X], [Y]))
+# TopK with k = -1
+save("onnx-topk-negative-k.onnx",
+     model([node("TopK", ["x", "k"], ["y", "yi"], "topk")], [X], [Y, value_info("yi", [1, 4], INT64)],
+           [i64("k", [-1])]))
+# Split whose parts (1 + 2) do not add up to the axis (4)
+save("onnx-split-sum.onnx",
+     model([node("Split", ["x", "s"], ["y", "y2"], "split", [attr_int("axis", 1)])], [X],
+           [Y, value_info("y2", [1, 2])], [i64("s", [1, 2])]))
+# ConvTranspose: group 2 does not divide 3 input channels
+save("onnx-convtranspose-group.onnx",
+     model([node("ConvTranspose", ["x", "w"], ["y"], "deconv", [attr_int("group", 2)])],
+           [value_info("x", [1, 3, 4, 4])], [value_info("y", [1, 2, 6, 6])],
+           [tensor("w", [3, 1, 3, 3], floats=[0.5] * 27)]))
+# OneHot with depth 0
+save("onnx-onehot-depth-zero.onnx",
+     model([node("OneHot", ["i", "d", "v"], ["y"], "onehot")], [value_info("i", [4], INT64)], [Y],
+           [tensor("d", [], floats=[0.0]), tensor("v", [2], floats=[0.0, 1.0])]))
+# ReduceSum (opset 13: axes an input) over axis 5 of a rank-2 tensor
+save("onnx-reducesum-axis.onnx",
+     model([node("ReduceSum", ["x", "a"], ["y"], "rsum")], [X], [Y], [i64("a", [5])]))
+# ReduceMax (axes an attribute) over axis -3 of a rank-2 tensor
+save("onnx-reducemax-axis.onnx",
+     model([node("ReduceMax", ["x"], ["y"], "rmax", [attr_ints("axes", [-3])])], [X], [Y]))
+# Cast to data type 99
+save("onnx-cast-unknown-type.onnx", model([node("Cast", ["x"], ["y"], "cast", [attr_int("to", 99)])], [X], [Y]))
+# CumSum over axis 2 of a rank-2 tensor
+save("onnx-cumsum-axis.onnx",
+     model([node("CumSum", ["x", "a"], ["y"], "cumsum")], [X], [Y], [tensor("a", [], INT64, raw=struct.pack("<q", 2))]))
+# DepthToSpace with blocksize 0
+save("onnx-depthtospace-blocksize.onnx",
+     model([node("DepthToSpace", ["x"], ["y"], "d2s", [attr_int("blocksize", 0)])], [X4], [X4]))
+# Transpose with a perm that is not a permutation
+save("onnx-transpose-perm.onnx",
+     model([node("Transpose", ["x"], ["y"], "tr", [attr_ints("perm", [0, 0])])], [X], [Y]))
+# Range with delta 0 (an endless range)
+save("onnx-range-delta-zero.onnx",
+     model([node("Range", ["s", "l", "d"], ["y"], "range")], [X], [value_info("y", [4])],
+           [tensor("s", [], floats=[0.0]), tensor("l", [], floats=[4.0]), tensor("d", [], floats=[0.0])]))
+# GatherElements with indices of another rank
+save("onnx-gatherelements-rank.onnx",
+     model([node("GatherElements", ["x", "i"], ["y"], "ge")], [X], [Y], [i64("i", [0, 1])]))
+# Tile with a negative repeat
+save("onnx-tile-negative.onnx",
+     model([node("Tile", ["x", "r"], ["y"], "tile")], [X], [Y], [i64("r", [1, -2])]))
 
 
 # ---------------------------------------------------------------- .npy files
