@@ -112,22 +112,12 @@ void vta_pack_identity(const vta_plan *p, int8_t *blk) {
     for (int i = 0; i < BI; i++) blk[o * BI + i] = o == i;
 }
 
-static int32_t requant(const vta_op *op, uint32_t acc) {
-  int32_t r = (int32_t)acc, s = op->shift;
-  if (s >= 32) r = r < 0 ? -1 : 0;
-  else if (s > 0) r = (int32_t)(acc + (1u << (s - 1))) >> s;
-  else if (s <= -32) r = 0;
-  else if (s < 0) r = (int32_t)(acc << -s);
-  if (r < op->clip_min) r = op->clip_min;
-  if (r > op->clip_max) r = op->clip_max;
-  return r;
-}
 
 void vta_reference_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y) {
   size_t n = (size_t)op->n * op->c * op->h * op->w;
   for (size_t i = 0; i < n; i++) {
     uint32_t s = ((uint32_t)(int32_t)a[i] << op->shift_a) + ((uint32_t)(int32_t)b[i] << op->shift_b);
-    y[i] = (int8_t)requant(op, s);
+    y[i] = (int8_t)ovta_requant((int32_t)s, op->shift, op->clip_min, op->clip_max);
   }
 }
 

@@ -348,13 +348,7 @@ void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int
                 int32_t wv = w[(((size_t)o * op->c + c) * op->kh + i) * op->kw + j];
                 acc += (uint32_t)(xv * wv);
               }
-          int32_t r = (int32_t)acc, s = op->shift; /* round half up, arithmetic shift, wrapping */
-          if (s >= 32) r = r < 0 ? -1 : 0;
-          else if (s > 0) r = (int32_t)(acc + (1u << (s - 1))) >> s;
-          else if (s <= -32) r = 0;
-          else if (s < 0) r = (int32_t)(acc << -s);
-          if (r < op->clip_min) r = op->clip_min;
-          if (r > op->clip_max) r = op->clip_max;
+          int32_t r = ovta_requant((int32_t)acc, op->shift, op->clip_min, op->clip_max);
           y[(((size_t)n * op->o + o) * OH + oh) * OW + ow] = (int8_t)r;
         }
 }

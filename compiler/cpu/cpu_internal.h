@@ -147,6 +147,9 @@ static inline int norm_axis(int64_t a, int r) { return (int)(a < 0 ? a + r : a);
  * multidirectional) to it into v[] (NULL for an omitted input); an error when an input does not
  * broadcast (elementwise.c). */
 int cpu_bcast_open(L *l, lir_buf *Y, int nin, lir_nest *n, lir_expr **v);
+/* Y = op(A, B), A and B of one dtype, broadcast; cmp: op yields LIR_BOOL, stored as a bool
+ * byte (elementwise.c; the rule above lower_binary). */
+int cpu_binary(L *l, lir_binop op, bool cmp);
 /* A local scalar buffer of dtype t (wrap its users in lir_alloc_stmt), its value, a store. */
 static inline lir_buf *sc_new(L *l, const char *name, lir_dtype t) {
   return lir_buf_new(F, name, t, 0, NULL, LIR_SCOPE_LOCAL);

@@ -156,16 +156,18 @@ int cpu_bcast_open(L *l, lir_buf *Y, int nin, lir_nest *n, lir_expr **v) {
 /* Add, Sub, Mul, Div (and Max/Min of two): C = op(A, B) with multidirectional (numpy)
  * broadcasting: shapes right-aligned, each dim equal or 1. Integer Div truncates toward zero
  * (C semantics, like the ONNX reference for the integer tests). */
-static int lower_binary(L *l, lir_binop op) {
+int cpu_binary(L *l, lir_binop op, bool cmp) {
   lir_buf *A = l->in[0], *B = l->in[1], *Y = l->out[0];
   if (!A || !B || !Y) return bad(l, "missing input or output");
   if (A->dtype != B->dtype) return bad(l, "inputs of different dtypes");
   lir_nest n;
   lir_expr *v[2];
   if (cpu_bcast_open(l, Y, 2, &n, v)) return l->err->code;
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, lir_bin(F, op, v[0], v[1])));
+  lir_expr *y = lir_bin(F, op, v[0], v[1]);
+  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, cmp ? lir_cast(F, LIR_U8, y) : y));
   return 0;
 }
+static int lower_binary(L *l, lir_binop op) { return cpu_binary(l, op, false); }
 
 /* Max, Min, Sum (8+), Mean: Y = op(X0, X1, ...) over one or more inputs with multidirectional
  * broadcasting; Mean = Sum / count; a NaN input makes a float Max/Min NaN. */

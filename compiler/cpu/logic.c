@@ -7,31 +7,18 @@
 /* A LIR_BOOL value as a bool tensor's byte. */
 static lir_expr *byte(L *l, lir_expr *b) { return lir_cast(F, LIR_U8, b); }
 
-/* Y = op(A, B) with multidirectional broadcasting; cmp: op yields LIR_BOOL. */
-static int binary(L *l, lir_binop op, bool cmp) {
-  lir_buf *A = l->in[0], *B = l->in[1], *Y = l->out[0];
-  if (!A || !B || !Y) return bad(l, "missing input or output");
-  if (A->dtype != B->dtype) return bad(l, "inputs of different dtypes");
-  lir_nest n;
-  lir_expr *v[2];
-  if (cpu_bcast_open(l, Y, 2, &n, v)) return l->err->code;
-  lir_expr *y = lir_bin(F, op, v[0], v[1]);
-  F->body = over(l, &n, Y, lir_store(F, Y, n.idx, cmp ? byte(l, y) : y));
-  return 0;
-}
-
 /* And, Or, Xor: bool A, B (bytes 0/1), broadcasting: the bitwise op is the logical one. */
-static int lower_and(L *l) { return binary(l, LIR_AND, false); }
-static int lower_or(L *l) { return binary(l, LIR_OR, false); }
-static int lower_xor(L *l) { return binary(l, LIR_XOR, false); }
+static int lower_and(L *l) { return cpu_binary(l, LIR_AND, false); }
+static int lower_or(L *l) { return cpu_binary(l, LIR_OR, false); }
+static int lower_xor(L *l) { return cpu_binary(l, LIR_XOR, false); }
 
 /* Equal, Less, Greater, LessOrEqual, GreaterOrEqual: Y = A op B (bool), broadcasting; float
  * comparisons are ordered (false with a NaN). */
-static int lower_equal(L *l) { return binary(l, LIR_EQ, true); }
-static int lower_less(L *l) { return binary(l, LIR_LT, true); }
-static int lower_greater(L *l) { return binary(l, LIR_GT, true); }
-static int lower_less_equal(L *l) { return binary(l, LIR_LE, true); }
-static int lower_greater_equal(L *l) { return binary(l, LIR_GE, true); }
+static int lower_equal(L *l) { return cpu_binary(l, LIR_EQ, true); }
+static int lower_less(L *l) { return cpu_binary(l, LIR_LT, true); }
+static int lower_greater(L *l) { return cpu_binary(l, LIR_GT, true); }
+static int lower_less_equal(L *l) { return cpu_binary(l, LIR_LE, true); }
+static int lower_greater_equal(L *l) { return cpu_binary(l, LIR_GE, true); }
 
 /* BitShift: Z = X << Y (direction LEFT) or X >> Y (RIGHT, logical: unsigned types), broadcasting;
  * a shift by the bit width or more gives 0. */

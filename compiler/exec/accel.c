@@ -97,6 +97,21 @@ static ovta_node *fresh_node(ovta_graph *g, int pos, const char *op, const char 
   return n;
 }
 
+/* Node *pi (its inputs already plain) runs on the CPU: its packed output yp becomes a plain
+ * tensor, and an ovta.Pack after it rebuilds yp for the nodes that read it. */
+static int cpu_output_repacked(ovta_graph *g, int *pi, ovta_node *n, ovta_tensor *yp, ovta_error *err) {
+  ovta_tensor *yl = fresh_tensor(g, yp->name, yp->dtype, yp->logical_rank, yp->logical, err);
+  if (!yl) return err->code;
+  yl->quant = yp->quant;
+  n->outputs[0] = yl;
+  n->target = OVTA_TARGET_CPU;
+  ovta_node *pk = fresh_node(g, *pi + 1, "ovta.Pack", "pack", yl, yp, err);
+  if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", yp->shape[4], err) ||
+      ovta_node_set_i(pk, "block_in", yp->shape[5], err) || ovta_node_set_i(pk, "block_out", yp->shape[5], err))
+    return err->code ? err->code : OVTA_ENOMEM;
+  return ovta_graph_index(g, err);
+}
+
 /* Node *pi (a packed ovta.QConv / ovta.QDense / ovta.QAdd / ovta.QMaxPool) back to the plain
  * layout for the CPU path:
  * Unpack(x) -> node with plain weights/bias -> Pack -> the packed output the users read.
@@ -121,16 +136,7 @@ static int unpack_alu(ovta_graph *g, int *pi, ovta_error *err) {
     (*pi)++;
     n->inputs[k] = xl;
   }
-  ovta_tensor *yl = fresh_tensor(g, yp->name, yp->dtype, yp->logical_rank, yp->logical, err);
-  if (!yl) return err->code;
-  yl->quant = yp->quant;
-  n->outputs[0] = yl;
-  n->target = OVTA_TARGET_CPU;
-  ovta_node *pk = fresh_node(g, *pi + 1, "ovta.Pack", "pack", yl, yp, err);
-  if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", yp->shape[4], err) ||
-      ovta_node_set_i(pk, "block_in", yp->shape[5], err) || ovta_node_set_i(pk, "block_out", yp->shape[5], err))
-    return err->code ? err->code : OVTA_ENOMEM;
-  return ovta_graph_index(g, err);
+  return cpu_output_repacked(g, pi, n, yp, err);
 }
 
 int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error *err) {
@@ -169,18 +175,9 @@ int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error 
     if (ovta_tensor_alloc(bl, err)) return err->code;
     memcpy(bl->data, bp->data, bl->nbytes <= bp->nbytes ? bl->nbytes : bp->nbytes);
   }
-  ovta_tensor *yl = fresh_tensor(g, yp->name, yp->dtype, yp->logical_rank, yp->logical, err);
-  if (!yl) return err->code;
-  yl->quant = yp->quant;
   n->inputs[0] = xl, n->inputs[1] = wl;
   if (bp) n->inputs[2] = bl;
-  n->outputs[0] = yl;
-  n->target = OVTA_TARGET_CPU;
-  ovta_node *pk = fresh_node(g, *pi + 1, "ovta.Pack", "pack", yl, yp, err);
-  if (!pk || ovta_node_set_s(pk, "layout", "act", err) || ovta_node_set_i(pk, "batch", yp->shape[4], err) ||
-      ovta_node_set_i(pk, "block_in", yp->shape[5], err) || ovta_node_set_i(pk, "block_out", yp->shape[5], err))
-    return err->code ? err->code : OVTA_ENOMEM;
-  return ovta_graph_index(g, err);
+  return cpu_output_repacked(g, pi, n, yp, err);
 }
 
 /* Does the graph still need the pack / partition passes for the accelerator? */
