@@ -456,10 +456,14 @@ static int number_tensors(build *b, ovta_error *err) {
   return 0;
 }
 
-static void report_line(FILE *rep, const ovta_node *n, const vta_kernel *k, const vta_counts *c) {
+/* One node's line of the compile report: accel with its tiling and counts (k), else cpu and the
+ * accelerator target's reason (ovta_accel_why_not). */
+static void report_line(FILE *rep, const ovta_graph *g, const ovta_node *n, const vta_kernel *k, const vta_counts *c) {
   if (!rep) return;
   if (!k) {
-    fprintf(rep, "node %s op %s: cpu\n", n->name, n->op);
+    char why[256];
+    const char *r = ovta_accel_why_not(g, n, why, sizeof why);
+    fprintf(rep, "node %s op %s: cpu: %s\n", n->name, n->op, r ? r : "partitioned to the cpu");
     return;
   }
   char ps[256];
@@ -513,7 +517,7 @@ static int lower_accel_node(build *b, int s, ovta_error *err) {
     return rc;
   }
   if (b->o->dump_lir) lir_dump(b->o->dump_lir, vta_kernel_host(b->kern[s]));
-  report_line(b->rep, n, b->kern[s], &c);
+  report_line(b->rep, g, n, b->kern[s], &c);
   vta_plan_str(vta_kernel_plan(b->kern[s]), ps, sizeof ps);
   xstep *st = new_step(b, n, vta_kernel_host(b->kern[s])->name, 0);
   st->vta = true;
@@ -540,7 +544,7 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
   if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
   else rc = lir_lower_node(g, n, fname, &f, err);
   if (rc) return rc;
-  if (b->e->accel) report_line(b->rep, n, NULL, NULL);
+  if (b->e->accel) report_line(b->rep, g, n, NULL, NULL);
   if (b->o->dump_lir) lir_dump(b->o->dump_lir, f);
   rc = lir_module_add(b->m, f, err);
   lir_func_free(f);
@@ -650,7 +654,10 @@ static int load_jit(build *b, ovta_error *err) {
 static int attach_device(build *b, ovta_error *err) {
   if (b->rep) {
     int na = ovta_exec_accel_nodes(b->e);
-    fprintf(b->rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu\n", na, b->e->cfg.name, b->e->ns - na);
+    double ma = 0, mt = 0;
+    for (int i = 0; i < b->e->ns; i++) mt += (double)b->e->s[i].macs, ma += b->e->s[i].vta ? (double)b->e->s[i].macs : 0;
+    fprintf(b->rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu; MACs on the accelerator %.0f of %.0f (%.1f%%)\n",
+            na, b->e->cfg.name, b->e->ns - na, ma, mt, mt > 0 ? 100.0 * ma / mt : 0.0);
   }
   if (b->o->backend && strcmp(b->o->backend, "cpu")) return ovta_exec_attach(b->e, b->o->backend, b->o->dev_opts, err);
   return 0;
