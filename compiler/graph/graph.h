@@ -160,6 +160,7 @@ typedef enum ovta_attr_type {
   OVTA_ATTR_INTS,        /* ints[n] */
   OVTA_ATTR_FLOATS,      /* floats[n] */
   OVTA_ATTR_TENSOR,      /* t (standalone tensor owned by the attribute) */
+  OVTA_ATTR_STRINGS,     /* strs[n] (RNN/LSTM/GRU activations) */
 } ovta_attr_type;
 
 typedef struct ovta_attr {
@@ -168,9 +169,10 @@ typedef struct ovta_attr {
   int64_t i;           /* INT */
   float f;             /* FLOAT */
   char *s;             /* STRING */
-  int n;               /* INTS/FLOATS: element count */
+  int n;               /* INTS/FLOATS/STRINGS: element count */
   int64_t *ints;       /* INTS */
   float *floats;       /* FLOATS */
+  char **strs;         /* STRINGS: n strings */
   ovta_tensor *t;      /* TENSOR */
 } ovta_attr;
 
@@ -208,6 +210,7 @@ int ovta_node_set_f(ovta_node *n, const char *name, float v, ovta_error *err);
 int ovta_node_set_s(ovta_node *n, const char *name, const char *v, ovta_error *err);
 int ovta_node_set_ints(ovta_node *n, const char *name, const int64_t *v, int cnt, ovta_error *err);
 int ovta_node_set_floats(ovta_node *n, const char *name, const float *v, int cnt, ovta_error *err);
+int ovta_node_set_strs(ovta_node *n, const char *name, const char *const *v, int cnt, ovta_error *err);
 /* Takes ownership of t (a standalone tensor). */
 int ovta_node_set_tensor(ovta_node *n, const char *name, ovta_tensor *t, ovta_error *err);
 /* Remove an attribute if present. */
