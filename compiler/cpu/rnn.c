@@ -178,7 +178,7 @@ static lir_expr *vec_rh(L *l, const rnn *r, lir_expr *m, void *ctx) {
   return lir_mul(F, lir_load(F, r->a, (lir_expr *[]){lir_addi(F, m, r->H)}), lir_load(F, r->h, (lir_expr *[]){m}));
 }
 
-/* Set a[0, n) to 0. */
+/* b[0, n) = 0. */
 static lir_stmt *rnn_zero(L *l, lir_buf *b, int64_t n, lir_dtype t) {
   lir_var *k = lir_var_new(F, "k", LIR_I64);
   return lir_for(F, k, I(0), I(n), LIR_FOR_VECTORIZED, lir_store(F, b, (lir_expr *[]){lir_ref(F, k)}, cst(l, t, 0)));
