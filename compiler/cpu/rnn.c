@@ -1,9 +1,11 @@
 /* rnn.c: the recurrent operators RNN, GRU and LSTM (opsets 7 and 14), f32 and f64.
  *
- * One schedule for the three: per direction, per batch entry b, the hidden (and cell) state
- * lives in local buffers h[H] (c[H]); each time step computes the gate pre-activations
- * a[G*H] = Wb + Rb + x_t W^T + h R^T (a dot product per gate row, accumulated in the tensor
- * type), then the cell update elementwise over j < H, writing Y. Steps past sequence_lens[b]
+ * One schedule for the three: W and R are first transposed into local buffers ([D, K, G*H],
+ * contiguous along the gate rows). Then per direction, per batch entry b, the hidden (and cell)
+ * state lives in local buffers h[H] (c[H]); each time step computes the gate pre-activations
+ * a[G*H] = Wb + Rb + x_t W^T + h R^T (the reduction outside, the G*H rows innermost and
+ * vectorized, accumulated in the tensor type), then the cell update elementwise over j < H,
+ * writing Y. Steps past sequence_lens[b]
  * (read at run time, clamped into [0, seq]) store zeros into Y; Y_h/Y_c get the state after the
  * last valid step. The reverse direction runs t = len-1 .. 0 over the valid steps only.
  *
@@ -55,6 +57,7 @@ typedef struct rnn {
   act f[2][3];     /* per direction: f, g, h */
   lir_buf *h, *c;  /* local state: hidden, cell (LSTM) */
   lir_buf *a, *rr; /* local gate pre-activations [G*H]; GRU's recurrent part of gate h [H] */
+  lir_buf *wt, *rt; /* local W, R transposed: [D, input, G*H], [D, H, G*H] */
 } rnn;
 
 /* Parse activations / activation_alpha / activation_beta into r->f. Alphas and betas are taken
@@ -151,21 +154,31 @@ static lir_expr **yidx(L *l, const rnn *r, lir_expr *t, int d, lir_expr *b, lir_
   return v;
 }
 
-/* One dot product per gate row: for k < n, dst[doff + k] += bias[d, boff + k0 + k] (when B is
- * given) + sum_m v(m) * M[d, k0 + k, m], m < M's last dim. v(m) is the vector (X row, h or r(.)h),
- * built by vec with its context. */
-static lir_stmt *rnn_dot(L *l, const rnn *r, int d, lir_buf *dst, int64_t doff, int64_t k0, int64_t n, lir_buf *M,
+/* The gate rows' dot products, for k < n: dst[doff + k] += bias[d, boff + k0 + k] (when B is
+ * given) + sum_m v(m) * M[d, k0 + k, m], M given transposed (MT [D, K, G*H], contiguous along k):
+ * the reduction over m outside, the rows k innermost and vectorized. v(m) is the vector (X row,
+ * h or r(.)h, never dst), built by vec with its context. */
+static lir_stmt *rnn_dot(L *l, const rnn *r, int d, lir_buf *dst, int64_t doff, int64_t k0, int64_t n, lir_buf *MT,
                          int64_t boff, lir_expr *(*vec)(L *, const rnn *, lir_expr *, void *), void *vctx) {
-  lir_var *k = lir_var_new(F, "k", LIR_I64), *m = lir_var_new(F, "m", LIR_I64);
-  lir_expr *row = lir_addi(F, lir_ref(F, k), k0), *di[1] = {lir_addi(F, lir_ref(F, k), doff)};
-  lir_expr *prod = lir_mul(F, vec(l, r, lir_ref(F, m), vctx), lir_load(F, M, (lir_expr *[]){I(d), row, lir_ref(F, m)}));
-  lir_stmt *acc = lir_store(F, dst, di, lir_add(F, lir_load(F, dst, di), prod));
-  lir_stmt *body = lir_for(F, m, I(0), I(M->shape[2]), LIR_FOR_SERIAL, acc);
-  if (l->in[3]) {
-    lir_expr *bias = lir_load(F, l->in[3], (lir_expr *[]){I(d), lir_addi(F, row, boff)});
-    body = SEQ(lir_store(F, dst, di, lir_add(F, lir_load(F, dst, di), bias)), body);
-  }
-  return lir_for(F, k, I(0), I(n), LIR_FOR_SERIAL, body);
+  lir_var *k = lir_var_new(F, "k", LIR_I64), *k2 = lir_var_new(F, "k", LIR_I64), *m = lir_var_new(F, "m", LIR_I64);
+  lir_var *vm = lir_var_new(F, "v", r->t);
+  lir_expr *di[1] = {lir_addi(F, lir_ref(F, k), doff)};
+  lir_expr *w = lir_load(F, MT, (lir_expr *[]){I(d), lir_ref(F, m), lir_addi(F, lir_ref(F, k), k0)});
+  lir_stmt *acc = lir_store(F, dst, di, lir_add(F, lir_load(F, dst, di), lir_mul(F, lir_ref(F, vm), w)));
+  lir_stmt *dot = lir_for(F, m, I(0), I(MT->shape[1]), LIR_FOR_SERIAL,
+                          lir_let(F, vm, vec(l, r, lir_ref(F, m), vctx), lir_for(F, k, I(0), I(n), LIR_FOR_VECTORIZED, acc)));
+  if (!l->in[3]) return dot;
+  lir_expr *d2[1] = {lir_addi(F, lir_ref(F, k2), doff)};
+  lir_expr *bias = lir_load(F, l->in[3], (lir_expr *[]){I(d), lir_addi(F, lir_ref(F, k2), k0 + boff)});
+  return SEQ(lir_for(F, k2, I(0), I(n), LIR_FOR_VECTORIZED, lir_store(F, dst, d2, lir_add(F, lir_load(F, dst, d2), bias))), dot);
+}
+
+/* MT[d, m, k] = M[d, k, m]: a weight tensor transposed once per call (rnn_dot reads it along k). */
+static lir_stmt *rnn_transpose(L *l, lir_buf *M, lir_buf *MT) {
+  lir_nest n;
+  lir_nest_open(F, &n, 3, M->shape, "w");
+  lir_stmt *st = lir_store(F, MT, (lir_expr *[]){n.idx[0], n.idx[2], n.idx[1]}, lir_load(F, M, n.idx));
+  return lir_nest_close(F, &n, st, LIR_FOR_SERIAL);
 }
 
 /* The vectors of the dot products: X[t, b, m] (ctx: {t, b}), h[m], r(.)h = a[H + m] * h[m]. */
@@ -250,15 +263,15 @@ static lir_stmt *rnn_step(L *l, const rnn *r, int d, lir_expr *b, lir_expr *t) {
   lir_block blk;
   lir_block_init(&blk, F);
   lir_block_add(&blk, rnn_zero(l, r->a, GH, r->t));
-  lir_block_add(&blk, rnn_dot(l, r, d, r->a, 0, 0, GH, l->in[1], 0, vec_x, tb));
-  lir_block_add(&blk, rnn_dot(l, r, d, r->a, 0, 0, r->g == 3 ? 2 * H : GH, l->in[2], GH, vec_h, NULL));
+  lir_block_add(&blk, rnn_dot(l, r, d, r->a, 0, 0, GH, r->wt, 0, vec_x, tb));
+  lir_block_add(&blk, rnn_dot(l, r, d, r->a, 0, 0, r->g == 3 ? 2 * H : GH, r->rt, GH, vec_h, NULL));
   if (r->g == 3) { /* z, r activated in place; rr = Rbh + (lbr ? Ht-1 : rt (.) Ht-1) * Rh^T */
     lir_var *k = lir_var_new(F, "k", LIR_I64);
     lir_expr *ki[1] = {lir_ref(F, k)};
     lir_block_add(&blk, lir_for(F, k, I(0), I(2 * H), LIR_FOR_SERIAL,
                                 lir_store(F, r->a, ki, rnn_act(l, r, &r->f[d][0], lir_load(F, r->a, ki)))));
     lir_block_add(&blk, rnn_zero(l, r->rr, H, r->t));
-    lir_block_add(&blk, rnn_dot(l, r, d, r->rr, 0, 2 * H, H, l->in[2], GH, r->lbr ? vec_h : vec_rh, NULL));
+    lir_block_add(&blk, rnn_dot(l, r, d, r->rr, 0, 2 * H, H, r->rt, GH, r->lbr ? vec_h : vec_rh, NULL));
   }
   lir_var *j = lir_var_new(F, "j", LIR_I64);
   lir_expr *jj = lir_ref(F, j), *v[4];
@@ -327,8 +340,13 @@ static int lower_rnn(L *l) {
   r->a = lir_buf_new(F, "a", r->t, 1, &GH, LIR_SCOPE_LOCAL);
   if (r->g == 4) r->c = lir_buf_new(F, "c", r->t, 1, &r->H, LIR_SCOPE_LOCAL);
   if (r->g == 3) r->rr = lir_buf_new(F, "rr", r->t, 1, &r->H, LIR_SCOPE_LOCAL);
+  int64_t wts[3] = {r->nd, r->I, GH}, rts[3] = {r->nd, r->H, GH};
+  r->wt = lir_buf_new(F, "wt", r->t, 3, wts, LIR_SCOPE_LOCAL);
+  r->rt = lir_buf_new(F, "rt", r->t, 3, rts, LIR_SCOPE_LOCAL);
   lir_stmt *body = rnn_direction(l, r, 0, r->nd == 1 && r->reverse);
   if (r->nd == 2) body = SEQ(body, rnn_direction(l, r, 1, true));
+  body = SEQ(rnn_transpose(l, l->in[1], r->wt), rnn_transpose(l, l->in[2], r->rt), body);
+  body = lir_alloc_stmt(F, r->wt, lir_alloc_stmt(F, r->rt, body));
   if (r->c) body = lir_alloc_stmt(F, r->c, body);
   if (r->rr) body = lir_alloc_stmt(F, r->rr, body);
   F->body = lir_alloc_stmt(F, r->h, lir_alloc_stmt(F, r->a, body));
