@@ -283,8 +283,8 @@ int ovta_graph_bind_input(ovta_graph *g, const char *name, const ovta_tensor *va
 ovta_graph *ovta_graph_clone(const ovta_graph *g);
 /* Multiply-accumulates of node n from its logical shapes (a blocked layout counts its logical
  * shape): numel(Y) x the reduction length, i.e. the weights per output channel for Conv,
- * ovta.[Q]Conv and ovta.[Q]Dense, K for Gemm and MatMul; 0 for every other op and for unknown
- * shapes (graph/macs.c). */
+ * ovta.[Q]Conv and ovta.[Q]Dense, K for Gemm and MatMul; for RNN, GRU and LSTM (seq * batch) x
+ * (|W| + |R|); 0 for every other op and for unknown shapes (graph/macs.c). */
 int64_t ovta_node_macs(const ovta_node *n);
 /* The sum of ovta_node_macs over the nodes of g. */
 int64_t ovta_graph_macs(const ovta_graph *g);
