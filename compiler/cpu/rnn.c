@@ -5,9 +5,9 @@
  * state lives in local buffers h[H] (c[H]); each time step computes the gate pre-activations
  * a[G*H] = Wb + Rb + x_t W^T + h R^T (the reduction outside, the G*H rows innermost and
  * vectorized, accumulated in the tensor type), then the cell update elementwise over j < H,
- * writing Y. Steps past sequence_lens[b]
- * (read at run time, clamped into [0, seq]) store zeros into Y; Y_h/Y_c get the state after the
- * last valid step. The reverse direction runs t = len-1 .. 0 over the valid steps only.
+ * writing Y. Steps past sequence_lens[b] (read at run time, clamped into [0, seq]) store zeros
+ * into Y; Y_h/Y_c get the state after the last valid step (the initial state when len is 0).
+ * The reverse direction runs t = len-1 .. 0 over the valid steps only (as onnxruntime does).
  *
  * Notation (ONNX): X [seq, batch, input] (layout 1: [batch, seq, input]); W [D, G*H, input],
  * R [D, G*H, H], B [D, 2*G*H] = [Wb, Rb]; t the time step, (.) the elementwise product; f, g, h
