@@ -11,7 +11,7 @@
  * OVTA_EUNSUPPORTED; it FAILS on a numeric mismatch, a crash, a timeout or any other error.
  *
  * Tolerances: integer and bool outputs exact. Float outputs: |got - want| <= ATOL + RTOL * |want|
- * with RTOL = 1e-5, ATOL = 1e-6 for every operator (the transcendental ones use libm or LLVM's
+ * with RTOL = 1e-5 (the window tests 1e-3, see LOOSE), ATOL = 1e-6 for every operator (the transcendental ones use libm or LLVM's
  * intrinsics, accurate to ~1 ulp, so the same bound holds); NaN matches NaN.
  *
  * Output: one line per test, cmocka style ("[       OK ]", "[  FAILED  ]", "[  SKIPPED ]" with
@@ -35,6 +35,12 @@
 
 #define RTOL 1e-5
 #define ATOL 1e-6
+/* The window tests' expected outputs were made with pi = 3.1415 (onnx/backend/test/case/node/
+ * window.py: cos(2 * 3.1415 * n / N)), 5e-4 relative off the operators' definition (2 pi; the
+ * function bodies' Tau = 6.28319); ONNX's own runner accepts them under its default rtol 1e-3,
+ * which these tests (folder names starting so, the _expanded forms too) get here. */
+#define RTOL_LOOSE 1e-3
+static const char *const LOOSE[] = {"test_hannwindow", "test_hammingwindow", "test_blackmanwindow"};
 #define TIMEOUT_S 60
 #define MAX_OPS 64 /* distinct operators per model counted in the table */
 
@@ -139,15 +145,33 @@ static const struct {
     {"ReverseSequence", 1u << 1}, {"Col2Im", 3u << 1},
 };
 
-static bool shape_input(const ovta_graph *g, const ovta_tensor *t) {
+/* Does t feed a SHAPE_INPUTS slot, directly or (scalars, as an operator's function body computes
+ * a size: Cast, Sub, Div ... of the size input before a Range) through the nodes it flows into
+ * (not through Shape/Size, which read only its shape)? seen[]: nodes visited. */
+static bool feeds_shape(const ovta_graph *g, const ovta_tensor *t, bool *seen, bool direct_only) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ovta_node *n = g->nodes[i];
-    for (size_t k = 0; k < sizeof SHAPE_INPUTS / sizeof SHAPE_INPUTS[0]; k++)
-      if (!strcmp(n->op, SHAPE_INPUTS[k].op))
-        for (int s = 0; s < n->n_inputs && s < 32; s++)
-          if (SHAPE_INPUTS[k].slots >> s & 1 && n->inputs[s] == t) return true;
+    bool uses = false;
+    for (int s = 0; s < n->n_inputs; s++) {
+      if (n->inputs[s] != t) continue;
+      uses = true;
+      for (size_t k = 0; k < sizeof SHAPE_INPUTS / sizeof SHAPE_INPUTS[0]; k++)
+        if (s < 32 && !strcmp(n->op, SHAPE_INPUTS[k].op) && SHAPE_INPUTS[k].slots >> s & 1) return true;
+    }
+    if (!uses || direct_only || seen[i] || !strcmp(n->op, "Shape") || !strcmp(n->op, "Size")) continue;
+    seen[i] = true;
+    for (int o = 0; o < n->n_outputs; o++)
+      if (n->outputs[o] && feeds_shape(g, n->outputs[o], seen, false)) return true;
   }
   return false;
+}
+
+static bool shape_input(const ovta_graph *g, const ovta_tensor *t) {
+  bool scalar = t->rank == 0 || (t->rank == 1 && t->shape[0] == 1);
+  bool *seen = calloc((size_t)g->n_nodes + 1, 1);
+  bool r = seen && feeds_shape(g, t, seen, !scalar);
+  free(seen);
+  return r;
 }
 
 /* Run one test folder; msg receives the detail for the report line. */
@@ -222,8 +246,11 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
     r = R_FAIL;
     goto done;
   }
-  double max_abs = 0, max_rel = 0;
+  double max_abs = 0, max_rel = 0, rtol = RTOL;
   int64_t bad = 0, total = 0;
+  const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+  for (size_t k = 0; k < sizeof LOOSE / sizeof LOOSE[0]; k++)
+    if (!strncmp(base, LOOSE[k], strlen(LOOSE[k]))) rtol = RTOL_LOOSE;
   for (int o = 0; o < ovta_exec_num_outputs(e); o++) {
     ovta_tensor *want = NULL, *got = NULL;
     snprintf(path, sizeof path, "%s/test_data_set_0/output_%d.pb", dir, o);
@@ -250,7 +277,7 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
       if (is_float(want->dtype)) {
         double w = ovta_tensor_get_f(want, i), v = ovta_tensor_get_f(got, i), d = fabs(v - w);
         if (isnan(w) && isnan(v)) continue;
-        if (!(d <= ATOL + RTOL * fabs(w))) {
+        if (!(d <= ATOL + rtol * fabs(w))) {
           bad++;
           if (verbose && bad < 10) printf("    %s[%lld]: got %.9g want %.9g\n", got->name, (long long)i, v, w);
         }
