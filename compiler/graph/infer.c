@@ -185,7 +185,8 @@ static const infer_rule *const FAMILIES[] = {infer_rules_elementwise, infer_rule
                                              infer_rules_quant, infer_rules_data, infer_rules_logic,
                                              infer_rules_index, infer_rules_resize, infer_rules_reduce,
                                              infer_rules_norm,
-                                             infer_rules_signal};
+                                             infer_rules_signal,
+                                             infer_rules_sample};
 
 /* The rule of op, or NULL. */
 static const infer_rule *rule(const char *op) {
