@@ -18,6 +18,7 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
   case OVTA_DT_I64: return LIR_I64;
   case OVTA_DT_U64: return LIR_U64;
   case OVTA_DT_BOOL: return LIR_U8;
+  case OVTA_DT_BF16: return LIR_U16; /* its bits: Cast/CastLike only (inference refuses it elsewhere) */
   default: return LIR_VOID;
   }
 }

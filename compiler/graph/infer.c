@@ -207,6 +207,10 @@ int ovta_infer_node(ovta_graph *g, ovta_node *n, ovta_error *err) {
   if (strcmp(n->op, "ovta.Pack") && strcmp(n->op, "ovta.Unpack"))
     for (int i = 0; i < n->n_inputs; i++)
       if (n->inputs[i] && n->inputs[i]->layout != OVTA_LAYOUT_PLAIN) return OVTA_OK;
+  if (strcmp(n->op, "Cast") && strcmp(n->op, "CastLike"))
+    for (int i = 0; i < n->n_inputs; i++)
+      if (n->inputs[i] && n->inputs[i]->dtype == OVTA_DT_BF16)
+        return ix_bad(&c, OVTA_EUNSUPPORTED, "bfloat16 input '%s' (only Cast and CastLike take bfloat16)", n->inputs[i]->name);
   ovta_error_clear(err);
   int rc = r->infer(&c);
   if (rc) return rc;
