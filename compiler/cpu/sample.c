@@ -82,8 +82,9 @@ static void cubic_w(L *l, lir_expr *t, lir_expr **w) {
 /* GridSample (16; 2-D), for y[n, c, i, j] with (gx, gy) = grid[n, i, j]:
  *   x = align_corners ? (gx + 1) / 2 * (W - 1) : ((gx + 1) W - 1) / 2   (y likewise with H)
  *   nearest: x, y rounded half to even.
- *   borders: align_corners ? [0, W-1] : [-0.5, W-0.5]; when x or y is outside them: border
- *   padding clamps both into [0, W-1] x [0, H-1], reflection reflects both into the borders.
+ *   borders: align_corners ? [0, W-1] : [-0.5, W-0.5]; when x or y is outside them (not bicubic,
+ *   as onnxruntime and PyTorch: its taps alone are padded): border padding clamps both into
+ *   [0, W-1] x [0, H-1], reflection reflects both into the borders.
  *   nearest: the pixel at (trunc y, trunc x); bilinear: the 4 pixels around (floor, floor + 1)
  *   weighted by 1 - frac and frac; bicubic: the 16 pixels floor - 1 .. floor + 2 with the cubic
  *   weights (A = -0.75) of the fractions.
@@ -112,7 +113,7 @@ static int lower_gridsample(L *l) {
     lir_expr *o = lir_bin(F, LIR_OR, lir_bin(F, LIR_LT, p[a], f64(l, g.lo[a])), lir_bin(F, LIR_GT, p[a], f64(l, g.hi[a])));
     oob = oob ? lir_bin(F, LIR_OR, oob, o) : o;
   }
-  if (g.pad) {
+  if (g.pad && mode != 2) {
     lir_expr *ob = let(l, &s, "oob", oob), *q[2];
     for (int a = 0; a < 2; a++)
       q[a] = g.pad == 1 ? lir_max(F, lir_min(F, p[a], f64(l, (double)(ext[a] - 1))), f64(l, 0)) : reflect(l, p[a], g.lo[a], g.hi[a]);

@@ -39,14 +39,15 @@
  * rtol 1e-3 (folder names starting so, the _expanded forms too): the windows' were made with
  * pi = 3.1415 (onnx/backend/test/case/node/window.py: cos(2 * 3.1415 * n / N)), 5e-4 relative
  * off the operators' definition (2 pi; the function bodies' Tau = 6.28319); GridSample bicubic's
- * and RoiAlign's are written out with 4 decimals (up to 1.7e-4 relative off). */
+ * and RoiAlign's are written out with 4 decimals (up to 1.7e-4 relative off); tests/codegen/
+ * node_extra's STFT outputs are onnxruntime's float32 sums (off by ~3e-6 where terms cancel). */
 #define RTOL_LOOSE 1e-3
 /* bfloat16 outputs: within one bf16 ulp (8 significant bits). The cast tests' FLOAT->BFLOAT16
  * data were made by truncating the float32 bits (the old ONNX test generator); ONNX's reference
  * (float32_to_bfloat16) and this compiler round to nearest even. */
 #define RTOL_BF16 (1.0 / 128)
 static const char *const LOOSE[] = {"test_hannwindow", "test_hammingwindow", "test_blackmanwindow", "test_gridsample_bicubic",
-                                    "test_roialign"};
+                                    "test_roialign", "test_x_stft"};
 #define TIMEOUT_S 60
 #define MAX_OPS 64 /* distinct operators per model counted in the table */
 
