@@ -6,6 +6,12 @@
 static lir_expr *f64(L *l, double v) { return lir_float(F, LIR_F64, v); }
 static lir_expr *dbin(L *l, lir_binop op, lir_expr *a, lir_expr *b) { return lir_bin(F, op, a, b); }
 static lir_expr *to64(L *l, lir_expr *e) { return as_type(l, LIR_F64, e); }
+#define FAR 1e9 /* coordinates beyond +-FAR (and NaN) become -FAR: far outside X, safe to convert */
+/* v, or -FAR when NaN or beyond +-FAR (so every index made from it is defined and clamped). */
+static lir_expr *tame(L *l, lir_expr *v) {
+  lir_expr *ok = lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, v, f64(l, -FAR)), lir_bin(F, LIR_LE, v, f64(l, FAR)));
+  return lir_select(F, ok, v, f64(l, -FAR));
+}
 
 /* A list of lets wrapped around a body, innermost last. */
 typedef struct lets {
@@ -97,6 +103,7 @@ static int lower_gridsample(L *l) {
   bool ac = ovta_node_attr_i(l->n, "align_corners", 0) != 0;
   gs g = {X, NULL, NULL, !strcmp(ps, "border") ? 1 : !strcmp(ps, "reflection") ? 2 : 0, {0}, {0}};
   int64_t ext[2] = {X->shape[3], X->shape[2]}; /* W, H */
+  if ((ext[0] == 0 || ext[1] == 0) && lir_buf_numel(Y) > 0) return unsup(l, "an empty spatial dim of X");
   for (int a = 0; a < 2; a++) g.lo[a] = ac ? 0 : -0.5, g.hi[a] = ac ? (double)(ext[a] - 1) : (double)ext[a] - 0.5;
   lir_nest n;
   lir_nest_open(F, &n, 4, Y->shape, "o");
@@ -109,7 +116,7 @@ static int lower_gridsample(L *l) {
     if (ac) v = dbin(l, LIR_MUL, g1, f64(l, (double)(ext[a] - 1) / 2));
     else v = dbin(l, LIR_DIV, dbin(l, LIR_SUB, dbin(l, LIR_MUL, g1, f64(l, (double)ext[a])), f64(l, 1)), f64(l, 2));
     if (mode == 0) v = lir_call1(F, LIR_ROUND_EVEN, v);
-    p[a] = let(l, &s, a ? "y" : "x", v);
+    p[a] = let(l, &s, a ? "y" : "x", tame(l, v));
     lir_expr *o = lir_bin(F, LIR_OR, lir_bin(F, LIR_LT, p[a], f64(l, g.lo[a])), lir_bin(F, LIR_GT, p[a], f64(l, g.hi[a])));
     oob = oob ? lir_bin(F, LIR_OR, oob, o) : o;
   }
@@ -151,7 +158,8 @@ static int lower_gridsample(L *l) {
 /* RoiAlign (16), for y[r, c, i, j], with roi = rois[r] * spatial_scale - o (o = 0.5 for
  * half_pixel, 0 for output_half_pixel), b = batch_indices[r]:
  *   w = x2 - x1, h = y2 - y1 (output_half_pixel: at least 1); bin = (h / out_h, w / out_w);
- *   samples per bin gh x gw = sampling_ratio, or ceil(h / out_h) x ceil(w / out_w) when 0;
+ *   samples per bin gh x gw = sampling_ratio, or ceil(h / out_h) x ceil(w / out_w) when 0
+ *   (taken as 0 when negative, NaN or above 65536);
  *   sample (iy, ix): yy = y1 + i bin_h + (iy + 0.5) bin_h / gh, xx likewise;
  *   a sample with yy < -1, yy > H, xx < -1 or xx > W is 0; else yy, xx are raised to >= 0 and
  *   bilinear-interpolated from X[b, c] (a coordinate at or past the last pixel takes it);
@@ -165,6 +173,7 @@ static int lower_roialign(L *l) {
   double ss = ovta_node_attr_f(l->n, "spatial_scale", 1.0f), off = hp ? 0.5 : 0;
   int64_t sr = ovta_node_attr_i(l->n, "sampling_ratio", 0), H = X->shape[2], W = X->shape[3], oh = Y->shape[2], ow = Y->shape[3];
   int64_t ext[2] = {H, W}, outd[2] = {oh, ow};
+  if ((H == 0 || W == 0 || X->shape[0] == 0) && lir_buf_numel(Y) > 0) return unsup(l, "an empty X");
   lir_nest n;
   lir_nest_open(F, &n, 4, Y->shape, "o");
   lets s = {0};
@@ -178,7 +187,9 @@ static int lower_roialign(L *l) {
     if (!hp) len = lir_max(F, len, f64(l, 1));
     lir_expr *lv = let(l, &s, a ? "rw" : "rh", len);
     bin[a] = let(l, &s, a ? "bw" : "bh", dbin(l, LIR_DIV, lv, f64(l, (double)outd[a])));
-    lir_expr *g = sr > 0 ? I(sr) : lir_max(F, lir_cast(F, LIR_I64, lir_call1(F, LIR_CEIL, dbin(l, LIR_DIV, lv, f64(l, (double)outd[a])))), I(0));
+    lir_expr *cg = lir_call1(F, LIR_CEIL, dbin(l, LIR_DIV, lv, f64(l, (double)outd[a])));
+    lir_expr *cok = lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, cg, f64(l, 0)), lir_bin(F, LIR_LE, cg, f64(l, 65536)));
+    lir_expr *g = sr > 0 ? I(sr) : lir_cast(F, LIR_I64, lir_select(F, cok, cg, f64(l, 0)));
     gn[a] = let(l, &s, a ? "gw" : "gh", g);
   }
   cnt = let(l, &s, "cnt", lir_mul(F, gn[0], gn[1]));
@@ -190,9 +201,11 @@ static int lower_roialign(L *l) {
     lir_expr *frac = dbin(l, LIR_DIV, dbin(l, LIR_MUL, dbin(l, LIR_ADD, lir_cast(F, LIR_F64, lir_ref(F, iv[a])), f64(l, 0.5)), bin[a]),
                           lir_cast(F, LIR_F64, gn[a]));
     lir_expr *p = let(l, &t, a ? "xx" : "yy", dbin(l, LIR_ADD, dbin(l, LIR_ADD, st[a], dbin(l, LIR_MUL, lir_cast(F, LIR_F64, n.idx[2 + a]), bin[a])), frac));
-    lir_expr *o = lir_bin(F, LIR_OR, lir_bin(F, LIR_LT, p, f64(l, -1)), lir_bin(F, LIR_GT, p, f64(l, (double)ext[a])));
-    out = out ? lir_bin(F, LIR_OR, out, o) : o;
-    lir_expr *q = let(l, &t, a ? "xq" : "yq", lir_max(F, p, f64(l, 0)));
+    /* outside [-1, extent] (NaN too): the sample is 0, its coordinate replaced by 0 */
+    lir_expr *o = lir_un(F, LIR_NOT, lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, p, f64(l, -1)), lir_bin(F, LIR_LE, p, f64(l, (double)ext[a]))));
+    lir_expr *ov = let(l, &t, a ? "ox" : "oy", o);
+    out = out ? lir_bin(F, LIR_OR, out, ov) : ov;
+    lir_expr *q = let(l, &t, a ? "xq" : "yq", lir_select(F, ov, f64(l, 0), lir_max(F, p, f64(l, 0))));
     lir_expr *edge = let(l, &t, a ? "ex" : "ey", lir_bin(F, LIR_GE, lir_cast(F, LIR_I64, q), I(ext[a] - 1)));
     lo[a] = let(l, &t, a ? "xl" : "yl", lir_select(F, edge, I(ext[a] - 1), lir_cast(F, LIR_I64, q)));
     hi[a] = lir_select(F, edge, I(ext[a] - 1), lir_addi(F, lo[a], 1));

@@ -161,7 +161,12 @@ static int lower_mel(L *l) {
   if (!f) return OVTA_FAIL(l->err, OVTA_ENOMEM, "node %s: out of memory", l->n->name);
   for (int64_t i = 0; i < M + 2; i++) {
     double hz = 700 * (pow(10, ((double)i * (double)step + (double)lo) / 2595) - 1);
-    f[i] = (int64_t)floor((double)(len + 1) * hz / (double)rate);
+    double b = floor((double)(len + 1) * hz / (double)rate);
+    if (!(b > -1e15 && b < 1e15)) {
+      free(f);
+      return bad(l, "the edge frequencies give bins out of range");
+    }
+    f[i] = (int64_t)b;
   }
   lir_block b;
   lir_block_init(&b, F);

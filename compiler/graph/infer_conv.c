@@ -332,6 +332,8 @@ static int infer_maxunpool(ctx *c) {
     s[0] = x->shape[0], s[1] = x->shape[1];
     for (int d = 0; d < nsp; d++)
       s[2 + d] = x->shape[2 + d] < 0 ? -1 : (x->shape[2 + d] - 1) * st[d] + ks[d] - pd[d] - pd[nsp + d];
+    for (int d = 0; d < nsp; d++)
+      if (x->shape[2 + d] >= 0 && s[2 + d] < 0) return ix_bad(c, OVTA_EINVAL, "the pads exceed the output (dim %d)", 2 + d);
   }
   return ix_set_out(c, 0, x->dtype, r, s);
 }

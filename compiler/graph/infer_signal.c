@@ -113,6 +113,7 @@ static int infer_mel(ctx *c) {
     if (!t->data) return ix_bad(c, OVTA_EUNSUPPORTED, "input %d '%s' must be a constant", i, t->name);
     if (!ix_is_float(t->dtype) || ovta_tensor_numel(t) != 1) return ix_bad(c, OVTA_EINVAL, "input %d must be a float scalar", i);
   }
+  if (bins > 65536) return ix_bad(c, OVTA_EUNSUPPORTED, "num_mel_bins %lld is above 65536", (long long)bins);
   int64_t s[2] = {len / 2 + 1, bins};
   return ix_set_out(c, 0, dt, 2, s);
 }
