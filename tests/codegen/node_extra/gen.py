@@ -3,7 +3,7 @@
 CASE/test_data_set_0/input_N.pb, output_N.pb) for operator paths the shipped node tests do not
 reach (DFT lengths, inverse and axes, STFT on complex signals, the windows' output types,
 MelWeightMatrix, GridSample's mode/padding/align_corners pairs, RoiAlign max and adaptive
-sampling, Det of larger matrices, MaxUnpool, DynamicQuantizeLinear). The expected outputs are
+sampling, Det of larger matrices, MaxUnpool, DynamicQuantizeLinear, bfloat16 Cast rounding). The expected outputs are
 onnxruntime's (npm onnxruntime-node, tools/ort-ref), an independent reference.
 
     NODE_PATH=build/ort-ref/node_modules /usr/bin/python3 tests/codegen/node_extra/gen.py
@@ -33,11 +33,15 @@ def case(name, op, inputs, outputs, consts=None, **attrs):
     `order` (a list of names, "" for an omitted one) when present."""
     consts = consts or []
     order = attrs.pop("order", [n for n, _ in inputs] + [n for n, _ in consts])
-    node = helper.make_node(op, order, [n for n, _ in outputs], **attrs)
+    back = attrs.pop("chain_back", False)
+    nodes = [helper.make_node(op, order, [n for n, _ in outputs], **attrs)]
+    if back:  # then cast the one output back to float32 (bfloat16 has no numpy type)
+        (yn, _), = outputs
+        nodes = [helper.make_node(op, order, ["mid"], **attrs), helper.make_node("Cast", ["mid"], [yn], to=TensorProto.FLOAT)]
     vin = [helper.make_tensor_value_info(n, NP2ONNX[a.dtype.type], a.shape) for n, a in inputs]
     vout = [helper.make_tensor_value_info(n, NP2ONNX[t], None) for n, t in outputs]
     inits = [numpy_helper.from_array(a, n) for n, a in consts]
-    g = helper.make_graph([node], name, vin, vout, inits)
+    g = helper.make_graph(nodes, name, vin, vout, inits)
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)], producer_name="ovta-gen")
     m.ir_version = 8
     d = os.path.join(HERE, name)
@@ -114,4 +118,9 @@ case("test_x_dynquant_mixed", "DynamicQuantizeLinear", [("x", f32(3, 7, lo=-2, h
      [("y", np.uint8), ("s", F), ("z", np.uint8)])
 case("test_x_dynquant_positive", "DynamicQuantizeLinear", [("x", f32(10, lo=0.5, hi=3))],
      [("y", np.uint8), ("s", F), ("z", np.uint8)])
+# bfloat16: float32 -> bfloat16 -> float32 (two Casts), round to nearest even on ties, NaN, inf,
+# overflow to inf, subnormals
+bf = np.array([1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 1 + 2**-8 + 2**-20, np.nan, np.inf, -np.inf, 3.4e38, -0.0,
+               1e-40, 0.1, -2.5e-3, 65504, 1.00390625, 123456.789, 7e-39], np.float32).reshape(4, 4)
+case("test_x_cast_bfloat16_round", "Cast", [("x", bf)], [("y", F)], to=TensorProto.BFLOAT16, chain_back=True)
 print("wrote", HERE, file=sys.stderr)
