@@ -72,6 +72,7 @@ typedef enum ovta_dtype {
   OVTA_DT_F64 = 11,    /* double */
   OVTA_DT_U32 = 12,    /* uint32 */
   OVTA_DT_U64 = 13,    /* uint64 */
+  OVTA_DT_BF16 = 16,   /* bfloat16 (stored as raw uint16; only Cast/CastLike take it) */
 } ovta_dtype;
 
 /* Bytes of one element; 0 for UNDEF and STRING. */
