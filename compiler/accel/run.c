@@ -524,8 +524,13 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
     vta_op_conv(op, n->name, (int)N, (int)C, (int)x->shape[2], (int)x->shape[3], (int)O, 1, 1, 0);
     op->kh = (int)w->shape[2], op->kw = (int)w->shape[3];
     const ovta_attr *s = ovta_node_attr(n, "strides"), *pd = ovta_node_attr(n, "pads"), *d = ovta_node_attr(n, "dilations");
-    if (ovta_node_attr_i(n, "group", 1) != 1)
-      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): grouped convolution", n->name, n->op);
+    int64_t G = ovta_node_attr_i(n, "group", 1), gk, gs;
+    if (G < 1 || G > C || !ovta_group_blocks(C, O, G, cfg->block_in, cfg->block_out, &gk, &gs))
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): group %lld: channels per group do not align with the blocks",
+                       n->name, n->op, (long long)G);
+    if (w->shape[1] != gk)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): weights packed for another grouping", n->name, n->op);
+    op->groups = (int)G;
     if (d && d->n == 2 && (d->ints[0] != 1 || d->ints[1] != 1))
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): dilation", n->name, n->op);
     if (s && s->n == 2) op->stride_h = (int)s->ints[0], op->stride_w = (int)s->ints[1];
