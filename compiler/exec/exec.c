@@ -540,7 +540,12 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
   if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
   else rc = lir_lower_node(g, n, fname, &f, err);
   if (rc) return rc;
-  if (b->e->accel) report_line(b->rep, n, NULL, NULL);
+  vta_op op;
+  ovta_error why = {0};
+  if (b->e->accel && b->rep && !strcmp(n->op, "ovta.QConv") && ovta_node_attr_i(n, "group", 1) != 1 &&
+      vta_op_from_node(g, n, &b->e->cfg, &op, &why)) /* a grouped conv pack left plain: the reason */
+    fprintf(b->rep, "node %s op %s: cpu: %s\n", n->name, n->op, why.msg);
+  else if (b->e->accel) report_line(b->rep, n, NULL, NULL);
   if (b->o->dump_lir) lir_dump(b->o->dump_lir, f);
   rc = lir_module_add(b->m, f, err);
   lir_func_free(f);

@@ -48,12 +48,16 @@ static ovta_graph *qconv_graph(const vta_op *op, const int8_t *w, const int32_t 
   return g;
 }
 
-/* Run g's executor (CPU only when o is NULL) on x; the int8 output. */
-static ovta_tensor *exec_run(ovta_graph *g, const ovta_exec_opts *o, const vta_op *op, const int8_t *x, int *accel) {
+/* Run g's executor (CPU only when o is NULL) on x; the int8 output. *accel: the accelerator nodes;
+ * want_in_report: a text the compile report must hold (NULL: none). */
+static ovta_tensor *exec_run(ovta_graph *g, const ovta_exec_opts *o, const vta_op *op, const int8_t *x, int *accel,
+                             const char *want_in_report) {
   ovta_error err = {0};
   ovta_exec *e;
   OVTA_ASSERT_OK(ovta_exec_build(g, o, &e, &err), err);
   if (accel) *accel = ovta_exec_accel_nodes(e);
+  if (want_in_report && !strstr(ovta_exec_report(e), want_in_report))
+    fail_msg("report lacks '%s':\n%s", want_in_report, ovta_exec_report(e));
   int64_t xs[4] = {op->n, op->c, op->h, op->w};
   ovta_tensor *xt = ovta_tensor_new("x", OVTA_DT_I8, 4, xs), *y;
   OVTA_ASSERT_OK(ovta_tensor_alloc(xt, &err), err);
@@ -80,7 +84,7 @@ static void also_cpu(const vta_op *op, const int8_t *x, const int8_t *w, const i
   vta_reference(op, x, w, b, y);
   same_bytes(y, ref, ny, "vta_reference", op);
   ovta_graph *g = qconv_graph(op, w, b);
-  ovta_tensor *yc = exec_run(g, NULL, op, x, NULL);
+  ovta_tensor *yc = exec_run(g, NULL, op, x, NULL, NULL);
   assert_int_equal(yc->nbytes, ny);
   same_bytes(yc->data, ref, ny, "the cpu int8 path", op);
   ovta_tensor_free(yc);
@@ -141,6 +145,35 @@ static void test_tiles(void **st) {
   check_op("default", &op, 2, &(vta_knobs){.t_oc = 2, .t_h = 4}, false);
   op = gop("g2_t2", 1, 64, 8, 64, 2, 1, true, false); /* 32 a group: all blocks, the others' weights zero */
   check_op("default", &op, 2, &(vta_knobs){.t_oc = 2, .t_ic = 1}, false);
+}
+
+/* Tilings: every combination of a few tile sizes (those that divide and fit) on two images
+ * blocks, fsim with a random interleaving against conv_ref. */
+static void test_tilings(void **st) {
+  (void)st;
+  int ran = 0;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    static const int sh[][4] = {{64, 64, 64, 1}, {64, 64, 4, 2}, {64, 64, 2, 1}}; /* c, o, groups, stride */
+    for (size_t i = 0; i < 3; i++)
+      for (int vt = 1; vt <= 2; vt++) {
+        vta_op op = gop("tiled", 2 * cfg.batch, sh[i][0], 8, sh[i][1], sh[i][2], sh[i][3], vt == 2, true);
+        static const int toc[] = {1, 2, 4}, tic[] = {1, 2}, th[] = {1, 4}, tw[] = {2, 8};
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 2; b++)
+            for (int h = 0; h < 2; h++)
+              for (int w = 0; w < 2; w++) {
+                vta_knobs k = {.t_n = 1 + (a + h + w) % 2, .t_oc = toc[a], .t_ic = tic[b], .t_h = th[h], .t_w = tw[w]};
+                vta_plan p;
+                if (!plan_of(*c, &op, vt, &k, true, &p)) continue; /* does not fit or divide */
+                vta_check_plan("fsim", &p, 0x6eedu + (uint64_t)ran, false);
+                ran++;
+              }
+      }
+  }
+  assert_true(ran > 100);
 }
 
 /* The plan's grouping: the reduction of an output block runs over gk input blocks from ob * gs,
@@ -204,8 +237,12 @@ static void test_graph(void **st) {
     ovta_exec_opts_init(&o);
     o.accel = true, o.cfg = &cfg, o.backend = "fsim";
     int nacc = -1;
-    ovta_tensor *yc = exec_run(g, NULL, &op, x, NULL), *ya = exec_run(g, &o, &op, x, &nacc);
     bool aligned = i != 3; /* 32 -> 64 in 32 groups: 2 outputs of one input a group */
+    ovta_tensor *yc = exec_run(g, NULL, &op, x, NULL, NULL),
+                *ya = exec_run(g, &o, &op, x, &nacc,
+                               aligned ? "node dw op ovta.QConv: accel: tile"
+                                       : "node dw op ovta.QConv: cpu: dw (ovta.QConv): group 32: channels per group "
+                                         "do not align with the blocks");
     assert_int_equal(nacc, aligned ? 1 : 0);
     assert_int_equal(yc->nbytes, ya->nbytes);
     same_bytes(ya->data, yc->data, yc->nbytes, "accelerator graph vs cpu", &op);
@@ -237,6 +274,7 @@ static void test_tsim(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plan),  cmocka_unit_test(test_sweep), cmocka_unit_test(test_tiles),
+      cmocka_unit_test(test_tilings),
       cmocka_unit_test(test_graph), cmocka_unit_test(test_tsim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
