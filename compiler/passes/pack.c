@@ -119,7 +119,9 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
     int64_t G = conv ? ovta_node_attr_i(n, "group", 1) : 1, gk, gs;
     if (conv && x->rank != 4) continue;
     if (ovta_tensor_numel(x) < 0) continue;
-    if (G != 1 && (w->rank != 4 || !ovta_group_blocks(x->shape[1], w->shape[0], G, bi, bo, &gk, &gs))) continue;
+    if (G != 1 && (w->rank != 4 || w->shape[1] * G != x->shape[1] ||
+                   !ovta_group_blocks(x->shape[1], w->shape[0], G, bi, bo, &gk, &gs)))
+      continue;
     ovta_tensor *xp = x->id < nt0 && bi == bo ? twin[x->id] : NULL;
     if (!xp) {
       if (!(xp = px_new_value(g, x->name, x->dtype, NULL, err))) goto fail;
