@@ -60,11 +60,13 @@ static int run_pipeline(ovta_graph *g, const ovta_calib_opts *o, ovta_tensor **v
   co.cfg = o->cfg;
   co.passes = o->passes ? o->passes : ovta_accel_pipeline;
   co.print_after = o->print_after;
-  co.eval = o->eval;
-  co.eval_ctx = o->eval_ctx;
+  ovta_eval_cache *cache = o->eval ? NULL : ovta_eval_cache_new();
+  co.eval = o->eval ? o->eval : ovta_exec_eval_cached;
+  co.eval_ctx = o->eval ? o->eval_ctx : cache;
   co.n_calib = (int)n;
   co.calib = ptrs;
-  int rc = ovta_compile_pipeline(g, &co, err);
+  int rc = !o->eval && !cache ? OVTA_FAIL(err, OVTA_ENOMEM, "out of memory") : ovta_compile_pipeline(g, &co, err);
+  ovta_eval_cache_free(cache);
   free(ptrs);
   return rc;
 }

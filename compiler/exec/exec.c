@@ -456,10 +456,14 @@ static int number_tensors(build *b, ovta_error *err) {
   return 0;
 }
 
-static void report_line(FILE *rep, const ovta_node *n, const vta_kernel *k, const vta_counts *c) {
+/* One node's line of the compile report: accel with its tiling and counts (k), else cpu and the
+ * accelerator target's reason (ovta_accel_why_not). */
+static void report_line(FILE *rep, const ovta_graph *g, const ovta_node *n, const vta_kernel *k, const vta_counts *c) {
   if (!rep) return;
   if (!k) {
-    fprintf(rep, "node %s op %s: cpu\n", n->name, n->op);
+    char why[256];
+    const char *r = ovta_accel_why_not(g, n, why, sizeof why);
+    fprintf(rep, "node %s op %s: cpu: %s\n", n->name, n->op, r ? r : "partitioned to the cpu");
     return;
   }
   char ps[256];
@@ -513,7 +517,7 @@ static int lower_accel_node(build *b, int s, ovta_error *err) {
     return rc;
   }
   if (b->o->dump_lir) lir_dump(b->o->dump_lir, vta_kernel_host(b->kern[s]));
-  report_line(b->rep, n, b->kern[s], &c);
+  report_line(b->rep, g, n, b->kern[s], &c);
   vta_plan_str(vta_kernel_plan(b->kern[s]), ps, sizeof ps);
   xstep *st = new_step(b, n, vta_kernel_host(b->kern[s])->name, 0);
   st->vta = true;
@@ -540,12 +544,7 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
   if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
   else rc = lir_lower_node(g, n, fname, &f, err);
   if (rc) return rc;
-  vta_op op;
-  ovta_error why = {0};
-  if (b->e->accel && b->rep && !strcmp(n->op, "ovta.QConv") && ovta_node_attr_i(n, "group", 1) != 1 &&
-      vta_op_from_node(g, n, &b->e->cfg, &op, &why)) /* a grouped conv pack left plain: the reason */
-    fprintf(b->rep, "node %s op %s: cpu: %s\n", n->name, n->op, why.msg);
-  else if (b->e->accel) report_line(b->rep, n, NULL, NULL);
+  if (b->e->accel) report_line(b->rep, g, n, NULL, NULL);
   if (b->o->dump_lir) lir_dump(b->o->dump_lir, f);
   rc = lir_module_add(b->m, f, err);
   lir_func_free(f);
@@ -655,7 +654,10 @@ static int load_jit(build *b, ovta_error *err) {
 static int attach_device(build *b, ovta_error *err) {
   if (b->rep) {
     int na = ovta_exec_accel_nodes(b->e);
-    fprintf(b->rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu\n", na, b->e->cfg.name, b->e->ns - na);
+    double ma = 0, mt = 0;
+    for (int i = 0; i < b->e->ns; i++) mt += (double)b->e->s[i].macs, ma += b->e->s[i].vta ? (double)b->e->s[i].macs : 0;
+    fprintf(b->rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu; MACs on the accelerator %.0f of %.0f (%.1f%%)\n",
+            na, b->e->cfg.name, b->e->ns - na, ma, mt, mt > 0 ? 100.0 * ma / mt : 0.0);
   }
   if (b->o->backend && strcmp(b->o->backend, "cpu")) return ovta_exec_attach(b->e, b->o->backend, b->o->dev_opts, err);
   return 0;
@@ -1186,55 +1188,125 @@ int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
 
 /* ---------------------------------------------------------------- evaluation hook */
 
-int ovta_exec_eval_node(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_tensor *const *inputs,
-                        ovta_tensor **outputs, ovta_error *err) {
-  (void)ctx;
-  lir_func *f;
-  int rc = lir_lower_node(g, n, "ovta_eval", &f, err);
-  if (rc) return rc;
-  /* the parameters follow the graph tensors; the given values must agree with them */
-  void **argv = calloc((size_t)(n->n_inputs + n->n_outputs) + 1, sizeof(void *));
-  lir_module *m = NULL;
-  lir_jit *j = NULL;
+/* argv for node n's compiled function: the values of its present inputs, then its present
+ * outputs (allocated), each checked against the graph tensor's type and size. */
+static int eval_args(const ovta_node *n, ovta_tensor *const *inputs, ovta_tensor **outputs, void **argv,
+                     ovta_error *err) {
   int na = 0;
-  if (!argv) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
-    goto done;
-  }
   for (int i = 0; i < n->n_inputs; i++) {
     if (!n->inputs[i]) continue;
     const ovta_tensor *v = inputs[i];
     if (!v || !v->data || v->dtype != n->inputs[i]->dtype || v->rank != n->inputs[i]->rank ||
-        ovta_tensor_numel(v) != ovta_tensor_numel(n->inputs[i])) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): value for input %s missing or of another type/shape", n->name,
-                     n->op, n->inputs[i]->name);
-      goto done;
-    }
+        ovta_tensor_numel(v) != ovta_tensor_numel(n->inputs[i]))
+      return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): value for input %s missing or of another type/shape", n->name,
+                       n->op, n->inputs[i]->name);
     argv[na++] = v->data;
   }
   for (int i = 0; i < n->n_outputs; i++) {
     if (!n->outputs[i]) continue;
-    if (!outputs[i]) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): no tensor for output %d", n->name, n->op, i);
-      goto done;
-    }
-    if (ovta_tensor_numel(outputs[i]) != ovta_tensor_numel(n->outputs[i]) || outputs[i]->dtype != n->outputs[i]->dtype) {
-      rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): output %s of another type/shape", n->name, n->op, n->outputs[i]->name);
-      goto done;
-    }
-    if ((rc = ovta_tensor_alloc(outputs[i], err))) goto done;
+    if (!outputs[i]) return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): no tensor for output %d", n->name, n->op, i);
+    if (ovta_tensor_numel(outputs[i]) != ovta_tensor_numel(n->outputs[i]) || outputs[i]->dtype != n->outputs[i]->dtype)
+      return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): output %s of another type/shape", n->name, n->op,
+                       n->outputs[i]->name);
+    int rc = ovta_tensor_alloc(outputs[i], err);
+    if (rc) return rc;
     argv[na++] = outputs[i]->data;
   }
-  if ((rc = lir_module_new("eval", NULL, &m, err)) || (rc = lir_module_add(m, f, err)) || (rc = lir_jit_new(&j, err)) ||
-      (rc = lir_jit_add_module(j, m, err)))
-    goto done;
-  void *fp;
-  if ((rc = lir_jit_lookup(j, "ovta_eval", &fp, err))) goto done;
-  ((lir_kernel_fn)fp)(argv);
-done:
+  return 0;
+}
+
+/* Node n lowered on the CPU path and JIT-compiled: *j owns the code, *fn is the function. */
+static int eval_compile(const ovta_graph *g, const ovta_node *n, lir_jit **j, lir_kernel_fn *fn, ovta_error *err) {
+  lir_func *f;
+  lir_module *m = NULL;
+  void *fp = NULL;
+  *j = NULL;
+  int rc = lir_lower_node(g, n, "ovta_eval", &f, err);
+  if (rc) return rc;
+  if (!(rc = lir_module_new("eval", NULL, &m, err)) && !(rc = lir_module_add(m, f, err)) &&
+      !(rc = lir_jit_new(j, err)) && !(rc = lir_jit_add_module(*j, m, err)))
+    rc = lir_jit_lookup(*j, "ovta_eval", &fp, err);
   lir_func_free(f);
   lir_module_free(m);
+  if (rc) lir_jit_free(*j), *j = NULL;
+  *fn = (lir_kernel_fn)fp;
+  return rc;
+}
+
+int ovta_exec_eval_node(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_tensor *const *inputs,
+                        ovta_tensor **outputs, ovta_error *err) {
+  (void)ctx;
+  lir_jit *j = NULL;
+  lir_kernel_fn fn;
+  void **argv = calloc((size_t)(n->n_inputs + n->n_outputs) + 1, sizeof(void *));
+  int rc = argv ? eval_compile(g, n, &j, &fn, err) : OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
+  if (!rc) rc = eval_args(n, inputs, outputs, argv, err);
+  if (!rc) fn(argv);
   lir_jit_free(j);
+  free(argv);
+  return rc;
+}
+
+/* One compiled node of an evaluation cache: its key (name, op, input shapes) and code. */
+typedef struct eval_entry {
+  char *key;        /* ovta_exec_eval_cached's key of the node */
+  lir_jit *j;       /* owns the code */
+  lir_kernel_fn fn; /* the node's function */
+} eval_entry;
+
+struct ovta_eval_cache {
+  eval_entry *e; /* compiled nodes */
+  int n, cap;    /* count, allocated */
+};
+
+ovta_eval_cache *ovta_eval_cache_new(void) { return calloc(1, sizeof(ovta_eval_cache)); }
+
+void ovta_eval_cache_free(ovta_eval_cache *c) {
+  if (!c) return;
+  for (int i = 0; i < c->n; i++) free(c->e[i].key), lir_jit_free(c->e[i].j);
+  free(c->e);
+  free(c);
+}
+
+/* The key of node n: its name and op (names are unique in a graph) and its tensors' dtypes and
+ * shapes, so a node rewritten between passes under the same name is compiled again. */
+static void eval_key(const ovta_node *n, char *k, size_t len) {
+  size_t o = (size_t)snprintf(k, len, "%s|%s", n->name, n->op);
+  for (int i = 0; i < n->n_inputs + n->n_outputs && o < len; i++) {
+    const ovta_tensor *t = i < n->n_inputs ? n->inputs[i] : n->outputs[i - n->n_inputs];
+    char sh[96] = "-";
+    if (t) ovta_shape_str(t, sh, sizeof sh);
+    o += (size_t)snprintf(k + o, len - o, "|%d:%s", t ? (int)t->dtype : -1, sh);
+  }
+}
+
+int ovta_exec_eval_cached(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_tensor *const *inputs,
+                          ovta_tensor **outputs, ovta_error *err) {
+  ovta_eval_cache *c = ctx;
+  ovta_error rerr = {0};
+  int rc = ovta_eval_node_ref(NULL, g, n, inputs, outputs, &rerr);
+  if (rc != OVTA_EUNSUPPORTED) {
+    if (rc) *err = rerr;
+    return rc;
+  }
+  char key[1024];
+  eval_key(n, key, sizeof key);
+  int i = 0;
+  while (i < c->n && strcmp(c->e[i].key, key)) i++;
+  if (i == c->n) {
+    if (c->n == c->cap) {
+      eval_entry *ne = realloc(c->e, (size_t)(c->cap * 2 + 8) * sizeof *ne);
+      if (!ne) return OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
+      c->e = ne, c->cap = c->cap * 2 + 8;
+    }
+    eval_entry *e = &c->e[c->n];
+    if ((rc = eval_compile(g, n, &e->j, &e->fn, err))) return rc;
+    if (!(e->key = strdup(key))) return lir_jit_free(e->j), OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    c->n++;
+  }
+  void **argv = calloc((size_t)(n->n_inputs + n->n_outputs) + 1, sizeof(void *));
+  if (!argv) return OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
+  if (!(rc = eval_args(n, inputs, outputs, argv, err))) c->e[i].fn(argv);
   free(argv);
   return rc;
 }

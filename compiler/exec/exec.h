@@ -122,8 +122,8 @@ typedef struct ovta_calib_opts {
   const char *passes;         /* the pipeline (NULL: ovta_accel_pipeline); it must quantize */
   const ovta_config *cfg;     /* hardware config of the passes (NULL: theirs, 1x16x16) */
   const char *print_after;    /* print the graph after these passes (comma-separated, "all"), or NULL */
-  ovta_eval_node_fn eval;     /* evaluation hook for folding and calibration (NULL: ovta_eval_node_ref;
-                                 ovta_exec_eval_node: on the CPU path) */
+  ovta_eval_node_fn eval;     /* evaluation hook for folding and calibration (NULL:
+                                 ovta_exec_eval_cached: the reference evaluator, else the CPU path) */
   void *eval_ctx;             /* passed to eval */
 } ovta_calib_opts;
 #define OVTA_CALIB_DEFAULT_COUNT 64
@@ -187,5 +187,14 @@ int ovta_profile_trace(const ovta_profile *p, const char *raw, char **json, int 
  * compile, run). ctx is unused (NULL). OVTA_EUNSUPPORTED when the node cannot be lowered. */
 int ovta_exec_eval_node(void *ctx, const ovta_graph *g, const ovta_node *n,
                         ovta_tensor *const *inputs, ovta_tensor **outputs, ovta_error *err);
+
+/* An evaluation hook for many runs of the same graph (calibration): ovta_eval_node_ref where it
+ * has the operator, else the node on the CPU path, JIT-compiled once and kept in the cache (ctx,
+ * an ovta_eval_cache) for the next sample. ovta_calibrate_quantize uses it when given no eval. */
+typedef struct ovta_eval_cache ovta_eval_cache;
+ovta_eval_cache *ovta_eval_cache_new(void); /* NULL: out of memory */
+void ovta_eval_cache_free(ovta_eval_cache *c);
+int ovta_exec_eval_cached(void *ctx, const ovta_graph *g, const ovta_node *n,
+                          ovta_tensor *const *inputs, ovta_tensor **outputs, ovta_error *err);
 
 #endif

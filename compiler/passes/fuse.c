@@ -65,12 +65,21 @@ static int absorb_bias(ovta_graph *g, ovta_node *n, int64_t M, bool conv, ovta_e
   return ovta_graph_index(g, err);
 }
 
-/* Gemm(alpha, beta, transA=0, B const) / MatMul(A 2-D, B const 2-D) -> ovta.Dense with
- * W = (transB ? B : B^T) * alpha and bias beta * C when C is constant [N] / [1, N]. */
+/* A: 2-D, or (MatMul) more dims all static: a transformer's projection [..., K] x [K, N]. */
+static bool dense_lhs(const ovta_tensor *a, bool gemm) {
+  if (!a || a->dtype != OVTA_DT_F32 || a->rank < 2 || (gemm && a->rank != 2)) return false;
+  for (int d = 0; d < a->rank; d++)
+    if (a->shape[d] < 1) return false;
+  return true;
+}
+
+/* Gemm(alpha, beta, transA=0, B const) / MatMul(A [..., K] static, B const 2-D) -> ovta.Dense with
+ * W = (transB ? B : B^T) * alpha and bias beta * C when C is constant [N] / [1, N]. (A with more
+ * than 2 dims is reshaped around the dense layer at the end of the pass: flatten_dense.) */
 static int to_dense(ovta_graph *g, ovta_node *n, ovta_error *err) {
   bool gemm = !strcmp(n->op, "Gemm");
   ovta_tensor *a = ovta_node_in(n, 0), *b = ovta_node_in(n, 1), *c = gemm ? ovta_node_in(n, 2) : NULL;
-  if (!a || a->rank != 2 || a->dtype != OVTA_DT_F32 || !px_is_const(b) || b->rank != 2 || b->dtype != OVTA_DT_F32) return 1;
+  if (!dense_lhs(a, gemm) || !px_is_const(b) || b->rank != 2 || b->dtype != OVTA_DT_F32) return 1;
   if (gemm && ovta_node_attr_i(n, "transA", 0)) return 1;
   bool tb = gemm && ovta_node_attr_i(n, "transB", 0);
   double alpha = gemm ? ovta_node_attr_f(n, "alpha", 1) : 1, beta = gemm ? ovta_node_attr_f(n, "beta", 1) : 1;
@@ -91,6 +100,53 @@ static int to_dense(ovta_graph *g, ovta_node *n, ovta_error *err) {
   n->inputs[1] = w;
   if (nb) n->inputs[2] = nb;
   return OVTA_OK;
+}
+
+/* A new constant int64 vector of the n values v (a Reshape's shape). */
+static ovta_tensor *shape_const(ovta_graph *g, int n, const int64_t *v, ovta_error *err) {
+  int64_t s[1] = {n};
+  ovta_tensor *t = px_new_const(g, "shape", OVTA_DT_I64, 1, s, err);
+  for (int i = 0; t && i < n; i++) ovta_tensor_put_f(t, i, (double)v[i]);
+  return t;
+}
+
+/* A [M, K]-shaped value x that A is a Reshape of, when A has no other use (the previous
+ * projection's output Reshape, from flatten_dense): that Reshape removed, x returned; else NULL. */
+static ovta_tensor *rows_of(ovta_graph *g, const ovta_tensor *a, int64_t M, int64_t K) {
+  if (a->producer < 0 || px_single_user(g, a) < 0) return NULL;
+  ovta_node *r = g->nodes[a->producer];
+  ovta_tensor *x = r->n_inputs ? r->inputs[0] : NULL;
+  if (strcmp(r->op, "Reshape") || !x || x->rank != 2 || x->shape[0] != M || x->shape[1] != K) return NULL;
+  ovta_graph_remove_node(g, a->producer);
+  return x;
+}
+
+/* ovta.Dense n on A [d0, .., dk, K] (rank > 2) -> Reshape(A, [M, K]), the dense layer on
+ * [M, K] -> [M, N], Reshape(.., [d0, .., dk, N]) into the original output (M = d0 * .. * dk):
+ * the accelerator's dense layer takes rows, and a row-wise product does not care how the rows
+ * were arranged. Bias and activation were absorbed before, on the original output. When A is
+ * itself the reshaped output of such a layer (projections in a row), the rows are used as they
+ * are: no Reshape pair between the two layers. */
+static int flatten_dense(ovta_graph *g, ovta_node *n, ovta_error *err) {
+  ovta_tensor *a = n->inputs[0], *y = n->outputs[0];
+  int64_t M = 1, K = a->shape[a->rank - 1], N = y->shape[y->rank - 1];
+  for (int d = 0; d < a->rank - 1; d++) M *= a->shape[d];
+  int64_t s_in[2] = {M, K};
+  ovta_tensor la = {.rank = 2, .shape = {M, K}}, ly = {.rank = 2, .shape = {M, N}};
+  ovta_tensor *so = shape_const(g, y->rank, y->shape, err);
+  ovta_tensor *y2 = so ? px_new_value(g, y->name, y->dtype, &ly, err) : NULL;
+  ovta_tensor *a2 = y2 ? rows_of(g, a, M, K) : NULL;
+  if (y2 && !a2) {
+    ovta_tensor *si = shape_const(g, 2, s_in, err);
+    a2 = si ? px_new_value(g, a->name, a->dtype, &la, err) : NULL;
+    ovta_tensor *in1[2] = {a, si};
+    if (a2 && !px_new_node(g, px_node_index(g, n), "Reshape", "reshape", 2, in1, a2, err)) a2 = NULL;
+  }
+  ovta_tensor *in2[2] = {y2, so};
+  if (!a2 || !px_new_node(g, px_node_index(g, n) + 1, "Reshape", "reshape", 2, in2, y, err))
+    return err->code ? err->code : OVTA_ENOMEM;
+  n->inputs[0] = a2, n->outputs[0] = y2;
+  return ovta_graph_index(g, err);
 }
 
 static const char *const ELT_UN[] = {"Relu", "Sigmoid", "Tanh", "HardSwish", "Neg", "Abs", "Exp", "Identity", NULL};
@@ -194,6 +250,7 @@ int pass_fuse(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
     if (!ovta_node_in(n, 2) || px_is_const(ovta_node_in(n, 2)))
       if ((rc = absorb_bias(g, n, M, conv, err))) return rc;
     if ((rc = absorb_act(g, n, err))) return rc;
+    if (!conv && ovta_node_in(n, 0)->rank > 2 && (rc = flatten_dense(g, n, err))) return rc;
     i = px_node_index(g, n);
   }
   if ((rc = fuse_chains(g, err))) return rc;

@@ -2,6 +2,7 @@
  * The rule each pass implements is in the comment above its function; the pass list and what
  * each guarantees: compiler/passes/README.md. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,72 @@ static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
 }
 
 const ovta_target_desc ovta_target_accel = {"ovta-accel", accel_supports, NULL, NULL};
+
+/* Why an int8 accelerator operator (ovta.QConv/QDense/QAdd/QMaxPool) is not taken, in buf. */
+static const char *q_why_not(const ovta_node *n, char *buf, size_t len) {
+  const ovta_tensor *y = n->n_outputs ? n->outputs[0] : NULL;
+  const ovta_tensor *x0 = ovta_node_in(n, 0);
+  if (!strcmp(n->op, "ovta.QConv") && x0 && x0->rank != 4 && x0->layout == OVTA_LAYOUT_PLAIN)
+    snprintf(buf, len, "%d-D convolution (the accelerator takes 2-D)", x0->rank - 2);
+  else if (!strcmp(n->op, "ovta.QConv") && ovta_node_attr_i(n, "group", 1) != 1 && x0 && y && x0->rank == 4 &&
+           y->rank == 4 && x0->layout == OVTA_LAYOUT_PLAIN) { /* pack takes only groups aligned with the blocks */
+    long long G = (long long)ovta_node_attr_i(n, "group", 1);
+    snprintf(buf, len,
+             "grouped convolution (group %lld): %lld input and %lld output channels per group do not align with the "
+             "accelerator's channel blocks",
+             G, G > 0 ? (long long)x0->shape[1] / G : 0, G > 0 ? (long long)y->shape[1] / G : 0);
+  }
+  else if (!y || y->dtype != OVTA_DT_I8) snprintf(buf, len, "output is not int8");
+  else {
+    for (int k = 0; k < n->n_inputs; k++) {
+      const ovta_tensor *x = n->inputs[k];
+      bool wgt = k > 0 && (!strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense"));
+      if (!x || wgt) continue;
+      if (x->dtype != OVTA_DT_I8) return snprintf(buf, len, "input %s is not int8", x->name), buf;
+      if (x->layout != OVTA_LAYOUT_ACT)
+        return snprintf(buf, len, "input %s is not in the accelerator's layout (rank %d, not packed)", x->name,
+                        x->rank),
+               buf;
+    }
+    snprintf(buf, len, "%d inputs, not what the ALU kernel takes", n->n_inputs);
+  }
+  return buf;
+}
+
+/* Why Gemm/MatMul n was not fused into ovta.Dense (fuse.c's to_dense rule), in buf. */
+static const char *dense_why_not(const ovta_node *n, char *buf, size_t len) {
+  const ovta_tensor *a = ovta_node_in(n, 0), *b = ovta_node_in(n, 1);
+  if (!b || !px_is_const(b)) snprintf(buf, len, "the second operand is not a constant (a product of two values)");
+  else if (!a || a->rank != 2)
+    snprintf(buf, len, "the first operand has rank %d (the dense layer takes 2-D)", a ? a->rank : -1);
+  else if (a->dtype != OVTA_DT_F32 || b->dtype != OVTA_DT_F32) snprintf(buf, len, "operands are not float");
+  else if (!strcmp(n->op, "Gemm") && ovta_node_attr_i(n, "transA", 0)) snprintf(buf, len, "transA=1");
+  else snprintf(buf, len, "the bias C is not a constant of N values");
+  return buf;
+}
+
+/* The accelerator target's reason for each node it does not take; the ops the passes leave on
+ * the host by design say what they are. */
+const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *buf, size_t len) {
+  if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack"))
+    return snprintf(buf, len, "layout conversion to or from the accelerator's blocked layout (host)"), buf;
+  if (!strcmp(n->op, "QuantizeLinear") || !strcmp(n->op, "DequantizeLinear"))
+    return snprintf(buf, len, "float <-> int8 conversion (host)"), buf;
+  if (accel_supports(NULL, g, n)) return NULL;
+  if (!strncmp(n->op, "ovta.Q", 6)) return q_why_not(n, buf, len);
+  if (!strcmp(n->op, "ovta.Conv") || !strcmp(n->op, "ovta.Dense"))
+    return snprintf(buf, len, "stays float: "), px_quant_why_not(n, buf + strlen(buf), len - strlen(buf)), buf;
+  if (!strcmp(n->op, "Add") || !strcmp(n->op, "ovta.Eltwise") || !strcmp(n->op, "MaxPool") ||
+      !strcmp(n->op, "Flatten"))
+    return snprintf(buf, len,
+                    "stays float: the int8 %s needs a non-constant input produced int8 (the quantize pass's rule: "
+                    "compiler/passes/quantize.c)",
+                    n->op),
+           buf;
+  if (!strcmp(n->op, "Gemm") || !strcmp(n->op, "MatMul")) return dense_why_not(n, buf, len);
+  if (!strcmp(n->op, "Conv")) return snprintf(buf, len, "not fused into ovta.Conv (not float)"), buf;
+  return snprintf(buf, len, "no accelerator operator for %s", n->op), buf;
+}
 
 static int uf_find(int *p, int i) {
   while (p[i] != i) i = p[i] = p[p[i]];

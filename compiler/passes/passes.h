@@ -24,6 +24,11 @@ typedef struct ovta_target_desc {
 /* The accelerator: ovta.QConv (group 1) and ovta.QDense with int8 in/out, ovta.Pack/Unpack. */
 extern const ovta_target_desc ovta_target_accel;
 
+/* Why node n of g is not run by the accelerator target (ovta_target_accel) after the accelerator
+ * passes (quantize, pack, partition), in one phrase written into buf; NULL when it is. Used by
+ * the compile report for every node on the CPU. */
+const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *buf, size_t len);
+
 /* ---------------------------------------------------------------- 2. Passes */
 
 /* Options every pass sees. Zero-initialize, then set what you need. */

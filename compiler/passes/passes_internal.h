@@ -18,6 +18,9 @@ int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_partition(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 
+/* Why ovta.Conv / ovta.Dense n stays float (quantize.c's rule), in buf. */
+const char *px_quant_why_not(const ovta_node *n, char *buf, size_t len);
+
 /* ---------------------------------------------------------------- helpers (util.c) */
 
 /* A new constant tensor with zeroed data. */

@@ -35,6 +35,19 @@ static bool quantizable(const ovta_node *n) {
   return x && x->dtype == OVTA_DT_F32 && px_is_const(w) && w->dtype == OVTA_DT_F32 && (!b || px_is_const(b)) && !px_is_const(x);
 }
 
+/* Why ovta.Conv / ovta.Dense n is not quantizable (the rule of quantizable), in buf. */
+const char *px_quant_why_not(const ovta_node *n, char *buf, size_t len) {
+  const char *a = ovta_node_attr_s(n, "act", "none");
+  ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *b = ovta_node_in(n, 2);
+  if (strcmp(a, "none") && strcmp(a, "relu") && strcmp(a, "clip"))
+    snprintf(buf, len, "fused activation %s is not none, relu or clip", a);
+  else if (!x || x->dtype != OVTA_DT_F32 || px_is_const(x)) snprintf(buf, len, "input is not a float value");
+  else if (!px_is_const(w) || w->dtype != OVTA_DT_F32) snprintf(buf, len, "weights are not a float constant");
+  else if (b && !px_is_const(b)) snprintf(buf, len, "bias is not a constant");
+  else snprintf(buf, len, "not quantized (compile with --target accel)");
+  return buf;
+}
+
 static bool same_shape(const ovta_tensor *a, const ovta_tensor *b) {
   if (a->rank != b->rank || a->rank < 0) return false;
   for (int d = 0; d < a->rank; d++)

@@ -110,6 +110,51 @@ static void test_fmnist_tsim(void **st) {
   model_on("tsim", "default", 2);
 }
 
+/* Transformer-style projections: MatMul of a [1, 8, 32] sequence by constant matrices
+ * (tests/vta/data/proj.onnx, gen_proj_model.py) become accelerator dense layers on the 8 rows
+ * (fuse: flatten_dense), back to back without a Reshape pair between them; the logits equal the
+ * CPU int8 path's bit for bit (fsim), and are within int8 error of numpy's fp32 output. */
+#define PROJ OVTA_SRC_DIR "/tests/vta/data/"
+static void test_projections(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  ovta_graph *g;
+  ovta_tensor *cal, *x, *ref;
+  OVTA_ASSERT_OK(ovta_graph_load(PROJ "proj.onnx", &g, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "proj_calib.npy", "calib", &cal, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "proj_x.npy", "x", &x, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "proj_y.npy", "y", &ref, &err), err);
+  ovta_calib_opts co = {.samples = cal, .passes = int8_pipeline, .cfg = &cfg};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
+  int ndense = 0, nreshape = 0;
+  for (int i = 0; i < g->n_nodes; i++)
+    ndense += !strcmp(g->nodes[i]->op, "ovta.QDense"), nreshape += !strcmp(g->nodes[i]->op, "Reshape");
+  assert_int_equal(ndense, 2);
+  assert_int_equal(nreshape, 2); /* [1,8,32] -> [8,32] before the first, [8,16] -> [1,8,16] after the last */
+  ovta_exec *cpu, *acc;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = &cfg, o.backend = "fsim";
+  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  assert_int_equal(ovta_exec_accel_nodes(acc), 2);
+  ovta_tensor *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
+  OVTA_ASSERT_SAME_F32(yc, ya, "proj.onnx on fsim against the cpu int8 path");
+  assert_int_equal(ya->nbytes, ref->nbytes);
+  double dot = 0, na = 0, nr = 0;
+  for (size_t k = 0; k < ref->nbytes / 4; k++) {
+    double a = ((float *)ya->data)[k], r = ((float *)ref->data)[k];
+    dot += a * r, na += a * a, nr += r * r;
+  }
+  assert_true(dot / sqrt(na * nr) > 0.99); /* int8 against numpy's fp32 */
+  assert_int_equal(check_stats(acc), 2);
+  ovta_tensor_free(yc), ovta_tensor_free(ya), ovta_tensor_free(x), ovta_tensor_free(ref), ovta_tensor_free(cal);
+  ovta_exec_free(acc), ovta_exec_free(cpu);
+  ovta_graph_free(g);
+}
+
 /* Save / load: the folder holds the host code in kernels.o (runtime calls undefined there) and
  * runs the same after loading; a CPU-only load is refused with a clear error; attach twice too. */
 static void test_save_load(void **st) {
@@ -205,6 +250,7 @@ int main(void) {
       cmocka_unit_test(test_fmnist_fsim_default), cmocka_unit_test(test_fmnist_fsim_small),
       cmocka_unit_test(test_fmnist_fsim_batch2),  cmocka_unit_test(test_fmnist_tsim),
       cmocka_unit_test(test_save_load),           cmocka_unit_test(test_cli),
+      cmocka_unit_test(test_projections),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

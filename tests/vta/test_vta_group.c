@@ -241,8 +241,9 @@ static void test_graph(void **st) {
     ovta_tensor *yc = exec_run(g, NULL, &op, x, NULL, NULL),
                 *ya = exec_run(g, &o, &op, x, &nacc,
                                aligned ? "node dw op ovta.QConv: accel: tile"
-                                       : "node dw op ovta.QConv: cpu: dw (ovta.QConv): group 32: channels per group "
-                                         "do not align with the blocks");
+                                       : "node dw op ovta.QConv: cpu: grouped convolution (group 32): 1 input and 2 "
+                                         "output channels per group do not align with the accelerator's channel "
+                                         "blocks");
     assert_int_equal(nacc, aligned ? 1 : 0);
     assert_int_equal(yc->nbytes, ya->nbytes);
     same_bytes(ya->data, yc->data, yc->nbytes, "accelerator graph vs cpu", &op);
