@@ -14,6 +14,14 @@ TESTS += $(CONFORM_ONNX)
 $(CONFORM_ONNX): tests/codegen/conform_onnx.c $(LIB) $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+# The same runner on tests/codegen/rnn/: the RNN/GRU/LSTM cases the node tests leave out
+# (bidirectional, sequence_lens, clip, activations, ...; references from onnxruntime, gen.py there).
+CONFORM_RNN := $(B)/tests/codegen/conform_rnn
+TESTS += $(CONFORM_RNN)
+$(CONFORM_RNN): $(CONFORM_ONNX) tests/tests.mk
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec "%s" "" "%s"\n' "$(SRC)/$(CONFORM_ONNX)" "$(SRC)/tests/codegen/rnn" > $@
+	chmod +x $@
 
 # FileCheck tests: one runner (tests/filecheck/run.sh, one set of lit-style substitutions for
 # every tool) and one wrapper per area, build/tests/AREA/run-filecheck, made by the one rule below;

@@ -53,6 +53,7 @@ extern const cpu_rule cpu_rules_logic[];       /* logic.c */
 extern const cpu_rule cpu_rules_index[];       /* index.c */
 extern const cpu_rule cpu_rules_resize[];      /* resize.c */
 extern const cpu_rule cpu_rules_reduce[];      /* reduce.c */
+extern const cpu_rule cpu_rules_rnn[];         /* rnn.c */
 
 /* ---------------------------------------------------------------- helpers */
 

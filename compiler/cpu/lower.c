@@ -26,7 +26,8 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
 
 static const cpu_rule *const FAMILIES[] = {cpu_rules_elementwise, cpu_rules_quant, cpu_rules_matmul, cpu_rules_conv,
                                            cpu_rules_pool, cpu_rules_norm, cpu_rules_data, cpu_rules_logic,
-                                           cpu_rules_index, cpu_rules_resize, cpu_rules_reduce};
+                                           cpu_rules_index, cpu_rules_resize, cpu_rules_reduce,
+                                           cpu_rules_rnn};
 
 /* The rule of op, or NULL. */
 static const cpu_rule *rule_of(const char *op) {

@@ -305,7 +305,25 @@ const char *ovta_node_attr_s(const ovta_node *n, const char *name, const char *d
   return a && a->type == OVTA_ATTR_STRING ? a->s : dflt;
 }
 
+/* Free an array of cnt strings (NULL entries allowed). */
+static void strs_free(char **v, int cnt) {
+  for (int i = 0; v && i < cnt; i++) free(v[i]);
+  free(v);
+}
+
+/* A copy of cnt strings, NULL when out of memory. */
+static char **strs_dup(const char *const *v, int cnt) {
+  char **c = calloc((size_t)(cnt > 0 ? cnt : 1), sizeof *c);
+  for (int i = 0; c && i < cnt; i++)
+    if (!(c[i] = strdup(v[i] ? v[i] : ""))) {
+      strs_free(c, i);
+      return NULL;
+    }
+  return c;
+}
+
 static void attr_clear(ovta_attr *a) {
+  strs_free(a->strs, a->n);
   free(a->name);
   free(a->s);
   free(a->ints);
@@ -396,6 +414,20 @@ int ovta_node_set_floats(ovta_node *n, const char *name, const float *v, int cnt
   return set_array(n, name, v, cnt, sizeof *v, OVTA_ATTR_FLOATS, err);
 }
 
+int ovta_node_set_strs(ovta_node *n, const char *name, const char *const *v, int cnt, ovta_error *err) {
+  char **c = strs_dup(v, cnt);
+  if (!c) return OVTA_FAIL(err, OVTA_ENOMEM, "node '%s': out of memory", n->name);
+  ovta_attr *a = attr_slot(n, name, err);
+  if (!a) {
+    strs_free(c, cnt);
+    return OVTA_ENOMEM;
+  }
+  a->type = OVTA_ATTR_STRINGS;
+  a->strs = c;
+  a->n = cnt;
+  return OVTA_OK;
+}
+
 int ovta_node_set_tensor(ovta_node *n, const char *name, ovta_tensor *t, ovta_error *err) {
   ovta_attr *a = attr_slot(n, name, err);
   if (!a) {
@@ -428,6 +460,7 @@ static int attr_copy(ovta_attr *d, const ovta_attr *s) {
   d->ints = NULL;
   d->floats = NULL;
   d->t = NULL;
+  d->strs = s->strs ? strs_dup((const char *const *)s->strs, s->n) : NULL;
   if (s->ints) {
     d->ints = malloc((size_t)(s->n ? s->n : 1) * sizeof *d->ints);
     if (d->ints && s->n) memcpy(d->ints, s->ints, (size_t)s->n * sizeof *d->ints);
@@ -438,7 +471,8 @@ static int attr_copy(ovta_attr *d, const ovta_attr *s) {
   }
   if (s->t) d->t = tensor_clone(s->t);
   if (!d->name || (s->s && !d->s) || (s->ints && !d->ints) || (s->floats && !d->floats) ||
-      (s->t && !d->t))
+      (s->t && !d->t) ||
+      (s->strs && !d->strs))
     return OVTA_ENOMEM;
   return OVTA_OK;
 }

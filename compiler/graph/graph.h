@@ -172,6 +172,7 @@ typedef enum ovta_attr_type {
   OVTA_ATTR_INTS,        /* ints[n] */
   OVTA_ATTR_FLOATS,      /* floats[n] */
   OVTA_ATTR_TENSOR,      /* t (standalone tensor owned by the attribute) */
+  OVTA_ATTR_STRINGS,     /* strs[n] (RNN/LSTM/GRU activations) */
 } ovta_attr_type;
 
 typedef struct ovta_attr {
@@ -180,9 +181,10 @@ typedef struct ovta_attr {
   int64_t i;           /* INT */
   float f;             /* FLOAT */
   char *s;             /* STRING */
-  int n;               /* INTS/FLOATS: element count */
+  int n;               /* INTS/FLOATS/STRINGS: element count */
   int64_t *ints;       /* INTS */
   float *floats;       /* FLOATS */
+  char **strs;         /* STRINGS: n strings */
   ovta_tensor *t;      /* TENSOR */
 } ovta_attr;
 
@@ -220,6 +222,7 @@ int ovta_node_set_f(ovta_node *n, const char *name, float v, ovta_error *err);
 int ovta_node_set_s(ovta_node *n, const char *name, const char *v, ovta_error *err);
 int ovta_node_set_ints(ovta_node *n, const char *name, const int64_t *v, int cnt, ovta_error *err);
 int ovta_node_set_floats(ovta_node *n, const char *name, const float *v, int cnt, ovta_error *err);
+int ovta_node_set_strs(ovta_node *n, const char *name, const char *const *v, int cnt, ovta_error *err);
 /* Takes ownership of t (a standalone tensor). */
 int ovta_node_set_tensor(ovta_node *n, const char *name, ovta_tensor *t, ovta_error *err);
 /* Remove an attribute if present. */
@@ -292,8 +295,8 @@ int ovta_graph_bind_input(ovta_graph *g, const char *name, const ovta_tensor *va
 ovta_graph *ovta_graph_clone(const ovta_graph *g);
 /* Multiply-accumulates of node n from its logical shapes (a blocked layout counts its logical
  * shape): numel(Y) x the reduction length, i.e. the weights per output channel for Conv,
- * ovta.[Q]Conv and ovta.[Q]Dense, K for Gemm and MatMul; 0 for every other op and for unknown
- * shapes (graph/macs.c). */
+ * ovta.[Q]Conv and ovta.[Q]Dense, K for Gemm and MatMul; for RNN, GRU and LSTM (seq * batch) x
+ * (|W| + |R|); 0 for every other op and for unknown shapes (graph/macs.c). */
 int64_t ovta_node_macs(const ovta_node *n);
 /* The sum of ovta_node_macs over the nodes of g. */
 int64_t ovta_graph_macs(const ovta_graph *g);

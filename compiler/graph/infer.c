@@ -184,7 +184,7 @@ int ix_check_act(ctx *c) {
 static const infer_rule *const FAMILIES[] = {infer_rules_elementwise, infer_rules_conv, infer_rules_matmul,
                                              infer_rules_quant, infer_rules_data, infer_rules_logic,
                                              infer_rules_index, infer_rules_resize, infer_rules_reduce,
-                                             infer_rules_norm};
+                                             infer_rules_norm, infer_rules_rnn};
 
 /* The rule of op, or NULL. */
 static const infer_rule *rule(const char *op) {

@@ -31,6 +31,7 @@ extern const infer_rule infer_rules_index[];       /* infer_index.c */
 extern const infer_rule infer_rules_resize[];      /* infer_resize.c */
 extern const infer_rule infer_rules_reduce[];      /* infer_reduce.c */
 extern const infer_rule infer_rules_norm[];        /* infer_norm.c */
+extern const infer_rule infer_rules_rnn[];         /* infer_rnn.c */
 
 /* ---------------------------------------------------------------- helpers (infer.c) */
 

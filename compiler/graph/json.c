@@ -76,6 +76,11 @@ static cJSON *attr_json(const ovta_attr *a) {
     v = cJSON_CreateObject();
     if (v) cJSON_AddItemToObject(v, "t", tensor_json(a->t, false));
     return v;
+  case OVTA_ATTR_STRINGS:
+    v = cJSON_CreateObject();
+    w = cJSON_AddArrayToObject(v, "strings");
+    for (int i = 0; w && i < a->n; i++) cJSON_AddItemToArray(w, cJSON_CreateString(a->strs[i]));
+    return v;
   }
   return NULL;
 }
@@ -218,6 +223,25 @@ static bool float_ok(const cJSON *d) {
 }
 static float float_of(const cJSON *d) { return cJSON_IsNull(d) ? NAN : (float)d->valuedouble; }
 
+/* A STRINGS attribute {"strings": ["a", "b"]}. */
+static int read_strings(rd *r, ovta_node *n, const char *an, const cJSON *arr) {
+  int cnt = cJSON_GetArraySize(arr), i = 0;
+  const char **sv = calloc((size_t)(cnt ? cnt : 1), sizeof *sv);
+  if (!sv) return OVTA_FAIL(r->err, OVTA_ENOMEM, "out of memory");
+  const cJSON *d;
+  cJSON_ArrayForEach(d, arr) {
+    if (!cJSON_IsString(d)) {
+      free(sv);
+      return OVTA_FAIL(r->err, OVTA_EPARSE, "%s: node '%s': attribute '%s': a list of strings expected", r->origin,
+                       n->name, an);
+    }
+    sv[i++] = d->valuestring;
+  }
+  int rc = ovta_node_set_strs(n, an, sv, cnt, r->err);
+  free(sv);
+  return rc;
+}
+
 static int read_attr(rd *r, ovta_node *n, const cJSON *v) {
   const char *an = v->string;
   ovta_error *e = r->err;
@@ -227,6 +251,8 @@ static int read_attr(rd *r, ovta_node *n, const cJSON *v) {
                      an, v->valuedouble);
   if (cJSON_IsNumber(v)) return ovta_node_set_f(n, an, (float)v->valuedouble, e);
   if (cJSON_IsString(v)) return ovta_node_set_s(n, an, v->valuestring, e);
+  const cJSON *ss = cJSON_GetObjectItemCaseSensitive(v, "strings");
+  if (cJSON_IsArray(ss)) return read_strings(r, n, an, ss);
   const cJSON *arr = cJSON_IsArray(v) ? v : cJSON_GetObjectItemCaseSensitive(v, "floats");
   if (cJSON_IsArray(arr)) {
     int cnt = cJSON_GetArraySize(arr);
@@ -550,6 +576,11 @@ static void dump_attr(FILE *f, const ovta_attr *a) {
       if (a->type == OVTA_ATTR_INTS) fprintf(f, "%s%lld", i ? "," : "", (long long)a->ints[i]);
       else fprintf(f, "%s%.6g", i ? "," : "", a->floats[i]);
     }
+    fprintf(f, "]");
+    break;
+  case OVTA_ATTR_STRINGS:
+    fprintf(f, "[");
+    for (int i = 0; i < a->n; i++) fprintf(f, "%s\"%s\"", i ? "," : "", a->strs[i]);
     fprintf(f, "]");
     break;
   case OVTA_ATTR_TENSOR:

@@ -14,7 +14,18 @@ static bool weight_per_output(const char *op) {
          !strcmp(op, "ovta.QDense");
 }
 
+/* RNN, GRU, LSTM: per time step and batch entry, every gate row of W [D, G*H, I] and R [D, G*H,
+ * H] once: (seq * batch) * (|W| + |R|) (GRU's reset-gate product and the cell updates not
+ * counted). */
+static int64_t rnn_macs(const ovta_node *n) {
+  const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *r = ovta_node_in(n, 2);
+  if (!x || !w || !r || x->rank != 3 || x->shape[2] <= 0) return 0;
+  int64_t steps = ovta_tensor_numel(x) / x->shape[2], nw = ovta_tensor_numel(w), nr = ovta_tensor_numel(r);
+  return steps > 0 && nw > 0 && nr > 0 ? steps * (nw + nr) : 0;
+}
+
 int64_t ovta_node_macs(const ovta_node *n) {
+  if (!strcmp(n->op, "RNN") || !strcmp(n->op, "GRU") || !strcmp(n->op, "LSTM")) return rnn_macs(n);
   const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *y = n->n_outputs ? n->outputs[0] : NULL;
   if (!x || !w || !y) return 0;
   int64_t ny = logical_numel(y), red = 0;

@@ -197,6 +197,25 @@ static int value_info(imp *m, const Onnx__ValueInfoProto *vi, ovta_tensor *t) {
   return OVTA_OK;
 }
 
+/* A STRINGS attribute (RNN activations): each string without NUL bytes. */
+static int add_strings(imp *m, ovta_node *n, const char *an, const Onnx__AttributeProto *a) {
+  ovta_error *e = m->err;
+  if (a->n_strings > 1 << 16) return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s': attribute '%s' is too long", m->origin, n->name, an);
+  char **sv = calloc(a->n_strings ? a->n_strings : 1, sizeof *sv);
+  int rc = sv ? OVTA_OK : OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < a->n_strings; i++) {
+    const ProtobufCBinaryData *b = &a->strings[i];
+    if (b->len && memchr(b->data, 0, b->len))
+      rc = OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s' (%s): attribute '%s' holds a NUL byte", m->origin, n->name, n->op, an);
+    else if (!(sv[i] = strndup(b->data ? (const char *)b->data : "", b->len)))
+      rc = OVTA_FAIL(e, OVTA_ENOMEM, "out of memory");
+  }
+  if (!rc) rc = ovta_node_set_strs(n, an, (const char *const *)sv, (int)a->n_strings, e);
+  for (size_t i = 0; sv && i < a->n_strings; i++) free(sv[i]);
+  free(sv);
+  return rc;
+}
+
 static int add_attr(imp *m, ovta_node *n, const Onnx__AttributeProto *a) {
   ovta_error *e = m->err;
   const char *an = a->name ? a->name : "";
@@ -222,6 +241,7 @@ static int add_attr(imp *m, ovta_node *n, const Onnx__AttributeProto *a) {
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
     if (a->n_floats > 1 << 20) return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s': attribute '%s' is too long", m->origin, n->name, an);
     return ovta_node_set_floats(n, an, a->floats, (int)a->n_floats, e);
+  case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: return add_strings(m, n, an, a);
   case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: {
     if (!a->t) return OVTA_FAIL(e, OVTA_EPARSE, "%s: node '%s': tensor attribute '%s' is empty", m->origin, n->name, an);
     char where[700];

@@ -89,6 +89,9 @@ const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *bu
   if (!strncmp(n->op, "ovta.Q", 6)) return q_why_not(n, buf, len);
   if (!strcmp(n->op, "ovta.Conv") || !strcmp(n->op, "ovta.Dense"))
     return snprintf(buf, len, "stays float: "), px_quant_why_not(n, buf + strlen(buf), len - strlen(buf)), buf;
+  const char *ops = ovta_node_attr_s(n, "ops", "");
+  if (!strcmp(n->op, "ovta.Eltwise") && strcmp(ops, "Add") && strcmp(ops, "Add,Relu"))
+    return snprintf(buf, len, "elementwise chain %s: no accelerator operator (the ALU takes residual adds)", ops), buf;
   if (!strcmp(n->op, "Add") || !strcmp(n->op, "ovta.Eltwise") || !strcmp(n->op, "MaxPool") ||
       !strcmp(n->op, "Flatten"))
     return snprintf(buf, len,

@@ -87,6 +87,51 @@ static bool qpool_match(const ovta_node *n) {
   return true;
 }
 
+/* The ONNX operator of a fused activation the requantization cannot apply (act of ovta.Conv /
+ * ovta.Dense, graph.h), with its attributes' names for act_alpha / act_beta; NULL: none such. */
+static const struct {
+  const char *act, *op, *alpha, *beta;
+} UNFUSE[] = {{"sigmoid", "Sigmoid", NULL, NULL},         {"tanh", "Tanh", NULL, NULL},
+              {"hardswish", "HardSwish", NULL, NULL},     {"leakyrelu", "LeakyRelu", "alpha", NULL},
+              {"hardsigmoid", "HardSigmoid", "alpha", "beta"}};
+
+/* Conv/dense node i with a fused activation only float math computes (sigmoid, tanh, hard-swish,
+ * hard-sigmoid, leaky ReLU): the activation moves back out into its own ONNX node after it
+ * (act "none", a new float value between), so the product itself can be quantized and the
+ * activation runs on the CPU after the DequantizeLinear. */
+static int unfuse_act(ovta_graph *g, int i, ovta_error *err) {
+  ovta_node *n = g->nodes[i];
+  const char *act = ovta_node_attr_s(n, "act", "none");
+  for (size_t k = 0; k < sizeof UNFUSE / sizeof UNFUSE[0]; k++) {
+    if (strcmp(act, UNFUSE[k].act)) continue;
+    ovta_tensor *y = n->outputs[0], *t = px_new_value(g, y->name, y->dtype, y, err);
+    ovta_node *a = t ? px_new_node(g, i + 1, UNFUSE[k].op, "act", 1, &t, y, err) : NULL;
+    if (!a || (UNFUSE[k].alpha && ovta_node_set_f(a, UNFUSE[k].alpha, ovta_node_attr_f(n, "act_alpha", 0), err)) ||
+        (UNFUSE[k].beta && ovta_node_set_f(a, UNFUSE[k].beta, ovta_node_attr_f(n, "act_beta", 0), err)) ||
+        ovta_node_set_s(n, "act", "none", err))
+      return err->code ? err->code : OVTA_ENOMEM;
+    ovta_node_del_attr(n, "act_alpha"), ovta_node_del_attr(n, "act_beta");
+    n->outputs[0] = t;
+    return ovta_graph_index(g, err);
+  }
+  return OVTA_OK;
+}
+
+/* unfuse_act on every conv/dense that is quantizable but for its activation. */
+static int unfuse_acts(ovta_graph *g, ovta_error *err) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    ovta_node *n = g->nodes[i];
+    if (strcmp(n->op, "ovta.Conv") && strcmp(n->op, "ovta.Dense")) continue;
+    const char *act = ovta_node_attr_s(n, "act", "none");
+    if (!strcmp(act, "none") || !strcmp(act, "relu") || !strcmp(act, "clip")) continue;
+    ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *b = ovta_node_in(n, 2);
+    if (!x || x->dtype != OVTA_DT_F32 || px_is_const(x) || !px_is_const(w) || (b && !px_is_const(b))) continue;
+    int rc = unfuse_act(g, i, err);
+    if (rc) return rc;
+  }
+  return OVTA_OK;
+}
+
 enum { QK_NONE = 0, QK_LINEAR, QK_ADD, QK_POOL, QK_FLAT };
 
 /* The quantized twin of float tensor x with exponent ex: the one a quantized producer made, else
@@ -294,10 +339,13 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
  * (int8 Flatten). A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
  * 0, int8) feeds each quantized input that is not already produced quantized; a
  * DequantizeLinear restores the float value for other users (dce removes the unused ones).
- * Steps: q_classify, q_calibrate (when an exponent is missing), one rewrite per node in order
- * (q_linear, q_add, q_pool, q_flatten), dce. */
+ * A conv/dense whose fused activation only float math computes (sigmoid, tanh, hard-swish,
+ * hard-sigmoid, leaky ReLU) gives it back to its own node first (unfuse_act) and is quantized.
+ * Steps: unfuse_acts, q_classify, q_calibrate (when an exponent is missing), one rewrite per node
+ * in order (q_linear, q_add, q_pool, q_flatten), dce. */
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
+  if (!rc) rc = unfuse_acts(g, err);
   if (rc) return rc;
   qstate q = {.g = g, .nt0 = g->n_tensors, .nn0 = g->n_nodes};
   q.texp = calloc((size_t)q.nt0 + 1, sizeof *q.texp);

@@ -86,6 +86,8 @@ static void test_build_and_attrs(void **state) {
   OVTA_ASSERT_OK(ovta_node_set_ints(add, "is", iv, 3, &err), err);
   OVTA_ASSERT_OK(ovta_node_set_floats(add, "fs", fv, 2, &err), err);
   OVTA_ASSERT_OK(ovta_node_set_ints(add, "empty", NULL, 0, &err), err);
+  const char *sv[2] = {"Sigmoid", "a \"b\""};
+  OVTA_ASSERT_OK(ovta_node_set_strs(add, "ss", sv, 2, &err), err);
   ovta_tensor *t = ovta_tensor_new("tv", OVTA_DT_I32, 1, &s[0]);
   ovta_tensor_alloc(t, &err);
   ((int32_t *)t->data)[1] = 42;
@@ -102,6 +104,9 @@ static void test_build_and_attrs(void **state) {
   assert_string_equal(ovta_node_attr_s(n, "s", ""), "text \"quoted\"");
   assert_int_equal(ovta_node_attr(n, "is")->ints[1], -2);
   assert_true(ovta_node_attr(n, "fs")->floats[1] == -1.25f);
+  assert_int_equal(ovta_node_attr(n, "ss")->type, OVTA_ATTR_STRINGS);
+  assert_int_equal(ovta_node_attr(n, "ss")->n, 2);
+  assert_string_equal(ovta_node_attr(n, "ss")->strs[1], "a \"b\"");
   assert_int_equal(ovta_node_attr(n, "t")->t->dtype, OVTA_DT_I32);
   assert_int_equal(ovta_tensor_get_i(ovta_node_attr(n, "t")->t, 1), 42);
   assert_true(ovta_tensor_get_f(ovta_graph_tensor(h, "c"), 1) == -2);

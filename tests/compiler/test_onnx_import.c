@@ -221,6 +221,25 @@ static void test_initializer_values(void **state) {
   ovta_graph_free(g);
 }
 
+/* A STRINGS attribute (RNN activations, tests/codegen/rnn/gen.py wrote the model) is imported in
+ * order; the node's multiply-accumulates are (seq * batch) * (|W| + |R|): X [3, 2, 3], W [2, 4, 3],
+ * R [2, 4, 4] give 6 * (24 + 32). */
+static void test_strings_attr_rnn_macs(void **state) {
+  (void)state;
+  ovta_graph *g;
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_onnx_load("tests/codegen/rnn/test_rnn_bidirectional_affine_scaledtanh/model.onnx", &g, &err), err);
+  assert_int_equal(g->n_nodes, 1);
+  const ovta_attr *a = ovta_node_attr(g->nodes[0], "activations");
+  assert_non_null(a);
+  assert_int_equal(a->type, OVTA_ATTR_STRINGS);
+  assert_int_equal(a->n, 2);
+  assert_string_equal(a->strs[0], "Affine");
+  assert_string_equal(a->strs[1], "ScaledTanh");
+  assert_int_equal(ovta_node_macs(g->nodes[0]), 6 * (24 + 32));
+  ovta_graph_free(g);
+}
+
 /* ---------------------------------------------------------------- broken files */
 
 static char *slurp(const char *path, size_t *len) {
@@ -423,6 +442,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conformance_shapes_values),
       cmocka_unit_test(test_initializer_values),
+      cmocka_unit_test(test_strings_attr_rnn_macs),
       cmocka_unit_test(test_truncated_and_garbage),
       cmocka_unit_test(test_bad_tensor_protos),
       cmocka_unit_test(test_bad_models),
