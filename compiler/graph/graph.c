@@ -49,6 +49,24 @@ const char *ovta_layout_name(ovta_layout l) {
   return "?";
 }
 
+bool ovta_group_blocks(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out, int64_t *gk,
+                       int64_t *gs) {
+  if (g < 1 || block_in < 1 || block_out < 1 || c % g || o % g || c % block_in || o % block_out) return false;
+  int64_t cg = c / g, og = o / g;
+  *gk = c / block_in, *gs = 0;
+  if (g == 1) return true;
+  if (og % block_out == 0) { /* each output block inside one group */
+    if (cg % block_in) return false;
+    if (og == block_out) *gk = *gs = cg / block_in; /* one block per group: its own input blocks */
+    return true; /* several blocks per group: all input blocks, other groups' weights zero */
+  }
+  if (block_out % og) return false;
+  int64_t span = block_out / og * cg; /* input channels of the groups of one output block */
+  if (span % block_in) return false;
+  *gk = *gs = span / block_in;
+  return true;
+}
+
 const char *ovta_target_name(ovta_target t) {
   switch (t) {
   case OVTA_TARGET_ANY: return "any";
