@@ -186,7 +186,7 @@ static bool accel_op(const ovta_node *n) {
          !strcmp(n->op, "ovta.QMaxPool");
 }
 
-static bool alu_kind(const vta_plan *p) { return p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL; }
+static bool alu_kind(const vta_plan *p) { return vta_kind_alu(p->op.kind); }
 
 /* One compile (ovta_exec_build): the options, the graph being compiled and what each step leaves
  * for the next. Freed by build_end, whatever step failed. */
