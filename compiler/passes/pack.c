@@ -34,7 +34,7 @@ static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t bi, in
   return p;
 }
 
-/* Pack an ALU operator (ovta.QAdd, ovta.QMaxPool) at *pi: its activation inputs through ovta.Pack
+/* Pack an ALU operator (ovta.QAdd, ovta.QMaxPool, ovta.QGlobalAvgPool) at *pi: its activation inputs through ovta.Pack
  * (or the packed twin a packed producer made), the output in the act layout with channel
  * blocks of block_in, an ovta.Unpack for plain users. Needs block_in == block_out (the
  * accelerator copies through an identity weight block); rank 4 (QAdd also rank 2). */
@@ -96,7 +96,7 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   for (int i = 0; i < g->n_nodes; i++) {
     ovta_node *n = g->nodes[i];
     bool conv = !strcmp(n->op, "ovta.QConv");
-    if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) {
+    if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool")) {
       if ((rc = pack_alu(g, &i, bt, bi, bo, nt0, twin, err))) {
         free(twin);
         return rc;
