@@ -148,7 +148,12 @@ int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error 
       (bp && !bp->data) || cfg->block_in != cfg->block_out || wp->rank != 6)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name,
                      n->op);
-  ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, xp->logical_rank, xp->logical, err);
+  /* a dense reading a packed [N, C, 1, 1] (pack's flatten_alias) takes it as [N, C] */
+  int64_t lx[OVTA_MAX_RANK];
+  int lr = xp->logical_rank;
+  memcpy(lx, xp->logical, sizeof lx);
+  if (!strcmp(n->op, "ovta.QDense") && lr == 4 && lx[2] == 1 && lx[3] == 1) lr = 2;
+  ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, lr, lx, err);
   if (!xl) return err->code;
   xl->quant = xp->quant;
   ovta_node *un = fresh_node(g, *pi, "ovta.Unpack", "unpack", xp, xl, err);
