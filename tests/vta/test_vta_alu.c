@@ -49,7 +49,8 @@ static void ref_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   }
 }
 
-/* The CPU int8 path on one ovta.QGlobalAvgPool node (logical NCHW x -> y). */
+/* The CPU int8 path on one ovta.QGlobalAvgPool node (logical NCHW x -> y), checked against the
+ * reference evaluator on the same node. */
 static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   ovta_error err = {0};
   ovta_graph *g = ovta_graph_new("gap");
@@ -78,6 +79,11 @@ static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &yv, &err), err);
   assert_int_equal(yv->nbytes, (size_t)op->n * op->c);
   memcpy(y, yv->data, yv->nbytes);
+  /* the reference evaluator (graph/eval.c) gives the same */
+  ovta_tensor *ye = ovta_tensor_new("y", OVTA_DT_I8, 4, ys);
+  OVTA_ASSERT_OK(ovta_eval_node_ref(NULL, g, n, &xv, &ye, &err), err);
+  assert_memory_equal(ye->data, y, yv->nbytes);
+  ovta_tensor_free(ye);
   ovta_tensor_free(xv), ovta_tensor_free(yv);
   ovta_exec_free(e);
   ovta_graph_free(g);
@@ -105,7 +111,8 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   if (op->kind == VTA_ADD) ref_add(op, a, b, ref);
   else if (op->kind == VTA_GAP) ref_gap(op, a, ref);
   else ref_pool(op, a, ref);
-  /* the library's own references (and for the global average pool the CPU int8 path) agree */
+  /* the library's own references (and for the global average pool the CPU int8 path and the
+   * reference evaluator) agree */
   int8_t *ref2 = malloc(ny);
   if (op->kind == VTA_ADD) vta_reference_add(op, a, b, ref2);
   else if (op->kind == VTA_GAP) vta_reference_gap(op, a, ref2);
