@@ -34,7 +34,11 @@ typedef enum vta_op_kind {
   VTA_DENSE = 1,
   VTA_ADD = 2,     /* residual add on the ALU: y = clamp(requant((a << shift_a) + (b << shift_b), shift)) */
   VTA_MAXPOOL = 3, /* max pooling on the ALU (KHxKW window, stride, pads skipped = -inf padding) */
+  VTA_GAP = 4,     /* global average pooling on the ALU: y = clamp(requant(sum_hw(x) * mult, shift)) */
 } vta_op_kind;
+
+/* Is kind one of the ALU operators (accel/alu.c: add, max pool, global average pool)? */
+static inline bool vta_kind_alu(vta_op_kind k) { return k == VTA_ADD || k == VTA_MAXPOOL || k == VTA_GAP; }
 
 /* y = clamp(requant(sum(x*w) + bias, shift), clip_min, clip_max), ovta_requant semantics. */
 typedef struct vta_op {
@@ -51,6 +55,7 @@ typedef struct vta_op {
   int shift_a, shift_b; /* VTA_ADD: left shifts (0..31) aligning the two inputs before the add */
   int groups;           /* conv: ONNX group (1: plain; c = o = groups: depthwise); weights are then
                            logical [O][C/groups][KH][KW], packed per ovta_group_blocks (graph.h) */
+  int mult;             /* VTA_GAP: multiplier of the window sum (1..32767, an ALU MUL immediate) */
 } vta_op;
 
 /* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127, groups 1). */
@@ -64,6 +69,10 @@ void vta_op_dense(vta_op *op, const char *name, int m, int k, int n);
  * window), vthreads 1. Remainder tiles: tile sizes need not divide the extents. */
 void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift);
 void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, int k, int stride, int pad);
+/* Global average pool (ovta.QGlobalAvgPool, graph.h): the HxW window of a max pool with the
+ * window sum (ADD) in place of the max, then MUL mult, the rounding and SHR shift, CLP; clip
+ * -127..127 (the op's clip_min/clip_max). Buffers as maxpool's; y [N/B][C/BI][1][1][B][BI]. */
+void vta_op_gap(vta_op *op, const char *name, int n, int c, int h, int w, int mult, int shift);
 int vta_op_out_h(const vta_op *op);
 int vta_op_out_w(const vta_op *op);
 int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates (a grouped conv: its groups' only) */
@@ -325,6 +334,7 @@ void vta_pack_identity(const vta_plan *p, int8_t *blk);
 /* Plain-C references of the ALU operators on logical NCHW tensors. */
 void vta_reference_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y);
 void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y);
+void vta_reference_gap(const vta_op *op, const int8_t *x, int8_t *y);
 /* The plain-C int8 reference on logical tensors (bias may be NULL; w [O][C/groups][KH][KW]). */
 void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
 

@@ -1,9 +1,10 @@
-/* alu.c: ALU operators on the accelerator (compiler/accel/accel.h): residual add with requantization and
- * max pooling - their plan, references, compute stage and schedule stage; every later stage is the
- * passes' (lower.c). Both bring int8 tensors into the accumulator with a GEMM against the identity
- * weight block (INP -> ACC, exact), then run on the ALU: ADD with a tensor operand (add), MAX with a
- * tensor operand over the window, the channel blocks unrolled into micro-ops (maxpool; window
- * positions in the padding are skipped, which is -inf padding). Tile sizes need not divide the
+/* alu.c: ALU operators on the accelerator (compiler/accel/accel.h): residual add with requantization,
+ * max pooling and global average pooling - their plan, references, compute stage and schedule
+ * stage; every later stage is the passes' (lower.c). All bring int8 tensors into the accumulator
+ * with a GEMM against the identity weight block (INP -> ACC, exact), then run on the ALU: ADD with a
+ * tensor operand (add), MAX with a tensor operand over the window, the channel blocks unrolled into
+ * micro-ops (maxpool; window positions in the padding are skipped, which is -inf padding), ADD over
+ * the whole image's window then MUL, ADD, SHR, CLP (global average pool). Tile sizes need not divide the
  * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread.
  * Spec: compiler/accel/README.md, "ALU operators". */
 
@@ -23,6 +24,14 @@ void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int sh
 void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, int k, int stride, int pad) {
   vta_op_conv(op, name ? name : "maxpool", n, c, h, w, c, k, stride, pad);
   op->kind = VTA_MAXPOOL;
+}
+
+void vta_op_gap(vta_op *op, const char *name, int n, int c, int h, int w, int mult, int shift) {
+  vta_op_conv(op, name ? name : "gap", n, c, h, w, c, 1, 1, 0);
+  op->kind = VTA_GAP;
+  op->kh = h, op->kw = w;
+  op->mult = mult, op->shift = shift;
+  op->clip_min = -127, op->clip_max = 127;
 }
 
 
@@ -74,6 +83,13 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     snprintf(p->why, sizeof p->why, "add: %lld elements in tiles of %lld", (long long)E, (long long)t);
     return OVTA_OK;
   }
+  if (op->kind == VTA_GAP && (op->kh != op->h || op->kw != op->w || op->stride_h != 1 || op->stride_w != 1 ||
+                              op->pad_t || op->pad_l || op->pad_b || op->pad_r))
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s: a global pool's window is the whole image (stride 1, no pads)", nm);
+  if (op->kind == VTA_GAP && (op->mult < 1 || op->mult > 32767 || op->shift < 0 || op->shift > 30 ||
+                              op->clip_min < -128 || op->clip_max > 127 || op->clip_min > op->clip_max))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: multiplier %d outside 1..32767, shift %d outside 0..30 or a clip "
+                     "outside int8 (the ALU's immediates)", nm, op->mult, op->shift);
   if (op->pad_t >= op->kh || op->pad_b >= op->kh || op->pad_l >= op->kw || op->pad_r >= op->kw || op->pad_t > 15 ||
       op->pad_b > 15 || op->pad_l > 15 || op->pad_r > 15)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding must be below the window and at most 15", nm);
@@ -101,8 +117,8 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   p->in_h = (best_h - 1) * op->stride_h + op->kh, p->in_w = in_w;
   p->inp_tile = best_c * p->in_h * in_w, p->wgt_tile = 1, p->acc_tile = p->inp_tile + best_c * best_h * p->ow;
   p->tiles = (int64_t)p->nb * (p->cb / best_c) * ((p->oh + best_h - 1) / best_h);
-  snprintf(p->why, sizeof p->why, "maxpool: %d channel blocks x %d rows per tile (%s)", best_c, best_h,
-           p->oh % best_h ? "remainder tile" : "rows divide");
+  snprintf(p->why, sizeof p->why, "%s: %d channel blocks x %d rows per tile (%s)", op->kind == VTA_GAP ? "gap" : "maxpool",
+           best_c, best_h, p->oh % best_h ? "remainder tile" : "rows divide");
   return OVTA_OK;
 }
 
@@ -137,6 +153,31 @@ void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y) {
             }
           y[(((size_t)n * op->c + c) * OH + oh) * OW + ow] = (int8_t)m;
         }
+}
+
+/* y[n, c] = clamp(ovta_requant(sum over the image of x[n, c] * mult, shift), clip_min, clip_max)
+ * (ovta.QGlobalAvgPool, graph.h; the product wraps, which the quantize rule never reaches). */
+void vta_reference_gap(const vta_op *op, const int8_t *x, int8_t *y) {
+  size_t hw = (size_t)op->h * op->w;
+  for (size_t nc = 0; nc < (size_t)op->n * op->c; nc++) {
+    int32_t sum = 0;
+    for (size_t i = 0; i < hw; i++) sum += x[nc * hw + i];
+    y[nc] = (int8_t)ovta_requant((int32_t)((uint32_t)sum * (uint32_t)op->mult), op->shift, op->clip_min, op->clip_max);
+  }
+}
+
+/* The global average pool's requantization of the window sum v as the ALU runs it: `v * mult`
+ * (none for 1), the rounding and shift - shift 1..15: `(v + 2^(shift-1)) >> shift`; 16..30:
+ * `((v >> (shift-15)) + 2^14) >> 15`, equal since floor((a + 2^14 * 2^t) / 2^t) = floor(a / 2^t) +
+ * 2^14 and floor(floor(a / 2^t) / 2^15) = floor(a / 2^(t+15)) (the rounding constant stays a 16-bit
+ * ADD immediate) - and the clip. */
+static lir_expr *gap_requant(lir_func *f, const vta_op *op, lir_expr *v) {
+  int s = op->shift;
+  if (op->mult != 1) v = lir_bin(f, LIR_MUL, v, lir_int(f, LIR_I32, op->mult));
+  if (s > 15) v = lir_bin(f, LIR_SHR, v, lir_int(f, LIR_I32, s - 15)), s = 15;
+  if (s > 0) v = lir_bin(f, LIR_SHR, lir_bin(f, LIR_ADD, v, lir_int(f, LIR_I32, 1 << (s - 1))), lir_int(f, LIR_I32, s));
+  v = lir_bin(f, LIR_MAX, v, lir_int(f, LIR_I32, op->clip_min));
+  return lir_bin(f, LIR_MIN, v, lir_int(f, LIR_I32, op->clip_max));
 }
 
 /* ---------------------------------------------------------------- compute stage */
@@ -174,16 +215,19 @@ static lir_stmt *alu_compute(const vta_plan *p, lir_func *f, lir_buf *x, lir_buf
                          lir_bin(f, LIR_AND, lir_bin(f, LIR_GE, iw, z), lir_bin(f, LIR_LT, iw, lir_i64(f, op->w))));
   lir_expr *xi[6] = {o.idx[0], o.idx[1], lir_max(f, lir_min(f, ih, lir_i64(f, op->h - 1)), lir_i64(f, 0)),
                      lir_max(f, lir_min(f, iw, lir_i64(f, op->w - 1)), lir_i64(f, 0)), o.idx[4], o.idx[5]};
-  lir_expr *v = lir_select(f, in, lir_cast(f, LIR_I32, lir_load(f, x, xi)), lir_int(f, LIR_I32, -128));
-  lir_stmt *upd = lir_store(f, m, NULL, lir_bin(f, LIR_MAX, lir_load(f, m, NULL), v));
-  lir_stmt *three[3] = {lir_store(f, m, NULL, lir_int(f, LIR_I32, -128)), lir_nest_close(f, &r, upd, LIR_FOR_SERIAL),
-                        lir_store(f, y, o.idx, lir_cast(f, LIR_I8, lir_load(f, m, NULL)))};
+  bool gap = op->kind == VTA_GAP; /* the sum, from 0, requantized; else the max from -128 */
+  int32_t m0 = gap ? 0 : -128;
+  lir_expr *v = lir_select(f, in, lir_cast(f, LIR_I32, lir_load(f, x, xi)), lir_int(f, LIR_I32, m0));
+  lir_stmt *upd = lir_store(f, m, NULL, lir_bin(f, gap ? LIR_ADD : LIR_MAX, lir_load(f, m, NULL), v));
+  lir_expr *res = gap ? gap_requant(f, op, lir_load(f, m, NULL)) : lir_load(f, m, NULL);
+  lir_stmt *three[3] = {lir_store(f, m, NULL, lir_int(f, LIR_I32, m0)), lir_nest_close(f, &r, upd, LIR_FOR_SERIAL),
+                        lir_store(f, y, o.idx, lir_cast(f, LIR_I8, res))};
   return lir_nest_close(f, &o, lir_alloc_stmt(f, m, lir_seq(f, 3, three)), LIR_FOR_SERIAL);
 }
 
 
 /* The compute stage's parameters: add - x (a), w (b), y as [N/B*C/BI*H*W][B][BI] (the packed
- * layout viewed flat: the add is elementwise); maxpool - x, y in the packed layout, w unused; both -
+ * layout viewed flat: the add is elementwise); maxpool, gap - x, y in the packed layout, w unused; all -
  * ident, the identity block [1][BO][BI] (in the bias slot), which the schedule stage copies with. */
 int vta_alu_compute(const vta_plan *p, lir_func *f, ovta_error *err) {
   (void)err;
@@ -387,7 +431,9 @@ static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s
  * copied into ACC (win_buf) by a GEMM with the identity (initial value 0); the output tile
  * (acc_buf) starts at -128, then per window position (ky, kx) one max with the window element over
  * the output rectangle whose window element lies in the image (the channel blocks unrolled:
- * micro-ops); then the store. */
+ * micro-ops); then the store. A global average pool's tile (one output pixel, the window the
+ * whole image): acc_buf starts at 0, an add per window position, then the requantization in place
+ * (gap_requant: MUL, ADD, SHR, CLP), then the store. */
 static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
@@ -422,8 +468,9 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
     lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
   }
-  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = -128 */
-  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, -128)));
+  bool gap = op->kind == VTA_GAP;
+  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = -128 (gap: 0) */
+  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, gap ? 0 : -128)));
   for (int ky = 0; ky < op->kh; ky++) /* acc = max(acc, window element) over the rectangle in the image */
     for (int kx = 0; kx < op->kw; kx++) {
       int r0 = 0, r1 = th, c0 = 0, c1 = OW;
@@ -436,8 +483,13 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
       lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, r0, c0}, NULL, n.v[3], n.v[4]);
       lir_expr *x = elem(e, win, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)r0 * s_h + ky, (int64_t)c0 * s_w + kx},
                          (int64_t[]){1, s_h, s_w}, n.v[3], n.v[4]);
-      lir_block_add(&blk, acc_store(e, &n, 1, a, lir_bin(SF, LIR_MAX, lir_load(SF, acc, a->args), x)));
+      lir_block_add(&blk, acc_store(e, &n, 1, a, lir_bin(SF, gap ? LIR_ADD : LIR_MAX, lir_load(SF, acc, a->args), x)));
     }
+  if (gap) { /* acc = requant(acc) in place */
+    sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq);
+    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
+    lir_block_add(&blk, acc_store(e, &n, 0, a, gap_requant(SF, op, lir_load(SF, acc, a->args))));
+  }
   sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* y = i8(acc) */
   {
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
@@ -450,8 +502,8 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
 }
 
 /* The schedule stage of an ALU operator (a vta_pass_fn on its compute stage; emitted from the plan,
- * one virtual thread): add - tiles of t_w elements (tt) and a remainder tile; maxpool - image blocks
- * (tn) x channel tiles (tc), the row tiles unrolled (constant pads and rectangles). */
+ * one virtual thread): add - tiles of t_w elements (tt) and a remainder tile; maxpool, gap - image
+ * blocks (tn) x channel tiles (tc), the row tiles unrolled (constant pads and rectangles). */
 int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
   if (f->nparams != 4)

@@ -1,8 +1,9 @@
 /* inject_alu.c: the inject-alu pass (compiler/accel/README.md "Passes", 5): the scalar
  * elementwise nests left on the ACC after tensorize - an accumulator's initial value, the
- * requantization after the GEMMs, and the ALU operators' updates (a left shift, a sum or a maximum
- * with another ACC element) - become ALU intrinsics over BATCH x BLOCK_OUT elements
- * (`@ovta.alu_mov`, `alu_shr`, `alu_add`, `alu_max`, `alu_min`, `alu_clp`), an IR-to-IR rewrite of
+ * requantization after the GEMMs (with a multiplier: the global average pool's), and the ALU
+ * operators' updates (a left shift, a sum or a maximum with another ACC element) - become ALU
+ * intrinsics over BATCH x BLOCK_OUT elements (`@ovta.alu_mov`, `alu_shr`, `alu_add`, `alu_mul`,
+ * `alu_max`, `alu_min`, `alu_clp`), an IR-to-IR rewrite of
  * the tensorize stage. */
 #include "accel_internal.h"
 
@@ -75,7 +76,8 @@ static int init_const(az *a, const lir_stmt *s, int64_t c) {
 
 /* The ALU program computing x from the stored element, appended in order: x = the element (none),
  * `X >> k` (SHR k; k 31 is the saturated form of every shift >= 31: the op's shift when it is one,
- * as the compute stage writes it), `X << k` (SHR -k), `X + c` / `X + T` (ADD), `max(X, c)` /
+ * as the compute stage writes it), `X << k` (SHR -k), `X + c` / `X + T` (ADD), `X * c` / `X * T`
+ * (MUL, the low 32 bits: the global average pool's multiplier), `max(X, c)` /
  * `max(X, T)` (MAX), `min` likewise (c a 16-bit constant, T a tensor operand, either order);
  * inside a clip the constant 0 is everything shifted out (SHR by the op's shift when it is <= -32,
  * else -32). Returns 1 when x is not of this form. */
@@ -94,7 +96,8 @@ static int chain(az *a, const lir_stmt *s, const lir_expr *x, bool in_clip) {
     alu_imm(a, OVTA_ALU_SHR, x->op == LIR_SHL ? -k : k == 31 && shift >= 31 ? shift : k, 0);
     return OVTA_OK;
   }
-  int op = x->op == LIR_ADD ? OVTA_ALU_ADD : x->op == LIR_MAX ? OVTA_ALU_MAX : x->op == LIR_MIN ? OVTA_ALU_MIN : -1;
+  int op = x->op == LIR_ADD ? OVTA_ALU_ADD : x->op == LIR_MUL ? OVTA_ALU_MUL : x->op == LIR_MAX ? OVTA_ALU_MAX
+           : x->op == LIR_MIN ? OVTA_ALU_MIN : -1;
   if (op < 0) return 1;
   for (int i = 0; i < 2; i++) { /* the chain on one side, the operand on the other */
     const lir_expr *v = x->args[1 - i];
@@ -223,7 +226,8 @@ static int az_visit(lir_walk *w, lir_stmt **slot) {
  *   V = constant c: the init, `alu_mov(A, c)` when c fits 16 bits, else for c = 2^k (the rounding
  *       constant of a shift 16..31) `alu_mov(A, 1); alu_shr(A, -k)`;
  *   V = min(max(X, lo), hi): the requantization, X's program (chain: `acc >> s` gives
- *       `alu_shr(A, s)`, `acc << s` -s, `acc + c` `alu_add(A, c)`, nested in the order applied; the
+ *       `alu_shr(A, s)`, `acc << s` -s, `acc + c` `alu_add(A, c)`, `acc * c` `alu_mul(A, c)`,
+ *       nested in the order applied; the
  *       saturated forms `>> 31` and the constant 0 take the op's shift when it is >= 31 / <= -32,
  *       else 31 / -32), then `alu_clp(A, lo, hi)` when lo and hi are int8 (vta_clip_imm's
  *       encoding), else `alu_max(A, lo); alu_min(A, hi)`;

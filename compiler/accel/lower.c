@@ -144,7 +144,7 @@ static bool sched_script(const vta_plan *p, char *buf, size_t n) {
 int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
   if (f->nparams || f->body) return OVTA_FAIL(err, OVTA_EINVAL, "compute: %s: the function is not empty", f->name);
-  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_compute(p, f, err);
+  if (vta_kind_alu(p->op.kind)) return vta_alu_compute(p, f, err);
   em ec = {.f = f, .p = p, .err = err}, *e = &ec;
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
@@ -162,7 +162,7 @@ int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
 /* The schedule stage (vta_pass_fn on the compute stage): the plan's primitive script applied, the
  * result under `attr vthreads`. */
 int vta_pass_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
-  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return vta_alu_schedule(p, uid, f, err);
+  if (vta_kind_alu(p->op.kind)) return vta_alu_schedule(p, uid, f, err);
   char script[2048];
   if (!sched_script(p, script, sizeof script)) return OVTA_FAIL(err, OVTA_EINTERNAL, "schedule script too long");
   vta_sched sc;

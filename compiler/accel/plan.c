@@ -37,7 +37,7 @@ int vta_op_out_w(const vta_op *op) {
   return (op->w + op->pad_l + op->pad_r - op->kw) / op->stride_w + 1;
 }
 int64_t vta_op_macs(const vta_op *op) {
-  if (op->kind == VTA_ADD || op->kind == VTA_MAXPOOL) return 0;
+  if (vta_kind_alu(op->kind)) return 0;
   int g = op->groups > 0 ? op->groups : 1;
   return (int64_t)op->n * op->o * vta_op_out_h(op) * vta_op_out_w(op) * (op->c / g) * op->kh * op->kw;
 }
@@ -191,7 +191,7 @@ static double cost(const vta_plan *p) {
 
 int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p,
                   ovta_error *err) {
-  if (op->kind == VTA_ADD || op->kind == VTA_MAXPOOL) return vta_alu_plan_make(cfg, op, kn, p, err);
+  if (vta_kind_alu(op->kind)) return vta_alu_plan_make(cfg, op, kn, p, err);
   memset(p, 0, sizeof *p);
   p->op = *op;
   p->cfg = *cfg;
@@ -296,11 +296,11 @@ void vta_plan_str(const vta_plan *p, char *buf, size_t n) {
 size_t vta_x_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.c * p->op.h * p->op.w; }
 size_t vta_w_bytes(const vta_plan *p) {
   if (p->op.kind == VTA_ADD) return vta_x_bytes(p);
-  if (p->op.kind == VTA_MAXPOOL) return (size_t)p->cfg.block_out * p->cfg.block_in;
+  if (p->op.kind == VTA_MAXPOOL || p->op.kind == VTA_GAP) return (size_t)p->cfg.block_out * p->cfg.block_in;
   return (size_t)p->op.o * p->gk * p->cfg.block_in * p->op.kh * p->op.kw;
 }
 size_t vta_bias_bytes(const vta_plan *p) {
-  if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return (size_t)p->cfg.block_out * p->cfg.block_in;
+  if (vta_kind_alu(p->op.kind)) return (size_t)p->cfg.block_out * p->cfg.block_in;
   return (size_t)p->op.o * p->cfg.batch * 4;
 }
 size_t vta_y_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.o * p->oh * p->ow; }

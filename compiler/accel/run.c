@@ -448,7 +448,8 @@ int vta_kernel_issue_mode(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_B
 
 /* ---------------------------------------------------------------- graph */
 
-/* ovta.QAdd / ovta.QMaxPool on packed int8 activations -> the ALU operators (accel/alu.c). */
+/* ovta.QAdd / ovta.QMaxPool / ovta.QGlobalAvgPool on packed int8 activations -> the ALU operators
+ * (accel/alu.c). */
 static int alu_op_from_node(const ovta_node *n, const ovta_config *cfg, vta_op *op, ovta_error *err) {
   bool add = !strcmp(n->op, "ovta.QAdd");
   const ovta_tensor *x = ovta_node_in(n, 0), *b = add ? ovta_node_in(n, 1) : NULL;
@@ -474,6 +475,18 @@ static int alu_op_from_node(const ovta_node *n, const ovta_config *cfg, vta_op *
     vta_op_add(op, n->name, (int)N, (int)C, (int)H, (int)W, (int)ovta_node_attr_i(n, "shift_a", 0),
                (int)ovta_node_attr_i(n, "shift_b", 0), (int)ovta_node_attr_i(n, "shift", 0));
     op->clip_min = (int)ovta_node_attr_i(n, "clip_min", -128);
+    op->clip_max = (int)ovta_node_attr_i(n, "clip_max", 127);
+    return OVTA_OK;
+  }
+  if (!strcmp(n->op, "ovta.QGlobalAvgPool")) {
+    if (y->shape[2] != 1 || y->shape[3] != 1)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): output is not 1x1", n->name, n->op);
+    int64_t m = ovta_node_attr_i(n, "mult", 1), s = ovta_node_attr_i(n, "shift", 0);
+    if (m < 1 || m > 32767 || s < 0 || s > 30)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): mult %lld / shift %lld outside 1..32767 / 0..30", n->name,
+                       n->op, (long long)m, (long long)s);
+    vta_op_gap(op, n->name, (int)N, (int)C, (int)H, (int)W, (int)m, (int)s);
+    op->clip_min = (int)ovta_node_attr_i(n, "clip_min", -127);
     op->clip_max = (int)ovta_node_attr_i(n, "clip_max", 127);
     return OVTA_OK;
   }
@@ -503,7 +516,8 @@ static int alu_op_from_node(const ovta_node *n, const ovta_config *cfg, vta_op *
 
 int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config *cfg, vta_op *op, ovta_error *err) {
   (void)g;
-  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) return alu_op_from_node(n, cfg, op, err);
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool"))
+    return alu_op_from_node(n, cfg, op, err);
   bool conv = !strcmp(n->op, "ovta.QConv"), dense = !strcmp(n->op, "ovta.QDense");
   if (!conv && !dense) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): not an accelerator operator", n->name, n->op);
   const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *b = ovta_node_in(n, 2);

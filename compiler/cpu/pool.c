@@ -1,4 +1,5 @@
-/* pool.c: pooling: MaxPool (and ovta.QMaxPool), AveragePool, LpPool, GlobalAveragePool, GlobalMaxPool. */
+/* pool.c: pooling: MaxPool (and ovta.QMaxPool), AveragePool, LpPool, GlobalAveragePool (and
+ * ovta.QGlobalAvgPool), GlobalMaxPool. */
 
 #include "cpu_internal.h"
 
@@ -140,6 +141,31 @@ static int lower_maxunpool(L *l) {
   return 0;
 }
 
+/* ovta.QGlobalAvgPool (graph.h): y[n, c] = clamp(ovta_requant(sum_hw(x[n, c]) * mult, shift),
+ * clip_min, clip_max), the sum and product in int32 (wrapping). */
+static int lower_qgap(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!X || !Y) return bad(l, "missing input or output");
+  if (X->ndim != 4 || X->dtype != LIR_I8 || Y->dtype != LIR_I8) return bad(l, "X and Y must be int8, X of rank 4");
+  int64_t nc = X->shape[0] * X->shape[1], sp = X->shape[2] * X->shape[3];
+  if (lir_buf_numel(Y) != nc) return bad(l, "Y is not [N, C, 1, 1]");
+  view(X, 2, (int64_t[]){nc, sp});
+  view(Y, 1, &nc);
+  post p = {.kind = P_QFUSED, .shift = (int)ovta_node_attr_i(l->n, "shift", 0),
+            .qlo = ovta_node_attr_i(l->n, "clip_min", -128), .qhi = ovta_node_attr_i(l->n, "clip_max", 127)};
+  int64_t mult = ovta_node_attr_i(l->n, "mult", 1);
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_I32, 0, NULL, LIR_SCOPE_LOCAL);
+  lir_expr *ii = lir_ref(F, i), *jj = lir_ref(F, j);
+  lir_expr *x = lir_cast(F, LIR_I32, lir_load(F, X, (lir_expr *[]){ii, jj}));
+  lir_expr *prod = lir_bin(F, LIR_MUL, lir_load(F, acc, NULL), lir_int(F, LIR_I32, mult));
+  lir_stmt *s[3] = {lir_store(F, acc, NULL, lir_int(F, LIR_I32, 0)),
+                    lir_for(F, j, I(0), I(sp), LIR_FOR_SERIAL, lir_store(F, acc, NULL, lir_bin(F, LIR_ADD, lir_load(F, acc, NULL), x))),
+                    cpu_post_store(l, &p, Y, &ii, NULL, prod)};
+  F->body = lir_for(F, i, I(0), I(nc), LIR_FOR_SERIAL, lir_alloc_stmt(F, acc, lir_seq(F, 3, s)));
+  return 0;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static int lower_maxpool(L *l) { return lower_pool(l, true); }
@@ -153,6 +179,7 @@ const cpu_rule cpu_rules_pool[] = {
     {"AveragePool", lower_avgpool},
     {"GlobalAveragePool", lower_global_avg},
     {"GlobalMaxPool", lower_global_max},
+    {"ovta.QGlobalAvgPool", lower_qgap},
     {"LpPool", lower_avgpool},
     {"MaxUnpool", lower_maxunpool},
     {NULL, NULL},

@@ -112,11 +112,11 @@ static int cpu_output_repacked(ovta_graph *g, int *pi, ovta_node *n, ovta_tensor
   return ovta_graph_index(g, err);
 }
 
-/* Node *pi (a packed ovta.QConv / ovta.QDense / ovta.QAdd / ovta.QMaxPool) back to the plain
+/* Node *pi (a packed ovta.QConv / ovta.QDense / ovta.QAdd / ovta.QMaxPool / ovta.QGlobalAvgPool) back to the plain
  * layout for the CPU path:
  * Unpack(x) -> node with plain weights/bias -> Pack -> the packed output the users read.
  * *pi moves to the node's new position. */
-/* An ALU node (ovta.QAdd / ovta.QMaxPool) back to the plain layout: Unpack each input, the node on
+/* An ALU node (ovta.QAdd / ovta.QMaxPool / ovta.QGlobalAvgPool) back to the plain layout: Unpack each input, the node on
  * plain tensors, Pack its output. */
 static int unpack_alu(ovta_graph *g, int *pi, ovta_error *err) {
   ovta_node *n = g->nodes[*pi];
@@ -141,13 +141,19 @@ static int unpack_alu(ovta_graph *g, int *pi, ovta_error *err) {
 
 int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error *err) {
   ovta_node *n = g->nodes[*pi];
-  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) return unpack_alu(g, pi, err);
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool"))
+    return unpack_alu(g, pi, err);
   ovta_tensor *xp = n->inputs[0], *wp = n->inputs[1], *bp = ovta_node_in(n, 2), *yp = n->outputs[0];
   if (xp->layout != OVTA_LAYOUT_ACT || wp->layout != OVTA_LAYOUT_WGT || yp->layout != OVTA_LAYOUT_ACT || !wp->data ||
       (bp && !bp->data) || cfg->block_in != cfg->block_out || wp->rank != 6)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name,
                      n->op);
-  ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, xp->logical_rank, xp->logical, err);
+  /* a dense reading a packed [N, C, 1, 1] (pack's flatten_alias) takes it as [N, C] */
+  int64_t lx[OVTA_MAX_RANK];
+  int lr = xp->logical_rank;
+  memcpy(lx, xp->logical, sizeof lx);
+  if (!strcmp(n->op, "ovta.QDense") && lr == 4 && lx[2] == 1 && lx[3] == 1) lr = 2;
+  ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, lr, lx, err);
   if (!xl) return err->code;
   xl->quant = xp->quant;
   ovta_node *un = fresh_node(g, *pi, "ovta.Unpack", "unpack", xp, xl, err);
@@ -195,7 +201,7 @@ void exec_accel_needs(const ovta_graph *g, bool *pack, bool *partition) {
     const ovta_node *n = g->nodes[i];
     if (n->target == OVTA_TARGET_ANY) *partition = true;
     if ((!strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense") || !strcmp(n->op, "ovta.QAdd") ||
-         !strcmp(n->op, "ovta.QMaxPool")) &&
+         !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool")) &&
         n->inputs[0] &&
         n->inputs[0]->layout == OVTA_LAYOUT_PLAIN)
       *pack = true;

@@ -183,10 +183,10 @@ static int tindex(const ovta_graph *g, const ovta_tensor *t) {
 /* The operators the accelerator runs (vta_op_from_node): GEMM ones and the ALU ones. */
 static bool accel_op(const ovta_node *n) {
   return !strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense") || !strcmp(n->op, "ovta.QAdd") ||
-         !strcmp(n->op, "ovta.QMaxPool");
+         !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool");
 }
 
-static bool alu_kind(const vta_plan *p) { return p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL; }
+static bool alu_kind(const vta_plan *p) { return vta_kind_alu(p->op.kind); }
 
 /* One compile (ovta_exec_build): the options, the graph being compiled and what each step leaves
  * for the next. Freed by build_end, whatever step failed. */
@@ -501,7 +501,7 @@ static xstep *new_step(build *b, const ovta_node *n, const char *fn, int nargs) 
 
 /* Accelerator node s: its plan compiled through the accel layer's stages (vta_compile_ex: compute
  * .. host) into the host function ovta_kS_vta, added to the module; its step calls that with the
- * DMA buffers of x, w (x for ovta.QMaxPool, which has no w and never reads it), the ACC bias or
+ * DMA buffers of x, w (x for ovta.QMaxPool / QGlobalAvgPool, which have no w and never read it), the ACC bias or
  * identity block, and y. */
 static int lower_accel_node(build *b, int s, ovta_error *err) {
   const ovta_graph *g = b->g;

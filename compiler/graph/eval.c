@@ -402,6 +402,25 @@ static int ev_qadd(ev *e) {
   return OVTA_OK;
 }
 
+/* ovta.QGlobalAvgPool: y[n, c] = clamp(ovta_requant(sum_hw(x) * mult, shift), clip_min, clip_max),
+ * int32 wrapping (graph.h). */
+static int ev_qgap(ev *e) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  if (x->rank < 3) return fail(e, OVTA_EINVAL, "input must have rank >= 3");
+  int64_t nc = x->shape[0] * x->shape[1], hw = nc ? ovta_tensor_numel(x) / nc : 0;
+  if (ovta_tensor_numel(y) != nc) return fail(e, OVTA_EINVAL, "output is not [N, C, 1, 1]");
+  uint32_t mult = (uint32_t)ovta_node_attr_i(e->n, "mult", 1);
+  int shift = (int)ovta_node_attr_i(e->n, "shift", 0);
+  int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
+  for (int64_t i = 0; i < nc; i++) {
+    uint32_t s = 0;
+    for (int64_t k = 0; k < hw; k++) s += (uint32_t)(int32_t)ovta_tensor_get_i(x, i * hw + k);
+    ovta_tensor_put_f(y, i, ovta_requant((int32_t)(s * mult), shift, lo, hi));
+  }
+  return OVTA_OK;
+}
+
 static int ev_bn(ev *e) {
   const ovta_tensor *x = IN(e, 0);
   float eps = ovta_node_attr_f(e->n, "epsilon", 1e-5f);
@@ -684,6 +703,7 @@ int ovta_eval_node_ref(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_
       !strcmp(op, "ovta.QMaxPool"))
     return ev_pool(&e);
   if (!strcmp(op, "ovta.QAdd")) return ev_qadd(&e);
+  if (!strcmp(op, "ovta.QGlobalAvgPool")) return ev_qgap(&e);
   if (!strcmp(op, "BatchNormalization")) return ev_bn(&e);
   if (!strcmp(op, "Identity") || !strcmp(op, "Flatten") || !strcmp(op, "Reshape") || !strcmp(op, "Squeeze") ||
       !strcmp(op, "Unsqueeze"))

@@ -45,6 +45,11 @@
  *   ovta.QMaxPool (X:i8) -> Y:i8   MaxPool on int8 with the MaxPool attributes (kernel_shape,
  *               strides, pads; dilations 1, ceil_mode 0, no Indices output): the max over the
  *               window elements inside X (padding never wins); exp(Y) = exp(X).
+ *   ovta.QGlobalAvgPool (X:i8 [N, C, H, W]) -> Y:i8 [N, C, 1, 1]   GlobalAveragePool on int8:
+ *               y[n, c] = clamp(ovta_requant(sum_hw(x[n, c]) * mult, shift), clip_min, clip_max),
+ *               the sum and product in int32 (wrapping). INT attributes mult (1..32767), shift
+ *               (0..30), clip_min, clip_max. Scales: mult / 2^shift ~ 2^(exp(X) - exp(Y)) / (H*W)
+ *               (the quantize pass's rule picks them so the product never wraps).
  *   ovta.Eltwise (X, E1, E2, ...) -> Y    a chain of elementwise ops: STRING attribute "ops",
  *               comma-separated, from Add Sub Mul Div (binary: take the next extra input as
  *               the second operand, with broadcasting) and Relu Sigmoid Tanh HardSwish Neg Abs

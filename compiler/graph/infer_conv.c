@@ -1,5 +1,5 @@
 /* infer_conv.c: inference of convolutions, pools and BatchNormalization (and the fused ovta.Conv,
- * ovta.QConv, ovta.QMaxPool).
+ * ovta.QConv, ovta.QMaxPool, ovta.QGlobalAvgPool).
  * The ONNX rule of each operator stands above its function; infer.c says what inference
  * guarantees. */
 
@@ -287,6 +287,18 @@ static int infer_gap(ctx *c) {
   return ix_set_out(c, 0, x->dtype, x->rank, s);
 }
 
+/* ovta.QGlobalAvgPool (graph.h): X i8 [N, C, H, W] -> Y i8 [N, C, 1, 1]; mult 1..32767, shift
+ * 0..30. */
+static int infer_qgap(ctx *c) {
+  ovta_tensor *x;
+  if (ix_allow(c, "mult,shift,clip_min,clip_max") || ix_count_io(c, 1, 1, 1, 1) || ix_need(c, 0, &x)) return c->err->code;
+  if (x->rank != 4 || x->dtype != OVTA_DT_I8) return ix_bad(c, OVTA_EINVAL, "X must be i8 of rank 4");
+  int64_t m = ovta_node_attr_i(c->n, "mult", 1), s = ovta_node_attr_i(c->n, "shift", 0);
+  if (m < 1 || m > 32767 || s < 0 || s > 30) return ix_bad(c, OVTA_EINVAL, "mult must be 1..32767 and shift 0..30");
+  int64_t ys[4] = {x->shape[0], x->shape[1], 1, 1};
+  return ix_set_out(c, 0, OVTA_DT_I8, 4, ys);
+}
+
 /* BatchNormalization (9/14/15), inference: X [N, C, ...], scale, B, input_mean, input_var all
  * [C]; Y = scale * (X - mean) / sqrt(var + epsilon) + B. training_mode must be 0 (the extra
  * training outputs are not supported). */
@@ -355,5 +367,6 @@ const infer_rule infer_rules_conv[] = {
     {"ovta.Conv", infer_fconv},
     {"ovta.QConv", infer_qconv},
     {"ovta.QMaxPool", infer_pool},
+    {"ovta.QGlobalAvgPool", infer_qgap},
     {NULL, NULL},
 };

@@ -43,7 +43,7 @@ static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t C, int
   return p;
 }
 
-/* Pack an ALU operator (ovta.QAdd, ovta.QMaxPool) at *pi: its activation inputs through ovta.Pack
+/* Pack an ALU operator (ovta.QAdd, ovta.QMaxPool, ovta.QGlobalAvgPool) at *pi: its activation inputs through ovta.Pack
  * (or the packed twin a packed producer made), the output in the act layout with channel
  * blocks of block_in, an ovta.Unpack for plain users. Needs block_in == block_out (the
  * accelerator copies through an identity weight block); rank 4 (QAdd also rank 2). */
@@ -89,12 +89,28 @@ static int pack_alu(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int64_t bo, 
   return OVTA_OK;
 }
 
+/* A Flatten (axis 1) of a value [N, C, 1, 1] that a packed producer made (twin[x], the act layout
+ * [N/B][C/BI][1][1][B][BI]): its output [N, C] packed is the same bytes in the same shape, so the
+ * producer's packed tensor becomes the output's twin too (a packed dense reads it directly; the
+ * Flatten and the Unpack before it go when nothing else reads them). True when it applied. */
+static bool flatten_alias(const ovta_node *n, int nt0, ovta_tensor **twin) {
+  if (strcmp(n->op, "Flatten") || n->n_inputs != 1 || n->n_outputs != 1 || !n->inputs[0] || !n->outputs[0]) return false;
+  const ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
+  if (x->id < 0 || x->id >= nt0 || y->id < 0 || y->id >= nt0 || !twin[x->id] || twin[y->id]) return false;
+  if (ovta_node_attr_i(n, "axis", 1) != 1 || x->rank != 4 || x->shape[2] != 1 || x->shape[3] != 1 || y->rank != 2 ||
+      y->dtype != x->dtype || twin[x->id]->layout != OVTA_LAYOUT_ACT)
+    return false;
+  twin[y->id] = twin[x->id];
+  return true;
+}
+
 /* pack: ovta.QConv (2-D; grouped when C, O are block multiples aligned with the groups:
  * ovta_group_blocks) and ovta.QDense move to the accelerator's blocked layouts
  * (ovta_layout in graph.h) for opts->cfg's batch, block_in, block_out: weights and bias are
  * repacked as constants (zero padded), activations go through ovta.Pack, and an ovta.Unpack
  * restores the plain value for users that are not packed ops (dce removes unused ones).
- * Consecutive packed ops pass the packed tensor directly when block_in == block_out. */
+ * Consecutive packed ops pass the packed tensor directly when block_in == block_out, also across
+ * a Flatten of an [N, C, 1, 1] packed value (flatten_alias: a global average pool -> dense). */
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (rc) return rc;
@@ -106,13 +122,14 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   for (int i = 0; i < g->n_nodes; i++) {
     ovta_node *n = g->nodes[i];
     bool conv = !strcmp(n->op, "ovta.QConv");
-    if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) {
+    if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool")) {
       if ((rc = pack_alu(g, &i, bt, bi, bo, nt0, twin, err))) {
         free(twin);
         return rc;
       }
       continue;
     }
+    if (bi == bo && flatten_alias(n, nt0, twin)) continue;
     if (!conv && strcmp(n->op, "ovta.QDense")) continue;
     ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
     if (x->layout != OVTA_LAYOUT_PLAIN || !px_is_const(w) || (b && !px_is_const(b))) continue;

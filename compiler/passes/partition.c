@@ -17,7 +17,7 @@ static bool desc_supports(const ovta_target_desc *t, const ovta_graph *g, const 
 
 static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
   if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) return true;
-  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool")) {
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool")) {
     /* int8 in the act layout; whether the ALU kernels take the shape is the executor's check
      * (vta_op_from_node, vta_plan_make), which falls back to the cpu with the reason */
     const ovta_tensor *y = n->n_outputs ? n->outputs[0] : NULL;
@@ -35,7 +35,7 @@ static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
 
 const ovta_target_desc ovta_target_accel = {"ovta-accel", accel_supports, NULL, NULL};
 
-/* Why an int8 accelerator operator (ovta.QConv/QDense/QAdd/QMaxPool) is not taken, in buf. */
+/* Why an int8 accelerator operator (ovta.QConv/QDense/QAdd/QMaxPool/QGlobalAvgPool) is not taken, in buf. */
 static const char *q_why_not(const ovta_node *n, char *buf, size_t len) {
   const ovta_tensor *y = n->n_outputs ? n->outputs[0] : NULL;
   const ovta_tensor *x0 = ovta_node_in(n, 0);
@@ -92,6 +92,14 @@ const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *bu
   const char *ops = ovta_node_attr_s(n, "ops", "");
   if (!strcmp(n->op, "ovta.Eltwise") && strcmp(ops, "Add") && strcmp(ops, "Add,Relu"))
     return snprintf(buf, len, "elementwise chain %s: no accelerator operator (the ALU takes residual adds)", ops), buf;
+  const ovta_tensor *x0 = ovta_node_in(n, 0);
+  if (!strcmp(n->op, "GlobalAveragePool"))
+    return snprintf(buf, len,
+                    "stays float: the int8 GlobalAveragePool needs a rank-4 input produced int8 and a multiplier "
+                    "and shift within the ALU's immediates (gap_scale in compiler/passes/quantize.c)"),
+           buf;
+  if (!strcmp(n->op, "Flatten") && x0 && x0->dtype == OVTA_DT_I8)
+    return snprintf(buf, len, "int8 Flatten: data movement in the plain layout (host)"), buf;
   if (!strcmp(n->op, "Add") || !strcmp(n->op, "ovta.Eltwise") || !strcmp(n->op, "MaxPool") ||
       !strcmp(n->op, "Flatten"))
     return snprintf(buf, len,

@@ -14,8 +14,8 @@ static const ovta_pass PASSES[] = {
     {"convt", "ConvTranspose -> zero insertion + Conv with the flipped kernel (accelerator pipeline)", pass_convt},
     {"fold-bn", "fold BatchNormalization into the preceding Conv", pass_fold_bn},
     {"fuse", "Conv/Gemm/MatMul + bias + activation -> ovta.Conv/ovta.Dense; elementwise chains -> ovta.Eltwise", pass_fuse},
-    {"quantize", "int8 power-of-two quantization: ovta.Conv/Dense -> ovta.QConv/QDense, residual Add -> ovta.QAdd, MaxPool -> ovta.QMaxPool", pass_quantize},
-    {"pack", "blocked accelerator layouts for ovta.QConv/QDense/QAdd/QMaxPool (ovta.Pack/Unpack)", pass_pack},
+    {"quantize", "int8 power-of-two quantization: ovta.Conv/Dense -> ovta.QConv/QDense, residual Add -> ovta.QAdd, MaxPool -> ovta.QMaxPool, GlobalAveragePool -> ovta.QGlobalAvgPool", pass_quantize},
+    {"pack", "blocked accelerator layouts for ovta.QConv/QDense/QAdd/QMaxPool/QGlobalAvgPool (ovta.Pack/Unpack)", pass_pack},
     {"partition", "assign accel/cpu targets and regions", pass_partition},
     {"verify", "structural checks; every used tensor typed", pass_verify},
 };

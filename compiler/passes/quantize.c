@@ -87,6 +87,34 @@ static bool qpool_match(const ovta_node *n) {
   return true;
 }
 
+/* A global average pooling the quantize pass can make ovta.QGlobalAvgPool: GlobalAveragePool of
+ * a non-constant f32 of rank 4 with known, non-empty H and W. */
+static bool qgap_match(const ovta_node *n) {
+  if (strcmp(n->op, "GlobalAveragePool") || n->n_inputs != 1 || !n->inputs[0] || n->n_outputs != 1 || !n->outputs[0])
+    return false;
+  const ovta_tensor *x = n->inputs[0];
+  return x->dtype == OVTA_DT_F32 && x->rank == 4 && !px_is_const(x) && x->shape[0] > 0 && x->shape[1] > 0 &&
+         x->shape[2] > 0 && x->shape[3] > 0;
+}
+
+/* The multiplier and shift of ovta.QGlobalAvgPool over hw pixels from exponent ex to ey (graph.h:
+ * y = clamp(requant(sum * mult, shift))), mult / 2^shift ~ 2^(ex - ey) / hw: for the largest
+ * shift in 0..30 with mult = round(2^(shift + ex - ey) / hw) in 1..32767 (an ALU MUL immediate)
+ * and 128 * hw * mult + 2^(shift-1) <= INT32_MAX (|sum| <= 128 * hw: the product and its rounding
+ * never wrap); then mult halved and shift lowered while mult is even (the same results; mult 1, a
+ * pure shift, when 2^(ex - ey) / hw is a power of two <= 1, e.g. hw a power of two and ey = ex).
+ * False: no shift qualifies (the pool stays float). */
+static bool gap_scale(int64_t hw, int ex, int ey, int *mult, int *shift) {
+  for (int s = 30; s >= 0; s--) {
+    double m = nearbyint(ldexp(1.0, s + ex - ey) / (double)hw);
+    if (m < 1 || m > 32767 || 128.0 * (double)hw * m + (s ? ldexp(1.0, s - 1) : 0) > 2147483647.0) continue;
+    *mult = (int)m, *shift = s;
+    while (*shift > 0 && !(*mult & 1)) *mult /= 2, (*shift)--;
+    return true;
+  }
+  return false;
+}
+
 /* The ONNX operator of a fused activation the requantization cannot apply (act of ovta.Conv /
  * ovta.Dense, graph.h), with its attributes' names for act_alpha / act_beta; NULL: none such. */
 static const struct {
@@ -132,7 +160,7 @@ static int unfuse_acts(ovta_graph *g, ovta_error *err) {
   return OVTA_OK;
 }
 
-enum { QK_NONE = 0, QK_LINEAR, QK_ADD, QK_POOL, QK_FLAT };
+enum { QK_NONE = 0, QK_LINEAR, QK_ADD, QK_POOL, QK_FLAT, QK_GAP };
 
 /* The quantized twin of float tensor x with exponent ex: the one a quantized producer made, else
  * a new QuantizeLinear inserted before *pos (which moves on). */
@@ -199,6 +227,8 @@ static const ovta_tensor *q_classify(qstate *q) {
     else if (qadd_match(n, &a, &b, &relu) && (q->willq[a->id] || q->willq[b->id]))
       q->kind[i] = QK_ADD, ts[0] = a, ts[1] = b, ts[2] = n->outputs[0];
     else if (qpool_match(n) && q->willq[n->inputs[0]->id]) q->kind[i] = QK_POOL, ts[0] = n->inputs[0];
+    else if (qgap_match(n) && q->willq[n->inputs[0]->id])
+      q->kind[i] = QK_GAP, ts[0] = n->inputs[0], ts[1] = n->outputs[0];
     else if (!strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
              n->inputs[0]->dtype == OVTA_DT_F32 && q->willq[n->inputs[0]->id])
       q->kind[i] = QK_FLAT; /* data movement: int8 in, int8 out, same exponent */
@@ -253,6 +283,22 @@ static int q_pool(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
   n->n_outputs = 1;
   n->inputs[0] = xq;
   if (q_output(q->g, n, y, ex, q->nt0, q->qtwin, pos, err)) return q_fail(err);
+  return 0;
+}
+
+/* GlobalAveragePool -> ovta.QGlobalAvgPool: input at its exponent ex, output at its own ey, mult
+ * and shift by gap_scale, clip [-127, 127] (stays float when gap_scale finds none). */
+static int q_gap(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
+  ovta_tensor *x = n->inputs[0], *y = n->outputs[0], *xq = q_twin(q, x);
+  int ex = xq ? xq->quant.exp : q->texp[x->id], ey = q->texp[y->id], mult, shift;
+  if (!gap_scale(x->shape[2] * x->shape[3], ex, ey, &mult, &shift)) return 0;
+  if (!(xq = q_input(q->g, x, ex, q->nt0, q->qtwin, pos, err))) return q_fail(err);
+  if (px_set_op(n, "ovta.QGlobalAvgPool", err) || ovta_node_set_i(n, "mult", mult, err) ||
+      ovta_node_set_i(n, "shift", shift, err) || ovta_node_set_i(n, "clip_min", -127, err) ||
+      ovta_node_set_i(n, "clip_max", 127, err))
+    return q_fail(err);
+  n->inputs[0] = xq;
+  if (q_output(q->g, n, y, ey, q->nt0, q->qtwin, pos, err)) return q_fail(err);
   return 0;
 }
 
@@ -336,13 +382,14 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
  * used as it is (its exponent), e0 = min(exp(A), exp(B)) (|exp(A) - exp(B)| <= 16, else the add
  * stays float), shift_a/shift_b align to e0, shift = exp(Y) - e0, clip [0, 127] with ReLU else
  * [-127, 127]; a max pool keeps its input's exponent, and so does a Flatten of a quantized value
- * (int8 Flatten). A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
+ * (int8 Flatten); a GlobalAveragePool fed by a quantized value becomes ovta.QGlobalAvgPool with
+ * its output's own exponent ey and mult / 2^shift ~ 2^(exp(X) - ey) / (H*W) (gap_scale's rule). A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
  * 0, int8) feeds each quantized input that is not already produced quantized; a
  * DequantizeLinear restores the float value for other users (dce removes the unused ones).
  * A conv/dense whose fused activation only float math computes (sigmoid, tanh, hard-swish,
  * hard-sigmoid, leaky ReLU) gives it back to its own node first (unfuse_act) and is quantized.
  * Steps: unfuse_acts, q_classify, q_calibrate (when an exponent is missing), one rewrite per node
- * in order (q_linear, q_add, q_pool, q_flatten), dce. */
+ * in order (q_linear, q_add, q_pool, q_gap, q_flatten), dce. */
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (!rc) rc = unfuse_acts(g, err);
@@ -363,6 +410,7 @@ int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
     int i = px_node_index(g, n);
     rc = q.kind[j] == QK_FLAT ? q_flatten(&q, n, &i, err)
          : q.kind[j] == QK_POOL ? q_pool(&q, n, &i, err)
+         : q.kind[j] == QK_GAP  ? q_gap(&q, n, &i, err)
          : q.kind[j] == QK_ADD  ? q_add(&q, n, &i, err)
                                 : q_linear(&q, n, &i, err);
   }

@@ -1,9 +1,11 @@
 /* test_vta_alu.c: the ALU operators of compiler/accel/alu.c (residual add with requantization, max
- * pooling with padding) bit-exact against plain-C references written here, on fsim for every config
+ * pooling with padding, global average pooling) bit-exact against plain-C references written here
+ * (the global average pool also against the CPU int8 path, cpu/pool.c), on fsim for every config
  * (remainder tiles included), on tsim for a reduced shape; and the schedule verifier
  * (compiler/accel/accel.h) rejecting an out-of-bounds access. */
 #include "ovta_test.h"
 #include "accel.h"
+#include "exec.h"
 
 /* independent references (logical NCHW) */
 static void ref_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y) {
@@ -35,6 +37,58 @@ static void ref_pool(const vta_op *op, const int8_t *x, int8_t *y) {
         }
 }
 
+/* y[n, c] = round(sum * mult / 2^shift) (half up: floor(v / 2^s + 1/2)) clipped, in 64 bits. */
+static void ref_gap(const vta_op *op, const int8_t *x, int8_t *y) {
+  int hw = op->h * op->w;
+  for (int nc = 0; nc < op->n * op->c; nc++) {
+    int64_t s = 0;
+    for (int i = 0; i < hw; i++) s += x[nc * hw + i];
+    int64_t v = s * op->mult;
+    if (op->shift > 0) v = (v + ((int64_t)1 << (op->shift - 1))) >> op->shift;
+    y[nc] = (int8_t)(v < op->clip_min ? op->clip_min : v > op->clip_max ? op->clip_max : v);
+  }
+}
+
+/* The CPU int8 path on one ovta.QGlobalAvgPool node (logical NCHW x -> y), checked against the
+ * reference evaluator on the same node. */
+static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
+  ovta_error err = {0};
+  ovta_graph *g = ovta_graph_new("gap");
+  int64_t xs[4] = {op->n, op->c, op->h, op->w}, ys[4] = {op->n, op->c, 1, 1};
+  ovta_tensor *xt = ovta_graph_add_tensor(g, "x", OVTA_DT_I8, 4, xs, &err), *yt;
+  assert_non_null(xt);
+  xt->kind = OVTA_TK_INPUT;
+  const char *in[1] = {"x"}, *out = "y";
+  ovta_node *n = ovta_graph_add_node(g, "ovta.QGlobalAvgPool", "gap", 1, in, 1, &out, &err);
+  assert_non_null(n);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "mult", op->mult, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "shift", op->shift, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_min", op->clip_min, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_max", op->clip_max, &err), err);
+  yt = ovta_graph_tensor(g, "y");
+  yt->dtype = OVTA_DT_I8, yt->rank = 4, memcpy(yt->shape, ys, sizeof ys);
+  g->inputs = calloc(1, sizeof *g->inputs), g->outputs = calloc(1, sizeof *g->outputs);
+  g->inputs[0] = xt, g->n_inputs = 1, g->outputs[0] = yt, g->n_outputs = 1;
+  ovta_exec *e;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+  ovta_tensor *xv = ovta_tensor_new("x", OVTA_DT_I8, 4, xs), *yv;
+  OVTA_ASSERT_OK(ovta_tensor_alloc(xv, &err), err);
+  memcpy(xv->data, x, xv->nbytes);
+  OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", xv, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &yv, &err), err);
+  assert_int_equal(yv->nbytes, (size_t)op->n * op->c);
+  memcpy(y, yv->data, yv->nbytes);
+  /* the reference evaluator (graph/eval.c) gives the same */
+  ovta_tensor *ye = ovta_tensor_new("y", OVTA_DT_I8, 4, ys);
+  OVTA_ASSERT_OK(ovta_eval_node_ref(NULL, g, n, &xv, &ye, &err), err);
+  assert_memory_equal(ye->data, y, yv->nbytes);
+  ovta_tensor_free(ye);
+  ovta_tensor_free(xv), ovta_tensor_free(yv);
+  ovta_exec_free(e);
+  ovta_graph_free(g);
+}
+
 /* Run op on backend/config; compare with the reference; returns the plan's tile count. */
 static int64_t check(const char *backend, const char *cfgname, const vta_op *op, const vta_knobs *kn) {
   ovta_error err = {0};
@@ -55,12 +109,16 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   assert_non_null(a), assert_non_null(ref);
   ovta_test_fill_i8(a, nx, 3), ovta_test_fill_i8(b, nx, 4);
   if (op->kind == VTA_ADD) ref_add(op, a, b, ref);
+  else if (op->kind == VTA_GAP) ref_gap(op, a, ref);
   else ref_pool(op, a, ref);
-  /* the library's own references agree with these */
+  /* the library's own references (and for the global average pool the CPU int8 path and the
+   * reference evaluator) agree */
   int8_t *ref2 = malloc(ny);
   if (op->kind == VTA_ADD) vta_reference_add(op, a, b, ref2);
+  else if (op->kind == VTA_GAP) vta_reference_gap(op, a, ref2);
   else vta_reference_maxpool(op, a, ref2);
   assert_memory_equal(ref, ref2, ny);
+  if (op->kind == VTA_GAP) cpu_gap(op, a, ref2), assert_memory_equal(ref, ref2, ny);
   free(ref2);
   vta_pack_x(&cp, a, pa);
   if (op->kind == VTA_ADD) vta_pack_x(&cp, b, pb);
@@ -136,6 +194,28 @@ static void test_maxpool(void **st) {
   }
 }
 
+/* The quantize rule's (mult, shift) pairs (gap_scale, passes/quantize.c) for 7x7 at one exponent
+ * (2675 / 2^17) and with the output 4x finer (2675 / 2^15), 4x4 (1 / 2^4: a pure shift), 3x5 (4369 /
+ * 2^16), 14x14 (2675 / 2^19), 1x1 (1 / 2^0), 2x2 with the output 8x coarser (1 / 2^5); and a
+ * multiplier that saturates the clip (7 / 2^1). */
+static void test_gap(void **st) {
+  static const int cases[][6] = {{2, 32, 7, 7, 2675, 17}, {2, 32, 7, 7, 2675, 15}, {2, 16, 4, 4, 1, 4},
+                                 {2, 16, 3, 5, 4369, 16},  {2, 16, 1, 1, 1, 0},
+                                 {2, 16, 2, 2, 1, 5},      {2, 16, 2, 2, 7, 1}};
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++)
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      vta_op op;
+      const int *q = cases[i];
+      vta_op_gap(&op, "gap", q[0], q[1], q[2], q[3], q[4], q[5]);
+      check("fsim", *cf, &op, NULL);
+    }
+  vta_op op;
+  vta_op_gap(&op, "gap14", 1, 16, 14, 14, 2675, 19); /* 196 pixels: more than config small's INP */
+  check("fsim", "default", &op, NULL);
+  vta_op_gap(&op, "gap_small_tile", 2, 64, 5, 5, 5243, 17);
+  check("fsim", "default", &op, &(vta_knobs){.t_oc = 1}); /* 4 channel tiles per image block */
+}
+
 static void test_tsim(void **st) {
   bool have = false;
   for (const char *const *b = ovta_backend_names(); *b; b++) have |= !strcmp(*b, "tsim");
@@ -145,6 +225,10 @@ static void test_tsim(void **st) {
   check("tsim", "default", &op, NULL);
   vta_op_add(&op, "add_tsim", 1, 16, 4, 6, 1, 0, 1);
   check("tsim", "default", &op, &(vta_knobs){.t_w = 5});
+  vta_op_gap(&op, "gap_tsim", 1, 32, 7, 7, 2675, 17);
+  check("tsim", "default", &op, NULL);
+  vta_op_gap(&op, "gap_tsim2", 1, 16, 3, 5, 4369, 16);
+  check("tsim", "default", &op, NULL);
 }
 
 static void test_errors(void **st) {
@@ -156,6 +240,12 @@ static void test_errors(void **st) {
   vta_op_maxpool(&op, "pool_pad", 1, 16, 8, 8, 2, 2, 2);
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
   vta_op_add(&op, "add_c", 1, 8, 4, 4, 0, 0, 0);
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  vta_op_gap(&op, "gap_big", 1, 16, 14, 14, 2675, 19); /* config small: the image exceeds INP (128) */
+  OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op_gap(&op, "gap_mult", 1, 16, 4, 4, 40000, 4); /* not a 16-bit immediate */
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
   vta_op_add(&op, "add_vt", 1, 16, 4, 4, 0, 0, 0);
   assert_int_equal(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 2}, &p, &err), OVTA_EUNSUPPORTED);
@@ -183,7 +273,7 @@ static void test_sched_verify(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_tsim),
+      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_gap), cmocka_unit_test(test_tsim),
       cmocka_unit_test(test_errors), cmocka_unit_test(test_sched_verify),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,22 +63,31 @@ static void model_on(const char *backend, const char *cfgname, int nimg) {
   ovta_exec_opts_init(&o);
   o.accel = true, o.cfg = &cfg, o.backend = backend;
   OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
-  /* all three convs, the dense layer and both max pools (int8 ovta.QMaxPool) on the
-   * accelerator, the first conv channel-padded 1 -> BLOCK_IN */
+  /* all three convs, the dense layer, both max pools (int8 ovta.QMaxPool) and the global
+   * average pool (int8 ovta.QGlobalAvgPool) on the accelerator, the first conv channel-padded
+   * 1 -> BLOCK_IN */
   const char *rep = ovta_exec_report(acc);
-  int nq = 0, npool = 0;
+  int nq = 0, npool = 0, ngap = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const char *op = g->nodes[i]->op;
-    nq += !strcmp(op, "ovta.QConv") || !strcmp(op, "ovta.QDense") || !strcmp(op, "ovta.QMaxPool");
+    nq += !strcmp(op, "ovta.QConv") || !strcmp(op, "ovta.QDense") || !strcmp(op, "ovta.QMaxPool") ||
+          !strcmp(op, "ovta.QGlobalAvgPool");
     npool += !strcmp(op, "ovta.QMaxPool") || !strcmp(op, "MaxPool");
+    ngap += !strcmp(op, "ovta.QGlobalAvgPool");
   }
   assert_int_equal(npool, 2);
-  assert_true(nq >= 6);
+  assert_int_equal(ngap, 1);
+  assert_int_equal(nq, 7);
   assert_int_equal(ovta_exec_accel_nodes(acc), nq);
   assert_non_null(strstr(rep, "op ovta.QMaxPool: accel:"));
-  /* int8 flows conv -> pool -> conv -> pool -> conv on the device: no Pack/Unpack and no
-   * Quantize/Dequantize steps between them, so 16 steps in all (24 before the ALU ops) */
-  assert_int_equal(ovta_exec_num_steps(acc), 16);
+  assert_non_null(strstr(rep, "op ovta.QGlobalAvgPool: accel:"));
+  /* int8 flows conv -> pool -> conv -> pool -> conv -> global average pool -> dense on the device:
+   * no Pack/Unpack and no Quantize/Dequantize steps between them (the Flatten of the packed
+   * [1, 64, 1, 1] is the dense's packed input as it is: pack's flatten_alias), so 11 steps in all:
+   * Quantize, Pack, the 7 accelerator nodes, Unpack, Dequantize (16 with the float GAP on the CPU
+   * and an Unpack, Flatten, Pack before the dense; 24 before the ALU ops) */
+  assert_int_equal(ovta_exec_num_steps(acc), 11);
+  assert_null(strstr(rep, "op Flatten:"));
   assert_non_null(strstr(rep, ": accel: tile"));
   assert_non_null(strstr(rep, "summary:"));
   ovta_tensor *imgs;
@@ -280,7 +289,8 @@ static void test_cli(void **st) {
   assert_non_null(strstr(rep, "op ovta.QConv: accel: tile"));
   assert_non_null(strstr(rep, "op ovta.QDense: accel: tile"));
   assert_non_null(strstr(rep, "op ovta.QMaxPool: accel: tile"));
-  assert_non_null(strstr(rep, "summary: 6 node(s) on the accelerator"));
+  assert_non_null(strstr(rep, "op ovta.QGlobalAvgPool: accel: tile"));
+  assert_non_null(strstr(rep, "summary: 7 node(s) on the accelerator"));
   free(rep);
   snprintf(cmd, sizeof cmd, "%s/build/ovta run %s/m.ovta --backend fsim --input image=%s/x.npy --output-dir %s/out --stats > %s/run.txt",
            OVTA_SRC_DIR, dir, dir, dir, dir);
