@@ -8,7 +8,8 @@
  * 64, and 64 -> 128), with and without bias and ReLU, on every config, 1 and 2 virtual threads,
  * forced tiles with several output blocks per tile; the same graph with the accelerator in the
  * executor (pack, partition, vta_op_from_node) equal to the CPU run; tsim on two shapes;
- * refusals of groups the blocks do not align with. */
+ * refusals of groups the blocks do not align with; channels padded to the blocks with all-zero
+ * groups (depthwise 72, 88: test_padded). */
 #include "vta_check.h"
 #include "exec.h"
 #include "ovta_driver.h"
@@ -258,8 +259,7 @@ static void test_graph(void **st) {
   }
 }
 
-/* Channels that are not block multiples (compiler/accel/README.md "Channels not block
- * multiples"): pack pads C and O to the blocks with whole all-zero groups (depthwise 72 -> 80
+/* Channels that are not block multiples (compiler/accel/README.md "Grouped convolution"): pack pads C and O to the blocks with whole all-zero groups (depthwise 72 -> 80
  * groups of one channel, 88 -> 96; 24 channels in 3 groups of 8 -> 4 groups), the device runs
  * the padded grouped conv and Unpack drops the padded outputs. On fsim (tsim: backend not NULL)
  * the accelerator graph equals conv_ref, vta_reference (the logical op) and the CPU int8 path. */
