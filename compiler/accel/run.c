@@ -543,13 +543,17 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
     vta_op_conv(op, n->name, (int)N, (int)C, (int)x->shape[2], (int)x->shape[3], (int)O, 1, 1, 0);
     op->kh = (int)w->shape[2], op->kw = (int)w->shape[3];
     const ovta_attr *s = ovta_node_attr(n, "strides"), *pd = ovta_node_attr(n, "pads"), *d = ovta_node_attr(n, "dilations");
+    /* channels padded to the blocks: the grouped conv with G' groups, the extra ones all zero
+     * (ovta_group_padded of the logical channel counts; the packed bias and weights are zero there) */
     int64_t G = ovta_node_attr_i(n, "group", 1), gk, gs;
-    if (G < 1 || G > C || !ovta_group_blocks(C, O, G, cfg->block_in, cfg->block_out, &gk, &gs))
+    int64_t cl = x->logical_rank == 4 ? x->logical[1] : C, ol = y->logical_rank == 4 ? y->logical[1] : O;
+    int64_t Gp = G == 1 ? 1 : ovta_group_padded(cl, ol, G, cfg->block_in, cfg->block_out);
+    if (Gp < 1 || Gp > C || !ovta_group_blocks(C, O, Gp, cfg->block_in, cfg->block_out, &gk, &gs))
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): group %lld: channels per group do not align with the blocks",
                        n->name, n->op, (long long)G);
     if (w->shape[1] != gk)
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): weights packed for another grouping", n->name, n->op);
-    op->groups = (int)G;
+    op->groups = (int)Gp;
     if (d && d->n == 2 && (d->ints[0] != 1 || d->ints[1] != 1))
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): dilation", n->name, n->op);
     if (s && s->n == 2) op->stride_h = (int)s->ints[0], op->stride_w = (int)s->ints[1];

@@ -49,9 +49,20 @@ const char *ovta_layout_name(ovta_layout l) {
   return "?";
 }
 
+int64_t ovta_group_padded(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out) {
+  if (g < 1 || c < 1 || o < 1 || block_in < 1 || block_out < 1 || c % g || o % g) return -1;
+  if (g == 1) return 1;
+  int64_t dc = (c + block_in - 1) / block_in * block_in - c, dout = (o + block_out - 1) / block_out * block_out - o;
+  int64_t cg = c / g, og = o / g;
+  if (dc % cg || dout % og || dc / cg != dout / og) return -1;
+  return g + dc / cg;
+}
+
 bool ovta_group_blocks(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out, int64_t *gk,
                        int64_t *gs) {
-  if (g < 1 || block_in < 1 || block_out < 1 || c % g || o % g || c % block_in || o % block_out) return false;
+  int64_t gp = ovta_group_padded(c, o, g, block_in, block_out);
+  if (gp < 0) return false;
+  c = (c + block_in - 1) / block_in * block_in, o = (o + block_out - 1) / block_out * block_out, g = gp;
   int64_t cg = c / g, og = o / g;
   *gk = c / block_in, *gs = 0;
   if (g == 1) return true;

@@ -108,10 +108,19 @@ const char *ovta_layout_name(ovta_layout l);   /* "plain", "act", "wgt", "acc" *
  * a block of output channels whose groups' input channels are exactly gk whole input blocks at
  * ob * gk (gs = gk); output groups of several blocks (O/G a multiple of block_out > 1, C/G of
  * block_in): every output block reads all C/block_in input blocks (gs 0, gk C/block_in, the other
- * groups' weights zero). G = 1: gk C/block_in, gs 0 (the plain layout). False when C/G, O/G do
- * not align with the blocks that way (the node then stays unpacked, on the CPU). */
+ * groups' weights zero). G = 1: gk C/block_in, gs 0 (the plain layout). C, O not block multiples:
+ * the packed layouts pad them to C' = roundup(C, block_in), O' = roundup(O, block_out), and the
+ * op is the grouped conv with ovta_group_padded's G' groups (the extra ones all zero), gk, gs of
+ * C', O', G'. False when C/G, O/G do not align with the blocks that way (the node then stays
+ * unpacked, on the CPU). */
 bool ovta_group_blocks(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out, int64_t *gk,
                        int64_t *gs);
+/* The group count of the channel-padded conv: G plus the whole groups of C/G inputs and O/G
+ * outputs that fill C up to roundup(C, block_in) and O up to roundup(O, block_out) (depthwise
+ * C = O = G: G' = roundup(C, block_in) when block_in == block_out); G when both are block
+ * multiples (and for G = 1, whose padding is not by groups); -1 when the padding is not a whole
+ * number of such groups on both sides (or G does not divide C, O). */
+int64_t ovta_group_padded(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out);
 
 /* Quantization of a tensor: real = (q - zero_point) * 2^exp (power-of-two scales only). */
 typedef struct ovta_quant {

@@ -14,7 +14,8 @@ static void cfg_blocks(const ovta_compile_opts *o, int64_t *bt, int64_t *bi, int
 }
 
 /* Weight [O, I, KH, KW] (or [O, I]) -> [O/bo, I/bi, KH, KW, bo, bi], zero padded. A grouped conv
- * (G > 1, I = C/G, C and O block multiples aligned with the groups: ovta_group_blocks) ->
+ * (G > 1, I = C/G, C and O block multiples aligned with the groups, or padded to them with whole
+ * all-zero groups: ovta_group_blocks, ovta_group_padded) ->
  * [O/bo, gk, KH, KW, bo, bi]: output channel o of group g = o / (O/G) and its input channel
  * c = g * I + i at block c / bi - (o / bo) * gs, zero elsewhere. */
 static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t C, int64_t G, int64_t bi, int64_t bo,
@@ -104,8 +105,8 @@ static bool flatten_alias(const ovta_node *n, int nt0, ovta_tensor **twin) {
   return true;
 }
 
-/* pack: ovta.QConv (2-D; grouped when C, O are block multiples aligned with the groups:
- * ovta_group_blocks) and ovta.QDense move to the accelerator's blocked layouts
+/* pack: ovta.QConv (2-D; grouped when C, O are block multiples aligned with the groups, or pad
+ * to them with whole all-zero groups: ovta_group_blocks) and ovta.QDense move to the accelerator's blocked layouts
  * (ovta_layout in graph.h) for opts->cfg's batch, block_in, block_out: weights and bias are
  * repacked as constants (zero padded), activations go through ovta.Pack, and an ovta.Unpack
  * restores the plain value for users that are not packed ops (dce removes unused ones).

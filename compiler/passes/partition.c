@@ -35,14 +35,29 @@ static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
 
 const ovta_target_desc ovta_target_accel = {"ovta-accel", accel_supports, NULL, NULL};
 
+/* Does grouped conv n (plain, rank 4) align with the blocks pass pack used in g (those of its
+ * ovta.Pack nodes; none: it packed nothing, so not)? A plain one that does was moved back to the
+ * plain layout by the executor's CPU fallback, with its own reason. */
+static bool group_fits_packs(const ovta_graph *g, const ovta_node *n, const ovta_tensor *x, const ovta_tensor *y) {
+  for (int i = 0; g && i < g->n_nodes; i++) {
+    const ovta_node *p = g->nodes[i];
+    if (strcmp(p->op, "ovta.Pack")) continue;
+    int64_t gk, gs;
+    return ovta_group_blocks(x->shape[1], y->shape[1], ovta_node_attr_i(n, "group", 1),
+                             ovta_node_attr_i(p, "block_in", 16), ovta_node_attr_i(p, "block_out", 16), &gk, &gs);
+  }
+  return false;
+}
+
 /* Why an int8 accelerator operator (ovta.QConv/QDense/QAdd/QMaxPool/QGlobalAvgPool) is not taken, in buf. */
-static const char *q_why_not(const ovta_node *n, char *buf, size_t len) {
+static const char *q_why_not(const ovta_graph *g, const ovta_node *n, char *buf, size_t len) {
   const ovta_tensor *y = n->n_outputs ? n->outputs[0] : NULL;
   const ovta_tensor *x0 = ovta_node_in(n, 0);
   if (!strcmp(n->op, "ovta.QConv") && x0 && x0->rank != 4 && x0->layout == OVTA_LAYOUT_PLAIN)
     snprintf(buf, len, "%d-D convolution (the accelerator takes 2-D)", x0->rank - 2);
   else if (!strcmp(n->op, "ovta.QConv") && ovta_node_attr_i(n, "group", 1) != 1 && x0 && y && x0->rank == 4 &&
-           y->rank == 4 && x0->layout == OVTA_LAYOUT_PLAIN) { /* pack takes only groups aligned with the blocks */
+           y->rank == 4 && x0->layout == OVTA_LAYOUT_PLAIN &&
+           !group_fits_packs(g, n, x0, y)) { /* pack takes only groups aligned with (or padded to) the blocks */
     long long G = (long long)ovta_node_attr_i(n, "group", 1);
     snprintf(buf, len,
              "grouped convolution (group %lld): %lld input and %lld output channels per group do not align with the "
@@ -86,7 +101,7 @@ const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *bu
   if (!strcmp(n->op, "QuantizeLinear") || !strcmp(n->op, "DequantizeLinear"))
     return snprintf(buf, len, "float <-> int8 conversion (host)"), buf;
   if (accel_supports(NULL, g, n)) return NULL;
-  if (!strncmp(n->op, "ovta.Q", 6)) return q_why_not(n, buf, len);
+  if (!strncmp(n->op, "ovta.Q", 6)) return q_why_not(g, n, buf, len);
   if (!strcmp(n->op, "ovta.Conv") || !strcmp(n->op, "ovta.Dense"))
     return snprintf(buf, len, "stays float: "), px_quant_why_not(n, buf + strlen(buf), len - strlen(buf)), buf;
   const char *ops = ovta_node_attr_s(n, "ops", "");

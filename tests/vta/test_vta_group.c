@@ -8,7 +8,8 @@
  * 64, and 64 -> 128), with and without bias and ReLU, on every config, 1 and 2 virtual threads,
  * forced tiles with several output blocks per tile; the same graph with the accelerator in the
  * executor (pack, partition, vta_op_from_node) equal to the CPU run; tsim on two shapes;
- * refusals of groups the blocks do not align with. */
+ * refusals of groups the blocks do not align with; channels padded to the blocks with all-zero
+ * groups (depthwise 72, 88: test_padded). */
 #include "vta_check.h"
 #include "exec.h"
 #include "ovta_driver.h"
@@ -258,6 +259,91 @@ static void test_graph(void **st) {
   }
 }
 
+/* Channels that are not block multiples (compiler/accel/README.md "Grouped convolution"): pack pads C and O to the blocks with whole all-zero groups (depthwise 72 -> 80
+ * groups of one channel, 88 -> 96; 24 channels in 3 groups of 8 -> 4 groups), the device runs
+ * the padded grouped conv and Unpack drops the padded outputs. On fsim (tsim: backend not NULL)
+ * the accelerator graph equals conv_ref, vta_reference (the logical op) and the CPU int8 path. */
+static void check_padded_as(const char *cfgname, const char *backend, int c, int hw, int o, int groups, int stride,
+                            bool bias, bool relu, uint32_t seed, const char *want, int want_acc) {
+  vta_op op = gop("dwp", 1, c, hw, o, groups, stride, bias, relu);
+  size_t nx = (size_t)op.c * hw * hw, nw = (size_t)op.o * (op.c / op.groups) * 9;
+  int8_t *x = malloc(nx), *w = malloc(nw);
+  int32_t *b = malloc((size_t)op.o * 4);
+  assert_non_null(x), assert_non_null(w), assert_non_null(b);
+  ovta_test_fill_i8(x, nx, seed), ovta_test_fill_i8(w, nw, seed + 1);
+  for (int k = 0; k < op.o; k++) b[k] = (k * 7919 % 4001) - 2000;
+  ovta_graph *g = qconv_graph(&op, w, bias ? b : NULL);
+  ovta_config cfg;
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
+  ovta_exec_opts eo;
+  ovta_exec_opts_init(&eo);
+  eo.accel = true, eo.cfg = &cfg, eo.backend = backend;
+  int nacc = -1;
+  ovta_tensor *yc = exec_run(g, NULL, &op, x, NULL, NULL),
+              *ya = exec_run(g, &eo, &op, x, &nacc, want);
+  assert_int_equal(nacc, want_acc);
+  size_t ny = (size_t)op.o * vta_op_out_h(&op) * vta_op_out_w(&op);
+  assert_int_equal(yc->nbytes, ny), assert_int_equal(ya->nbytes, ny);
+  int8_t *ref = malloc(ny), *vr = malloc(ny);
+  assert_non_null(ref), assert_non_null(vr);
+  conv_ref(&op, x, w, bias ? b : NULL, ref);
+  vta_reference(&op, x, w, bias ? b : NULL, vr);
+  size_t mid = 0;
+  for (size_t i = 0; i < ny; i++) mid += ref[i] > op.clip_min && ref[i] < op.clip_max;
+  if (mid * 2 < ny) fail_msg("dwp %d->%d g%d: only %zu of %zu outputs inside the clip", c, o, groups, mid, ny);
+  same_bytes(vr, ref, ny, "vta_reference vs conv_ref", &op);
+  same_bytes(yc->data, ref, ny, "cpu vs conv_ref", &op);
+  same_bytes(ya->data, ref, ny, backend, &op);
+  free(ref), free(vr);
+  ovta_tensor_free(yc), ovta_tensor_free(ya);
+  ovta_graph_free(g);
+  free(x), free(w), free(b);
+}
+
+static void check_padded(const char *cfgname, const char *backend, int c, int hw, int o, int groups, int stride,
+                         bool bias, bool relu, uint32_t seed) {
+  check_padded_as(cfgname, backend, c, hw, o, groups, stride, bias, relu, seed, "node dw op ovta.QConv: accel: tile", 1);
+}
+
+static void test_padded(void **st) {
+  (void)st;
+  static const int cases[][4] = {{72, 72, 72, 9}, {88, 88, 88, 7}, {24, 24, 3, 8}, {40, 40, 40, 6}}; /* c, o, g, hw */
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
+    if (cfg.block_in != cfg.block_out) continue; /* the executor's CPU fallback needs square blocks */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      for (int stride = 1; stride <= 2; stride++)
+        check_padded(*cf, "fsim", cases[i][0], cases[i][3], cases[i][1], cases[i][2], stride, stride == 1, stride == 1,
+                     (uint32_t)(100 + 4 * i + (size_t)stride));
+  }
+  /* the packed weights: 80 groups (72 + 8 all zero) of one diagonal 16x16 tile per tap */
+  int64_t gk = -1, gs = -1;
+  assert_int_equal(ovta_group_padded(72, 72, 72, 16, 16), 80);
+  assert_true(ovta_group_blocks(72, 72, 72, 16, 16, &gk, &gs)), assert_int_equal(gk, 1), assert_int_equal(gs, 1);
+  assert_int_equal(ovta_group_padded(88, 88, 88, 16, 16), 96);
+  assert_int_equal(ovta_group_padded(24, 24, 3, 16, 16), 4);
+  assert_true(ovta_group_blocks(24, 24, 3, 16, 16, &gk, &gs)), assert_int_equal(gk, 1), assert_int_equal(gs, 1);
+  assert_int_equal(ovta_group_padded(32, 32, 32, 16, 16), 32);
+  /* not a whole number of groups: 24 in 2 groups of 12 (8 to pad); 24 -> 40 in 8 groups (3 in,
+   * 5 out: 8 and 8 to pad); channel multiplier 2 (72 -> 144: 8 inputs but no outputs to pad) */
+  assert_int_equal(ovta_group_padded(24, 24, 2, 16, 16), -1);
+  assert_false(ovta_group_blocks(24, 24, 2, 16, 16, &gk, &gs));
+  assert_int_equal(ovta_group_padded(24, 40, 8, 16, 16), -1);
+  assert_int_equal(ovta_group_padded(72, 144, 72, 16, 16), -1);
+  /* padded exactly but not aligned: 14 -> 28 in 14 groups (multiplier 2: 2 inputs and 4
+   * outputs to pad, 2 groups; 16 outputs a block read 8 inputs, half a block) */
+  assert_int_equal(ovta_group_padded(14, 28, 14, 16, 16), 16);
+  assert_false(ovta_group_blocks(14, 28, 14, 16, 16, &gk, &gs));
+  assert_int_equal(ovta_group_padded(72, 72, 5, 16, 16), -1); /* 5 does not divide 72 */
+  /* the accelerator refuses the padded op's shape (5 input blocks x 460 x 460 beyond the 16-bit
+   * DMA strides): the executor's fallback unpacks the padded weights to the logical ones */
+  check_padded_as("default", "fsim", 72, 460, 72, 72, 2, true, true, 123,
+                  "node dw op ovta.QConv: cpu (fallback, plain layout): dw: input too large", 0);
+}
+
 static void test_tsim(void **st) {
   (void)st;
   bool have = false;
@@ -270,13 +356,14 @@ static void test_tsim(void **st) {
   op = gop("g2_tsim", 1, 64, 6, 64, 2, 1, false, false);
   plan_of("default", &op, 2, NULL, false, &p);
   vta_check_plan("tsim", &p, 0, true);
+  check_padded("default", "tsim", 72, 7, 72, 72, 2, true, true, 77); /* 72 channels padded to 80 groups */
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plan),  cmocka_unit_test(test_sweep), cmocka_unit_test(test_tiles),
       cmocka_unit_test(test_tilings),
-      cmocka_unit_test(test_graph), cmocka_unit_test(test_tsim),
+      cmocka_unit_test(test_graph), cmocka_unit_test(test_padded), cmocka_unit_test(test_tsim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,10 @@ tests/e2e/test_dwconv.sh (int8 on the CPU path vs on the accelerator, compiler/a
       -> Conv 32->32 3x3 pad 1, group 32 (depthwise) -> Relu
       -> Conv 32->32 3x3 pad 1 stride 2, group 32 (depthwise, no activation)
       -> Conv 32->32 3x3 pad 1, group 2 (16 channels a group) -> Relu
-      -> Conv 32->16 1x1 (pointwise) -> y [1,16,6,6]
+      -> Conv 32->72 1x1 (expansion) -> Relu
+      -> Conv 72->72 3x3 pad 1, group 72 (depthwise on channels not a multiple of the block 16:
+         padded to 80 with 8 all-zero groups) -> Relu
+      -> Conv 72->16 1x1 (pointwise) -> y [1,16,6,6]
 
 Written with onnx.helper (Debian's python3-onnx). Run from the repository root:
     /usr/bin/python3 tests/e2e/data/gen_dw_model.py
@@ -42,7 +45,11 @@ nodes.append(helper.make_node("Relu", ["c1"], ["r1"], name="relu1"))
 conv("dw2", "r1", "c2", 32, 32, 3, group=32, stride=2)
 conv("g2", "c2", "c3", 32, 32, 3, group=2)
 nodes.append(helper.make_node("Relu", ["c3"], ["r3"], name="relu3"))
-conv("pw", "r3", "y", 32, 16, 1)
+conv("ex", "r3", "c4", 32, 72, 1)
+nodes.append(helper.make_node("Relu", ["c4"], ["r4"], name="relu4"))
+conv("dw3", "r4", "c5", 72, 72, 3, group=72)
+nodes.append(helper.make_node("Relu", ["c5"], ["r5"], name="relu5"))
+conv("pw", "r5", "y", 72, 16, 1)
 graph = helper.make_graph(nodes, "dw_model", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 16, 12, 12])],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 6, 6])], inits)
 model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], producer_name="gen_dw_model.py")
