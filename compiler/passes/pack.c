@@ -166,6 +166,7 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
           ovta_infer_node(g, pk, err))
         goto fail;
       i++;
+      if (x->id < nt0 && bi == bo) twin[x->id] = xp; /* one Pack for all its packed users */
     }
     ovta_tensor *wp = pack_wgt(g, w, bi, bo, err);
     if (!wp) goto fail;
