@@ -1,21 +1,26 @@
 /* resnet_layers.c: ResNet-18 conv layers C2..C11 compiled by the accelerator lowering
  * (compiler/accel/accel.h) and run on each backend (env OVTA_BENCH_BACKENDS, default "fsim") and config
  * (env OVTA_BENCH_CONFIGS, default "default"), with 1 and 2 virtual threads; env OVTA_BENCH_LAYERS
- * (e.g. "C4,C7,C10") runs only those layers. One JSON line per run:
- * the plan, instructions and micro-ops of the host code and of the device, bytes moved, and when
- * the backend counts cycles (tsim): cycles and MAC utilization = MACs / (cycles * B*BI*BO), busy and
- * stall cycles of the load, compute and store modules.
+ * (e.g. "C4,C7,C10") runs only those layers; also MobileNetV2-like depthwise layers DW1..DW3
+ * (grouped conv, group = channels). One JSON line per run:
+ * the plan, instructions and micro-ops of the host code and of the device, bytes moved, the MACs
+ * of the layer and those the GEMM core did (gemm_macs: a depthwise layer's diagonal tiles are
+ * 1/BLOCK_IN useful), and when the backend counts cycles (tsim): cycles and MAC utilization =
+ * MACs / (cycles * B*BI*BO), GEMM utilization = GEMM micro-ops / cycles, busy and stall cycles of
+ * the load, compute and store modules.
  * Every result is checked against the plain-C reference (vta_reference); a mismatch exits 1. */
 #include "accel.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct layer { const char *name; int hw, c, o, k, s; } layer;
+typedef struct layer { const char *name; int hw, c, o, k, s, g; } layer; /* g: groups (0: 1) */
 static const layer L[] = {
-    {"C2", 56, 64, 64, 3, 1},   {"C3", 56, 64, 128, 3, 2},  {"C4", 56, 64, 128, 1, 2}, {"C5", 28, 128, 128, 3, 1},
-    {"C6", 28, 128, 256, 3, 2}, {"C7", 28, 128, 256, 1, 2}, {"C8", 14, 256, 256, 3, 1}, {"C9", 14, 256, 512, 3, 2},
-    {"C10", 14, 256, 512, 1, 2}, {"C11", 7, 512, 512, 3, 1},
+    {"C2", 56, 64, 64, 3, 1, 1},   {"C3", 56, 64, 128, 3, 2, 1},  {"C4", 56, 64, 128, 1, 2, 1}, {"C5", 28, 128, 128, 3, 1, 1},
+    {"C6", 28, 128, 256, 3, 2, 1}, {"C7", 28, 128, 256, 1, 2, 1}, {"C8", 14, 256, 256, 3, 1, 1}, {"C9", 14, 256, 512, 3, 2, 1},
+    {"C10", 14, 256, 512, 1, 2, 1}, {"C11", 7, 512, 512, 3, 1, 1},
+    /* MobileNetV2-like depthwise 3x3 layers (group = channels) */
+    {"DW1", 56, 96, 96, 3, 1, 96}, {"DW2", 56, 144, 144, 3, 2, 144}, {"DW3", 28, 192, 192, 3, 1, 192},
 };
 
 static void fill(int8_t *x, size_t n, uint32_t seed) {
@@ -26,7 +31,8 @@ static void fill(int8_t *x, size_t n, uint32_t seed) {
 static int one(const char *backend, const ovta_config *cfg, const layer *l, int vt, ovta_error *err) {
   vta_op op;
   vta_op_conv(&op, l->name, cfg->batch, l->c, l->hw, l->hw, l->o, l->k, l->s, l->k / 2);
-  op.has_bias = true, op.shift = 12, op.clip_min = 0;
+  op.has_bias = true, op.shift = l->g > 1 ? 6 : 12, op.clip_min = 0;
+  if (l->g > 1) op.groups = l->g;
   vta_knobs k = {.vthreads = vt};
   vta_plan p;
   int rc = vta_plan_make(cfg, &op, &k, &p, err);
@@ -72,11 +78,12 @@ static int one(const char *backend, const ovta_config *cfg, const layer *l, int 
     ovta_dev_counters(dev, &dc);
     double macs = (double)vta_op_macs(&op);
     printf("{\"layer\": \"%s\", \"backend\": \"%s\", \"config\": \"%s\", \"vthreads\": %d, \"tile\": [%d, %d, %d, %d, %d], "
-           "\"macs\": %.0f, \"host_insns\": %llu, \"insns\": %llu, \"runs\": %llu, \"kernels\": %llu, "
+           "\"macs\": %.0f, \"gemm_macs\": %.0f, \"host_insns\": %llu, \"insns\": %llu, \"runs\": %llu, \"kernels\": %llu, "
            "\"uops_recorded\": %llu, \"uop_loads\": %llu, \"gemm_uops\": %llu, \"alu_uops\": %llu, "
            "\"bytes_inp\": %llu, \"bytes_wgt\": %llu, \"bytes_acc\": %llu, \"bytes_uop\": %llu, \"bytes_out\": %llu, "
            "\"bytes_total\": %llu, \"mismatches\": %zu",
-           l->name, backend, cfg->name, vt, p.t_n, p.t_oc, p.t_ic, p.t_h, p.t_w, macs, (unsigned long long)cnt.insns,
+           l->name, backend, cfg->name, vt, p.t_n, p.t_oc, p.t_ic, p.t_h, p.t_w, macs,
+           (double)dc.gemm_uops * cfg->batch * cfg->block_in * cfg->block_out, (unsigned long long)cnt.insns,
            (unsigned long long)st.insns, (unsigned long long)st.runs, (unsigned long long)cnt.kernels,
            (unsigned long long)cnt.uops_recorded, (unsigned long long)st.kernel_loads,
            (unsigned long long)dc.gemm_uops, (unsigned long long)dc.alu_uops,
@@ -87,8 +94,9 @@ static int one(const char *backend, const ovta_config *cfg, const layer *l, int 
                                 dc.bytes_read[OVTA_MEM_UOP] + dc.bytes_written),
            bad);
     if (dc.cycles)
-      printf(", \"cycles\": %llu, \"mac_utilization\": %.4f, \"busy\": [%llu, %llu, %llu], \"stall\": [%llu, %llu, %llu]",
+      printf(", \"cycles\": %llu, \"mac_utilization\": %.4f, \"gemm_utilization\": %.4f, \"busy\": [%llu, %llu, %llu], \"stall\": [%llu, %llu, %llu]",
              (unsigned long long)dc.cycles, macs / ((double)dc.cycles * cfg->batch * cfg->block_in * cfg->block_out),
+             (double)dc.gemm_uops / (double)dc.cycles,
              (unsigned long long)dc.busy_load, (unsigned long long)dc.busy_compute, (unsigned long long)dc.busy_store,
              (unsigned long long)dc.stall_load, (unsigned long long)dc.stall_compute, (unsigned long long)dc.stall_store);
     printf("}\n");

@@ -23,6 +23,14 @@ $(CONFORM_RNN): $(CONFORM_ONNX) tests/tests.mk
 	printf '#!/bin/sh\nexec "%s" "" "%s"\n' "$(SRC)/$(CONFORM_ONNX)" "$(SRC)/tests/codegen/rnn" > $@
 	chmod +x $@
 
+# The same runner on tests/codegen/node_extra/ (operator paths the shipped node tests miss;
+# onnxruntime's outputs, made by its gen.py).
+TESTS += $(B)/tests/codegen/conform_extra
+$(B)/tests/codegen/conform_extra: $(CONFORM_ONNX) tests/tests.mk
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec "%s" "$$@" "" "%s"\n' "$(SRC)/$(CONFORM_ONNX)" "$(SRC)/tests/codegen/node_extra" > $@
+	chmod +x $@
+
 # FileCheck tests: one runner (tests/filecheck/run.sh, one set of lit-style substitutions for
 # every tool) and one wrapper per area, build/tests/AREA/run-filecheck, made by the one rule below;
 # tests/run.sh runs the wrappers like any test binary. FILECHECK_DIR_AREA: the area's folder.

@@ -1,15 +1,22 @@
 # tools/e2e.mk: the model evaluation layer (included from tools/tools.mk).
 #   ovta eval           tools/ovta/cmd_eval.c (+ progress.c): fp32 vs int8 accuracy of a classifier
 #   tools/run-main.sh   `make run` (Makefile): `ovta eval` on the shipped Fashion-MNIST model
-#   tests/e2e/          end-to-end test of `ovta eval` (in `make test`)
+#   tests/e2e/          end-to-end test of `ovta eval`, and of depthwise / grouped convs on the
+#                       accelerator (test_dwconv.sh, data/) (in `make test`)
 # and the targets bench-resnet18 and test-ort below.
 OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c
 
-TESTS += $(B)/tests/e2e/test_e2e
+TESTS += $(B)/tests/e2e/test_e2e $(B)/tests/e2e/test_dwconv
 
 $(B)/tests/e2e/test_e2e: tests/e2e/test_e2e.sh $(B)/ovta
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec bash "%s/tests/e2e/test_e2e.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@
+
+# depthwise / grouped convs: int8 on the cpu path = on the accelerator (tests/e2e/data/dw_model.onnx)
+$(B)/tests/e2e/test_dwconv: tests/e2e/test_dwconv.sh $(B)/ovta $(B)/ovta-opt
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/e2e/test_dwconv.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
 
 .PHONY: bench-resnet18 test-ort

@@ -15,7 +15,7 @@
  *
  * DRAM layouts (elements of the config, graph.h OVTA_LAYOUT_*):
  *   x    int8  [N/B][C/BI][H][W][B][BI]          (dense: H = W = 1)
- *   w    int8  [O/BO][C/BI][KH][KW][BO][BI]
+ *   w    int8  [O/BO][C/BI][KH][KW][BO][BI]     (grouped conv: [O/BO][gk][KH][KW][BO][BI], vta_plan.gk)
  *   bias int32 [O/BO][BO]  (expanded to ACC elements [O/BO][B][BO] when bound, the rounding
  *                           constant 2^(shift-1) added: vta_pack_bias)
  *   y    int8  [N/B][O/BO][OH][OW][B][BO]
@@ -49,9 +49,11 @@ typedef struct vta_op {
   int shift;            /* requantization shift (ovta_requant) */
   int clip_min, clip_max; /* clamp after the shift (relu: clip_min 0) */
   int shift_a, shift_b; /* VTA_ADD: left shifts (0..31) aligning the two inputs before the add */
+  int groups;           /* conv: ONNX group (1: plain; c = o = groups: depthwise); weights are then
+                           logical [O][C/groups][KH][KW], packed per ovta_group_blocks (graph.h) */
 } vta_op;
 
-/* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127). */
+/* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127, groups 1). */
 void vta_op_conv(vta_op *op, const char *name, int n, int c, int h, int w, int o, int k, int stride,
                  int pad);
 void vta_op_dense(vta_op *op, const char *name, int m, int k, int n);
@@ -64,7 +66,7 @@ void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int sh
 void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, int k, int stride, int pad);
 int vta_op_out_h(const vta_op *op);
 int vta_op_out_w(const vta_op *op);
-int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates */
+int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates (a grouped conv: its groups' only) */
 /* The rounding constant of the requantization: 2^(shift-1) for shift 1..31, else 0. The lowering
  * starts each accumulator at bias + this constant (vta_pack_bias folds it into the packed bias; a
  * bias-free op fills the ACC with it), so the ALU chain after the GEMMs is only SHR and the clip. */
@@ -119,7 +121,11 @@ typedef struct vta_plan {
                                       keeps extent-1 loops and takes a nest with unrolled loops as
                                       written (those the micro-ops, the others the hardware levels);
                                       inject-dma moves at most two dims per row (conv/dense: false) */
-  int red_steps;                   /* cb / t_ic */
+  int gk, gs;                      /* the reduction of output block ob runs over the input channel
+                                      blocks ob * gs + [0, gk) (ovta_group_blocks; groups 1: gk = cb,
+                                      gs = 0); t_ic divides gk */
+  int in_cb;                       /* input channel blocks in an INP tile: (t_oc - 1) * gs + t_ic */
+  int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   char why[160];                   /* how the tiling was chosen */
 } vta_plan;
@@ -306,7 +312,8 @@ size_t vta_x_bytes(const vta_plan *p);
 size_t vta_w_bytes(const vta_plan *p);
 size_t vta_bias_bytes(const vta_plan *p); /* the ACC-expanded bias */
 size_t vta_y_bytes(const vta_plan *p);
-/* Pack logical tensors into the DRAM layouts: x NCHW (dense [M,K]), w OIHW (dense [N,K]),
+/* Pack logical tensors into the DRAM layouts: x NCHW (dense [M,K]), w OIHW (dense [N,K]; grouped
+ * conv [O][C/groups][KH][KW], zeros between the groups, vta_plan.gk),
  * bias [O] int32 (to ACC elements [O/BO][B][BO] holding bias + vta_requant_round, wrapping: the
  * value the accumulator starts from); unpack y to NCHW (dense [M,N]). */
 void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
@@ -318,7 +325,7 @@ void vta_pack_identity(const vta_plan *p, int8_t *blk);
 /* Plain-C references of the ALU operators on logical NCHW tensors. */
 void vta_reference_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y);
 void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y);
-/* The plain-C int8 reference on logical tensors (bias may be NULL). */
+/* The plain-C int8 reference on logical tensors (bias may be NULL; w [O][C/groups][KH][KW]). */
 void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
 
 /* ---------------------------------------------------------------- 7. Schedule primitives */

@@ -76,7 +76,7 @@ static lir_stmt *emit_compute(em *e) {
   }
   lir_block_add(&blk, lir_store(F, acc, NULL, init));
   nest r;
-  int64_t rext[4] = {p->cb, op->kh, op->kw, BI};
+  int64_t rext[4] = {p->gk, op->kh, op->kw, BI}; /* grouped: the input blocks of output block oc */
   static const char *const rn[4] = {"ic", "kh", "kw", "i"};
   nest_open(e, &r, 4, rext, rn);
   lir_expr *ih = ADD(e, ADD(e, MULI(e, R(e, o.v[2]), op->stride_h), I(e, -op->pad_t)), R(e, r.v[1]));
@@ -84,7 +84,8 @@ static lir_stmt *emit_compute(em *e) {
   bool padded = op->pad_t || op->pad_l || op->pad_b || op->pad_r;
   lir_expr *ihc = padded ? lir_max(F, lir_min(F, ih, I(e, op->h - 1)), I(e, 0)) : ih;
   lir_expr *iwc = padded ? lir_max(F, lir_min(F, iw, I(e, op->w - 1)), I(e, 0)) : iw;
-  lir_expr *xi[6] = {R(e, o.v[0]), R(e, r.v[0]), ihc, iwc, R(e, o.v[4]), R(e, r.v[3])};
+  lir_expr *ib = p->gs ? ADD(e, MULI(e, R(e, o.v[1]), p->gs), R(e, r.v[0])) : R(e, r.v[0]); /* oc * gs + ic */
+  lir_expr *xi[6] = {R(e, o.v[0]), ib, ihc, iwc, R(e, o.v[4]), R(e, r.v[3])};
   lir_expr *wi[6] = {R(e, o.v[1]), R(e, r.v[0]), R(e, r.v[1]), R(e, r.v[2]), R(e, o.v[5]), R(e, r.v[3])};
   lir_expr *prod = lir_bin(F, LIR_MUL, lir_cast(F, LIR_I32, lir_load(F, e->x, xi)),
                            lir_cast(F, LIR_I32, lir_load(F, e->w, wi)));
@@ -147,7 +148,7 @@ int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
   em ec = {.f = f, .p = p, .err = err}, *e = &ec;
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
-  int64_t ws[6] = {p->ob, p->cb, p->op.kh, p->op.kw, BO, BI};
+  int64_t ws[6] = {p->ob, p->gk, p->op.kh, p->op.kw, BO, BI};
   int64_t bs[3] = {p->ob, B, BO};
   int64_t ys[6] = {p->nb, p->ob, p->oh, p->ow, B, BO};
   e->x = lir_param(f, "x", LIR_I8, 6, xs);

@@ -20,6 +20,7 @@ void vta_op_conv(vta_op *op, const char *name, int n, int c, int h, int w, int o
   op->stride_h = op->stride_w = stride;
   op->pad_t = op->pad_l = op->pad_b = op->pad_r = pad;
   op->clip_min = -128, op->clip_max = 127;
+  op->groups = 1;
 }
 
 void vta_op_dense(vta_op *op, const char *name, int m, int k, int n) {
@@ -37,7 +38,8 @@ int vta_op_out_w(const vta_op *op) {
 }
 int64_t vta_op_macs(const vta_op *op) {
   if (op->kind == VTA_ADD || op->kind == VTA_MAXPOOL) return 0;
-  return (int64_t)op->n * op->o * vta_op_out_h(op) * vta_op_out_w(op) * op->c * op->kh * op->kw;
+  int g = op->groups > 0 ? op->groups : 1;
+  return (int64_t)op->n * op->o * vta_op_out_h(op) * vta_op_out_w(op) * (op->c / g) * op->kh * op->kw;
 }
 
 int32_t vta_requant_round(const vta_op *op) {
@@ -113,10 +115,11 @@ static void fill_sizes(vta_plan *p) {
   p->in_rs = op->kh == 1 && op->stride_h > 1 && unpadded ? op->stride_h : 1;
   p->in_h = (p->t_h - 1) * (op->stride_h / p->in_rs) + op->kh;
   p->in_w = (p->t_w - 1) * op->stride_w + op->kw;
-  p->inp_tile = p->t_n * p->t_ic * p->in_h * p->in_w;
+  p->in_cb = (p->t_oc - 1) * p->gs + p->t_ic;
+  p->inp_tile = p->t_n * p->in_cb * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
   p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? p->ob : p->t_oc);
-  p->red_steps = p->cb / p->t_ic;
+  p->red_steps = p->gk / p->t_ic;
   p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
   for (int q = 2; q <= 4 && p->t_n == 1; q++)
     if (p->t_oc % q == 0) p->q_chunks = q;
@@ -147,7 +150,7 @@ static double cost(const vta_plan *p) {
   double te = (double)p->t_n * p->t_oc * p->t_h * p->t_w; /* ACC elements of a tile */
   double steps = (double)p->tiles * p->red_steps;
   bool pad_or_split = p->in_w != op->w || p->in_h != op->h || p->in_rs > 1;
-  double nld = (pad_or_split ? (double)p->t_n * p->t_ic : (double)p->t_n) + 1;
+  double nld = (pad_or_split ? (double)p->t_n * p->in_cb : (double)p->t_n) + 1;
   double step_bytes = (double)p->inp_tile * c->inp_bytes + (double)p->wgt_tile * c->wgt_bytes;
   double L = step_bytes / bus + 40 * nld;
   double G = te * p->t_ic * op->kh * op->kw + 4;
@@ -214,6 +217,16 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
       op->clip_min > op->clip_max)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: shift/clip outside the ALU's 16-bit immediates", nm);
   p->nb = op->n / B, p->cb = op->c / BI, p->ob = op->o / BO;
+  int64_t gk = p->cb, gs = 0;
+  if (op->groups != 1 && op->groups != 0) { /* 0: as 1 */
+    if (op->kind != VTA_CONV || op->groups < 1 || op->c % op->groups || op->o % op->groups)
+      return OVTA_FAIL(err, OVTA_EINVAL, "%s: groups %d do not divide the channels %d -> %d", nm, op->groups, op->c, op->o);
+    if (!ovta_group_blocks(op->c, op->o, op->groups, BI, BO, &gk, &gs))
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
+                       "%s: groups %d: %d input and %d output channels per group do not align with the %dx%d blocks",
+                       nm, op->groups, op->c / op->groups, op->o / op->groups, BO, BI);
+  }
+  p->gk = (int)gk, p->gs = (int)gs;
   p->oh = vta_op_out_h(op), p->ow = vta_op_out_w(op);
   if (p->oh <= 0 || p->ow <= 0) return OVTA_FAIL(err, OVTA_EINVAL, "%s: empty output", nm);
   if (op->h + op->pad_t + op->pad_b > 65535 || op->w > 65535 || (int64_t)p->cb * op->h * op->w > 65535 * 16)
@@ -229,10 +242,10 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   if (p->uop_budget < 1) p->uop_budget = 1;
 
   int dn[64], doc[64], dic[64], dh[64], dw[64];
-  int nn = ndivisors(p->nb, dn, 64), noc = ndivisors(p->ob, doc, 64), nic = ndivisors(p->cb, dic, 64);
+  int nn = ndivisors(p->nb, dn, 64), noc = ndivisors(p->ob, doc, 64), nic = ndivisors(p->gk, dic, 64);
   int nh = ndivisors(p->oh, dh, 64), nw = ndivisors(p->ow, dw, 64);
   const int *want[5] = {&k.t_n, &k.t_oc, &k.t_ic, &k.t_h, &k.t_w};
-  const int full[5] = {p->nb, p->ob, p->cb, p->oh, p->ow};
+  const int full[5] = {p->nb, p->ob, p->gk, p->oh, p->ow};
   static const char *const kname[5] = {"t_n", "t_oc", "t_ic", "t_h", "t_w"};
   for (int i = 0; i < 5; i++)
     if (*want[i] && (*want[i] > full[i] || full[i] % *want[i]))
@@ -284,7 +297,7 @@ size_t vta_x_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.c * p->op
 size_t vta_w_bytes(const vta_plan *p) {
   if (p->op.kind == VTA_ADD) return vta_x_bytes(p);
   if (p->op.kind == VTA_MAXPOOL) return (size_t)p->cfg.block_out * p->cfg.block_in;
-  return (size_t)p->op.o * p->op.c * p->op.kh * p->op.kw;
+  return (size_t)p->op.o * p->gk * p->cfg.block_in * p->op.kh * p->op.kw;
 }
 size_t vta_bias_bytes(const vta_plan *p) {
   if (p->op.kind == VTA_ADD || p->op.kind == VTA_MAXPOOL) return (size_t)p->cfg.block_out * p->cfg.block_in;
@@ -303,15 +316,21 @@ void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px) {
         }
 }
 
+/* Weights [O][C/G][KH][KW] -> [O/BO][gk][KH][KW][BO][BI]: output channel o of group g = o / (O/G)
+ * reads input channel c = g * C/G + ci at block c / BI - (o / BO) * gs; the rest stays zero. */
 void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw) {
-  int BI = p->cfg.block_in, BO = p->cfg.block_out, C = p->op.c, KH = p->op.kh, KW = p->op.kw;
+  int BI = p->cfg.block_in, BO = p->cfg.block_out, KH = p->op.kh, KW = p->op.kw;
+  int G = p->op.groups > 0 ? p->op.groups : 1, cg = p->op.c / G, og = p->op.o / G;
+  memset(pw, 0, vta_w_bytes(p));
   for (int o = 0; o < p->op.o; o++)
-    for (int c = 0; c < C; c++)
+    for (int ci = 0; ci < cg; ci++) {
+      int c = o / og * cg + ci, kb = c / BI - o / BO * p->gs;
       for (int i = 0; i < KH; i++)
         for (int j = 0; j < KW; j++) {
-          size_t e = (((size_t)(o / BO) * p->cb + c / BI) * KH + i) * KW + j;
-          pw[(e * BO + o % BO) * BI + c % BI] = w[(((size_t)o * C + c) * KH + i) * KW + j];
+          size_t e = (((size_t)(o / BO) * p->gk + kb) * KH + i) * KW + j;
+          pw[(e * BO + o % BO) * BI + c % BI] = w[(((size_t)o * cg + ci) * KH + i) * KW + j];
         }
+    }
 }
 
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb) {
@@ -333,19 +352,20 @@ void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y) {
 }
 
 void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y) {
-  int OH = vta_op_out_h(op), OW = vta_op_out_w(op);
+  int OH = vta_op_out_h(op), OW = vta_op_out_w(op), G = op->groups > 0 ? op->groups : 1;
   for (int n = 0; n < op->n; n++)
     for (int o = 0; o < op->o; o++)
       for (int oh = 0; oh < OH; oh++)
         for (int ow = 0; ow < OW; ow++) {
           uint32_t acc = bias ? (uint32_t)bias[o] : 0; /* int32 wrap-around */
-          for (int c = 0; c < op->c; c++)
+          int cg = op->c / G, c0 = o / (op->o / G) * cg; /* the input channels of o's group */
+          for (int ci = 0; ci < cg; ci++)
             for (int i = 0; i < op->kh; i++)
               for (int j = 0; j < op->kw; j++) {
                 int ih = oh * op->stride_h - op->pad_t + i, iw = ow * op->stride_w - op->pad_l + j;
                 if (ih < 0 || ih >= op->h || iw < 0 || iw >= op->w) continue;
-                int32_t xv = x[(((size_t)n * op->c + c) * op->h + ih) * op->w + iw];
-                int32_t wv = w[(((size_t)o * op->c + c) * op->kh + i) * op->kw + j];
+                int32_t xv = x[(((size_t)n * op->c + c0 + ci) * op->h + ih) * op->w + iw];
+                int32_t wv = w[(((size_t)o * cg + ci) * op->kh + i) * op->kw + j];
                 acc += (uint32_t)(xv * wv);
               }
           int32_t r = ovta_requant((int32_t)acc, op->shift, op->clip_min, op->clip_max);

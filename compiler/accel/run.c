@@ -511,6 +511,11 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
   if (!x || !w || !y) return OVTA_FAIL(err, OVTA_EINVAL, "%s (%s): missing input or output", n->name, n->op);
   if (x->dtype != OVTA_DT_I8 || w->dtype != OVTA_DT_I8 || y->dtype != OVTA_DT_I8 || (b && b->dtype != OVTA_DT_I32))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): needs int8 x, w, y and int32 bias", n->name, n->op);
+  int64_t grp = conv ? ovta_node_attr_i(n, "group", 1) : 1, gk0, gs0;
+  if (grp != 1 && x->layout == OVTA_LAYOUT_PLAIN && x->rank == 4 && y->rank == 4 && grp > 0 &&
+      !ovta_group_blocks(x->shape[1], y->shape[1], grp, cfg->block_in, cfg->block_out, &gk0, &gs0))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): group %lld: channels per group do not align with the blocks",
+                     n->name, n->op, (long long)grp); /* pack left it plain: say why */
   if (x->layout != OVTA_LAYOUT_ACT || w->layout != OVTA_LAYOUT_WGT || x->rank != 6 || w->rank != 6)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): inputs not in the packed layouts (run pass pack)", n->name,
                      n->op);
@@ -524,8 +529,13 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
     vta_op_conv(op, n->name, (int)N, (int)C, (int)x->shape[2], (int)x->shape[3], (int)O, 1, 1, 0);
     op->kh = (int)w->shape[2], op->kw = (int)w->shape[3];
     const ovta_attr *s = ovta_node_attr(n, "strides"), *pd = ovta_node_attr(n, "pads"), *d = ovta_node_attr(n, "dilations");
-    if (ovta_node_attr_i(n, "group", 1) != 1)
-      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): grouped convolution", n->name, n->op);
+    int64_t G = ovta_node_attr_i(n, "group", 1), gk, gs;
+    if (G < 1 || G > C || !ovta_group_blocks(C, O, G, cfg->block_in, cfg->block_out, &gk, &gs))
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): group %lld: channels per group do not align with the blocks",
+                       n->name, n->op, (long long)G);
+    if (w->shape[1] != gk)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): weights packed for another grouping", n->name, n->op);
+    op->groups = (int)G;
     if (d && d->n == 2 && (d->ints[0] != 1 || d->ints[1] != 1))
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): dilation", n->name, n->op);
     if (s && s->n == 2) op->stride_h = (int)s->ints[0], op->stride_w = (int)s->ints[1];

@@ -54,6 +54,8 @@ extern const cpu_rule cpu_rules_index[];       /* index.c */
 extern const cpu_rule cpu_rules_resize[];      /* resize.c */
 extern const cpu_rule cpu_rules_reduce[];      /* reduce.c */
 extern const cpu_rule cpu_rules_rnn[];         /* rnn.c */
+extern const cpu_rule cpu_rules_signal[];      /* signal.c */
+extern const cpu_rule cpu_rules_sample[];      /* sample.c */
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -228,10 +228,33 @@ static int lower_prelu(L *l) {
   return 0;
 }
 
+/* Cast between bfloat16 (the top 16 bits of a float32) and float32, on the bits (the float32
+ * side re-viewed as u32): to float32 y = x << 16; to bfloat16 (as ONNX's reference) NaN ->
+ * 0x7FC0, else (x + 0x7FFF + ((x >> 16) & 1)) >> 16, rounding to nearest even. */
+static int lower_cast_bf16(L *l, bool from_bf, bool to_bf) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!from_bf) X->dtype = LIR_U32;
+  if (!to_bf) Y->dtype = LIR_U32;
+  lir_nest n;
+  lir_expr *v;
+  if (flat_open(l, &n, &v)) return l->err->code;
+  if (from_bf && !to_bf) v = lir_bin(F, LIR_SHL, lir_cast(F, LIR_U32, v), lir_int(F, LIR_U32, 16));
+  else if (!from_bf && to_bf) {
+    lir_expr *nan = lir_bin(F, LIR_GT, lir_bin(F, LIR_AND, v, lir_int(F, LIR_U32, 0x7FFFFFFF)), lir_int(F, LIR_U32, 0x7F800000));
+    lir_expr *odd = lir_bin(F, LIR_AND, lir_bin(F, LIR_SHR, v, lir_int(F, LIR_U32, 16)), lir_int(F, LIR_U32, 1));
+    lir_expr *r = lir_bin(F, LIR_SHR, lir_add(F, lir_add(F, v, lir_int(F, LIR_U32, 0x7FFF)), odd), lir_int(F, LIR_U32, 16));
+    v = lir_select(F, nan, lir_int(F, LIR_U16, 0x7FC0), lir_cast(F, LIR_U16, r));
+  }
+  flat_close(l, &n, v, NULL);
+  return 0;
+}
+
 /* Cast, CastLike: Y = X converted to Y's type: float to integer truncates toward zero, integer
- * narrowing wraps, to bool is x != 0 (bool tensors are bytes 0/1). f16, bf16 and strings are
- * refused (no loop-IR type). */
+ * narrowing wraps, to bool is x != 0 (bool tensors are bytes 0/1); bfloat16 to and from float32
+ * (lower_cast_bf16). Strings are refused by the importer. */
 static int lower_cast(L *l) {
+  bool from_bf = l->tin[0] && l->tin[0]->dtype == OVTA_DT_BF16, to_bf = l->tout[0] && l->tout[0]->dtype == OVTA_DT_BF16;
+  if (from_bf || to_bf) return lower_cast_bf16(l, from_bf, to_bf);
   lir_nest n;
   lir_expr *v;
   if (flat_open(l, &n, &v)) return l->err->code;

@@ -18,6 +18,7 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
   case OVTA_DT_I64: return LIR_I64;
   case OVTA_DT_U64: return LIR_U64;
   case OVTA_DT_BOOL: return LIR_U8;
+  case OVTA_DT_BF16: return LIR_U16; /* its bits: Cast/CastLike only (inference refuses it elsewhere) */
   default: return LIR_VOID;
   }
 }
@@ -27,7 +28,7 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
 static const cpu_rule *const FAMILIES[] = {cpu_rules_elementwise, cpu_rules_quant, cpu_rules_matmul, cpu_rules_conv,
                                            cpu_rules_pool, cpu_rules_norm, cpu_rules_data, cpu_rules_logic,
                                            cpu_rules_index, cpu_rules_resize, cpu_rules_reduce,
-                                           cpu_rules_rnn};
+                                           cpu_rules_rnn, cpu_rules_signal, cpu_rules_sample};
 
 /* The rule of op, or NULL. */
 static const cpu_rule *rule_of(const char *op) {

@@ -158,10 +158,54 @@ static int lower_qlinear_matmul(L *l) {
   return cpu_matmul_core(l, l->in[0], l->in[3], l->out[0], false, false, LIR_I32, l->in[2], l->in[5], &p);
 }
 
+/* Det: y[b] = det(x[b]) for each M x M matrix of X [*, M, M] (an empty matrix gives 1): LU
+ * with partial pivoting in f64 (pivot: the largest |a[i][k]| for i >= k, the first on ties; a row
+ * swap negates), y = the signed product of the pivots; elimination stops below a zero pivot. */
+static int lower_det(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!X || !Y || X->ndim < 2) return bad(l, "missing input or output");
+  int64_t M = X->shape[X->ndim - 1], nb = lir_buf_numel(Y), sh[3] = {nb, M, M}, mm[2] = {M, M};
+  view(X, 3, sh), view1(Y);
+  lir_buf *a = lir_buf_new(F, "a", LIR_F64, 2, mm, LIR_SCOPE_LOCAL), *det = sc_new(l, "det", LIR_F64);
+  lir_buf *piv = sc_new(l, "p", LIR_I64), *best = sc_new(l, "best", LIR_F64);
+  lir_var *b = lir_var_new(F, "b", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *i = lir_var_new(F, "i", LIR_I64);
+  lir_var *j = lir_var_new(F, "j", LIR_I64), *i2 = lir_var_new(F, "i", LIR_I64), *j2 = lir_var_new(F, "j", LIR_I64);
+  lir_var *j3 = lir_var_new(F, "j", LIR_I64), *t = lir_var_new(F, "t", LIR_F64), *fv = lir_var_new(F, "f", LIR_F64);
+  lir_var *i3 = lir_var_new(F, "i", LIR_I64);
+  lir_expr *B = lir_ref(F, b), *K = lir_ref(F, k), *Iv = lir_ref(F, i), *J = lir_ref(F, j), *K1 = lir_addi(F, K, 1);
+  lir_expr *rest = lir_sub(F, I(M), K1), *P = sc_get(l, piv);
+#define A2(r, c) lir_load(F, a, (lir_expr *[]){(r), (c)})
+  lir_stmt *load = lir_for(F, i, I(0), I(M), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(M), LIR_FOR_VECTORIZED,
+      lir_store(F, a, (lir_expr *[]){Iv, J}, lir_cast(F, LIR_F64, lir_load(F, X, (lir_expr *[]){B, Iv, J})))));
+  /* the pivot row */
+  lir_expr *ai = lir_call1(F, LIR_ABS, A2(lir_ref(F, i2), K));
+  lir_stmt *search = lir_for(F, i2, K1, rest, LIR_FOR_SERIAL,
+      lir_if(F, lir_bin(F, LIR_GT, ai, sc_get(l, best)), SEQ(sc_set(l, best, ai), sc_set(l, piv, lir_ref(F, i2))), NULL));
+  lir_expr *J2 = lir_ref(F, j2);
+  lir_stmt *swap = lir_if(F, lir_bin(F, LIR_NE, P, K), SEQ(lir_for(F, j2, I(0), I(M), LIR_FOR_SERIAL, lir_let(F, t, A2(K, J2),
+      SEQ(lir_store(F, a, (lir_expr *[]){K, J2}, A2(P, J2)), lir_store(F, a, (lir_expr *[]){P, J2}, lir_ref(F, t))))),
+      sc_set(l, det, lir_un(F, LIR_NEG, sc_get(l, det)))), NULL);
+  /* elimination below the pivot */
+  lir_expr *I2 = lir_ref(F, i3), *J3 = lir_ref(F, j3);
+  lir_stmt *elim = lir_for(F, i3, K1, rest, LIR_FOR_SERIAL, lir_let(F, fv, lir_bin(F, LIR_DIV, A2(I2, K), A2(K, K)),
+      lir_for(F, j3, K1, rest, LIR_FOR_SERIAL, lir_store(F, a, (lir_expr *[]){I2, J3},
+          lir_bin(F, LIR_SUB, A2(I2, J3), lir_bin(F, LIR_MUL, lir_ref(F, fv), A2(K, J3)))))));
+  lir_stmt *step = SEQ(sc_set(l, piv, K), sc_set(l, best, lir_call1(F, LIR_ABS, A2(K, K))), search, swap,
+                       sc_set(l, det, lir_bin(F, LIR_MUL, sc_get(l, det), A2(K, K))),
+                       lir_if(F, lir_bin(F, LIR_NE, A2(K, K), lir_float(F, LIR_F64, 0)), elim, NULL));
+#undef A2
+  lir_stmt *one = SEQ(load, sc_set(l, det, lir_float(F, LIR_F64, 1)), lir_for(F, k, I(0), I(M), LIR_FOR_SERIAL, step),
+                      lir_store1(F, Y, B, lir_cast(F, Y->dtype, sc_get(l, det))));
+  lir_stmt *body = lir_for(F, b, I(0), I(nb), LIR_FOR_SERIAL, one);
+  F->body = lir_alloc_stmt(F, a, lir_alloc_stmt(F, det, lir_alloc_stmt(F, piv, lir_alloc_stmt(F, best, body))));
+  return 0;
+}
+
 const cpu_rule cpu_rules_matmul[] = {
     {"Gemm", lower_gemm},
     {"MatMul", lower_matmul},
     {"MatMulInteger", lower_matmul_integer},
     {"QLinearMatMul", lower_qlinear_matmul},
+    {"Det", lower_det},
     {NULL, NULL},
 };

@@ -109,6 +109,37 @@ static int lower_global(L *l, bool is_max) {
   return 0;
 }
 
+/* MaxUnpool: y = 0, then y[c] = x[i] for every element i of X, with c the coordinates of the
+ * flat index I[i] in the default output shape D = [N, C, (d - 1) stride + kernel - pads ...]
+ * (MaxPool's Indices); with output_shape, Y may be larger than D (the extra elements stay 0) and
+ * coordinates outside Y are dropped. An index is clamped into D. */
+static int lower_maxunpool(L *l) {
+  lir_buf *X = l->in[0], *IX = l->in[1], *Y = l->out[0];
+  if (!X || !IX || !Y || X->ndim != Y->ndim || X->ndim < 3) return bad(l, "missing input or output");
+  int r = X->ndim, nsp = r - 2, nk, ns, np;
+  const int64_t *ks = ints(l, "kernel_shape", &nk), *st = ints(l, "strides", &ns), *pd = ints(l, "pads", &np);
+  if (!ks || nk != nsp) return bad(l, "kernel_shape");
+  int64_t D[LIR_MAX_DIMS], ds[LIR_MAX_DIMS], nd = 1;
+  D[0] = X->shape[0], D[1] = X->shape[1];
+  for (int d = 0; d < nsp; d++)
+    D[2 + d] = (X->shape[2 + d] - 1) * (st && ns == nsp ? st[d] : 1) + ks[d] - (pd && np == 2 * nsp ? pd[d] + pd[nsp + d] : 0);
+  for (int d = r - 1; d >= 0; d--) ds[d] = nd, nd *= D[d] > 0 ? D[d] : 1;
+  view1(X), view1(IX);
+  lir_var *z = lir_var_new(F, "z", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *q = lir_var_new(F, "q", LIR_I64);
+  lir_expr *zi = lir_ref(F, z), *Q = lir_ref(F, q), *yi[LIR_MAX_DIMS], *in = NULL;
+  for (int d = 0; d < r; d++) {
+    yi[d] = lir_bin(F, LIR_MOD, lir_bin(F, LIR_DIV, Q, I(ds[d])), I(D[d] > 0 ? D[d] : 1));
+    if (D[d] > Y->shape[d]) in = band(l, in, lir_bin(F, LIR_LT, yi[d], I(Y->shape[d])));
+  }
+  lir_stmt *put = lir_store(F, Y, yi, lir_load1(F, X, lir_ref(F, i)));
+  if (in) put = lir_if(F, in, put, NULL);
+  lir_stmt *zero = lir_for(F, z, I(0), I(lir_buf_numel(Y)), LIR_FOR_VECTORIZED, lir_store1(F, Y, zi, cst(l, Y->dtype, 0)));
+  lir_stmt *scat = lir_for(F, i, I(0), I(lir_buf_numel(X)), LIR_FOR_SERIAL,
+                           lir_let(F, q, clampi(l, as_type(l, LIR_I64, lir_load1(F, IX, lir_ref(F, i))), 0, nd - 1), put));
+  F->body = SEQ(zero, scat);
+  return 0;
+}
+
 /* ---------------------------------------------------------------- table */
 
 static int lower_maxpool(L *l) { return lower_pool(l, true); }
@@ -123,5 +154,6 @@ const cpu_rule cpu_rules_pool[] = {
     {"GlobalAveragePool", lower_global_avg},
     {"GlobalMaxPool", lower_global_max},
     {"LpPool", lower_avgpool},
+    {"MaxUnpool", lower_maxunpool},
     {NULL, NULL},
 };

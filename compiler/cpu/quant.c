@@ -71,9 +71,38 @@ static int lower_qadd(L *l) {
   return 0;
 }
 
+/* DynamicQuantizeLinear (its ONNX function body, in float32): lo = min(0, min x), hi = max(0,
+ * max x); y_scale = (hi - lo) / 255; y_zero_point = saturate(round_half_even(0 - lo / y_scale))
+ * (u8); y = saturate(round_half_even(x / y_scale) + y_zero_point). An all-zero x (y_scale 0)
+ * gives y = 0, y_zero_point = 0. */
+static int lower_dynquant(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0], *S = l->out[1], *Z = l->out[2];
+  if (!X || !Y || !S || !Z || X->dtype != LIR_F32) return bad(l, "missing input or output");
+  view1(X), view1(Y);
+  int64_t n = lir_buf_numel(X);
+  lir_buf *lo = sc_new(l, "lo", LIR_F32), *hi = sc_new(l, "hi", LIR_F32);
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *sv = lir_var_new(F, "s", LIR_F32);
+  lir_var *dv = lir_var_new(F, "d", LIR_F32), *zv = lir_var_new(F, "zp", LIR_F32);
+  lir_expr *x = lir_load1(F, X, lir_ref(F, i));
+  lir_stmt *range = lir_for(F, i, I(0), I(n), LIR_FOR_SERIAL,
+                            SEQ(sc_set(l, lo, lir_min(F, sc_get(l, lo), x)), sc_set(l, hi, lir_max(F, sc_get(l, hi), x))));
+  lir_expr *s = lir_bin(F, LIR_DIV, lir_bin(F, LIR_SUB, sc_get(l, hi), sc_get(l, lo)), lir_f32(F, 255));
+  lir_expr *S_ = lir_ref(F, sv), *D = lir_ref(F, dv), *Zp = lir_ref(F, zv);
+  lir_expr *d = lir_select(F, lir_bin(F, LIR_EQ, S_, lir_f32(F, 0)), lir_f32(F, 1), S_); /* the divisor */
+  lir_expr *zp = lir_call1(F, LIR_ROUND_EVEN, lir_bin(F, LIR_SUB, lir_f32(F, 0), lir_bin(F, LIR_DIV, sc_get(l, lo), D)));
+  lir_expr *q = lir_bin(F, LIR_ADD, lir_call1(F, LIR_ROUND_EVEN, lir_bin(F, LIR_DIV, lir_load1(F, X, lir_ref(F, k)), D)), Zp);
+  lir_stmt *quant = lir_for(F, k, I(0), I(n), LIR_FOR_SERIAL, lir_store1(F, Y, lir_ref(F, k), cpu_sat_cast(l, q, LIR_U8)));
+  lir_stmt *tail = lir_let(F, sv, s, lir_let(F, dv, d, lir_let(F, zv, lir_max(F, lir_min(F, zp, lir_f32(F, 255)), lir_f32(F, 0)),
+      SEQ(lir_store1(F, S, I(0), S_), lir_store1(F, Z, I(0), cpu_sat_cast(l, Zp, LIR_U8)), quant))));
+  lir_stmt *body = SEQ(sc_set(l, lo, lir_f32(F, 0)), sc_set(l, hi, lir_f32(F, 0)), range, tail);
+  F->body = lir_alloc_stmt(F, lo, lir_alloc_stmt(F, hi, body));
+  return 0;
+}
+
 const cpu_rule cpu_rules_quant[] = {
     {"QuantizeLinear", lower_quantize},
     {"DequantizeLinear", lower_dequantize},
+    {"DynamicQuantizeLinear", lower_dynquant},
     {"ovta.QAdd", lower_qadd},
     {NULL, NULL},
 };

@@ -221,13 +221,21 @@ int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error 
   if (ovta_tensor_alloc(wl, err)) return err->code;
   int64_t O = wl->shape[0], I = wl->shape[1], KH = wl->rank == 4 ? wl->shape[2] : 1, KW = wl->rank == 4 ? wl->shape[3] : 1;
   const int64_t *s = wp->shape;
+  /* grouped (pass pack, ovta_group_blocks): input channel c = group * I + i at block c/bi - ob*gs */
+  int64_t G = strcmp(n->op, "ovta.QConv") ? 1 : ovta_node_attr_i(n, "group", 1), gk = 0, gs = 0;
+  if (G != 1 && (O % G || !ovta_group_blocks(I * G, O, G, s[5], s[4], &gk, &gs) || gk != s[1]))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name,
+                     n->op);
   for (int64_t o = 0; o < O; o++)
     for (int64_t i = 0; i < I; i++)
       for (int64_t h = 0; h < KH; h++)
-        for (int64_t x = 0; x < KW; x++)
+        for (int64_t x = 0; x < KW; x++) {
+          int64_t c = o / (O / G) * I + i;
           ((int8_t *)wl->data)[((o * I + i) * KH + h) * KW + x] =
-              ((const int8_t *)wp->data)[((((o / s[4]) * s[1] + i / s[5]) * KH + h) * KW + x) * s[4] * s[5] +
-                                         (o % s[4]) * s[5] + i % s[5]];
+              ((const int8_t *)wp->data)[((((o / s[4]) * s[1] + c / s[5] - o / s[4] * gs) * KH + h) * KW + x) * s[4] *
+                                             s[5] +
+                                         (o % s[4]) * s[5] + c % s[5]];
+        }
   ovta_tensor *bl = NULL;
   if (bp) {
     int64_t bs[1] = {bp->logical_rank == 1 ? bp->logical[0] : O};

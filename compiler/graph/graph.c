@@ -17,7 +17,7 @@ static const struct {
     {OVTA_DT_I8, "i8", 1},     {OVTA_DT_U16, "u16", 2},    {OVTA_DT_I16, "i16", 2},
     {OVTA_DT_I32, "i32", 4},   {OVTA_DT_I64, "i64", 8},    {OVTA_DT_STRING, "string", 0},
     {OVTA_DT_BOOL, "bool", 1}, {OVTA_DT_F16, "f16", 2},    {OVTA_DT_F64, "f64", 8},
-    {OVTA_DT_U32, "u32", 4},   {OVTA_DT_U64, "u64", 8},
+    {OVTA_DT_U32, "u32", 4},   {OVTA_DT_U64, "u64", 8},    {OVTA_DT_BF16, "bf16", 2},
 };
 #define N_DTYPES (int)(sizeof DTYPES / sizeof DTYPES[0])
 
@@ -47,6 +47,24 @@ const char *ovta_layout_name(ovta_layout l) {
   case OVTA_LAYOUT_ACC: return "acc";
   }
   return "?";
+}
+
+bool ovta_group_blocks(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out, int64_t *gk,
+                       int64_t *gs) {
+  if (g < 1 || block_in < 1 || block_out < 1 || c % g || o % g || c % block_in || o % block_out) return false;
+  int64_t cg = c / g, og = o / g;
+  *gk = c / block_in, *gs = 0;
+  if (g == 1) return true;
+  if (og % block_out == 0) { /* each output block inside one group */
+    if (cg % block_in) return false;
+    if (og == block_out) *gk = *gs = cg / block_in; /* one block per group: its own input blocks */
+    return true; /* several blocks per group: all input blocks, other groups' weights zero */
+  }
+  if (block_out % og) return false;
+  int64_t span = block_out / og * cg; /* input channels of the groups of one output block */
+  if (span % block_in) return false;
+  *gk = *gs = span / block_in;
+  return true;
 }
 
 const char *ovta_target_name(ovta_target t) {
@@ -160,6 +178,22 @@ static ovta_tensor *tensor_clone(const ovta_tensor *s) {
 }
 
 /* IEEE half precision (binary16) bits to a double, exactly. */
+/* bfloat16: the top 16 bits of a float32. To bf16 as ONNX's reference does: the value rounded to
+ * float32, then its bits rounded to nearest even at bit 16; NaN -> 0x7FC0. */
+static double bf16_to_double(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+static uint16_t double_to_bf16(double v) {
+  float f = (float)v;
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if (f != f) return 0x7FC0;
+  return (uint16_t)((u + 0x7FFF + ((u >> 16) & 1)) >> 16);
+}
+
 static double half_to_double(uint16_t h) {
   int e = (h >> 10) & 31, m = h & 1023;
   double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
@@ -196,6 +230,7 @@ double ovta_tensor_get_f(const ovta_tensor *t, int64_t i) {
   case OVTA_DT_U64: return (double)((const uint64_t *)d)[i];
   case OVTA_DT_BOOL: return ((const uint8_t *)d)[i] != 0;
   case OVTA_DT_F16: return half_to_double(((const uint16_t *)d)[i]);
+  case OVTA_DT_BF16: return bf16_to_double(((const uint16_t *)d)[i]);
   default: return 0;
   }
 }
@@ -207,6 +242,7 @@ int64_t ovta_tensor_get_i(const ovta_tensor *t, int64_t i) {
   case OVTA_DT_U64: return (int64_t)((const uint64_t *)d)[i];
   case OVTA_DT_F32:
   case OVTA_DT_F16:
+  case OVTA_DT_BF16:
   case OVTA_DT_F64: {
     double v = ovta_tensor_get_f(t, i);
     if (!(v > -9.2e18 && v < 9.2e18)) return v > 0 ? INT64_MAX : INT64_MIN;
@@ -237,6 +273,7 @@ void ovta_tensor_put_f(ovta_tensor *t, int64_t i, double v) {
   case OVTA_DT_U64: ((uint64_t *)d)[i] = (uint64_t)sat(r, 0, 1.8e19); break;
   case OVTA_DT_BOOL: ((uint8_t *)d)[i] = v != 0; break;
   case OVTA_DT_F16: ((uint16_t *)d)[i] = double_to_half(v); break;
+  case OVTA_DT_BF16: ((uint16_t *)d)[i] = double_to_bf16(v); break;
   default: break;
   }
 }

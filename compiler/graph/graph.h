@@ -72,6 +72,7 @@ typedef enum ovta_dtype {
   OVTA_DT_F64 = 11,    /* double */
   OVTA_DT_U32 = 12,    /* uint32 */
   OVTA_DT_U64 = 13,    /* uint64 */
+  OVTA_DT_BF16 = 16,   /* bfloat16 (stored as raw uint16; only Cast/CastLike take it) */
 } ovta_dtype;
 
 /* Bytes of one element; 0 for UNDEF and STRING. */
@@ -94,6 +95,18 @@ typedef enum ovta_layout {
 } ovta_layout;
 
 const char *ovta_layout_name(ovta_layout l);   /* "plain", "act", "wgt", "acc" */
+/* Grouped convolution (group G, C input and O output channels) on the WGT layout: output channel
+ * block ob (block_out channels) reads the input channel blocks ob * *gs + [0, *gk); the packed
+ * weights are then [O/block_out, *gk, KH, KW, block_out, block_in], zero where the input and the
+ * output channel lie in different groups (a block-diagonal tile when a group is smaller than a
+ * block: depthwise C = O = G gives gk 1, gs 1, a diagonal tile). Groups aligned to the blocks:
+ * a block of output channels whose groups' input channels are exactly gk whole input blocks at
+ * ob * gk (gs = gk); output groups of several blocks (O/G a multiple of block_out > 1, C/G of
+ * block_in): every output block reads all C/block_in input blocks (gs 0, gk C/block_in, the other
+ * groups' weights zero). G = 1: gk C/block_in, gs 0 (the plain layout). False when C/G, O/G do
+ * not align with the blocks that way (the node then stays unpacked, on the CPU). */
+bool ovta_group_blocks(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out, int64_t *gk,
+                       int64_t *gs);
 
 /* Quantization of a tensor: real = (q - zero_point) * 2^exp (power-of-two scales only). */
 typedef struct ovta_quant {

@@ -184,7 +184,8 @@ int ix_check_act(ctx *c) {
 static const infer_rule *const FAMILIES[] = {infer_rules_elementwise, infer_rules_conv, infer_rules_matmul,
                                              infer_rules_quant, infer_rules_data, infer_rules_logic,
                                              infer_rules_index, infer_rules_resize, infer_rules_reduce,
-                                             infer_rules_norm, infer_rules_rnn};
+                                             infer_rules_norm, infer_rules_rnn, infer_rules_signal,
+                                             infer_rules_sample};
 
 /* The rule of op, or NULL. */
 static const infer_rule *rule(const char *op) {
@@ -205,6 +206,10 @@ int ovta_infer_node(ovta_graph *g, ovta_node *n, ovta_error *err) {
   if (strcmp(n->op, "ovta.Pack") && strcmp(n->op, "ovta.Unpack"))
     for (int i = 0; i < n->n_inputs; i++)
       if (n->inputs[i] && n->inputs[i]->layout != OVTA_LAYOUT_PLAIN) return OVTA_OK;
+  if (strcmp(n->op, "Cast") && strcmp(n->op, "CastLike"))
+    for (int i = 0; i < n->n_inputs; i++)
+      if (n->inputs[i] && n->inputs[i]->dtype == OVTA_DT_BF16)
+        return ix_bad(&c, OVTA_EUNSUPPORTED, "bfloat16 input '%s' (only Cast and CastLike take bfloat16)", n->inputs[i]->name);
   ovta_error_clear(err);
   int rc = r->infer(&c);
   if (rc) return rc;
@@ -230,7 +235,7 @@ static bool static_shape(const ovta_tensor *t) {
 }
 
 /* Fold node n (just inferred) into constants when it computes a shape-like value: its outputs
- * are integer or bool, small, not graph outputs, and its inputs are constants -- or it is
+ * are integer or bool and small, or a float scalar, not graph outputs, and its inputs are constants -- or it is
  * Shape/Size of a tensor whose shape is static. Then the node's consumers see constants (a
  * Reshape's shape, an Expand's shape, a Slice's starts...). Returns true when folded (the node
  * is removed); nodes the reference evaluator cannot do stay. */
@@ -239,9 +244,12 @@ static bool fold_shape_node(ovta_graph *g, int i) {
   if (n->n_outputs != 1 || !n->outputs[0] || n->n_inputs < 1) return false;
   ovta_tensor *o = n->outputs[0];
   if (is_graph_output(g, o) || o->data || !static_shape(o)) return false;
-  if (o->dtype != OVTA_DT_I64 && o->dtype != OVTA_DT_I32 && o->dtype != OVTA_DT_BOOL) return false;
   int64_t ne = ovta_tensor_numel(o);
   if (ne < 0 || ne > SHAPE_FOLD_MAX) return false;
+  /* float scalars too: a size computed in float (the window operators' function bodies: Cast,
+   * Sub, Mul, Div of the size before a Range) */
+  bool fscalar = (o->dtype == OVTA_DT_F32 || o->dtype == OVTA_DT_F64) && ne == 1;
+  if (o->dtype != OVTA_DT_I64 && o->dtype != OVTA_DT_I32 && o->dtype != OVTA_DT_BOOL && !fscalar) return false;
   bool shape_of = !strcmp(n->op, "Shape") || !strcmp(n->op, "Size");
   if (shape_of) {
     if (!static_shape(n->inputs[0])) return false;

@@ -306,6 +306,38 @@ static int infer_bn(ctx *c) {
   return ix_same_as(c, 0, x);
 }
 
+/* MaxUnpool (11): X [N, C, D...] float, I (int64, X's shape; flat indices into Y as MaxPool's
+ * Indices give them), optional output_shape (input 2, a constant); kernel_shape required,
+ * strides (default 1), pads (default 0). Y: output_shape, else [N, C, (d - 1) stride + kernel -
+ * pad_begin - pad_end ...]. */
+static int infer_maxunpool(ctx *c) {
+  ovta_tensor *x, *ix;
+  if (ix_allow(c, "kernel_shape,strides,pads") || ix_count_io(c, 2, 3, 1, 1) || ix_need(c, 0, &x) || ix_need(c, 1, &ix))
+    return c->err->code;
+  int r = x->rank, nsp = r - 2;
+  if (r < 3 || !ix_is_float(x->dtype)) return ix_bad(c, OVTA_EINVAL, "X must be float of rank >= 3");
+  if (ix->dtype != OVTA_DT_I64 || ix->rank != r) return ix_bad(c, OVTA_EINVAL, "I must be int64 of X's rank");
+  int64_t ks[OVTA_MAX_RANK], st[OVTA_MAX_RANK], pd[2 * OVTA_MAX_RANK], s[OVTA_MAX_RANK];
+  if (!ovta_node_attr(c->n, "kernel_shape")) return ix_bad(c, OVTA_EINVAL, "kernel_shape is required");
+  if (ix_ints_attr(c, "kernel_shape", nsp, ks, 1, 1) || ix_ints_attr(c, "strides", nsp, st, 1, 1) ||
+      ix_ints_attr(c, "pads", 2 * nsp, pd, 0, 0))
+    return c->err->code;
+  int cnt;
+  if (ix_in(c, 2)) {
+    if (ix_const_ints(c, 2, s, OVTA_MAX_RANK, &cnt)) return c->err->code;
+    if (cnt != r) return ix_bad(c, OVTA_EINVAL, "output_shape has %d values for rank %d", cnt, r);
+    for (int d = 0; d < r; d++)
+      if (s[d] < 0 || (d < 2 && x->shape[d] >= 0 && s[d] != x->shape[d])) return ix_bad(c, OVTA_EINVAL, "output_shape dim %d is invalid", d);
+  } else {
+    s[0] = x->shape[0], s[1] = x->shape[1];
+    for (int d = 0; d < nsp; d++)
+      s[2 + d] = x->shape[2 + d] < 0 ? -1 : (x->shape[2 + d] - 1) * st[d] + ks[d] - pd[d] - pd[nsp + d];
+    for (int d = 0; d < nsp; d++)
+      if (x->shape[2 + d] >= 0 && s[2 + d] < 0) return ix_bad(c, OVTA_EINVAL, "the pads exceed the output (dim %d)", 2 + d);
+  }
+  return ix_set_out(c, 0, x->dtype, r, s);
+}
+
 /* ---------------------------------------------------------------- table */
 
 const infer_rule infer_rules_conv[] = {
@@ -317,6 +349,7 @@ const infer_rule infer_rules_conv[] = {
     {"GlobalAveragePool", infer_gap},
     {"GlobalMaxPool", infer_gap},
     {"LpPool", infer_pool},
+    {"MaxUnpool", infer_maxunpool},
     {"ConvTranspose", infer_convtranspose},
     {"BatchNormalization", infer_bn},
     {"ovta.Conv", infer_fconv},

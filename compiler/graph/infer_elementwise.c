@@ -135,9 +135,13 @@ static int infer_cast(ctx *c) {
     if (!a) return ix_bad(c, OVTA_EINVAL, "attribute 'to' is required");
     to = (ovta_dtype)a->i;
     if (a->i == OVTA_DT_STRING) return ix_bad(c, OVTA_EUNSUPPORTED, "cast to string is not supported");
-    if (a->i < 1 || a->i > OVTA_DT_U64 || !strcmp(ovta_dtype_name(to), "?"))
+    if (a->i < 1 || (a->i > OVTA_DT_U64 && a->i != OVTA_DT_BF16) || !strcmp(ovta_dtype_name(to), "?"))
       return ix_bad(c, OVTA_EUNSUPPORTED, "cast to ONNX data type %lld is not supported", (long long)a->i);
   }
+  bool bf = x->dtype == OVTA_DT_BF16 || to == OVTA_DT_BF16;
+  if (bf && !((x->dtype == OVTA_DT_BF16 || x->dtype == OVTA_DT_F32) && (to == OVTA_DT_BF16 || to == OVTA_DT_F32)))
+    return ix_bad(c, OVTA_EUNSUPPORTED, "bfloat16 is cast only to and from float32 (here %s to %s)", ovta_dtype_name(x->dtype),
+                  ovta_dtype_name(to));
   return ix_set_out(c, 0, to, x->rank, x->shape);
 }
 

@@ -32,6 +32,8 @@ extern const infer_rule infer_rules_resize[];      /* infer_resize.c */
 extern const infer_rule infer_rules_reduce[];      /* infer_reduce.c */
 extern const infer_rule infer_rules_norm[];        /* infer_norm.c */
 extern const infer_rule infer_rules_rnn[];         /* infer_rnn.c */
+extern const infer_rule infer_rules_signal[];      /* infer_signal.c */
+extern const infer_rule infer_rules_sample[];      /* infer_sample.c */
 
 /* ---------------------------------------------------------------- helpers (infer.c) */
 

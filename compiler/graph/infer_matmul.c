@@ -97,6 +97,15 @@ static int infer_dense(ctx *c) {
   return ix_set_out(c, 0, q ? OVTA_DT_I8 : x->dtype, 2, s);
 }
 
+/* Det (11): X [*, M, M] float; Y [*] (a scalar for a 2-D X), the determinant of each matrix. */
+static int infer_det(ctx *c) {
+  ovta_tensor *x;
+  if (ix_allow(c, "") || ix_count_io(c, 1, 1, 1, 1) || ix_need(c, 0, &x)) return c->err->code;
+  if (x->rank < 2 || !ix_is_float(x->dtype)) return ix_bad(c, OVTA_EINVAL, "X must be float of rank >= 2");
+  if (x->shape[x->rank - 1] != x->shape[x->rank - 2]) return ix_bad(c, OVTA_EINVAL, "the matrices are not square");
+  return ix_set_out(c, 0, x->dtype, x->rank - 2, x->shape);
+}
+
 /* ---------------------------------------------------------------- table */
 
 const infer_rule infer_rules_matmul[] = {
@@ -104,6 +113,7 @@ const infer_rule infer_rules_matmul[] = {
     {"MatMul", infer_matmul},
     {"MatMulInteger", infer_matmulinteger},
     {"QLinearMatMul", infer_qlinearmatmul},
+    {"Det", infer_det},
     {"ovta.Dense", infer_dense},
     {"ovta.QDense", infer_dense},
     {NULL, NULL},

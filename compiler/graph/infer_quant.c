@@ -31,6 +31,16 @@ static int infer_dequantize(ctx *c) {
   return ix_set_out(c, 0, sc->dtype, x->rank, x->shape);
 }
 
+/* DynamicQuantizeLinear (11): X float32; Y u8 of X's shape, y_scale f32 and y_zero_point u8
+ * scalars: the range [min(0, min x), max(0, max x)] mapped onto 0..255. */
+static int infer_dynquant(ctx *c) {
+  ovta_tensor *x;
+  if (ix_allow(c, "") || ix_count_io(c, 1, 1, 3, 3) || ix_need(c, 0, &x)) return c->err->code;
+  if (x->dtype != OVTA_DT_F32) return ix_bad(c, OVTA_EINVAL, "x must be float32");
+  if (ix_set_out(c, 0, OVTA_DT_U8, x->rank, x->shape) || ix_set_out(c, 1, OVTA_DT_F32, 0, NULL)) return c->err->code;
+  return ix_set_out(c, 2, OVTA_DT_U8, 0, NULL);
+}
+
 /* The packed shape for a logical shape (ovta_layout in graph.h). */
 static int packed_shape(ctx *c, ovta_layout l, const ovta_tensor *x, int64_t bt, int64_t bi, int64_t bo, int64_t *s) {
   int64_t d0 = x->shape[0], d1 = x->rank > 1 ? x->shape[1] : 1;
@@ -82,6 +92,7 @@ static int infer_pack(ctx *c) {
 
 const infer_rule infer_rules_quant[] = {
     {"QuantizeLinear", infer_quantize},
+    {"DynamicQuantizeLinear", infer_dynquant},
     {"DequantizeLinear", infer_dequantize},
     {"ovta.Pack", infer_pack},
     {"ovta.Unpack", infer_pack},

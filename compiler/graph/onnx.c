@@ -35,7 +35,7 @@
 /* ---------------------------------------------------------------- tensors */
 
 static bool dtype_ok(int dt) {
-  return dt >= 1 && dt <= 13 && dt != OVTA_DT_STRING;
+  return (dt >= 1 && dt <= 13 && dt != OVTA_DT_STRING) || dt == OVTA_DT_BF16;
 }
 
 /* Convert a TensorProto; `where` names it in messages ("file: initializer 'w'"). */
@@ -76,7 +76,7 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, const char *where, con
     if (tp->n_float_data) type_ok = dt == OVTA_DT_F32;
     else if (tp->n_int32_data)
       type_ok = dt == OVTA_DT_I32 || dt == OVTA_DT_I16 || dt == OVTA_DT_I8 || dt == OVTA_DT_U16 ||
-                dt == OVTA_DT_U8 || dt == OVTA_DT_BOOL || dt == OVTA_DT_F16;
+                dt == OVTA_DT_U8 || dt == OVTA_DT_BOOL || dt == OVTA_DT_F16 || dt == OVTA_DT_BF16;
     else if (tp->n_int64_data) type_ok = dt == OVTA_DT_I64;
     else if (tp->n_double_data) type_ok = dt == OVTA_DT_F64;
     else if (tp->n_uint64_data) type_ok = dt == OVTA_DT_U32 || dt == OVTA_DT_U64;
@@ -108,6 +108,7 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, const char *where, con
         case OVTA_DT_I32: ((int32_t *)t->data)[i] = v; break;
         case OVTA_DT_I16: ((int16_t *)t->data)[i] = (int16_t)v; break;
         case OVTA_DT_U16:
+        case OVTA_DT_BF16:
         case OVTA_DT_F16: ((uint16_t *)t->data)[i] = (uint16_t)v; break;
         case OVTA_DT_I8: ((int8_t *)t->data)[i] = (int8_t)v; break;
         default: ((uint8_t *)t->data)[i] = (uint8_t)v; break;

@@ -13,10 +13,19 @@ static void cfg_blocks(const ovta_compile_opts *o, int64_t *bt, int64_t *bi, int
   *bo = o->cfg ? o->cfg->block_out : 16;
 }
 
-/* Weight [O, I, KH, KW] (or [O, I]) -> [O/bo, I/bi, KH, KW, bo, bi], zero padded. */
-static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t bi, int64_t bo, ovta_error *err) {
+/* Weight [O, I, KH, KW] (or [O, I]) -> [O/bo, I/bi, KH, KW, bo, bi], zero padded. A grouped conv
+ * (G > 1, I = C/G, C and O block multiples aligned with the groups: ovta_group_blocks) ->
+ * [O/bo, gk, KH, KW, bo, bi]: output channel o of group g = o / (O/G) and its input channel
+ * c = g * I + i at block c / bi - (o / bo) * gs, zero elsewhere. */
+static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t C, int64_t G, int64_t bi, int64_t bo,
+                             ovta_error *err) {
   int64_t O = w->shape[0], I = w->shape[1], KH = w->rank == 4 ? w->shape[2] : 1, KW = w->rank == 4 ? w->shape[3] : 1;
-  int64_t s[6] = {(O + bo - 1) / bo, (I + bi - 1) / bi, KH, KW, bo, bi};
+  int64_t gk = (I + bi - 1) / bi, gs = 0;
+  if (G != 1 && !ovta_group_blocks(C, O, G, bi, bo, &gk, &gs)) {
+    OVTA_FAIL(err, OVTA_EINTERNAL, "pack: %s: groups not aligned with the blocks", w->name);
+    return NULL;
+  }
+  int64_t s[6] = {(O + bo - 1) / bo, gk, KH, KW, bo, bi};
   ovta_tensor *p = px_new_const(g, w->name, w->dtype, 6, s, err);
   if (!p) return NULL;
   p->layout = OVTA_LAYOUT_WGT;
@@ -27,8 +36,8 @@ static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t bi, in
     for (int64_t i = 0; i < I; i++)
       for (int64_t h = 0; h < KH; h++)
         for (int64_t x = 0; x < KW; x++) {
-          int64_t src = ((o * I + i) * KH + h) * KW + x;
-          int64_t dst = ((((o / bo) * s[1] + i / bi) * KH + h) * KW + x) * bo * bi + (o % bo) * bi + i % bi;
+          int64_t src = ((o * I + i) * KH + h) * KW + x, c = o / (O / G) * I + i; /* input channel */
+          int64_t dst = ((((o / bo) * s[1] + c / bi - o / bo * gs) * KH + h) * KW + x) * bo * bi + (o % bo) * bi + c % bi;
           ((int8_t *)p->data)[dst] = ((const int8_t *)w->data)[src];
         }
   return p;
@@ -119,7 +128,8 @@ static int pack_concat(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int nt0, 
   return OVTA_OK;
 }
 
-/* pack: ovta.QConv (group 1, 2-D) and ovta.QDense move to the accelerator's blocked layouts
+/* pack: ovta.QConv (2-D; grouped when C, O are block multiples aligned with the groups:
+ * ovta_group_blocks) and ovta.QDense move to the accelerator's blocked layouts
  * (ovta_layout in graph.h) for opts->cfg's batch, block_in, block_out: weights and bias are
  * repacked as constants (zero padded), activations go through ovta.Pack, and an ovta.Unpack
  * restores the plain value for users that are not packed ops (dce removes unused ones).
@@ -155,8 +165,12 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
     if (!conv && strcmp(n->op, "ovta.QDense")) continue;
     ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
     if (x->layout != OVTA_LAYOUT_PLAIN || !px_is_const(w) || (b && !px_is_const(b))) continue;
-    if (conv && (x->rank != 4 || ovta_node_attr_i(n, "group", 1) != 1)) continue;
+    int64_t G = conv ? ovta_node_attr_i(n, "group", 1) : 1, gk, gs;
+    if (conv && x->rank != 4) continue;
     if (ovta_tensor_numel(x) < 0) continue;
+    if (G != 1 && (w->rank != 4 || w->shape[1] * G != x->shape[1] ||
+                   !ovta_group_blocks(x->shape[1], w->shape[0], G, bi, bo, &gk, &gs)))
+      continue;
     ovta_tensor *xp = x->id < nt0 && bi == bo ? twin[x->id] : NULL;
     if (!xp) {
       if (!(xp = px_new_value(g, x->name, x->dtype, NULL, err))) goto fail;
@@ -168,7 +182,7 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
       i++;
       if (x->id < nt0 && bi == bo) twin[x->id] = xp; /* one Pack for all its packed users */
     }
-    ovta_tensor *wp = pack_wgt(g, w, bi, bo, err);
+    ovta_tensor *wp = pack_wgt(g, w, x->shape[1], G, bi, bo, err);
     if (!wp) goto fail;
     ovta_tensor *bp = NULL;
     if (b) {

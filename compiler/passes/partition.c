@@ -33,7 +33,8 @@ static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
     return n->n_inputs == (strcmp(n->op, "ovta.QAdd") ? 1 : 2);
   }
   if (strcmp(n->op, "ovta.QConv") && strcmp(n->op, "ovta.QDense")) return false;
-  if (ovta_node_attr_i(n, "group", 1) != 1) return false;
+  /* grouped convolutions too: pack took only those whose channels align with the groups and
+   * the blocks (the others stay plain, so cpu); whether the shape fits is the executor's check */
   const ovta_tensor *x = ovta_node_in(n, 0), *y = n->outputs[0];
   return x && x->dtype == OVTA_DT_I8 && y && y->dtype == OVTA_DT_I8 && x->layout == OVTA_LAYOUT_ACT;
 }
@@ -46,8 +47,14 @@ static const char *q_why_not(const ovta_node *n, char *buf, size_t len) {
   const ovta_tensor *x0 = ovta_node_in(n, 0);
   if (!strcmp(n->op, "ovta.QConv") && x0 && x0->rank != 4 && x0->layout == OVTA_LAYOUT_PLAIN)
     snprintf(buf, len, "%d-D convolution (the accelerator takes 2-D)", x0->rank - 2);
-  else if (!strcmp(n->op, "ovta.QConv") && ovta_node_attr_i(n, "group", 1) != 1)
-    snprintf(buf, len, "grouped convolution (group %lld)", (long long)ovta_node_attr_i(n, "group", 1));
+  else if (!strcmp(n->op, "ovta.QConv") && ovta_node_attr_i(n, "group", 1) != 1 && x0 && y && x0->rank == 4 &&
+           y->rank == 4 && x0->layout == OVTA_LAYOUT_PLAIN) { /* pack takes only groups aligned with the blocks */
+    long long G = (long long)ovta_node_attr_i(n, "group", 1);
+    snprintf(buf, len,
+             "grouped convolution (group %lld): %lld input and %lld output channels per group do not align with the "
+             "accelerator's channel blocks",
+             G, G > 0 ? (long long)x0->shape[1] / G : 0, G > 0 ? (long long)y->shape[1] / G : 0);
+  }
   else if (!y || y->dtype != OVTA_DT_I8) snprintf(buf, len, "output is not int8");
   else {
     for (int k = 0; k < n->n_inputs; k++) {

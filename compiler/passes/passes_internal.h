@@ -13,6 +13,7 @@ int pass_verify(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_fold(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_dce(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_fold_bn(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_convt(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_fuse(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);

@@ -11,6 +11,7 @@ static const ovta_pass PASSES[] = {
     {"infer", "topological order, shape/type inference, explicit Conv/pool attributes", pass_infer},
     {"fold", "evaluate nodes whose inputs are all constant", pass_fold},
     {"dce", "remove nodes that do not reach a graph output, and unused tensors", pass_dce},
+    {"convt", "ConvTranspose -> zero insertion + Conv with the flipped kernel (accelerator pipeline)", pass_convt},
     {"fold-bn", "fold BatchNormalization into the preceding Conv", pass_fold_bn},
     {"fuse", "Conv/Gemm/MatMul + bias + activation -> ovta.Conv/ovta.Dense; elementwise chains -> ovta.Eltwise", pass_fuse},
     {"quantize", "int8 power-of-two quantization: ovta.Conv/Dense -> ovta.QConv/QDense, residual Add -> ovta.QAdd, MaxPool -> ovta.QMaxPool", pass_quantize},
@@ -20,7 +21,7 @@ static const ovta_pass PASSES[] = {
 };
 
 const char ovta_default_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,verify";
-const char ovta_accel_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,pack,partition,verify";
+const char ovta_accel_pipeline[] = "infer,fold,dce,convt,fold-bn,fuse,infer,fold,dce,quantize,pack,partition,verify";
 
 const ovta_pass *ovta_passes(int *n) {
   *n = (int)(sizeof PASSES / sizeof PASSES[0]);

@@ -235,6 +235,45 @@ save("onnx-tile-negative.onnx",
      model([node("Tile", ["x", "r"], ["y"], "tile")], [X], [Y], [i64("r", [1, -2])]))
 
 
+# ---------------------------------------------------------------- recurrent, signal and sampling
+# operators, and the shape folding: each refused with one message naming the node
+def attr_strs(name, vals):
+    return f_bytes(1, name) + b"".join(f_bytes(9, v) for v in vals) + f_varint(20, 8)
+
+
+XS = value_info("x", [5, 2, 3])  # [seq, batch, input]
+# LSTM whose W is [1, 4*4, 3] but hidden_size says 5
+save("onnx-lstm-hidden-size.onnx",
+     model([node("LSTM", ["x", "w", "r"], ["y"], "lstm", [attr_int("hidden_size", 5)])], [XS],
+           [value_info("y", [5, 1, 2, 5])],
+           [tensor("w", [1, 16, 3], floats=[0.1] * 48), tensor("r", [1, 16, 4], floats=[0.1] * 64)]))
+# GRU with an activation ONNX does not list
+save("onnx-gru-activation.onnx",
+     model([node("GRU", ["x", "w", "r"], ["y"], "gru", [attr_int("hidden_size", 4), attr_strs("activations", ["Gelu", "Tanh"])])],
+           [XS], [value_info("y", [5, 1, 2, 4])],
+           [tensor("w", [1, 12, 3], floats=[0.1] * 36), tensor("r", [1, 12, 4], floats=[0.1] * 48)]))
+# RNN with direction "sideways"
+save("onnx-rnn-direction.onnx",
+     model([node("RNN", ["x", "w", "r"], ["y"], "rnn", [attr_int("hidden_size", 4), attr_str("direction", "sideways")])],
+           [XS], [value_info("y", [5, 1, 2, 4])],
+           [tensor("w", [1, 4, 3], floats=[0.1] * 12), tensor("r", [1, 4, 4], floats=[0.1] * 16)]))
+# HannWindow of size 2^40 (a constant size: the output would be 4 TiB)
+save("onnx-hannwindow-huge.onnx",
+     model([node("HannWindow", ["n"], ["y"], "hann")], [], [value_info("y", ["len"])], [i64("n", [1 << 40])], opset=17))
+# GridSample with an unknown mode
+save("onnx-gridsample-mode.onnx",
+     model([node("GridSample", ["x", "g"], ["y"], "gs", [attr_str("mode", "sideways")])],
+           [value_info("x", [1, 1, 4, 4]), value_info("g", [1, 2, 2, 2])], [value_info("y", [1, 1, 2, 2])], opset=16))
+# Det of a non-square matrix
+save("onnx-det-nonsquare.onnx",
+     model([node("Det", ["x"], ["y"], "det")], [value_info("x", [2, 3, 4])], [value_info("y", [2])]))
+# shape folding: Shape -> Mul by 2^61 -> Reshape: the folded shape overflows the element count
+save("onnx-shape-fold-overflow.onnx",
+     model([node("Shape", ["x"], ["s"], "shape"), node("Mul", ["s", "k"], ["s2"], "mul"),
+            node("Reshape", ["x", "s2"], ["y"], "reshape")],
+           [X], [Y], [i64("k", [1 << 61, 1 << 61])]))
+
+
 # ---------------------------------------------------------------- .npy files
 def npy(descr, shape, data, fortran=False, version=1, header=None):
     sh = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"

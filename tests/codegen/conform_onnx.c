@@ -11,7 +11,7 @@
  * OVTA_EUNSUPPORTED; it FAILS on a numeric mismatch, a crash, a timeout or any other error.
  *
  * Tolerances: integer and bool outputs exact. Float outputs: |got - want| <= ATOL + RTOL * |want|
- * with RTOL = 1e-5, ATOL = 1e-6 for every operator (the transcendental ones use libm or LLVM's
+ * with RTOL = 1e-5 (a few tests with imprecise data 1e-3, see LOOSE), ATOL = 1e-6 for every operator (the transcendental ones use libm or LLVM's
  * intrinsics, accurate to ~1 ulp, so the same bound holds); NaN matches NaN.
  *
  * Output: one line per test, cmocka style ("[       OK ]", "[  FAILED  ]", "[  SKIPPED ]" with
@@ -35,12 +35,25 @@
 
 #define RTOL 1e-5
 #define ATOL 1e-6
+/* Tests whose expected outputs are less precise than RTOL, compared with ONNX's own default
+ * rtol 1e-3 (folder names starting so, the _expanded forms too): the windows' were made with
+ * pi = 3.1415 (onnx/backend/test/case/node/window.py: cos(2 * 3.1415 * n / N)), 5e-4 relative
+ * off the operators' definition (2 pi; the function bodies' Tau = 6.28319); GridSample bicubic's
+ * and RoiAlign's are written out with 4 decimals (up to 1.7e-4 relative off); tests/codegen/
+ * node_extra's STFT outputs are onnxruntime's float32 sums (off by ~3e-6 where terms cancel). */
+#define RTOL_LOOSE 1e-3
+/* bfloat16 outputs: within one bf16 ulp (8 significant bits). The cast tests' FLOAT->BFLOAT16
+ * data were made by truncating the float32 bits (the old ONNX test generator); ONNX's reference
+ * (float32_to_bfloat16) and this compiler round to nearest even. */
+#define RTOL_BF16 (1.0 / 128)
+static const char *const LOOSE[] = {"test_hannwindow", "test_hammingwindow", "test_blackmanwindow", "test_gridsample_bicubic",
+                                    "test_roialign", "test_x_stft"};
 #define TIMEOUT_S 60
 #define MAX_OPS 64 /* distinct operators per model counted in the table */
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static bool is_float(ovta_dtype t) { return t == OVTA_DT_F32 || t == OVTA_DT_F64 || t == OVTA_DT_F16; }
+static bool is_float(ovta_dtype t) { return t == OVTA_DT_F32 || t == OVTA_DT_F64 || t == OVTA_DT_F16 || t == OVTA_DT_BF16; }
 
 typedef enum { R_PASS, R_FAIL, R_SKIP } result;
 
@@ -139,16 +152,37 @@ static const struct {
     {"ReverseSequence", 1u << 1}, {"Col2Im", 3u << 1},
 };
 
-static bool shape_input(const ovta_graph *g, const ovta_tensor *t) {
+/* Does t feed a SHAPE_INPUTS slot, directly or (scalars, as an operator's function body computes
+ * a size: Cast, Sub, Div ... of the size input before a Range) through the nodes it flows into
+ * (not through Shape/Size, which read only its shape)? seen[]: nodes visited. */
+static bool feeds_shape(const ovta_graph *g, const ovta_tensor *t, bool *seen, bool direct_only) {
   for (int i = 0; i < g->n_nodes; i++) {
     const ovta_node *n = g->nodes[i];
-    for (size_t k = 0; k < sizeof SHAPE_INPUTS / sizeof SHAPE_INPUTS[0]; k++)
-      if (!strcmp(n->op, SHAPE_INPUTS[k].op))
-        for (int s = 0; s < n->n_inputs && s < 32; s++)
-          if (SHAPE_INPUTS[k].slots >> s & 1 && n->inputs[s] == t) return true;
+    bool uses = false;
+    for (int s = 0; s < n->n_inputs; s++) {
+      if (n->inputs[s] != t) continue;
+      uses = true;
+      for (size_t k = 0; k < sizeof SHAPE_INPUTS / sizeof SHAPE_INPUTS[0]; k++)
+        if (s < 32 && !strcmp(n->op, SHAPE_INPUTS[k].op) && SHAPE_INPUTS[k].slots >> s & 1) return true;
+    }
+    if (!uses || direct_only || seen[i] || !strcmp(n->op, "Shape") || !strcmp(n->op, "Size")) continue;
+    seen[i] = true;
+    for (int o = 0; o < n->n_outputs; o++)
+      if (n->outputs[o] && feeds_shape(g, n->outputs[o], seen, false)) return true;
   }
   return false;
 }
+
+static bool shape_input(const ovta_graph *g, const ovta_tensor *t) {
+  bool scalar = t->rank == 0 || (t->rank == 1 && t->shape[0] == 1);
+  bool *seen = calloc((size_t)g->n_nodes + 1, 1);
+  bool r = seen && feeds_shape(g, t, seen, !scalar);
+  free(seen);
+  return r;
+}
+
+/* bf16_bits: ONNX's cast tests store bfloat16 data as uint16 tensors of its bits; the runner
+ * reads such a tensor as bfloat16 where the model has a bfloat16 value. */
 
 /* Run one test folder; msg receives the detail for the report line. */
 static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
@@ -181,6 +215,7 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
       goto done;
     }
     ovta_tensor *gi = g->inputs[i];
+    if (in[i]->dtype == OVTA_DT_U16 && gi->dtype == OVTA_DT_BF16) in[i]->dtype = OVTA_DT_BF16; /* see bf16_bits */
     if (shape_input(g, gi)) {
       gi->kind = OVTA_TK_CONST;
       if ((rc = ovta_tensor_set_data(gi, in[i]->data, in[i]->nbytes, &err))) {
@@ -189,8 +224,10 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
         goto done;
       }
     }
-    bool unknown = gi->rank < 0;
-    for (int d = 0; d < gi->rank; d++) unknown |= gi->shape[d] < 0;
+    /* unknown dims take the data's; so does a declared shape the data does not have (the
+     * castlike bfloat16 tests declare `like` 3x4 and ship one element, whose type alone counts) */
+    bool unknown = gi->rank < 0 || gi->rank != in[i]->rank;
+    for (int d = 0; d < gi->rank && !unknown; d++) unknown |= gi->shape[d] < 0 || gi->shape[d] != in[i]->shape[d];
     if (unknown) {
       gi->rank = in[i]->rank;
       memcpy(gi->shape, in[i]->shape, sizeof gi->shape);
@@ -222,8 +259,11 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
     r = R_FAIL;
     goto done;
   }
-  double max_abs = 0, max_rel = 0;
+  double max_abs = 0, max_rel = 0, rtol = RTOL;
   int64_t bad = 0, total = 0;
+  const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+  for (size_t k = 0; k < sizeof LOOSE / sizeof LOOSE[0]; k++)
+    if (!strncmp(base, LOOSE[k], strlen(LOOSE[k]))) rtol = RTOL_LOOSE;
   for (int o = 0; o < ovta_exec_num_outputs(e); o++) {
     ovta_tensor *want = NULL, *got = NULL;
     snprintf(path, sizeof path, "%s/test_data_set_0/output_%d.pb", dir, o);
@@ -234,6 +274,7 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
       goto done;
     }
     int64_t n = ovta_tensor_numel(want);
+    if (want->dtype == OVTA_DT_U16 && got->dtype == OVTA_DT_BF16) want->dtype = OVTA_DT_BF16; /* see bf16_bits */
     if (want->dtype != got->dtype || n != ovta_tensor_numel(got) || want->rank != got->rank) {
       char a[64], b[64];
       ovta_shape_str(got, a, sizeof a);
@@ -249,8 +290,8 @@ static result run_one(const char *dir, bool verbose, char *msg, size_t mn) {
       total++;
       if (is_float(want->dtype)) {
         double w = ovta_tensor_get_f(want, i), v = ovta_tensor_get_f(got, i), d = fabs(v - w);
-        if (isnan(w) && isnan(v)) continue;
-        if (!(d <= ATOL + RTOL * fabs(w))) {
+        if ((isnan(w) && isnan(v)) || v == w) continue; /* NaNs, equal infinities */
+        if (!(d <= ATOL + (want->dtype == OVTA_DT_BF16 ? RTOL_BF16 : rtol) * fabs(w))) {
           bad++;
           if (verbose && bad < 10) printf("    %s[%lld]: got %.9g want %.9g\n", got->name, (long long)i, v, w);
         }

@@ -155,6 +155,64 @@ static void test_projections(void **st) {
   ovta_graph_free(g);
 }
 
+/* cos(a, b) of two float tensors of one size. */
+static double cosine(const ovta_tensor *a, const ovta_tensor *b) {
+  assert_int_equal(a->nbytes, b->nbytes);
+  double dot = 0, na = 0, nb = 0;
+  for (size_t k = 0; k < a->nbytes / 4; k++) {
+    double x = ((float *)a->data)[k], y = ((float *)b->data)[k];
+    dot += x * y, na += x * x, nb += y * y;
+  }
+  return dot / sqrt(na * nb);
+}
+
+/* Transposed convolutions (tests/vta/data/convt.onnx from torch, gen_convt_model.py): the convt
+ * pass's rewrite (zero insertion + Conv with the flipped kernel) computes torch's fp32 output on
+ * the CPU path (max error 1e-4 of the largest value); int8 with the accelerator, the three
+ * ungrouped ones run there as convolutions (the grouped one as the accelerator's grouped conv or
+ * the CPU's), fsim equals the CPU int8 path bit for bit, and cosine against torch > 0.99. */
+static void test_convtranspose(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  ovta_graph *g, *gf;
+  ovta_tensor *cal, *x, *ref;
+  OVTA_ASSERT_OK(ovta_graph_load(PROJ "convt.onnx", &g, &err), err);
+  OVTA_ASSERT_OK(ovta_graph_load(PROJ "convt.onnx", &gf, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "convt_calib.npy", "calib", &cal, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "convt_x.npy", "x", &x, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "convt_y.npy", "y", &ref, &err), err);
+  ovta_compile_opts po = {.passes = "infer,convt,infer"};
+  OVTA_ASSERT_OK(ovta_compile_pipeline(gf, &po, &err), err);
+  int nct = 0;
+  for (int i = 0; i < gf->n_nodes; i++) nct += !strcmp(gf->nodes[i]->op, "ConvTranspose");
+  assert_int_equal(nct, 0);
+  ovta_exec *fl;
+  OVTA_ASSERT_OK(ovta_exec_build(gf, NULL, &fl, &err), err);
+  ovta_tensor *yf = ovta_test_run1(fl, x);
+  float big = 0, worst = 0;
+  for (size_t k = 0; k < ref->nbytes / 4; k++) big = fmaxf(big, fabsf(((float *)ref->data)[k]));
+  for (size_t k = 0; k < ref->nbytes / 4; k++) worst = fmaxf(worst, fabsf(((float *)ref->data)[k] - ((float *)yf->data)[k]));
+  assert_true(worst <= 1e-4f * big);
+  ovta_calib_opts co = {.samples = cal, .cfg = &cfg, .passes = "infer,fold,dce,convt,fold-bn,fuse,infer,fold,dce,quantize,verify"};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
+  ovta_exec *cpu, *acc;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = &cfg, o.backend = "fsim";
+  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  assert_true(ovta_exec_accel_nodes(acc) >= 4); /* the Conv and the three ungrouped ConvTransposes */
+  ovta_tensor *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
+  OVTA_ASSERT_SAME_F32(yc, ya, "convt.onnx on fsim against the cpu int8 path");
+  assert_true(cosine(ya, ref) > 0.99);
+  ovta_tensor_free(yf), ovta_tensor_free(yc), ovta_tensor_free(ya);
+  ovta_tensor_free(x), ovta_tensor_free(ref), ovta_tensor_free(cal);
+  ovta_exec_free(fl), ovta_exec_free(acc), ovta_exec_free(cpu);
+  ovta_graph_free(g), ovta_graph_free(gf);
+}
+
 /* Concat between accelerator layers (tests/vta/data/concat.onnx, gen_concat_model.py): the
  * channel Concat of two convs and a max pool of one of them is int8 at one exponent, and on the
  * packed layout: a ceil-mode MaxPool and a conv take it directly. The only layout / float
@@ -205,14 +263,8 @@ static void test_concat(void **st) {
   assert_int_equal(ovta_exec_num_steps(acc), 10);
   ovta_tensor *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
   OVTA_ASSERT_SAME_F32(yc, ya, "concat.onnx on fsim against the cpu int8 path");
-  assert_int_equal(ya->nbytes, ref->nbytes);
-  double dot = 0, na = 0, nr = 0;
-  for (size_t k = 0; k < ref->nbytes / 4; k++) {
-    double a = ((float *)ya->data)[k], r = ((float *)ref->data)[k];
-    dot += a * r, na += a * a, nr += r * r;
-  }
-  print_message("concat.onnx: cosine int8 (fsim) vs torch fp32 %.5f\n", dot / sqrt(na * nr));
-  assert_true(dot / sqrt(na * nr) > 0.99); /* int8 against torch's fp32 */
+  print_message("concat.onnx: cosine int8 (fsim) vs torch fp32 %.5f\n", cosine(ya, ref));
+  assert_true(cosine(ya, ref) > 0.99); /* int8 against torch's fp32 */
   assert_int_equal(check_stats(acc), 5);
   ovta_tensor_free(yc), ovta_tensor_free(ya), ovta_tensor_free(x), ovta_tensor_free(ref), ovta_tensor_free(cal);
   ovta_exec_free(acc), ovta_exec_free(cpu);
@@ -314,7 +366,8 @@ int main(void) {
       cmocka_unit_test(test_fmnist_fsim_default), cmocka_unit_test(test_fmnist_fsim_small),
       cmocka_unit_test(test_fmnist_fsim_batch2),  cmocka_unit_test(test_fmnist_tsim),
       cmocka_unit_test(test_save_load),           cmocka_unit_test(test_cli),
-      cmocka_unit_test(test_projections),        cmocka_unit_test(test_concat),
+      cmocka_unit_test(test_projections),        cmocka_unit_test(test_convtranspose),
+      cmocka_unit_test(test_concat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -359,6 +359,11 @@ static void test_stages_carried(void **st) {
   op.has_bias = true, op.shift = 20;
   plan_of("batch2", &op, 1, NULL, false, &p);
   stages_carried(&p);
+  /* a depthwise conv (tests/vta/dwconv.test) */
+  vta_op_conv(&op, "dw", 1, 32, 8, 8, 32, 3, 1, 1);
+  op.groups = 32, op.has_bias = true, op.shift = 6;
+  plan_of("default", &op, 2, &(vta_knobs){.t_n = 1, .t_oc = 2, .t_ic = 1, .t_h = 4, .t_w = 8}, false, &p);
+  stages_carried(&p);
   /* the ALU operators go through the same stages */
   vta_op_add(&op, "add", 2, 32, 3, 5, 1, 0, 2);
   plan_of("default", &op, 1, &(vta_knobs){.t_w = 4}, false, &p);

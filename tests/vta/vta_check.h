@@ -89,8 +89,9 @@ static inline char *dump_of(lir_func *f) {
   return s;
 }
 
-/* The reference, written out here on logical NCHW / OIHW tensors (not vta_reference): int32 sum
- * plus bias, the rounding constant 2^(shift-1) for shifts 1..31, then the SHR rule of isa/ISA.md
+/* The reference, written out here on logical NCHW / OIHW tensors (not vta_reference; grouped:
+ * W [O][C/groups][KH][KW], output channel o sums over the C/groups input channels of its group
+ * o / (O/groups), as ONNX Conv): int32 sum plus bias, the rounding constant 2^(shift-1) for shifts 1..31, then the SHR rule of isa/ISA.md
  * (>= 32: sign; -31..-1: left shift, wrapping; <= -32: 0), then the clip. */
 static inline void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b, int8_t *y) {
   int OH = (op->h + op->pad_t + op->pad_b - op->kh) / op->stride_h + 1;
@@ -100,12 +101,13 @@ static inline void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, 
       for (int i = 0; i < OH; i++)
         for (int j = 0; j < OW; j++) {
           int64_t acc = b ? b[o] : 0;
-          for (int c = 0; c < op->c; c++)
+          int G = op->groups > 1 ? op->groups : 1, cg = op->c / G, g = o / (op->o / G);
+          for (int c = 0; c < cg; c++)
             for (int u = 0; u < op->kh; u++)
               for (int v = 0; v < op->kw; v++) {
                 int ih = i * op->stride_h - op->pad_t + u, iw = j * op->stride_w - op->pad_l + v;
                 if (ih >= 0 && ih < op->h && iw >= 0 && iw < op->w)
-                  acc += x[((n * op->c + c) * op->h + ih) * op->w + iw] * w[((o * op->c + c) * op->kh + u) * op->kw + v];
+                  acc += x[((n * op->c + g * cg + c) * op->h + ih) * op->w + iw] * w[((o * cg + c) * op->kh + u) * op->kw + v];
               }
           int32_t a = (int32_t)acc; /* sums here stay far inside int32 */
           int s = op->shift;
@@ -119,11 +121,18 @@ static inline void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, 
         }
 }
 
+/* Another reference the caller compares on the inputs of vta_check_plan_also (logical x, w, bias
+ * or NULL, conv_ref's output). */
+typedef void (*vta_check_also_fn)(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b,
+                                  const int8_t *ref);
+
 /* Compile plan p (vta_compile: every stage, the host code through LLVM), run it on backend (fsim:
- * modules interleaved by seed), compare every output byte with conv_ref. mid: also require most
+ * modules interleaved by seed), compare every output byte with conv_ref (and, when also is not
+ * NULL, let it compare conv_ref's output with its own reference). mid: also require most
  * outputs inside the clip (a shift chosen so the check is not vacuous). Also checks the device's
  * GEMM/ALU micro-op counts against the dry count and the lowering's ALU passes per output. */
-static inline void vta_check_plan(const char *backend, const vta_plan *pp, uint64_t seed, bool mid_check) {
+static inline void vta_check_plan_also(const char *backend, const vta_plan *pp, uint64_t seed, bool mid_check,
+                                       vta_check_also_fn also) {
   ovta_error err = {0};
   vta_plan p = *pp;
   ovta_config cfg = p.cfg;
@@ -141,6 +150,7 @@ static inline void vta_check_plan(const char *backend, const vta_plan *pp, uint6
   ovta_test_fill_i8(x, nx, (uint32_t)seed + 11), ovta_test_fill_i8(w, nw, (uint32_t)seed + 12);
   for (int i = 0; i < op->o; i++) b[i] = (i * 7919 % 4001) - 2000;
   conv_ref(op, x, w, op->has_bias ? b : NULL, ref);
+  if (also) also(op, x, w, op->has_bias ? b : NULL, ref);
   vta_pack_x(&p, x, px), vta_pack_w(&p, w, pw), vta_pack_bias(&p, b, pb);
   ovta_dev_opts o = {0};
   o.seed = seed;
@@ -185,6 +195,8 @@ static inline void vta_check_plan(const char *backend, const vta_plan *pp, uint6
    * the bias); the ALU runs per output element the init (MOV; bias-free with shift 16..31: MOV 1
    * and a left shift), SHR (shift != 0) and CLP (int8 bounds, else MAX + MIN) */
   int64_t macs_blocks = vta_op_macs(op) / ((int64_t)cfg.batch * cfg.block_in * cfg.block_out);
+  if (op->groups > 1) /* grouped: each output block multiplies its gk input blocks (block-diagonal tiles) */
+    macs_blocks = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow * p.gk * op->kh * op->kw;
   int64_t outs = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow;
   assert_int_equal((int64_t)cnt.gemm_uops, macs_blocks);
   bool i8clip = op->clip_min >= -128 && op->clip_min <= 127 && op->clip_max >= -128 && op->clip_max <= 127;
@@ -194,6 +206,10 @@ static inline void vta_check_plan(const char *backend, const vta_plan *pp, uint6
   ovta_dev_close(dev);
   vta_kernel_free(kern);
   free(x), free(w), free(px), free(pw), free(py), free(y), free(ref), free(b), free(pb);
+}
+
+static inline void vta_check_plan(const char *backend, const vta_plan *pp, uint64_t seed, bool mid_check) {
+  vta_check_plan_also(backend, pp, seed, mid_check, NULL);
 }
 
 /* Plan op on cfgname with vt threads (tile knobs optional) and check it (vta_check_plan). */

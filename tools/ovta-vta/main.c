@@ -9,6 +9,7 @@
  *                                           dump after each; --run: CPU JIT, compare with the original
  * options: --config NAME  --vt 1|2  --tile t_n,t_oc,t_ic,t_h,t_w  --tuning FILE.json
  *          --bias  --shift S  --relu  --clip LO,HI  --print-after=PASS[,PASS]|all
+ *          --groups G (conv: grouped, G = C = O depthwise; weights [O][C/G][KH][KW])
  *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
@@ -247,6 +248,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--bias")) op.has_bias = true;
     else if (!strcmp(a, "--shift") && i + 1 < argc) op.shift = atoi(argv[++i]);
     else if (!strcmp(a, "--relu")) op.clip_min = 0;
+    else if (!strcmp(a, "--groups") && i + 1 < argc && op.kind == VTA_CONV) op.groups = atoi(argv[++i]);
     else if (!strcmp(a, "--clip") && i + 1 < argc) {
       if (sscanf(argv[++i], "%d,%d", &op.clip_min, &op.clip_max) != 2) {
         fprintf(stderr, "ovta-vta: --clip LO,HI\n");

@@ -1,0 +1,282 @@
+/* test_vta_group.c: grouped and depthwise conv2d on the accelerator (compiler/accel/README.md,
+ * "Grouped convolution"). Every case runs through every lowering stage on fsim (seed 0 and a
+ * random module interleaving) and is compared bit for bit with three references: conv_ref written
+ * in vta_check.h (grouped ONNX Conv semantics), the accelerator layer's plain-C vta_reference, and
+ * the CPU int8 path (a one-node ovta.QConv graph on the plain layout, compiled by cpu/conv.c and
+ * run by the executor). Shapes: depthwise 3x3 stride 1 and 2, pad 1 (C = O = 32, 48, 64), groups
+ * of one block (G = 2, C = O = 32; G = 4, C = O = 64), groups of several blocks (G = 2, C = O =
+ * 64, and 64 -> 128), with and without bias and ReLU, on every config, 1 and 2 virtual threads,
+ * forced tiles with several output blocks per tile; the same graph with the accelerator in the
+ * executor (pack, partition, vta_op_from_node) equal to the CPU run; tsim on two shapes;
+ * refusals of groups the blocks do not align with. */
+#include "vta_check.h"
+#include "exec.h"
+#include "ovta_driver.h"
+
+#include <stdio.h>
+
+/* A one-node graph y = ovta.QConv(x, w[, b]) of op on the plain layout (w [O][C/G][KH][KW]). */
+static ovta_graph *qconv_graph(const vta_op *op, const int8_t *w, const int32_t *b) {
+  int cg = op->c / op->groups;
+  size_t nw = (size_t)op->o * cg * op->kh * op->kw, cap = nw * 6 + (size_t)op->o * 14 + 4096, k = 0;
+  char *js = malloc(cap);
+  assert_non_null(js);
+  k += (size_t)snprintf(js + k, cap - k,
+                        "{\"name\": \"g\", \"opset\": 17, \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"tensors\": [\n"
+                        " {\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [%d, %d, %d, %d]},\n"
+                        " {\"name\": \"w\", \"dtype\": \"i8\", \"shape\": [%d, %d, %d, %d], \"data\": [",
+                        op->n, op->c, op->h, op->w, op->o, cg, op->kh, op->kw);
+  for (size_t i = 0; i < nw; i++) k += (size_t)snprintf(js + k, cap - k, "%s%d", i ? "," : "", w[i]);
+  k += (size_t)snprintf(js + k, cap - k, "]}");
+  if (b) {
+    k += (size_t)snprintf(js + k, cap - k, ",\n {\"name\": \"b\", \"dtype\": \"i32\", \"shape\": [%d], \"data\": [", op->o);
+    for (int i = 0; i < op->o; i++) k += (size_t)snprintf(js + k, cap - k, "%s%d", i ? "," : "", b[i]);
+    k += (size_t)snprintf(js + k, cap - k, "]}");
+  }
+  k += (size_t)snprintf(js + k, cap - k,
+                        "],\n \"nodes\": [{\"name\": \"dw\", \"op\": \"ovta.QConv\", \"inputs\": [\"x\", \"w\"%s], "
+                        "\"outputs\": [\"y\"], \"attrs\": {\"pads\": [%d, %d, %d, %d], \"strides\": [%d, %d], "
+                        "\"group\": %d, \"shift\": %d, \"clip_min\": %d, \"clip_max\": %d}}]}\n",
+                        b ? ", \"b\"" : "", op->pad_t, op->pad_l, op->pad_b, op->pad_r, op->stride_h, op->stride_w,
+                        op->groups, op->shift, op->clip_min, op->clip_max);
+  assert_true(k < cap);
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(js, "qconv", &g, &err), err);
+  OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
+  free(js);
+  return g;
+}
+
+/* Run g's executor (CPU only when o is NULL) on x; the int8 output. *accel: the accelerator nodes;
+ * want_in_report: a text the compile report must hold (NULL: none). */
+static ovta_tensor *exec_run(ovta_graph *g, const ovta_exec_opts *o, const vta_op *op, const int8_t *x, int *accel,
+                             const char *want_in_report) {
+  ovta_error err = {0};
+  ovta_exec *e;
+  OVTA_ASSERT_OK(ovta_exec_build(g, o, &e, &err), err);
+  if (accel) *accel = ovta_exec_accel_nodes(e);
+  if (want_in_report && !strstr(ovta_exec_report(e), want_in_report))
+    fail_msg("report lacks '%s':\n%s", want_in_report, ovta_exec_report(e));
+  int64_t xs[4] = {op->n, op->c, op->h, op->w};
+  ovta_tensor *xt = ovta_tensor_new("x", OVTA_DT_I8, 4, xs), *y;
+  OVTA_ASSERT_OK(ovta_tensor_alloc(xt, &err), err);
+  memcpy(xt->data, x, xt->nbytes);
+  OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", xt, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &y, &err), err);
+  ovta_tensor_free(xt);
+  ovta_exec_free(e);
+  return y;
+}
+
+static void same_bytes(const int8_t *a, const int8_t *b, size_t n, const char *what, const vta_op *op) {
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != b[i]) fail_msg("%s %dx%dx%dx%d->%d g%d: %s differs at %zu: %d, expected %d", op->name, op->n, op->c,
+                               op->h, op->w, op->o, op->groups, what, i, a[i], b[i]);
+}
+
+/* The other references on vta_check_plan's inputs: vta_reference and the CPU int8 path. */
+static void also_cpu(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *b, const int8_t *ref) {
+  size_t ny = (size_t)op->n * op->o * vta_op_out_h(op) * vta_op_out_w(op);
+  int8_t *y = malloc(ny);
+  assert_non_null(y);
+  vta_reference(op, x, w, b, y);
+  same_bytes(y, ref, ny, "vta_reference", op);
+  ovta_graph *g = qconv_graph(op, w, b);
+  ovta_tensor *yc = exec_run(g, NULL, op, x, NULL, NULL);
+  assert_int_equal(yc->nbytes, ny);
+  same_bytes(yc->data, ref, ny, "the cpu int8 path", op);
+  ovta_tensor_free(yc);
+  ovta_graph_free(g);
+  free(y);
+}
+
+/* A grouped op: shape, groups, bias, ReLU, a shift keeping most outputs inside the clip. */
+static vta_op gop(const char *name, int n, int c, int hw, int o, int groups, int stride, bool bias, bool relu) {
+  vta_op op;
+  vta_op_conv(&op, name, n, c, hw, hw, o, 3, stride, 1);
+  op.groups = groups, op.has_bias = bias;
+  if (relu) op.clip_min = 0;
+  double target = 5461.0 * sqrt((double)(c / groups * 9)) / 40.0;
+  while ((double)(1 << op.shift) < target) op.shift++;
+  return op;
+}
+
+/* op on cfgname / vt (knobs optional) on fsim: two interleavings, the first also against the
+ * other references (skipped when may_refuse and the knobs do not fit). */
+static void check_op(const char *cfgname, const vta_op *op, int vt, const vta_knobs *kn, bool may_refuse) {
+  vta_plan p;
+  if (!plan_of(cfgname, op, vt, kn, may_refuse, &p)) return;
+  vta_check_plan_also("fsim", &p, 0, true, also_cpu);
+  vta_check_plan("fsim", &p, 0x5eed + (uint64_t)vt, true);
+}
+
+static const struct { const char *name; int c, hw, o, groups; } shapes[] = {
+    {"dw32", 32, 8, 32, 32},  {"dw48", 48, 7, 48, 48},  {"dw64", 64, 10, 64, 64}, {"g2_32", 32, 8, 32, 2},
+    {"g4_64", 64, 6, 64, 4},  {"g2_64", 64, 6, 64, 2},  {"g2_64_128", 64, 6, 128, 2},
+};
+#define NSHAPES (sizeof shapes / sizeof shapes[0])
+
+static void test_sweep(void **st) {
+  (void)st;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (size_t i = 0; i < NSHAPES; i++)
+      for (int stride = 1; stride <= 2; stride++)
+        for (int v = 0; v < 2; v++) { /* v 0: bias, ReLU, 2 threads; v 1: neither, 1 thread */
+          vta_op op = gop(shapes[i].name, cfg.batch, shapes[i].c, shapes[i].hw, shapes[i].o, shapes[i].groups, stride,
+                          v == 0, v == 0);
+          check_op(*c, &op, 2 - v, NULL, false);
+        }
+  }
+}
+
+/* Forced tiles: several output blocks per tile (their own input blocks side by side in INP),
+ * a reduction in steps of one input block (groups of two blocks). */
+static void test_tiles(void **st) {
+  (void)st;
+  vta_op op = gop("dw_t", 1, 64, 14, 64, 64, 1, true, true);
+  check_op("default", &op, 2, &(vta_knobs){.t_n = 1, .t_oc = 4, .t_ic = 1, .t_h = 7, .t_w = 14}, false);
+  check_op("default", &op, 1, &(vta_knobs){.t_oc = 2, .t_h = 2}, false);
+  op = gop("g2_t", 1, 64, 8, 64, 4, 2, false, false); /* 16 channels a group: its own input block */
+  check_op("default", &op, 2, &(vta_knobs){.t_oc = 2, .t_h = 4}, false);
+  op = gop("g2_t2", 1, 64, 8, 64, 2, 1, true, false); /* 32 a group: all blocks, the others' weights zero */
+  check_op("default", &op, 2, &(vta_knobs){.t_oc = 2, .t_ic = 1}, false);
+}
+
+/* Tilings: every combination of a few tile sizes (those that divide and fit) on two images
+ * blocks, fsim with a random interleaving against conv_ref. */
+static void test_tilings(void **st) {
+  (void)st;
+  int ran = 0;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    static const int sh[][4] = {{64, 64, 64, 1}, {64, 64, 4, 2}, {64, 64, 2, 1}}; /* c, o, groups, stride */
+    for (size_t i = 0; i < 3; i++)
+      for (int vt = 1; vt <= 2; vt++) {
+        vta_op op = gop("tiled", 2 * cfg.batch, sh[i][0], 8, sh[i][1], sh[i][2], sh[i][3], vt == 2, true);
+        static const int toc[] = {1, 2, 4}, tic[] = {1, 2}, th[] = {1, 4}, tw[] = {2, 8};
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 2; b++)
+            for (int h = 0; h < 2; h++)
+              for (int w = 0; w < 2; w++) {
+                vta_knobs k = {.t_n = 1 + (a + h + w) % 2, .t_oc = toc[a], .t_ic = tic[b], .t_h = th[h], .t_w = tw[w]};
+                vta_plan p;
+                if (!plan_of(*c, &op, vt, &k, true, &p)) continue; /* does not fit or divide */
+                vta_check_plan("fsim", &p, 0x6eedu + (uint64_t)ran, false);
+                ran++;
+              }
+      }
+  }
+  assert_true(ran > 100);
+}
+
+/* The plan's grouping: the reduction of an output block runs over gk input blocks from ob * gs,
+ * so the GEMM does gk blocks per output block (vta_check_plan counts them) and the INP tile holds
+ * the tile's own input blocks. */
+static void test_plan(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_plan p;
+  vta_op op = gop("dw", 1, 96, 56, 96, 96, 1, true, true);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_int_equal(p.gk, 1), assert_int_equal(p.gs, 1), assert_int_equal(p.red_steps, 1);
+  assert_int_equal(p.in_cb, p.t_oc);
+  assert_int_equal(vta_w_bytes(&p), 96 * 16 * 9); /* a diagonal 16x16 tile per tap */
+  op = gop("g4", 1, 64, 8, 64, 4, 1, true, true);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_int_equal(p.gk, 1), assert_int_equal(p.gs, 1);
+  op = gop("g2", 1, 64, 8, 128, 2, 1, true, true);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_int_equal(p.gk, 4), assert_int_equal(p.gs, 0);
+  assert_int_equal(vta_op_macs(&op), (int64_t)128 * 64 * 32 * 9);
+  /* refused with the reason: groups the blocks do not align with, dense with groups */
+  op = gop("mult2", 1, 32, 8, 64, 32, 1, false, false); /* depthwise with channel multiplier 2 */
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "mult2: groups 32: 1 input and 2 output channels per group"));
+  op = gop("g3", 1, 48, 8, 48, 3, 1, false, false); /* 16 a group but blocks of 16 from 0: aligned */
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  op = gop("g6", 1, 48, 8, 48, 6, 1, false, false); /* 8 a group: two groups a block, aligned */
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  check_op("default", &op, 2, NULL, false);
+  op = gop("g12", 1, 48, 8, 96, 12, 1, false, false); /* 4 in, 8 out a group: 2 groups, 8 inputs a block */
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  op = gop("bad", 1, 48, 8, 48, 5, 1, false, false);
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EINVAL);
+  vta_op_dense(&op, "dg", 16, 32, 32);
+  op.groups = 2;
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EINVAL);
+}
+
+/* The graph executor with the accelerator: pack repacks the grouped weights, partition and
+ * vta_op_from_node take the node, the device result equals the CPU run; an unaligned group stays
+ * on the CPU with the reason in the report. */
+static void test_graph(void **st) {
+  (void)st;
+  static const int cases[][4] = {{32, 32, 32, 1}, {64, 64, 2, 2}, {64, 128, 2, 1}, {32, 64, 32, 1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    vta_op op = gop("dwg", 1, cases[i][0], 9, cases[i][1], cases[i][2], cases[i][3], true, true);
+    size_t nx = (size_t)op.c * 81, nw = (size_t)op.o * (op.c / op.groups) * 9;
+    int8_t *x = malloc(nx), *w = malloc(nw);
+    int32_t *b = malloc((size_t)op.o * 4);
+    assert_non_null(x), assert_non_null(w), assert_non_null(b);
+    ovta_test_fill_i8(x, nx, 91 + (uint32_t)i), ovta_test_fill_i8(w, nw, 92 + (uint32_t)i);
+    for (int k = 0; k < op.o; k++) b[k] = (k * 7919 % 4001) - 2000;
+    ovta_graph *g = qconv_graph(&op, w, b);
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+    ovta_exec_opts o;
+    ovta_exec_opts_init(&o);
+    o.accel = true, o.cfg = &cfg, o.backend = "fsim";
+    int nacc = -1;
+    bool aligned = i != 3; /* 32 -> 64 in 32 groups: 2 outputs of one input a group */
+    ovta_tensor *yc = exec_run(g, NULL, &op, x, NULL, NULL),
+                *ya = exec_run(g, &o, &op, x, &nacc,
+                               aligned ? "node dw op ovta.QConv: accel: tile"
+                                       : "node dw op ovta.QConv: cpu: grouped convolution (group 32): 1 input and 2 "
+                                         "output channels per group do not align with the accelerator's channel "
+                                         "blocks");
+    assert_int_equal(nacc, aligned ? 1 : 0);
+    assert_int_equal(yc->nbytes, ya->nbytes);
+    same_bytes(ya->data, yc->data, yc->nbytes, "accelerator graph vs cpu", &op);
+    int8_t *ref = malloc(yc->nbytes);
+    assert_non_null(ref);
+    conv_ref(&op, x, w, b, ref);
+    same_bytes(yc->data, ref, yc->nbytes, "cpu vs conv_ref", &op);
+    free(ref);
+    ovta_tensor_free(yc), ovta_tensor_free(ya);
+    ovta_graph_free(g);
+    free(x), free(w), free(b);
+  }
+}
+
+static void test_tsim(void **st) {
+  (void)st;
+  bool have = false;
+  for (const char *const *b = ovta_backend_names(); *b; b++) have |= !strcmp(*b, "tsim");
+  if (!have) skip();
+  vta_plan p;
+  vta_op op = gop("dw_tsim", 1, 32, 8, 32, 32, 2, true, true);
+  plan_of("default", &op, 2, NULL, false, &p);
+  vta_check_plan("tsim", &p, 0, true);
+  op = gop("g2_tsim", 1, 64, 6, 64, 2, 1, false, false);
+  plan_of("default", &op, 2, NULL, false, &p);
+  vta_check_plan("tsim", &p, 0, true);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_plan),  cmocka_unit_test(test_sweep), cmocka_unit_test(test_tiles),
+      cmocka_unit_test(test_tilings),
+      cmocka_unit_test(test_graph), cmocka_unit_test(test_tsim),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
