@@ -95,17 +95,12 @@ int exec_lower_packed_concat(const ovta_graph *g, const ovta_node *n, const char
     return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): channel blocks of the inputs do not sum to the output's", n->name, n->op);
   lir_func *f = lir_func_new(fname);
   if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
-  lir_buf *src[64], *dst;
-  if (n->n_inputs > 64) {
-    lir_func_free(f);
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): %d inputs (at most 64)", n->name, n->op, n->n_inputs);
-  }
-  for (int k = 0; k < n->n_inputs; k++) {
-    char pn[16];
+  for (int k = 0; k < n->n_inputs; k++) { /* parameters: the inputs, then the output */
+    char pn[24];
     snprintf(pn, sizeof pn, "x%d", k);
-    src[k] = lir_param(f, pn, dt, 6, n->inputs[k]->shape);
+    lir_param(f, pn, dt, 6, n->inputs[k]->shape);
   }
-  dst = lir_param(f, "y", dt, 6, y->shape);
+  lir_buf *dst = lir_param(f, "y", dt, 6, y->shape);
   lir_block blk;
   lir_block_init(&blk, f);
   off = 0;
@@ -114,7 +109,8 @@ int exec_lower_packed_concat(const ovta_graph *g, const ovta_node *n, const char
     lir_nest_open(f, &nest, 6, n->inputs[k]->shape, "c");
     lir_expr *yi[6];
     for (int d = 0; d < 6; d++) yi[d] = d == 1 ? lir_addi(f, nest.idx[d], off) : nest.idx[d];
-    lir_block_add(&blk, lir_nest_close(f, &nest, lir_store(f, dst, yi, lir_load(f, src[k], nest.idx)), LIR_FOR_SERIAL));
+    lir_stmt *st = lir_store(f, dst, yi, lir_load(f, f->params[k], nest.idx));
+    lir_block_add(&blk, lir_nest_close(f, &nest, st, LIR_FOR_SERIAL));
     off += n->inputs[k]->shape[1];
   }
   f->body = lir_block_stmt(&blk);
