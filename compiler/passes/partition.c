@@ -111,8 +111,13 @@ const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *bu
   const char *ops = ovta_node_attr_s(n, "ops", "");
   if (!strcmp(n->op, "ovta.Eltwise") && strcmp(ops, "Add") && strcmp(ops, "Add,Relu"))
     return snprintf(buf, len, "elementwise chain %s: no accelerator operator (the ALU takes residual adds)", ops), buf;
-  if (!strcmp(n->op, "Add") || !strcmp(n->op, "ovta.Eltwise") || !strcmp(n->op, "MaxPool") ||
-      !strcmp(n->op, "Flatten"))
+  if (!strcmp(n->op, "MaxPool"))
+    return snprintf(buf, len,
+                    "stays float: the int8 MaxPool needs a non-constant 2-D input produced int8, dilations 1, no "
+                    "Indices output, and with ceil_mode 1 every window starting inside the input (the quantize "
+                    "pass's rule: compiler/passes/quantize.c)"),
+           buf;
+  if (!strcmp(n->op, "Add") || !strcmp(n->op, "ovta.Eltwise") || !strcmp(n->op, "Flatten"))
     return snprintf(buf, len,
                     "stays float: the int8 %s needs a non-constant input produced int8 (the quantize pass's rule: "
                     "compiler/passes/quantize.c)",
