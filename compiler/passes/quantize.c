@@ -80,7 +80,8 @@ static bool qadd_match(const ovta_node *n, ovta_tensor **a, ovta_tensor **b, boo
 static bool ceil_pads(const ovta_node *n, int64_t pads[4]) {
   const ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
   const ovta_attr *k = ovta_node_attr(n, "kernel_shape"), *st = ovta_node_attr(n, "strides"), *pd = ovta_node_attr(n, "pads");
-  if (strcmp(ovta_node_attr_s(n, "auto_pad", "NOTSET"), "NOTSET") || y->rank != 4 || !k || k->n != 2) return false;
+  if (strcmp(ovta_node_attr_s(n, "auto_pad", "NOTSET"), "NOTSET") || y->rank != 4 || !k || k->type != OVTA_ATTR_INTS || k->n != 2)
+    return false;
   if ((st && (st->type != OVTA_ATTR_INTS || st->n != 2)) || (pd && (pd->type != OVTA_ATTR_INTS || pd->n != 4))) return false;
   for (int i = 0; i < 4; i++) pads[i] = pd ? pd->ints[i] : 0;
   for (int i = 0; i < 2; i++) {
@@ -278,6 +279,7 @@ static int q_calibrate(qstate *q, const ovta_compile_opts *o, const ovta_tensor 
   return 0;
 }
 
+/* The root of i in the union-find forest p (paths halved on the way). */
 static int uf_root(int *p, int i) {
   while (p[i] != i) i = p[i] = p[p[i]];
   return i;
