@@ -57,7 +57,7 @@ int ix_set_out(ctx *c, int k, ovta_dtype dt, int rank, const int64_t *shape) {
     if (known) return ix_bad(c, OVTA_EINVAL, "the element count of output '%s' overflows", o->name);
   }
   o->dtype = dt;
-  if (o->rank != rank || memcmp(o->shape, shape, sizeof(int64_t) * (size_t)(rank > 0 ? rank : 0)))
+  if (o->rank != rank || (rank > 0 && memcmp(o->shape, shape, sizeof(int64_t) * (size_t)rank)))
     for (int i = 0; i < OVTA_MAX_RANK; i++) {
       free(o->dim_names[i]);
       o->dim_names[i] = NULL;
