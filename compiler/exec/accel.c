@@ -2,6 +2,7 @@
  * "Graph executor"): which packed ovta.QConv / ovta.QDense nodes run on the accelerator, the
  * CPU fallback of the others (rewritten back to the plain layout), and the loop IR of
  * ovta.Pack / ovta.Unpack for the CPU path. Used by exec.c. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,6 +58,62 @@ int exec_lower_layout(const ovta_graph *g, const ovta_node *n, const char *fname
     lir_stmt *st = lir_store1(f, bd, flat, lir_load(f, bs, pidx));
     f->body = lir_nest_close(f, &nest, st, LIR_FOR_SERIAL);
   }
+  int rc = lir_verify(f, true, err);
+  if (rc) {
+    lir_func_free(f);
+    return ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
+  }
+  *out = f;
+  return OVTA_OK;
+}
+
+/* A Concat on the packed layout (pack.c's pack_concat): inputs and output OVTA_LAYOUT_ACT arrays
+ * [N/B, C/BI, H, W, B, BI], joined along physical axis 1 (whole channel blocks). A host copy:
+ * the executor passes the tensors' DMA buffers (invalidated before, flushed after the step), so
+ * the device reads what this writes. */
+int exec_lower_packed_concat(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out,
+                             ovta_error *err) {
+  (void)g;
+  *out = NULL;
+  const ovta_tensor *y = n->n_outputs == 1 ? n->outputs[0] : NULL;
+  if (!y || y->layout != OVTA_LAYOUT_ACT || y->rank != 6 || ovta_node_attr_i(n, "axis", 0) != 1)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): a packed Concat joins act-layout arrays along axis 1", n->name, n->op);
+  lir_dtype dt = lir_from_ovta_dtype(y->dtype);
+  if (dt == LIR_VOID) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): dtype %s", n->name, n->op, ovta_dtype_name(y->dtype));
+  int64_t off = 0;
+  for (int k = 0; k < n->n_inputs; k++) {
+    const ovta_tensor *x = n->inputs[k];
+    if (!x || x->layout != OVTA_LAYOUT_ACT || x->rank != 6 || x->dtype != y->dtype)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): input %d is not a packed %s activation", n->name, n->op, k,
+                       ovta_dtype_name(y->dtype));
+    for (int d = 0; d < 6; d++)
+      if (d != 1 && x->shape[d] != y->shape[d])
+        return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): input %s: packed shape does not match the output", n->name, n->op, x->name);
+    off += x->shape[1];
+  }
+  if (off != y->shape[1])
+    return OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): channel blocks of the inputs do not sum to the output's", n->name, n->op);
+  lir_func *f = lir_func_new(fname);
+  if (!f) return OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
+  for (int k = 0; k < n->n_inputs; k++) { /* parameters: the inputs, then the output */
+    char pn[24];
+    snprintf(pn, sizeof pn, "x%d", k);
+    lir_param(f, pn, dt, 6, n->inputs[k]->shape);
+  }
+  lir_buf *dst = lir_param(f, "y", dt, 6, y->shape);
+  lir_block blk;
+  lir_block_init(&blk, f);
+  off = 0;
+  for (int k = 0; k < n->n_inputs; k++) {
+    lir_nest nest;
+    lir_nest_open(f, &nest, 6, n->inputs[k]->shape, "c");
+    lir_expr *yi[6];
+    for (int d = 0; d < 6; d++) yi[d] = d == 1 ? lir_addi(f, nest.idx[d], off) : nest.idx[d];
+    lir_stmt *st = lir_store(f, dst, yi, lir_load(f, f->params[k], nest.idx));
+    lir_block_add(&blk, lir_nest_close(f, &nest, st, LIR_FOR_SERIAL));
+    off += n->inputs[k]->shape[1];
+  }
+  f->body = lir_block_stmt(&blk);
   int rc = lir_verify(f, true, err);
   if (rc) {
     lir_func_free(f);

@@ -532,7 +532,7 @@ static int lower_accel_node(build *b, int s, ovta_error *err) {
 }
 
 /* CPU node s: lowered to loop IR by the CPU layer (cpu.h lir_lower_node; ovta.Pack / ovta.Unpack
- * by exec_lower_layout) as ovta_kS_OP, added to the module; its step passes the node's tensors,
+ * by exec_lower_layout, a packed Concat by exec_lower_packed_concat) as ovta_kS_OP, added to the module; its step passes the node's tensors,
  * inputs then outputs. */
 static int lower_cpu_node(build *b, int s, ovta_error *err) {
   const ovta_graph *g = b->g;
@@ -542,6 +542,8 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
   lir_func *f;
   int rc;
   if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
+  else if (!strcmp(n->op, "Concat") && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->layout == OVTA_LAYOUT_ACT)
+    rc = exec_lower_packed_concat(g, n, fname, &f, err);
   else rc = lir_lower_node(g, n, fname, &f, err);
   if (rc) return rc;
   if (b->e->accel) report_line(b->rep, g, n, NULL, NULL);

@@ -105,13 +105,55 @@ static bool flatten_alias(const ovta_node *n, int nt0, ovta_tensor **twin) {
   return true;
 }
 
+/* Is n an int8 channel Concat (quantize.c's q_concat: axis 1 of rank 4 or 2) whose inputs all have
+ * packed twins (produced packed by an earlier node) with channel counts multiples of bi? */
+static bool packable_concat(const ovta_node *n, int64_t bi, int nt0, ovta_tensor **twin) {
+  const ovta_tensor *y = n->n_outputs == 1 ? n->outputs[0] : NULL;
+  if (strcmp(n->op, "Concat") || !y || y->dtype != OVTA_DT_I8 || (y->rank != 4 && y->rank != 2) || n->n_inputs < 1)
+    return false;
+  if (ovta_node_attr_i(n, "axis", 0) != 1 || ovta_tensor_numel(y) < 0 || y->layout != OVTA_LAYOUT_PLAIN) return false;
+  for (int k = 0; k < n->n_inputs; k++) {
+    const ovta_tensor *x = n->inputs[k];
+    const ovta_tensor *xp = x && x->id >= 0 && x->id < nt0 ? twin[x->id] : NULL;
+    if (!xp || x->dtype != OVTA_DT_I8 || x->rank != y->rank || x->shape[1] % bi || xp->rank != 6 || xp->shape[5] != bi)
+      return false;
+  }
+  return true;
+}
+
+/* Int8 channel Concat at *pi (packable_concat) on the packed layout: the inputs' packed twins
+ * [N/B][C_k/BI][H][W][B][BI] joined along physical axis 1 (the channel blocks: each input a
+ * whole number of blocks) into the packed output (layout act, the plain output's logical shape),
+ * an ovta.Unpack for plain users. The node stays a Concat (axis 1) on the physical arrays. */
+static int pack_concat(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int nt0, ovta_tensor **twin, ovta_error *err) {
+  ovta_node *n = g->nodes[*pi];
+  ovta_tensor *y = n->outputs[0];
+  for (int k = 0; k < n->n_inputs; k++) n->inputs[k] = twin[n->inputs[k]->id];
+  ovta_tensor *yp = px_new_value(g, y->name, y->dtype, NULL, err);
+  if (!yp) return err->code ? err->code : OVTA_ENOMEM;
+  int64_t N = y->shape[0], C = y->shape[1], H = y->rank == 4 ? y->shape[2] : 1, W = y->rank == 4 ? y->shape[3] : 1;
+  int64_t ys[6] = {(N + bt - 1) / bt, C / bi, H, W, bt, bi};
+  yp->rank = 6, memcpy(yp->shape, ys, sizeof ys);
+  yp->layout = OVTA_LAYOUT_ACT, yp->logical_rank = y->rank, memcpy(yp->logical, y->shape, sizeof yp->logical);
+  yp->quant = y->quant;
+  n->outputs[0] = yp;
+  if (y->id >= 0 && y->id < nt0) twin[y->id] = yp;
+  ovta_node *up = px_new_node(g, *pi + 1, "ovta.Unpack", "unpack", 1, &yp, y, err);
+  if (!up || ovta_node_set_ints(up, "shape", y->shape, y->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
+  (*pi)++;
+  return OVTA_OK;
+}
+
 /* pack: ovta.QConv (2-D; grouped when C, O are block multiples aligned with the groups, or pad
  * to them with whole all-zero groups: ovta_group_blocks) and ovta.QDense move to the accelerator's blocked layouts
  * (ovta_layout in graph.h) for opts->cfg's batch, block_in, block_out: weights and bias are
  * repacked as constants (zero padded), activations go through ovta.Pack, and an ovta.Unpack
  * restores the plain value for users that are not packed ops (dce removes unused ones).
  * Consecutive packed ops pass the packed tensor directly when block_in == block_out, also across
- * a Flatten of an [N, C, 1, 1] packed value (flatten_alias: a global average pool -> dense). */
+ * a Flatten of an [N, C, 1, 1] packed value (flatten_alias: a global average pool -> dense). An
+ * int8 channel Concat whose inputs are all produced packed, each a whole number of channel blocks
+ * (block_in == block_out), is a Concat of the packed arrays along physical axis 1, its output
+ * packed (pack_concat); any other Concat stays on plain values (Unpack before it). */
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (rc) return rc;
@@ -131,6 +173,13 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
       continue;
     }
     if (bi == bo && flatten_alias(n, nt0, twin)) continue;
+    if (bi == bo && packable_concat(n, bi, nt0, twin)) {
+      if ((rc = pack_concat(g, &i, bt, bi, nt0, twin, err))) {
+        free(twin);
+        return rc;
+      }
+      continue;
+    }
     if (!conv && strcmp(n->op, "ovta.QDense")) continue;
     ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2), *y = n->outputs[0];
     if (x->layout != OVTA_LAYOUT_PLAIN || !px_is_const(w) || (b && !px_is_const(b))) continue;
@@ -149,6 +198,7 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
           ovta_infer_node(g, pk, err))
         goto fail;
       i++;
+      if (x->id < nt0 && bi == bo) twin[x->id] = xp; /* one Pack for all its packed users */
     }
     ovta_tensor *wp = pack_wgt(g, w, x->shape[1], G, bi, bo, err);
     if (!wp) goto fail;

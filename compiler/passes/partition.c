@@ -15,8 +15,14 @@ static bool desc_supports(const ovta_target_desc *t, const ovta_graph *g, const 
   return false;
 }
 
+/* A Concat of int8 arrays in the act layout (pack.c's pack_concat). */
+static bool packed_concat(const ovta_node *n) {
+  const ovta_tensor *y = n->n_outputs == 1 ? n->outputs[0] : NULL;
+  return !strcmp(n->op, "Concat") && y && y->dtype == OVTA_DT_I8 && y->layout == OVTA_LAYOUT_ACT;
+}
+
 static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
-  if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) return true;
+  if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack") || packed_concat(n)) return true;
   if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool")) {
     /* int8 in the act layout; whether the ALU kernels take the shape is the executor's check
      * (vta_op_from_node, vta_plan_make), which falls back to the cpu with the reason */
@@ -100,6 +106,19 @@ const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *bu
     return snprintf(buf, len, "layout conversion to or from the accelerator's blocked layout (host)"), buf;
   if (!strcmp(n->op, "QuantizeLinear") || !strcmp(n->op, "DequantizeLinear"))
     return snprintf(buf, len, "float <-> int8 conversion (host)"), buf;
+  if (packed_concat(n))
+    return snprintf(buf, len, "int8 channel concat of packed values: a host copy between the device's buffers (no conversion)"),
+           buf;
+  if (!strcmp(n->op, "Concat") && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->dtype == OVTA_DT_I8)
+    return snprintf(buf, len,
+                    "int8 concat on plain values: an input not produced packed or not a whole number of channel "
+                    "blocks (the pack pass's rule: compiler/passes/pack.c)"),
+           buf;
+  if (!strcmp(n->op, "Concat"))
+    return snprintf(buf, len,
+                    "stays float: the int8 Concat joins channels (axis 1, rank 4 or 2) of inputs all produced int8 "
+                    "(the quantize pass's rule: compiler/passes/quantize.c)"),
+           buf;
   if (accel_supports(NULL, g, n)) return NULL;
   if (!strncmp(n->op, "ovta.Q", 6)) return q_why_not(g, n, buf, len);
   if (!strcmp(n->op, "ovta.Conv") || !strcmp(n->op, "ovta.Dense"))
@@ -115,8 +134,13 @@ const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *bu
            buf;
   if (!strcmp(n->op, "Flatten") && x0 && x0->dtype == OVTA_DT_I8)
     return snprintf(buf, len, "int8 Flatten: data movement in the plain layout (host)"), buf;
-  if (!strcmp(n->op, "Add") || !strcmp(n->op, "ovta.Eltwise") || !strcmp(n->op, "MaxPool") ||
-      !strcmp(n->op, "Flatten"))
+  if (!strcmp(n->op, "MaxPool"))
+    return snprintf(buf, len,
+                    "stays float: the int8 MaxPool needs a non-constant 2-D input produced int8, dilations 1, no "
+                    "Indices output, and with ceil_mode 1 every window starting inside the input (the quantize "
+                    "pass's rule: compiler/passes/quantize.c)"),
+           buf;
+  if (!strcmp(n->op, "Add") || !strcmp(n->op, "ovta.Eltwise") || !strcmp(n->op, "Flatten"))
     return snprintf(buf, len,
                     "stays float: the int8 %s needs a non-constant input produced int8 (the quantize pass's rule: "
                     "compiler/passes/quantize.c)",

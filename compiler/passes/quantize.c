@@ -73,13 +73,38 @@ static bool qadd_match(const ovta_node *n, ovta_tensor **a, ovta_tensor **b, boo
   return same_shape(*a, y) && same_shape(*b, y);
 }
 
+/* MaxPool n with ceil_mode 1 as floor mode: the end pads (bottom, right) grown so the floor-mode
+ * window count is the inferred output size, in pads[4] (top, left, bottom, right). Only when the
+ * shapes are static, auto_pad is NOTSET and every window starts inside the input or its begin
+ * pad (so each holds an input element: the max over the in-bounds ones is the same). */
+static bool ceil_pads(const ovta_node *n, int64_t pads[4]) {
+  const ovta_tensor *x = n->inputs[0], *y = n->outputs[0];
+  const ovta_attr *k = ovta_node_attr(n, "kernel_shape"), *st = ovta_node_attr(n, "strides"), *pd = ovta_node_attr(n, "pads");
+  if (strcmp(ovta_node_attr_s(n, "auto_pad", "NOTSET"), "NOTSET") || y->rank != 4 || !k || k->type != OVTA_ATTR_INTS || k->n != 2)
+    return false;
+  if ((st && (st->type != OVTA_ATTR_INTS || st->n != 2)) || (pd && (pd->type != OVTA_ATTR_INTS || pd->n != 4))) return false;
+  for (int i = 0; i < 4; i++) pads[i] = pd ? pd->ints[i] : 0;
+  for (int i = 0; i < 2; i++) {
+    int64_t H = x->shape[2 + i], out = y->shape[2 + i], s = st ? st->ints[i] : 1, kk = k->ints[i];
+    if (H < 1 || out < 1 || s < 1 || kk < 1 || pads[i] < 0 || pads[i + 2] < 0) return false;
+    if ((out - 1) * s - pads[i] >= H) return false; /* a window wholly in the end pad */
+    int64_t pe = (out - 1) * s + kk - H - pads[i];
+    if (pe > pads[i + 2]) pads[i + 2] = pe;
+    if ((H + pads[i] + pads[i + 2] - kk) / s + 1 != out) return false;
+  }
+  return true;
+}
+
 /* A max pooling the quantize pass can make ovta.QMaxPool: 2-D MaxPool (rank 4) without the
- * Indices output, dilations 1, ceil_mode 0, on a non-constant f32. */
+ * Indices output, dilations 1, ceil_mode 0 (or 1 as floor mode with larger end pads: ceil_pads),
+ * on a non-constant f32. */
 static bool qpool_match(const ovta_node *n) {
   if (strcmp(n->op, "MaxPool") || n->n_inputs != 1 || !n->inputs[0] || n->n_outputs < 1 || !n->outputs[0]) return false;
   if (n->n_outputs > 1 && n->outputs[1]) return false;
   const ovta_tensor *x = n->inputs[0];
-  if (x->dtype != OVTA_DT_F32 || x->rank != 4 || px_is_const(x) || ovta_node_attr_i(n, "ceil_mode", 0) != 0) return false;
+  int64_t pads[4];
+  if (x->dtype != OVTA_DT_F32 || x->rank != 4 || px_is_const(x)) return false;
+  if (ovta_node_attr_i(n, "ceil_mode", 0) != 0 && !ceil_pads(n, pads)) return false;
   if (ovta_node_attr_i(n, "storage_order", 0) != 0) return false;
   const ovta_attr *d = ovta_node_attr(n, "dilations"), *k = ovta_node_attr(n, "kernel_shape");
   if (!k || k->type != OVTA_ATTR_INTS || k->n != 2) return false;
@@ -113,6 +138,23 @@ static bool gap_scale(int64_t hw, int ex, int ey, int *mult, int *shift) {
     return true;
   }
   return false;
+}
+
+/* A channel concatenation the quantize pass can make an int8 Concat: Concat of rank 4 along axis 1
+ * (the channels of NCHW, or -3) or of rank 2 along axis 1 (or -1), every input a non-constant f32
+ * of that rank. (That each input is produced quantized is q_classify's condition.) */
+static bool qconcat_match(const ovta_node *n) {
+  if (strcmp(n->op, "Concat") || n->n_inputs < 1 || n->n_outputs != 1 || !n->outputs[0]) return false;
+  const ovta_tensor *y = n->outputs[0];
+  int r = y->rank;
+  int64_t axis = ovta_node_attr_i(n, "axis", 0);
+  if (axis < 0) axis += r;
+  if ((r != 4 && r != 2) || axis != 1 || y->dtype != OVTA_DT_F32) return false;
+  for (int k = 0; k < n->n_inputs; k++) {
+    const ovta_tensor *x = n->inputs[k];
+    if (!x || x->dtype != OVTA_DT_F32 || x->rank != r || px_is_const(x)) return false;
+  }
+  return true;
 }
 
 /* The ONNX operator of a fused activation the requantization cannot apply (act of ovta.Conv /
@@ -160,7 +202,7 @@ static int unfuse_acts(ovta_graph *g, ovta_error *err) {
   return OVTA_OK;
 }
 
-enum { QK_NONE = 0, QK_LINEAR, QK_ADD, QK_POOL, QK_FLAT, QK_GAP };
+enum { QK_NONE = 0, QK_LINEAR, QK_ADD, QK_POOL, QK_FLAT, QK_GAP, QK_CONCAT };
 
 /* The quantized twin of float tensor x with exponent ex: the one a quantized producer made, else
  * a new QuantizeLinear inserted before *pos (which moves on). */
@@ -214,7 +256,14 @@ typedef struct qstate {
 /* The error code of a failed rewrite (ENOMEM when the failing call set none). */
 static int q_fail(const ovta_error *err) { return err->code ? err->code : OVTA_ENOMEM; }
 
-/* Which nodes become quantized (in order: an add/pool/flatten needs a quantized producer), which
+/* Is every input of n produced quantized? */
+static bool q_all_willq(const qstate *q, const ovta_node *n) {
+  for (int k = 0; k < n->n_inputs; k++)
+    if (!q->willq[n->inputs[k]->id]) return false;
+  return true;
+}
+
+/* Which nodes become quantized (in order: an add/pool/flatten/concat needs a quantized producer), which
  * tensors need an exponent; those with an annotation have it. Returns the first tensor that needs
  * one and has no annotation, or NULL. */
 static const ovta_tensor *q_classify(qstate *q) {
@@ -229,6 +278,7 @@ static const ovta_tensor *q_classify(qstate *q) {
     else if (qpool_match(n) && q->willq[n->inputs[0]->id]) q->kind[i] = QK_POOL, ts[0] = n->inputs[0];
     else if (qgap_match(n) && q->willq[n->inputs[0]->id])
       q->kind[i] = QK_GAP, ts[0] = n->inputs[0], ts[1] = n->outputs[0];
+    else if (qconcat_match(n) && q_all_willq(q, n)) q->kind[i] = QK_CONCAT; /* exponents: q_concat_exps */
     else if (!strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
              n->inputs[0]->dtype == OVTA_DT_F32 && q->willq[n->inputs[0]->id])
       q->kind[i] = QK_FLAT; /* data movement: int8 in, int8 out, same exponent */
@@ -259,6 +309,46 @@ static int q_calibrate(qstate *q, const ovta_compile_opts *o, const ovta_tensor 
   return 0;
 }
 
+/* The root of i in the union-find forest p (paths halved on the way). */
+static int uf_root(int *p, int i) {
+  while (p[i] != i) i = p[i] = p[p[i]];
+  return i;
+}
+
+/* One exponent per int8 Concat, so it is a plain copy of int8 values (no requantization): the
+ * inputs and output of each int8 Concat, and through max pools and flattens (which keep their
+ * input's exponent) the values they pass on, form a group; a group with a Concat takes the
+ * largest exponent of its members (the coarsest scale: no member saturates) for every member,
+ * so the convs / adds producing them requantize straight to it. An annotation in such a group
+ * gives way to the group's exponent. Runs after q_calibrate, before the rewrite. */
+static int q_concat_exps(qstate *q, ovta_error *err) {
+  int nt = q->nt0, *p = malloc(sizeof(int) * (size_t)(nt + 1)), *ge = malloc(sizeof(int) * (size_t)(nt + 1));
+  char *cat = calloc((size_t)nt + 1, 1);
+  if (!p || !ge || !cat) return free(p), free(ge), free(cat), OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  for (int i = 0; i < nt; i++) p[i] = i, ge[i] = INT32_MIN;
+  for (int j = 0; j < q->nn0; j++) {
+    ovta_node *n = q->orig[j];
+    if (q->kind[j] != QK_CONCAT && q->kind[j] != QK_POOL && q->kind[j] != QK_FLAT) continue;
+    int r = uf_root(p, n->outputs[0]->id);
+    for (int k = 0; k < n->n_inputs; k++) {
+      int a = uf_root(p, n->inputs[k]->id);
+      if (a != r) p[a] = r;
+    }
+  }
+  for (int j = 0; j < q->nn0; j++)
+    if (q->kind[j] == QK_CONCAT) cat[uf_root(p, q->orig[j]->outputs[0]->id)] = 1;
+  for (int i = 0; i < nt; i++) {
+    int r = uf_root(p, i);
+    if (cat[r] && q->have[i] && q->texp[i] > ge[r]) ge[r] = q->texp[i];
+  }
+  for (int i = 0; i < nt; i++) {
+    int r = uf_root(p, i);
+    if (cat[r] && ge[r] != INT32_MIN) q->texp[i] = ge[r], q->have[i] = 1;
+  }
+  free(p), free(ge), free(cat);
+  return 0;
+}
+
 /* The int8 twin of the producer's output, if it has one. */
 static ovta_tensor *q_twin(const qstate *q, const ovta_tensor *x) { return x->id < q->nt0 ? q->qtwin[x->id] : NULL; }
 
@@ -272,13 +362,32 @@ static int q_flatten(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
   return 0;
 }
 
+/* Int8 Concat: every input taken int8 at the group's exponent (q_concat_exps; the producers
+ * already write it, else a QuantizeLinear is inserted), the output int8 at the same exponent. */
+static int q_concat(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
+  ovta_tensor *y = n->outputs[0];
+  if (!q->have[y->id]) return 0; /* no exponent (cannot happen after q_concat_exps): stays float */
+  int e = q->texp[y->id];
+  for (int k = 0; k < n->n_inputs; k++) {
+    ovta_tensor *xq = q_input(q->g, n->inputs[k], e, q->nt0, q->qtwin, pos, err);
+    if (!xq) return q_fail(err);
+    n->inputs[k] = xq;
+  }
+  if (ovta_node_set_i(n, "axis", 1, err)) return q_fail(err);
+  if (q_output(q->g, n, y, e, q->nt0, q->qtwin, pos, err)) return q_fail(err);
+  return 0;
+}
+
 /* MaxPool -> ovta.QMaxPool at its input's exponent. */
 static int q_pool(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
   ovta_tensor *x = n->inputs[0], *y = n->outputs[0], *xq = q_twin(q, x);
   int ex = xq ? xq->quant.exp : q->texp[x->id];
   if (!(xq = q_input(q->g, x, ex, q->nt0, q->qtwin, pos, err))) return q_fail(err);
+  int64_t pads[4];
+  if (ovta_node_attr_i(n, "ceil_mode", 0) && (!ceil_pads(n, pads) || ovta_node_set_ints(n, "pads", pads, 4, err)))
+    return err->code ? err->code : OVTA_FAIL(err, OVTA_EINTERNAL, "node %s: ceil_mode", n->name);
   if (px_set_op(n, "ovta.QMaxPool", err)) return q_fail(err);
-  ovta_node_del_attr(n, "storage_order");
+  ovta_node_del_attr(n, "storage_order"), ovta_node_del_attr(n, "ceil_mode");
   if (px_set_inputs(n, 1, err)) return q_fail(err);
   n->n_outputs = 1;
   n->inputs[0] = xq;
@@ -381,15 +490,21 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
  * one input produced quantized) become ovta.QAdd / ovta.QMaxPool: an input produced quantized is
  * used as it is (its exponent), e0 = min(exp(A), exp(B)) (|exp(A) - exp(B)| <= 16, else the add
  * stays float), shift_a/shift_b align to e0, shift = exp(Y) - e0, clip [0, 127] with ReLU else
- * [-127, 127]; a max pool keeps its input's exponent, and so does a Flatten of a quantized value
- * (int8 Flatten); a GlobalAveragePool fed by a quantized value becomes ovta.QGlobalAvgPool with
- * its output's own exponent ey and mult / 2^shift ~ 2^(exp(X) - ey) / (H*W) (gap_scale's rule). A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
+ * [-127, 127]; a max pool keeps its input's exponent (ceil_mode 1 becomes floor mode with larger
+ * end pads, ceil_pads), and so does a Flatten of a quantized value
+ * (int8 Flatten). A channel Concat (qconcat_match: rank 4 axis 1, rank 2 axis 1) whose inputs
+ * are all produced quantized becomes an int8 Concat (axis 1): one exponent for its inputs and
+ * output, the largest of its inputs' (q_concat_exps: shared through max pools / flattens and
+ * nested concats), which the producers requantize to directly; its output is produced quantized.
+ * A GlobalAveragePool fed by a quantized value becomes ovta.QGlobalAvgPool with
+ * its output's own exponent ey and mult / 2^shift ~ 2^(exp(X) - ey) / (H*W) (gap_scale's rule).
+ * A conv/dense input produced quantized is used at its exponent. A QuantizeLinear (scale 2^e, zero point
  * 0, int8) feeds each quantized input that is not already produced quantized; a
  * DequantizeLinear restores the float value for other users (dce removes the unused ones).
  * A conv/dense whose fused activation only float math computes (sigmoid, tanh, hard-swish,
  * hard-sigmoid, leaky ReLU) gives it back to its own node first (unfuse_act) and is quantized.
- * Steps: unfuse_acts, q_classify, q_calibrate (when an exponent is missing), one rewrite per node
- * in order (q_linear, q_add, q_pool, q_gap, q_flatten), dce. */
+ * Steps: unfuse_acts, q_classify, q_calibrate (when an exponent is missing), q_concat_exps, one
+ * rewrite per node in order (q_linear, q_add, q_pool, q_gap, q_flatten, q_concat), dce. */
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (!rc) rc = unfuse_acts(g, err);
@@ -404,11 +519,13 @@ int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
     rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   const ovta_tensor *missing = rc ? NULL : q_classify(&q);
   if (missing) rc = q_calibrate(&q, o, missing, err);
+  if (!rc) rc = q_concat_exps(&q, err);
   for (int j = 0; !rc && j < q.nn0; j++) {
     if (!q.kind[j]) continue;
     ovta_node *n = q.orig[j];
     int i = px_node_index(g, n);
-    rc = q.kind[j] == QK_FLAT ? q_flatten(&q, n, &i, err)
+    rc = q.kind[j] == QK_FLAT     ? q_flatten(&q, n, &i, err)
+         : q.kind[j] == QK_CONCAT ? q_concat(&q, n, &i, err)
          : q.kind[j] == QK_POOL ? q_pool(&q, n, &i, err)
          : q.kind[j] == QK_GAP  ? q_gap(&q, n, &i, err)
          : q.kind[j] == QK_ADD  ? q_add(&q, n, &i, err)

@@ -222,6 +222,64 @@ static void test_convtranspose(void **st) {
   ovta_graph_free(g), ovta_graph_free(gf);
 }
 
+/* Concat between accelerator layers (tests/vta/data/concat.onnx, gen_concat_model.py): the
+ * channel Concat of two convs and a max pool of one of them is int8 at one exponent, and on the
+ * packed layout: a ceil-mode MaxPool and a conv take it directly. The only layout / float
+ * conversions are at the graph's input and output; the output equals the CPU int8 path's bit for
+ * bit (fsim) and is within int8 error of torch's fp32 output. */
+static void test_concat(void **st) {
+  (void)st;
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  ovta_graph *g;
+  ovta_tensor *cal, *x, *ref;
+  OVTA_ASSERT_OK(ovta_graph_load(PROJ "concat.onnx", &g, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "concat_calib.npy", "calib", &cal, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "concat_x.npy", "x", &x, &err), err);
+  OVTA_ASSERT_OK(ovta_npy_read(PROJ "concat_y.npy", "y", &ref, &err), err);
+  ovta_calib_opts co = {.samples = cal, .passes = int8_pipeline, .cfg = &cfg};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
+  int nconcat = 0, nquant = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const ovta_node *n = g->nodes[i];
+    if (strcmp(n->op, "Concat")) continue;
+    nconcat++;
+    assert_int_equal(n->outputs[0]->dtype, OVTA_DT_I8);
+    for (int k = 0; k < n->n_inputs; k++) /* one exponent: a copy, no requantization */
+      assert_int_equal(n->inputs[k]->quant.exp, n->outputs[0]->quant.exp);
+  }
+  for (int i = 0; i < g->n_nodes; i++) nquant += !strcmp(g->nodes[i]->op, "QuantizeLinear");
+  assert_int_equal(nconcat, 1);
+  assert_int_equal(nquant, 1);
+  ovta_exec *cpu, *acc;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = &cfg, o.backend = "fsim";
+  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  assert_int_equal(ovta_exec_accel_nodes(acc), 5); /* 3 QConv, 2 QMaxPool */
+  int npack = 0, nunpack = 0, nq = 0, ndq = 0, ncat = 0;
+  for (int i = 0; i < ovta_exec_num_steps(acc); i++) {
+    ovta_exec_node_stats ns;
+    OVTA_ASSERT_OK(ovta_exec_node_stats_get(acc, i, &ns, &err), err);
+    npack += !strcmp(ns.op, "ovta.Pack"), nunpack += !strcmp(ns.op, "ovta.Unpack");
+    nq += !strcmp(ns.op, "QuantizeLinear"), ndq += !strcmp(ns.op, "DequantizeLinear"), ncat += !strcmp(ns.op, "Concat");
+  }
+  /* only at the input and the output */
+  assert_int_equal(npack, 1), assert_int_equal(nunpack, 1), assert_int_equal(nq, 1), assert_int_equal(ndq, 1);
+  assert_int_equal(ncat, 1);
+  assert_int_equal(ovta_exec_num_steps(acc), 10);
+  ovta_tensor *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
+  OVTA_ASSERT_SAME_F32(yc, ya, "concat.onnx on fsim against the cpu int8 path");
+  print_message("concat.onnx: cosine int8 (fsim) vs torch fp32 %.5f\n", cosine(ya, ref));
+  assert_true(cosine(ya, ref) > 0.99); /* int8 against torch's fp32 */
+  assert_int_equal(check_stats(acc), 5);
+  ovta_tensor_free(yc), ovta_tensor_free(ya), ovta_tensor_free(x), ovta_tensor_free(ref), ovta_tensor_free(cal);
+  ovta_exec_free(acc), ovta_exec_free(cpu);
+  ovta_graph_free(g);
+}
+
 /* Save / load: the folder holds the host code in kernels.o (runtime calls undefined there) and
  * runs the same after loading; a CPU-only load is refused with a clear error; attach twice too. */
 static void test_save_load(void **st) {
@@ -319,6 +377,7 @@ int main(void) {
       cmocka_unit_test(test_fmnist_fsim_batch2),  cmocka_unit_test(test_fmnist_tsim),
       cmocka_unit_test(test_save_load),           cmocka_unit_test(test_cli),
       cmocka_unit_test(test_projections),        cmocka_unit_test(test_convtranspose),
+      cmocka_unit_test(test_concat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
