@@ -544,6 +544,10 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
   } else {
     vta_op_dense(op, n->name, (int)N, (int)C, (int)O);
   }
+  if (ovta_node_attr(n, "shifts"))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
+                     "%s (%s): per-channel requantization shifts (shifts) are not built on the accelerator", n->name,
+                     n->op);
   op->has_bias = b != NULL;
   op->shift = (int)ovta_node_attr_i(n, "shift", 0);
   op->clip_min = (int)ovta_node_attr_i(n, "clip_min", -128);
