@@ -47,6 +47,8 @@ typedef struct vta_op {
   int pad_t, pad_l, pad_b, pad_r;
   bool has_bias;        /* int32 bias per output channel */
   int shift;            /* requantization shift (ovta_requant) */
+  const int64_t *shifts; /* conv: per output channel shifts (o of them, ovta.QConv `shifts`; NULL:
+                           shift for all), in the ACC after the bias (vta_pack_bias); needs a bias */
   int clip_min, clip_max; /* clamp after the shift (relu: clip_min 0) */
   int shift_a, shift_b; /* VTA_ADD: left shifts (0..31) aligning the two inputs before the add */
   int groups;           /* conv: ONNX group (1: plain; c = o = groups: depthwise); weights are then
@@ -71,6 +73,9 @@ int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates (a groupe
  * starts each accumulator at bias + this constant (vta_pack_bias folds it into the packed bias; a
  * bias-free op fills the ACC with it), so the ALU chain after the GEMMs is only SHR and the clip. */
 int32_t vta_requant_round(const vta_op *op);
+/* Output channel o's shift: op->shifts[o] (clamped to -32..32, the same requantization) or
+ * op->shift. */
+int vta_op_shift(const vta_op *op, int o);
 /* The clip as one ALU CLP immediate ((hi << 8) | (lo & 0xff), signed 16 bits) when both bounds
  * are int8; false when a bound lies outside (MAX + MIN then). */
 bool vta_clip_imm(const vta_op *op, int32_t *imm);

@@ -544,10 +544,11 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
   } else {
     vta_op_dense(op, n->name, (int)N, (int)C, (int)O);
   }
-  if (ovta_node_attr(n, "shifts"))
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
-                     "%s (%s): per-channel requantization shifts (shifts) are not built on the accelerator", n->name,
-                     n->op);
+  const ovta_attr *shs = conv ? ovta_node_attr(n, "shifts") : NULL;
+  if (shs && (shs->type != OVTA_ATTR_INTS || shs->n != O))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): shifts: not one per output channel (%lld)", n->name, n->op,
+                     (long long)O);
+  op->shifts = shs ? shs->ints : NULL; /* the node's attribute: the graph outlives the plan's packing */
   op->has_bias = b != NULL;
   op->shift = (int)ovta_node_attr_i(n, "shift", 0);
   op->clip_min = (int)ovta_node_attr_i(n, "clip_min", -128);
