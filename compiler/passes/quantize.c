@@ -299,21 +299,24 @@ static int q_consts(ovta_graph *g, const ovta_tensor *w, int ew, const ovta_tens
 /* Per-channel weights of a grouped conv (the rule above pass_quantize): output channel o of w
  * ([O][C/G][KH][KW]) as int8 at its own exponent ew[o] = ovta_quant_exp_for(max |W[o]|), raised
  * to ey - ex - 31 when below (so shifts[o] <= 31) and the per-tensor ew for an all-zero channel;
- * bias b[o] (may be NULL) as int32 at ex + ew[o]; shifts[o] = ey - ex - ew[o]. No per-tensor quant
- * annotation on *wq / *bq (their exponents differ per channel). */
+ * bias b[o] as int32 at ex + ew[o] (no b: a zero bias, which the accelerator's per-channel
+ * requantization needs); shifts[o] = ey - ex - ew[o]. No per-tensor quant annotation on *wq / *bq
+ * (their exponents differ per channel). */
 static int q_consts_pc(ovta_graph *g, const ovta_tensor *w, const ovta_tensor *b, int ex, int ey, int ew,
                        ovta_tensor **wq, ovta_tensor **bq, int64_t *shifts, ovta_error *err) {
   *bq = NULL;
   int64_t m = w->shape[0], per = m > 0 ? ovta_tensor_numel(w) / m : 0;
   if (!(*wq = px_new_const(g, w->name, OVTA_DT_I8, w->rank, w->shape, err))) return q_fail(err);
-  if (b && !(*bq = px_new_const(g, b->name, OVTA_DT_I32, b->rank, b->shape, err))) return q_fail(err);
+  if (!(*bq = b ? px_new_const(g, b->name, OVTA_DT_I32, b->rank, b->shape, err)
+               : px_new_const(g, "bias", OVTA_DT_I32, 1, &m, err)))
+    return q_fail(err);
   for (int64_t o = 0; o < m; o++) {
     float mx = 0;
     for (int64_t k = o * per; k < (o + 1) * per; k++) mx = fmaxf(mx, (float)fabs(ovta_tensor_get_f(w, k)));
     int e = mx > 0 ? ovta_quant_exp_for(mx) : ew;
     if (e < ey - ex - 31) e = ey - ex - 31;
     for (int64_t k = o * per; k < (o + 1) * per; k++) ((int8_t *)(*wq)->data)[k] = ovta_quant_i8((float)ovta_tensor_get_f(w, k), e);
-    if (b) ((int32_t *)(*bq)->data)[o] = ovta_quant_i32((float)ovta_tensor_get_f(b, o), ex + e);
+    ((int32_t *)(*bq)->data)[o] = b ? ovta_quant_i32((float)ovta_tensor_get_f(b, o), ex + e) : 0;
     shifts[o] = ey - ex - e;
   }
   return 0;
@@ -357,8 +360,9 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
   if (rc || px_set_op(n, conv ? "ovta.QConv" : "ovta.QDense", err) || ovta_node_set_i(n, "clip_min", lo, err) ||
       ovta_node_set_i(n, "clip_max", hi, err))
     return q_fail(err);
+  if (pc && !b && px_set_inputs(n, 3, err)) return q_fail(err);
   n->inputs[0] = xq, n->inputs[1] = wq;
-  if (b) n->inputs[2] = bq;
+  if (b || pc) n->inputs[2] = bq;
   if (q_output(q->g, n, y, ey, q->nt0, q->qtwin, pos, err)) return q_fail(err);
   return 0;
 }
