@@ -17,7 +17,8 @@
  *   x    int8  [N/B][C/BI][H][W][B][BI]          (dense: H = W = 1)
  *   w    int8  [O/BO][C/BI][KH][KW][BO][BI]     (grouped conv: [O/BO][gk][KH][KW][BO][BI], vta_plan.gk)
  *   bias int32 [O/BO][BO]  (expanded to ACC elements [O/BO][B][BO] when bound, the rounding
- *                           constant 2^(shift-1) added: vta_pack_bias)
+ *                           constant 2^(shift-1) added: vta_pack_bias; with per-channel shifts
+ *                           [2 * O/BO][B][BO], the shifts after the bias)
  *   y    int8  [N/B][O/BO][OH][OW][B][BO]
  */
 #ifndef OVTA_VTA_H
@@ -320,7 +321,8 @@ size_t vta_y_bytes(const vta_plan *p);
 /* Pack logical tensors into the DRAM layouts: x NCHW (dense [M,K]), w OIHW (dense [N,K]; grouped
  * conv [O][C/groups][KH][KW], zeros between the groups, vta_plan.gk),
  * bias [O] int32 (to ACC elements [O/BO][B][BO] holding bias + vta_requant_round, wrapping: the
- * value the accumulator starts from); unpack y to NCHW (dense [M,N]). */
+ * value the accumulator starts from; per-channel shifts: channel o's rounding constant, then
+ * shifts[o] in the same layout ob blocks further); unpack y to NCHW (dense [M,N]). */
 void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
 void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw);
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb);
