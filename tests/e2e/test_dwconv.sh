@@ -23,6 +23,9 @@ cp "$T/out" "$T/q.json"
 if [ $rc -eq 0 ] && [ "$(grep -cP '"group":\s*32' "$T/q.json")" = 2 ] && [ "$(grep -cP '"group":\s*2\b' "$T/q.json")" = 1 ]; then
   ok "int8 graph with two depthwise and one group-2 ovta.QConv"
 else bad "int8 graph with two depthwise and one group-2 ovta.QConv" "rc $rc"; fi
+# the grouped convs get per-channel weight exponents: a shifts attribute each (compiler/passes/README.md)
+if [ "$(grep -cP '"shifts":' "$T/q.json")" = 3 ]; then ok "the three grouped convs with per-channel shifts"
+else bad "the three grouped convs with per-channel shifts" "$(grep -cP '"shifts":' "$T/q.json") shifts attributes"; fi
 
 run "$OVTA" run "$T/q.json" --input x="$D/dw_x.npy" --output-dir "$T/cpu"
 if [ $rc -eq 0 ] && [ -s "$T/cpu/y.npy" ]; then ok "int8 on the cpu path"; else bad "int8 on the cpu path" "rc $rc"; fi
