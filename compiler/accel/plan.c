@@ -165,7 +165,7 @@ static double cost(const vta_plan *p) {
   double L = step_bytes / bus + 40 * nld;
   double G = te * p->t_ic * op->kh * op->kw + 4;
   int32_t clp;
-  int nreq = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2);
+  int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += p->t_oc * c->acc_bytes / bus + 40;
   double Q = te * nreq + 4 * nreq;

@@ -237,6 +237,9 @@ static const int64_t *ints(const ovta_node *n, const char *name) {
   return a && a->type == OVTA_ATTR_INTS ? a->ints : NULL;
 }
 
+/* A per-channel shift clamped to -32..32 (the same requantization, any INT). */
+static int qconv_shift(int64_t s) { return s < -32 ? -32 : s > 32 ? 32 : (int)s; }
+
 /* Conv/ConvInteger/ovta.Conv/ovta.QConv, 1-D or 2-D (3-D and more: unsupported). Attributes
  * are explicit after inference. xz/wz: zero points (ConvInteger). ovta.QConv with `shifts`:
  * output channel m requantized by shifts[m] (graph.h). */
@@ -282,7 +285,7 @@ static int ev_conv(ev *e, double xz, double wz) {
               }
             }
           int64_t yi = ((n * M + m) * OH + oh) * OW + ow;
-          if (q) ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shs ? (int)shs->ints[m] : shift, lo, hi));
+          if (q) ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shs ? qconv_shift(shs->ints[m]) : shift, lo, hi));
           else ovta_tensor_put_f(y, yi, fused ? act(a, acc, e->n) : acc);
         }
     }

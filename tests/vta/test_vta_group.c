@@ -307,6 +307,8 @@ static void test_per_channel(void **st) {
   assert_true(ran >= 3 * (int)NSHAPES && ran > 3 * refused);
   vta_op op = pc_op(gop("dw_pc_t", 1, 64, 14, 64, 64, 1, true, true));
   check_op("default", &op, 2, &(vta_knobs){.t_n = 1, .t_oc = 2, .t_ic = 1, .t_h = 7, .t_w = 14}, false);
+  op = pc_op(gop("plain_pc", 1, 32, 6, 48, 1, 1, true, false)); /* an ungrouped conv takes them too */
+  check_op("default", &op, 2, NULL, false);
   /* the graph with the accelerator: the node on the device, equal to the CPU run and conv_ref */
   op = pc_op(gop("dwg_pc", 1, 32, 9, 32, 32, 1, true, true));
   size_t nx = (size_t)op.c * 81, nw = (size_t)op.o * 9;
