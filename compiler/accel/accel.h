@@ -17,7 +17,8 @@
  *   x    int8  [N/B][C/BI][H][W][B][BI]          (dense: H = W = 1)
  *   w    int8  [O/BO][C/BI][KH][KW][BO][BI]     (grouped conv: [O/BO][gk][KH][KW][BO][BI], vta_plan.gk)
  *   bias int32 [O/BO][BO]  (expanded to ACC elements [O/BO][B][BO] when bound, the rounding
- *                           constant 2^(shift-1) added: vta_pack_bias)
+ *                           constant 2^(shift-1) added: vta_pack_bias; with per-channel shifts
+ *                           [2 * O/BO][B][BO], the shifts after the bias)
  *   y    int8  [N/B][O/BO][OH][OW][B][BO]
  */
 #ifndef OVTA_VTA_H
@@ -51,6 +52,10 @@ typedef struct vta_op {
   int pad_t, pad_l, pad_b, pad_r;
   bool has_bias;        /* int32 bias per output channel */
   int shift;            /* requantization shift (ovta_requant) */
+  const int64_t *shifts; /* conv: per output channel shifts (o of them, ovta.QConv `shifts`; NULL:
+                           shift for all), in the ACC after the bias (vta_pack_bias); needs a bias */
+  int n_shifts;         /* entries in shifts (0: o); channels past them, a grouped conv's all-zero
+                           padding groups, shift by 0 */
   int clip_min, clip_max; /* clamp after the shift (relu: clip_min 0) */
   int shift_a, shift_b; /* VTA_ADD: left shifts (0..31) aligning the two inputs before the add */
   int groups;           /* conv: ONNX group (1: plain; c = o = groups: depthwise); weights are then
@@ -80,6 +85,9 @@ int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates (a groupe
  * starts each accumulator at bias + this constant (vta_pack_bias folds it into the packed bias; a
  * bias-free op fills the ACC with it), so the ALU chain after the GEMMs is only SHR and the clip. */
 int32_t vta_requant_round(const vta_op *op);
+/* Output channel o's shift: op->shifts[o] (clamped to -32..32, the same requantization) or
+ * op->shift. */
+int vta_op_shift(const vta_op *op, int o);
 /* The clip as one ALU CLP immediate ((hi << 8) | (lo & 0xff), signed 16 bits) when both bounds
  * are int8; false when a bound lies outside (MAX + MIN then). */
 bool vta_clip_imm(const vta_op *op, int32_t *imm);
@@ -324,7 +332,8 @@ size_t vta_y_bytes(const vta_plan *p);
 /* Pack logical tensors into the DRAM layouts: x NCHW (dense [M,K]), w OIHW (dense [N,K]; grouped
  * conv [O][C/groups][KH][KW], zeros between the groups, vta_plan.gk),
  * bias [O] int32 (to ACC elements [O/BO][B][BO] holding bias + vta_requant_round, wrapping: the
- * value the accumulator starts from); unpack y to NCHW (dense [M,N]). */
+ * value the accumulator starts from; per-channel shifts: channel o's rounding constant, then
+ * shifts[o] in the same layout ob blocks further); unpack y to NCHW (dense [M,N]). */
 void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
 void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw);
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb);

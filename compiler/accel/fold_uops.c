@@ -79,8 +79,9 @@ static void fold_loops(const aloop *in, int n, int64_t budget, bool keep1, fold 
 /* Kernel kinds (key bits 28..31; the emitter's K_*): the whole ACC tile without a tensor operand,
  * a GEMM, an ALU statement with a tensor operand (the bias copy), an ACC region offset by an outer
  * loop (a chunk of the last tile's requantization), a GEMM reset; with the plan's as_written, every
- * nest (bits 0..27: its number). */
-enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4, KIND_RESET = 5, KIND_NEST = 6 };
+ * nest (bits 0..27: its number); an ALU statement whose tensor operand is in the per-channel shifts
+ * (the shared bias's second half: its own micro-ops beside the bias copy's). */
+enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4, KIND_RESET = 5, KIND_NEST = 6, KIND_SRC_SHIFTS = 7 };
 
 /* Where an SRAM buffer lives: parted buffers [vt, .., B, BLOCK] at `off` in each part of `part`
  * elements (index 0 = the part); a buffer without a part dimension at `off` (the shared bias). */
@@ -396,6 +397,9 @@ static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
       outer = k->r[i].v[j];
     }
   *kind = k->src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
+  const vta_plan *p = c->p;
+  if (k->src && p->op.shifts && p->bias_base >= 0 && k->has[1] && k->r[1].c >= p->bias_base + p->ob)
+    *kind = KIND_SRC_SHIFTS;
   lir_expr *parts = k->r[0].lead;
   return outer ? lir_add(F, parts, lir_muli(F, lir_ref(F, outer), c->p->vt)) : parts;
 }

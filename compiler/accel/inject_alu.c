@@ -90,6 +90,11 @@ static int chain(az *a, const lir_stmt *s, const lir_expr *x, bool in_clip) {
     return OVTA_OK;
   }
   if (x->kind != LIR_E_BIN) return 1;
+  if (x->op == LIR_SHR && tensor_operand(a, x->args[1])) { /* per-channel shifts */
+    if (chain(a, s, x->args[0], false)) return 1;
+    alu_src(a, OVTA_ALU_SHR, x->args[1]);
+    return OVTA_OK;
+  }
   if (x->op == LIR_SHR || x->op == LIR_SHL) {
     if (!is_int(x->args[1], &k) || k < (x->op == LIR_SHR ? 0 : 1) || k > 31 || (rc = chain(a, s, x->args[0], false)))
       return 1;
@@ -229,7 +234,7 @@ static int az_visit(lir_walk *w, lir_stmt **slot) {
  *       `alu_shr(A, s)`, `acc << s` -s, `acc + c` `alu_add(A, c)`, `acc * c` `alu_mul(A, c)`,
  *       nested in the order applied; the
  *       saturated forms `>> 31` and the constant 0 take the op's shift when it is >= 31 / <= -32,
- *       else 31 / -32), then `alu_clp(A, lo, hi)` when lo and hi are int8 (vta_clip_imm's
+ *       else 31 / -32; `acc >> R[.., b, o]`, per-channel shifts, `alu_shr(A, R[.., 0, 0])`), then `alu_clp(A, lo, hi)` when lo and hi are int8 (vta_clip_imm's
  *       encoding), else `alu_max(A, lo); alu_min(A, hi)`;
  *   V = an update of the element (chain without the clip; the ALU operators): `acc << k`
  *       `alu_shr(A, -k)`, `acc + R[.., b, o]` `alu_add(A, R[.., 0, 0])`, `max(acc, R[..])`

@@ -451,12 +451,15 @@ static lir_stmt *lower_cache_read(dctx *c, lir_stmt *attr) {
 
 /* ---------------------------------------------------------------- the requantizing store */
 
-/* The one load of an ACC buffer in e (NULL when none or several). */
+/* The one load of an ACC buffer in e (NULL when none or several), not counting the amount of a
+ * SHR (the per-channel shifts, a tensor operand of the requantization). */
 static const lir_expr *acc_load(const lir_expr *e, int *count) {
   if (!e) return NULL;
   const lir_expr *r = NULL;
   if (e->kind == LIR_E_LOAD && e->buf->scope == LIR_SCOPE_ACC) r = e, (*count)++;
   for (int i = 0; i < e->nargs; i++) {
+    if (i == 1 && e->kind == LIR_E_BIN && e->op == LIR_SHR && e->args[1]->kind == LIR_E_LOAD)
+      continue; /* a shift amount from the ACC (per-channel shifts) is an operand, not the element */
     const lir_expr *q = acc_load(e->args[i], count);
     if (q) r = q;
   }

@@ -44,10 +44,13 @@ static lir_stmt *nest_close(em *e, nest *ns, lir_stmt *body) {
 
 /* The requantization after the reduction, as scalar IR (until inject-alu makes it ALU work): the rounding
  * constant is already in the accumulator (its initial value: bias + vta_requant_round), so only
- * the shift (arithmetic right, or wrapping left for a negative shift) and the clip remain. */
-static lir_expr *requant_expr(em *e, lir_expr *v) {
+ * the shift (arithmetic right, or wrapping left for a negative shift) and the clip remain. Per-channel
+ * shifts (sh, the channel's element ob blocks after its bias): `v >> sh` (SHR with the tensor
+ * operand takes every amount by the ISA's rule, which is ovta_requant's). */
+static lir_expr *requant_expr(em *e, lir_expr *v, lir_expr *sh) {
   const vta_op *op = &e->p->op;
-  if (op->shift != 0) {
+  if (sh) v = lir_bin(F, LIR_SHR, v, sh);
+  else if (op->shift != 0) {
     int s = op->shift >= 32 ? 31 : op->shift;
     if (s > 0) v = lir_bin(F, LIR_SHR, v, lir_int(F, LIR_I32, s));
     else v = s <= -32 ? lir_int(F, LIR_I32, 0) : lir_bin(F, LIR_SHL, v, lir_int(F, LIR_I32, -s));
@@ -98,7 +101,12 @@ static lir_stmt *emit_compute(em *e) {
   lir_block_add(&blk, nest_close(e, &r, lir_store(F, acc, NULL, lir_bin(F, LIR_ADD, lir_load(F, acc, NULL), prod))));
   lir_expr *yi[6];
   for (int i = 0; i < 6; i++) yi[i] = R(e, o.v[i]);
-  lir_block_add(&blk, lir_store(F, e->y, yi, lir_cast(F, LIR_I8, requant_expr(e, lir_load(F, acc, NULL)))));
+  lir_expr *sh = NULL;
+  if (op->shifts) {
+    lir_expr *si[3] = {ADD(e, R(e, o.v[1]), I(e, p->ob)), R(e, o.v[4]), R(e, o.v[5])};
+    sh = lir_load(F, e->b, si);
+  }
+  lir_block_add(&blk, lir_store(F, e->y, yi, lir_cast(F, LIR_I8, requant_expr(e, lir_load(F, acc, NULL), sh))));
   return nest_close(e, &o, lir_alloc_stmt(F, acc, lir_block_stmt(&blk)));
 }
 
@@ -149,7 +157,7 @@ int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
   int64_t ws[6] = {p->ob, p->gk, p->op.kh, p->op.kw, BO, BI};
-  int64_t bs[3] = {p->ob, B, BO};
+  int64_t bs[3] = {p->op.shifts ? 2 * p->ob : p->ob, B, BO}; /* per-channel shifts after the bias */
   int64_t ys[6] = {p->nb, p->ob, p->oh, p->ow, B, BO};
   e->x = lir_param(f, "x", LIR_I8, 6, xs);
   e->w = lir_param(f, "w", LIR_I8, 6, ws);

@@ -46,6 +46,16 @@ int32_t vta_requant_round(const vta_op *op) {
   return op->shift >= 1 && op->shift <= 31 ? (int32_t)(1u << (op->shift - 1)) : 0;
 }
 
+int vta_op_shift(const vta_op *op, int o) {
+  if (!op->shifts) return op->shift;
+  if (op->n_shifts > 0 && o >= op->n_shifts) return 0; /* a padding group's channel: all zero */
+  int64_t s = op->shifts[o];
+  return s < -32 ? -32 : s > 32 ? 32 : (int)s;
+}
+
+/* ACC elements of the bias buffer: ob, or 2 * ob with per-channel shifts (the shifts after it). */
+static int bias_rows(const vta_plan *p) { return p->op.shifts ? 2 * p->ob : p->ob; }
+
 bool vta_clip_imm(const vta_op *op, int32_t *imm) {
   if (op->clip_min < -128 || op->clip_min > 127 || op->clip_max < -128 || op->clip_max > 127) return false;
   int32_t v = (int32_t)(((uint32_t)op->clip_max & 0xffu) << 8 | ((uint32_t)op->clip_min & 0xffu));
@@ -118,10 +128,11 @@ static void fill_sizes(vta_plan *p) {
   p->in_cb = (p->t_oc - 1) * p->gs + p->t_ic;
   p->inp_tile = p->t_n * p->in_cb * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
-  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? p->ob : p->t_oc);
+  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : p->t_oc);
   p->red_steps = p->gk / p->t_ic;
   p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
-  for (int q = 2; q <= 4 && p->t_n == 1; q++)
+  for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts; q++) /* per-channel shifts: the SHR's operand is offset
+                                                                 by the channel tile, a chunk by another loop */
     if (p->t_oc % q == 0) p->q_chunks = q;
   p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
 }
@@ -155,7 +166,7 @@ static double cost(const vta_plan *p) {
   double L = step_bytes / bus + 40 * nld;
   double G = te * p->t_ic * op->kh * op->kw + 4;
   int32_t clp;
-  int nreq = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2);
+  int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += p->t_oc * c->acc_bytes / bus + 40;
   double Q = te * nreq + 4 * nreq;
@@ -237,7 +248,14 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   /* the whole bias at the end of the ACC, loaded once, when small: saves one ACC load per tile,
    * which runs in the compute module and competes for the bus with the INP/WGT loads (the uop
    * kernel keys number the output-channel tiles up to 255 with the ACC part) */
-  p->bias_base = op->has_bias && p->ob * p->vt <= 255 && p->ob <= p->acc_part / 4 ? cfg->acc_depth - p->ob : -1;
+  int br = bias_rows(p);
+  p->bias_base = op->has_bias && br * p->vt <= 255 && br <= p->acc_part / 4 ? cfg->acc_depth - br : -1;
+  /* per-channel shifts: SHR with the shifts as tensor operand, held in the ACC with the bias */
+  if (op->shifts && (op->kind != VTA_CONV || !op->has_bias || p->bias_base < 0))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
+                     "%s: per-channel shifts need a conv with a bias whose bias and shifts (%d ACC elements) stay in "
+                     "the ACC",
+                     nm, br);
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
   if (p->uop_budget < 1) p->uop_budget = 1;
 
@@ -301,7 +319,7 @@ size_t vta_w_bytes(const vta_plan *p) {
 }
 size_t vta_bias_bytes(const vta_plan *p) {
   if (vta_kind_alu(p->op.kind)) return (size_t)p->cfg.block_out * p->cfg.block_in;
-  return (size_t)p->op.o * p->cfg.batch * 4;
+  return (size_t)p->op.o * p->cfg.batch * 4 * (p->op.shifts ? 2 : 1);
 }
 size_t vta_y_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.o * p->oh * p->ow; }
 
@@ -336,8 +354,16 @@ void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw) {
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb) {
   int B = p->cfg.batch, BO = p->cfg.block_out;
   uint32_t rnd = (uint32_t)vta_requant_round(&p->op);
-  for (int o = 0; o < p->op.o; o++)
-    for (int r = 0; r < B; r++) pb[((size_t)(o / BO) * B + r) * BO + o % BO] = (int32_t)((uint32_t)b[o] + rnd);
+  size_t half = (size_t)p->op.o * B;
+  for (int o = 0; o < p->op.o; o++) {
+    int s = vta_op_shift(&p->op, o);
+    if (p->op.shifts) rnd = s >= 1 && s <= 31 ? 1u << (s - 1) : 0; /* channel o's rounding constant */
+    for (int r = 0; r < B; r++) {
+      size_t e = ((size_t)(o / BO) * B + r) * BO + o % BO;
+      pb[e] = (int32_t)((uint32_t)b[o] + rnd);
+      if (p->op.shifts) pb[half + e] = s; /* the shift, ob blocks after the bias */
+    }
+  }
 }
 
 void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y) {
@@ -368,7 +394,7 @@ void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int
                 int32_t wv = w[(((size_t)o * cg + ci) * op->kh + i) * op->kw + j];
                 acc += (uint32_t)(xv * wv);
               }
-          int32_t r = ovta_requant((int32_t)acc, op->shift, op->clip_min, op->clip_max);
+          int32_t r = ovta_requant((int32_t)acc, vta_op_shift(op, o), op->clip_min, op->clip_max);
           y[(((size_t)n * op->o + o) * OH + oh) * OW + ow] = (int8_t)r;
         }
 }

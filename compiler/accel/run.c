@@ -562,6 +562,13 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
   } else {
     vta_op_dense(op, n->name, (int)N, (int)C, (int)O);
   }
+  const ovta_attr *shs = conv ? ovta_node_attr(n, "shifts") : NULL;
+  int64_t ol = y->logical_rank == 4 ? y->logical[1] : O; /* the logical channels (O: padded to the groups) */
+  if (shs && (shs->type != OVTA_ATTR_INTS || (shs->n != O && shs->n != ol)))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): shifts: not one per output channel (%lld)", n->name, n->op,
+                     (long long)ol);
+  op->shifts = shs ? shs->ints : NULL; /* the node's attribute: the graph outlives the plan's packing */
+  op->n_shifts = shs ? shs->n : 0;
   op->has_bias = b != NULL;
   op->shift = (int)ovta_node_attr_i(n, "shift", 0);
   op->clip_min = (int)ovta_node_attr_i(n, "clip_min", -128);

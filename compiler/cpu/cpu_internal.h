@@ -189,6 +189,7 @@ typedef struct post {
   double clip_lo, clip_hi; /* clip activation bounds */
   bool clip;         /* apply clip_lo/clip_hi */
   int shift;         /* P_QFUSED: ovta_requant shift */
+  lir_buf *shifts;   /* P_QFUSED per channel: i32 shift per output channel (NULL: shift) */
   int64_t qlo, qhi;  /* P_QFUSED: clamp bounds */
 } post;
 enum { P_STORE, P_BIAS_F, P_QLINEAR, P_GEMM, P_QFUSED };

@@ -237,8 +237,12 @@ static const int64_t *ints(const ovta_node *n, const char *name) {
   return a && a->type == OVTA_ATTR_INTS ? a->ints : NULL;
 }
 
+/* A per-channel shift clamped to -32..32 (the same requantization, any INT). */
+static int qconv_shift(int64_t s) { return s < -32 ? -32 : s > 32 ? 32 : (int)s; }
+
 /* Conv/ConvInteger/ovta.Conv/ovta.QConv, 1-D or 2-D (3-D and more: unsupported). Attributes
- * are explicit after inference. xz/wz: zero points (ConvInteger). */
+ * are explicit after inference. xz/wz: zero points (ConvInteger). ovta.QConv with `shifts`:
+ * output channel m requantized by shifts[m] (graph.h). */
 static int ev_conv(ev *e, double xz, double wz) {
   const ovta_tensor *x = IN(e, 0), *w = IN(e, 1), *b = NULL;
   const char *op = e->n->op;
@@ -256,6 +260,8 @@ static int ev_conv(ev *e, double xz, double wz) {
   int64_t G = ovta_node_attr_i(e->n, "group", 1), MG = M / G;
   bool q = !strcmp(op, "ovta.QConv");
   int shift = (int)ovta_node_attr_i(e->n, "shift", 0);
+  const ovta_attr *shs = q ? ovta_node_attr(e->n, "shifts") : NULL; /* per output channel (graph.h) */
+  if (shs && (shs->type != OVTA_ATTR_INTS || shs->n != M)) return fail(e, OVTA_EINVAL, "shifts must be one INT per output channel");
   int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
   const char *a = ovta_node_attr_s(e->n, "act", "none");
   (void)C;
@@ -279,7 +285,7 @@ static int ev_conv(ev *e, double xz, double wz) {
               }
             }
           int64_t yi = ((n * M + m) * OH + oh) * OW + ow;
-          if (q) ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shift, lo, hi));
+          if (q) ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shs ? qconv_shift(shs->ints[m]) : shift, lo, hi));
           else ovta_tensor_put_f(y, yi, fused ? act(a, acc, e->n) : acc);
         }
     }

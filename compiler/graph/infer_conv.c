@@ -131,16 +131,20 @@ static int infer_fconv(ctx *c) {
   return ix_set_out(c, 0, x->dtype, r, s);
 }
 
-/* ovta.QConv: int8 conv + int32 bias + requantize + clip (graph.h). */
+/* ovta.QConv: int8 conv + int32 bias + requantize + clip (graph.h); per-channel `shifts`: one
+ * INT per output channel (W's first dim). */
 static int infer_qconv(ctx *c) {
   ovta_tensor *x, *w, *b = ix_in(c, 2);
   int r;
   int64_t s[OVTA_MAX_RANK];
-  if (ix_allow(c, CONV_ATTRS ",shift,clip_min,clip_max") || ix_count_io(c, 2, 3, 1, 1) || ix_need(c, 0, &x) || ix_need(c, 1, &w) ||
+  if (ix_allow(c, CONV_ATTRS ",shift,shifts,clip_min,clip_max") || ix_count_io(c, 2, 3, 1, 1) || ix_need(c, 0, &x) || ix_need(c, 1, &w) ||
       (b && ix_need(c, 2, &b)))
     return c->err->code;
   if (x->dtype != OVTA_DT_I8 || w->dtype != OVTA_DT_I8 || (b && b->dtype != OVTA_DT_I32))
     return ix_bad(c, OVTA_EINVAL, "X and W must be i8 and B i32");
+  const ovta_attr *sh = ovta_node_attr(c->n, "shifts");
+  if (sh && (sh->type != OVTA_ATTR_INTS || w->rank < 1 || sh->n != w->shape[0]))
+    return ix_bad(c, OVTA_EINVAL, "shifts must be INTS, one per output channel");
   if (conv_shape(c, x, w, b, &r, s)) return c->err->code;
   return ix_set_out(c, 0, OVTA_DT_I8, r, s);
 }

@@ -251,6 +251,7 @@ typedef struct qstate {
   ovta_tensor **qtwin; /* per tensor: its int8 twin, once made */
   ovta_node **orig;    /* the nodes in their order before the pass */
   calib cb;            /* calibration ranges */
+  bool per_tensor;     /* no per-channel weight exponents (opts->quant_per_tensor) */
 } qstate;
 
 /* The error code of a failed rewrite (ENOMEM when the failing call set none). */
@@ -450,6 +451,40 @@ static int q_consts(ovta_graph *g, const ovta_tensor *w, int ew, const ovta_tens
   return 0;
 }
 
+/* Per-channel weights of a grouped conv (the rule above pass_quantize): output channel o of w
+ * ([O][C/G][KH][KW]) as int8 at its own exponent ew[o] = ovta_quant_exp_for(max |W[o]|), raised
+ * to ey - ex - 31 when below (so shifts[o] <= 31) and the per-tensor ew for an all-zero channel;
+ * bias b[o] as int32 at ex + ew[o] (no b: a zero bias, which the accelerator's per-channel
+ * requantization needs); shifts[o] = ey - ex - ew[o]. No per-tensor quant annotation on *wq / *bq
+ * (their exponents differ per channel). */
+static int q_consts_pc(ovta_graph *g, const ovta_tensor *w, const ovta_tensor *b, int ex, int ey, int ew,
+                       ovta_tensor **wq, ovta_tensor **bq, int64_t *shifts, ovta_error *err) {
+  *bq = NULL;
+  int64_t m = w->shape[0], per = m > 0 ? ovta_tensor_numel(w) / m : 0;
+  if (!(*wq = px_new_const(g, w->name, OVTA_DT_I8, w->rank, w->shape, err))) return q_fail(err);
+  if (!(*bq = b ? px_new_const(g, b->name, OVTA_DT_I32, b->rank, b->shape, err)
+               : px_new_const(g, "bias", OVTA_DT_I32, 1, &m, err)))
+    return q_fail(err);
+  for (int64_t o = 0; o < m; o++) {
+    float mx = 0;
+    for (int64_t k = o * per; k < (o + 1) * per; k++) mx = fmaxf(mx, (float)fabs(ovta_tensor_get_f(w, k)));
+    int e = mx > 0 ? ovta_quant_exp_for(mx) : ew;
+    if (e < ey - ex - 31) e = ey - ex - 31;
+    for (int64_t k = o * per; k < (o + 1) * per; k++) ((int8_t *)(*wq)->data)[k] = ovta_quant_i8((float)ovta_tensor_get_f(w, k), e);
+    ((int32_t *)(*bq)->data)[o] = b ? ovta_quant_i32((float)ovta_tensor_get_f(b, o), ex + e) : 0;
+    shifts[o] = ey - ex - e;
+  }
+  return 0;
+}
+
+/* Whether conv/dense n gets per-channel weight exponents: a grouped ovta.Conv (group > 1) with
+ * 4-D weights, unless the options ask for per-tensor scales everywhere. */
+static bool q_per_channel(const qstate *q, const ovta_node *n) {
+  const ovta_tensor *w = n->inputs[1], *b = ovta_node_in(n, 2);
+  return !q->per_tensor && !strcmp(n->op, "ovta.Conv") && ovta_node_attr_i(n, "group", 1) > 1 && w->rank == 4 &&
+         w->shape[0] > 0 && (!b || ovta_tensor_numel(b) == w->shape[0]);
+}
+
 /* ovta.Conv / ovta.Dense -> ovta.QConv / ovta.QDense: int8 input, weights and output, int32 bias,
  * the activation as the clip of the requantization. */
 static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
@@ -459,7 +494,11 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
    * is taken at its exponent */
   int ex = xq ? xq->quant.exp : q->texp[x->id], ey = q->texp[y->id], ew = ovta_quant_exp_for(const_absmax(w));
   if (!(xq = q_input(q->g, x, ex, q->nt0, q->qtwin, pos, err))) return q_fail(err);
-  if (q_consts(q->g, w, ew, b, ex + ew, &wq, &bq, err)) return q_fail(err);
+  bool pc = q_per_channel(q, n);
+  int64_t *shifts = pc ? calloc((size_t)w->shape[0], sizeof *shifts) : NULL;
+  if (pc && !shifts) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  if (pc ? q_consts_pc(q->g, w, b, ex, ey, ew, &wq, &bq, shifts, err) : q_consts(q->g, w, ew, b, ex + ew, &wq, &bq, err))
+    return free(shifts), q_fail(err);
   /* requantization */
   const char *a = ovta_node_attr_s(n, "act", "none");
   int lo = -127, hi = 127;
@@ -471,11 +510,14 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
   bool conv = !strcmp(n->op, "ovta.Conv");
   const char *drop[] = {"act", "act_min", "act_max", "act_alpha", "act_beta"};
   for (int k = 0; k < 5; k++) ovta_node_del_attr(n, drop[k]);
-  if (px_set_op(n, conv ? "ovta.QConv" : "ovta.QDense", err) || ovta_node_set_i(n, "shift", ey - ex - ew, err) ||
-      ovta_node_set_i(n, "clip_min", lo, err) || ovta_node_set_i(n, "clip_max", hi, err))
+  int rc = pc ? ovta_node_set_ints(n, "shifts", shifts, (int)w->shape[0], err) : ovta_node_set_i(n, "shift", ey - ex - ew, err);
+  free(shifts);
+  if (rc || px_set_op(n, conv ? "ovta.QConv" : "ovta.QDense", err) || ovta_node_set_i(n, "clip_min", lo, err) ||
+      ovta_node_set_i(n, "clip_max", hi, err))
     return q_fail(err);
+  if (pc && !b && px_set_inputs(n, 3, err)) return q_fail(err);
   n->inputs[0] = xq, n->inputs[1] = wq;
-  if (b) n->inputs[2] = bq;
+  if (b || pc) n->inputs[2] = bq;
   if (q_output(q->g, n, y, ey, q->nt0, q->qtwin, pos, err)) return q_fail(err);
   return 0;
 }
@@ -486,6 +528,12 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
  *     (max |x| over opts->calib samples run through opts->eval): ovta_quant_exp_for(absmax);
  *   weights: ovta_quant_exp_for(max |W|);  bias: int32 with exp(X) + exp(W);
  *   shift = exp(Y) - exp(X) - exp(W); clip: relu [0, 127], clip [q(min), q(max)], none [-127, 127].
+ *   Grouped convs (group > 1, e.g. depthwise; not with opts->quant_per_tensor): per output
+ *   channel o, ew[o] = ovta_quant_exp_for(max |W[o]|) (at least exp(Y) - exp(X) - 31; an all-zero
+ *   channel takes the per-tensor exponent), bias b[o] at exp(X) + ew[o], and the INTS attribute
+ *   shifts[o] = exp(Y) - exp(X) - ew[o] instead of shift (q_consts_pc): one exponent for channels
+ *   of very different ranges would leave the small ones a few int8 levels. The activations stay
+ *   per tensor.
  * Then residual adds and max pools fed by quantized values (qadd_match / qpool_match, at least
  * one input produced quantized) become ovta.QAdd / ovta.QMaxPool: an input produced quantized is
  * used as it is (its exponent), e0 = min(exp(A), exp(B)) (|exp(A) - exp(B)| <= 16, else the add
@@ -509,7 +557,7 @@ int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (!rc) rc = unfuse_acts(g, err);
   if (rc) return rc;
-  qstate q = {.g = g, .nt0 = g->n_tensors, .nn0 = g->n_nodes};
+  qstate q = {.g = g, .nt0 = g->n_tensors, .nn0 = g->n_nodes, .per_tensor = o->quant_per_tensor};
   q.texp = calloc((size_t)q.nt0 + 1, sizeof *q.texp);
   q.have = calloc((size_t)q.nt0 + 1, 1), q.willq = calloc((size_t)q.nt0 + 1, 1), q.kind = calloc((size_t)q.nn0 + 1, 1);
   q.qtwin = calloc((size_t)q.nt0 + 1, sizeof *q.qtwin);

@@ -3,6 +3,7 @@
  * result against a float convolution computed here. */
 #include <math.h>
 
+#include "exec.h"
 #include "passes.h"
 #include "ovta_test.h"
 
@@ -174,6 +175,145 @@ static void test_quantize_pass(void **state) {
   ovta_graph_free(g);
 }
 
+/* A depthwise 3x3 conv (pad 1), DC = 24 channels on 8x8, whose channel c has weights uniform in
+ * [-1, 1] scaled by 2^-(c % 6) (the ranges per-tensor scales lose), and its float reference. */
+enum { DC = 24, DH = 8 };
+static float dw_w[DC * 9], dw_b[DC];
+
+static void dw_ref(const float *x, float *y) {
+  for (int c = 0; c < DC; c++)
+    for (int i = 0; i < DH; i++)
+      for (int j = 0; j < DH; j++) {
+        double acc = dw_b[c];
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 3; b++) {
+            int ii = i + a - 1, jj = j + b - 1;
+            if (ii >= 0 && ii < DH && jj >= 0 && jj < DH) acc += x[(c * DH + ii) * DH + jj] * dw_w[c * 9 + a * 3 + b];
+          }
+        y[(c * DH + i) * DH + j] = (float)acc;
+      }
+}
+
+/* The depthwise graph quantized (calibration: 4 samples uniform in [-1, 1]), per-channel unless
+ * per_tensor. */
+static ovta_graph *dw_quantized(bool per_tensor, ovta_tensor *const *const *samples) {
+  char js[8192];
+  size_t k = (size_t)snprintf(js, sizeof js,
+                              "{\"name\": \"dw\", \"inputs\": [\"x\"], \"outputs\": [\"y\"], \"tensors\": ["
+                              "{\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, %d, %d, %d]},"
+                              "{\"name\": \"w\", \"dtype\": \"f32\", \"shape\": [%d, 1, 3, 3], \"data\": [",
+                              DC, DH, DH, DC);
+  for (int i = 0; i < DC * 9; i++) k += (size_t)snprintf(js + k, sizeof js - k, "%s%.9g", i ? "," : "", dw_w[i]);
+  k += (size_t)snprintf(js + k, sizeof js - k, "]}, {\"name\": \"b\", \"dtype\": \"f32\", \"shape\": [%d], \"data\": [", DC);
+  for (int i = 0; i < DC; i++) k += (size_t)snprintf(js + k, sizeof js - k, "%s%.9g", i ? "," : "", dw_b[i]);
+  k += (size_t)snprintf(js + k, sizeof js - k,
+                        "]}], \"nodes\": [{\"name\": \"dw\", \"op\": \"Conv\", \"inputs\": [\"x\", \"w\", \"b\"], "
+                        "\"outputs\": [\"y\"], \"attrs\": {\"group\": %d, \"pads\": [1, 1, 1, 1]}}]}",
+                        DC);
+  assert_true(k < sizeof js);
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(js, "dw.json", &g, &err), err);
+  ovta_compile_opts o = {0};
+  o.passes = "infer,fuse,quantize";
+  o.n_calib = 4, o.calib = samples, o.quant_per_tensor = per_tensor;
+  OVTA_ASSERT_OK(ovta_compile_pipeline(g, &o, &err), err);
+  return g;
+}
+
+static double cosine(const float *a, const float *b, int n) {
+  double ab = 0, aa = 0, bb = 0;
+  for (int i = 0; i < n; i++) ab += (double)a[i] * b[i], aa += (double)a[i] * a[i], bb += (double)b[i] * b[i];
+  return ab / sqrt(aa * bb);
+}
+
+/* Per-channel weight exponents on a depthwise conv (the quantize rule for grouped convs): the
+ * shifts are exp(Y) - exp(X) - ew[c] with ew[c] from channel c's max |W|; the int8 output (the
+ * reference evaluator and the CPU int8 path, which agree bit for bit) against the float conv
+ * computed here: the cosine of the whole output (dominated by the large channels) and the mean
+ * over channels of each channel's cosine (what a following layer that rescales channels, a
+ * batch norm or a pointwise conv, sees) are both higher than with one exponent per tensor; the
+ * whole output's above 0.99 (the channels' mean stays below: the output is per tensor, so a
+ * small channel's output has few int8 levels either way); and the mean over channels of the
+ * dequantized weights' cosine, the error per-channel exponents remove, above 0.999. */
+static void test_per_channel_accuracy(void **state) {
+  (void)state;
+  for (int c = 0; c < DC; c++) {
+    for (int i = 0; i < 9; i++) dw_w[c * 9 + i] = (float)((uni() * 2 - 1) * pow(2, -(c % 6)));
+    dw_b[c] = (float)((uni() * 2 - 1) * 0.1 * pow(2, -(c % 6)));
+  }
+  enum { NX = DC * DH * DH };
+  int64_t shape[4] = {1, DC, DH, DH};
+  ovta_error err = {0};
+  ovta_tensor *cal[4];
+  ovta_tensor *const *samples[4];
+  ovta_tensor *cals[4][1];
+  for (int s = 0; s < 4; s++) {
+    cal[s] = ovta_tensor_new("x", OVTA_DT_F32, 4, shape);
+    OVTA_ASSERT_OK(ovta_tensor_alloc(cal[s], &err), err);
+    for (int i = 0; i < NX; i++) ((float *)cal[s]->data)[i] = (float)(uni() * 2 - 1);
+    cals[s][0] = cal[s], samples[s] = cals[s];
+  }
+  double cos[2] = {0, 0}, cosc[2] = {0, 0}, cosw[2] = {0, 0};
+  for (int pt = 0; pt < 2; pt++) {
+    ovta_graph *g = dw_quantized(pt == 1, samples);
+    const ovta_node *q = ovta_graph_node(g, "dw");
+    assert_non_null(q);
+    assert_string_equal(q->op, "ovta.QConv");
+    const ovta_attr *shs = ovta_node_attr(q, "shifts");
+    int ex = q->inputs[0]->quant.exp, ey = q->outputs[0]->quant.exp;
+    double wc = 0; /* the dequantized weights, channel by channel */
+    for (int c = 0; c < DC; c++) {
+      int ew = shs ? ey - ex - (int)shs->ints[c] : q->inputs[1]->quant.exp;
+      float wd[9];
+      for (int i = 0; i < 9; i++) wd[i] = (float)ldexp((double)ovta_tensor_get_i(q->inputs[1], c * 9 + i), ew);
+      wc += cosine(wd, dw_w + c * 9, 9) / DC;
+    }
+    cosw[pt] = wc;
+    if (pt == 0) {
+      assert_non_null(shs), assert_int_equal(shs->n, DC);
+      assert_null(ovta_node_attr(q, "shift"));
+      for (int c = 0; c < DC; c++) {
+        double mx = 0;
+        for (int i = 0; i < 9; i++) mx = fmax(mx, fabs(dw_w[c * 9 + i]));
+        assert_int_equal(shs->ints[c], ey - ex - exp_def(mx));
+      }
+    } else {
+      assert_null(shs);
+    }
+    ovta_exec *e;
+    OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+    float want[NX];
+    double num = 0, numc = 0;
+    for (int t = 0; t < 8; t++) {
+      ovta_tensor *in = ovta_tensor_new("x", OVTA_DT_F32, 4, shape), *out[1] = {0}, *yc;
+      OVTA_ASSERT_OK(ovta_tensor_alloc(in, &err), err);
+      for (int i = 0; i < NX; i++) ((float *)in->data)[i] = (float)(uni() * 2 - 1);
+      dw_ref(in->data, want);
+      ovta_tensor *const ins[1] = {in};
+      OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, ins, NULL, NULL, out, &err), err);
+      OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", in, &err), err);
+      OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+      OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &yc, &err), err);
+      assert_int_equal(yc->nbytes, out[0]->nbytes);
+      assert_memory_equal(yc->data, out[0]->data, yc->nbytes); /* the CPU int8 path == the evaluator */
+      num += cosine(out[0]->data, want, NX);
+      for (int c = 0; c < DC; c++) numc += cosine((const float *)out[0]->data + c * DH * DH, want + c * DH * DH, DH * DH) / DC;
+      ovta_tensor_free(in), ovta_tensor_free(out[0]), ovta_tensor_free(yc);
+    }
+    cos[pt] = num / 8, cosc[pt] = numc / 8;
+    ovta_exec_free(e);
+    ovta_graph_free(g);
+  }
+  fprintf(stderr,
+          "depthwise int8 vs fp32 cosine (per-channel / per-tensor): whole output %.6f / %.6f; mean of the "
+          "channels' outputs %.6f / %.6f; mean of the channels' weights %.6f / %.6f\n",
+          cos[0], cos[1], cosc[0], cosc[1], cosw[0], cosw[1]);
+  assert_true(cos[0] > cos[1]), assert_true(cosc[0] > cosc[1]), assert_true(cosw[0] > cosw[1]);
+  assert_true(cos[0] > 0.99), assert_true(cosw[0] > 0.999);
+  for (int s = 0; s < 4; s++) ovta_tensor_free(cal[s]);
+}
+
 /* ovta.Pack: element (n, c, h, w) of [1,3,2,2] lands at [n/bt][c/bi][h][w][n%bt][c%bi] with
  * block_in 2, batch 1: shape [1, 2, 2, 2, 1, 2]; the padded channel 3 is zero. */
 static void test_pack_layout(void **state) {
@@ -211,7 +351,7 @@ static void test_pack_layout(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_quant_i8_i32), cmocka_unit_test(test_requant),       cmocka_unit_test(test_exp_for),
-      cmocka_unit_test(test_quantize_pass), cmocka_unit_test(test_pack_layout),
+      cmocka_unit_test(test_quantize_pass), cmocka_unit_test(test_per_channel_accuracy), cmocka_unit_test(test_pack_layout),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -25,6 +25,9 @@ if [ $rc -eq 0 ] && [ "$(grep -cP '"group":\s*32' "$T/q.json")" = 2 ] && [ "$(gr
    [ "$(grep -cP '"group":\s*72' "$T/q.json")" = 1 ]; then
   ok "int8 graph with three depthwise and one group-2 ovta.QConv"
 else bad "int8 graph with three depthwise and one group-2 ovta.QConv" "rc $rc"; fi
+# the grouped convs get per-channel weight exponents: a shifts attribute each (compiler/passes/README.md)
+if [ "$(grep -cP '"shifts":' "$T/q.json")" = 4 ]; then ok "the four grouped convs with per-channel shifts"
+else bad "the four grouped convs with per-channel shifts" "$(grep -cP '"shifts":' "$T/q.json") shifts attributes"; fi
 
 run "$OVTA" run "$T/q.json" --input x="$D/dw_x.npy" --output-dir "$T/cpu"
 if [ $rc -eq 0 ] && [ -s "$T/cpu/y.npy" ]; then ok "int8 on the cpu path"; else bad "int8 on the cpu path" "rc $rc"; fi

@@ -9,7 +9,7 @@
  * forced tiles with several output blocks per tile; the same graph with the accelerator in the
  * executor (pack, partition, vta_op_from_node) equal to the CPU run; tsim on two shapes;
  * refusals of groups the blocks do not align with; channels padded to the blocks with all-zero
- * groups (depthwise 72, 88: test_padded). */
+ * groups (depthwise 72, 88: test_padded); per-channel shifts (test_per_channel; tsim on one). */
 #include "vta_check.h"
 #include "exec.h"
 #include "ovta_driver.h"
@@ -37,9 +37,15 @@ static ovta_graph *qconv_graph(const vta_op *op, const int8_t *w, const int32_t 
   k += (size_t)snprintf(js + k, cap - k,
                         "],\n \"nodes\": [{\"name\": \"dw\", \"op\": \"ovta.QConv\", \"inputs\": [\"x\", \"w\"%s], "
                         "\"outputs\": [\"y\"], \"attrs\": {\"pads\": [%d, %d, %d, %d], \"strides\": [%d, %d], "
-                        "\"group\": %d, \"shift\": %d, \"clip_min\": %d, \"clip_max\": %d}}]}\n",
+                        "\"group\": %d, \"clip_min\": %d, \"clip_max\": %d, ",
                         b ? ", \"b\"" : "", op->pad_t, op->pad_l, op->pad_b, op->pad_r, op->stride_h, op->stride_w,
-                        op->groups, op->shift, op->clip_min, op->clip_max);
+                        op->groups, op->clip_min, op->clip_max);
+  if (!op->shifts) k += (size_t)snprintf(js + k, cap - k, "\"shift\": %d}}]}\n", op->shift);
+  else { /* per-channel: the shifts attribute (graph.h) */
+    k += (size_t)snprintf(js + k, cap - k, "\"shifts\": [");
+    for (int i = 0; i < op->o; i++) k += (size_t)snprintf(js + k, cap - k, "%s%lld", i ? "," : "", (long long)op->shifts[i]);
+    k += (size_t)snprintf(js + k, cap - k, "]}}]}\n");
+  }
   assert_true(k < cap);
   ovta_error err = {0};
   ovta_graph *g;
@@ -344,6 +350,83 @@ static void test_padded(void **st) {
                   "node dw op ovta.QConv: cpu (fallback, plain layout): dw: input too large", 0);
 }
 
+/* Per-channel shifts (ovta.QConv `shifts`, the quantize pass's grouped convs): around the op's
+ * shift, with channels 1..4 at 0, -1 (a left shift), 31 and 40 (the sign); the rest spread by
+ * -2..2. */
+static int64_t pc_shifts[256];
+static vta_op pc_op(vta_op op) {
+  for (int o = 0; o < op.o && o < 256; o++) pc_shifts[o] = op.shift + o % 5 - 2;
+  pc_shifts[1] = 0, pc_shifts[2] = -1, pc_shifts[3] = 31, pc_shifts[4] = 40;
+  op.shifts = pc_shifts, op.shift = 0;
+  return op;
+}
+
+/* Per-channel shifts on fsim (SHR with the shifts as tensor operand, held in the ACC after the
+ * bias) bit for bit against conv_ref, vta_reference and the CPU int8 path, on every config,
+ * depthwise and grouped, strides 1 and 2, 1 and 2 virtual threads, forced tiles; the graph
+ * executor with the accelerator equal to the CPU run; refused without a bias. */
+static void test_per_channel(void **st) {
+  (void)st;
+  int ran = 0, refused = 0;
+  for (const char *const *c = ovta_test_configs(); *c; c++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*c, &cfg, &err), err);
+    for (size_t i = 0; i < NSHAPES; i++)
+      for (int stride = 1; stride <= 2; stride++) {
+        vta_op op = pc_op(gop(shapes[i].name, cfg.batch, shapes[i].c, shapes[i].hw, shapes[i].o, shapes[i].groups,
+                              stride, true, stride == 1));
+        vta_plan p;
+        int vt = 2 - (int)(i % 2);
+        if (vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = vt}, &p, &err)) {
+          /* a small ACC: the bias and the shifts do not both stay there (the plan's rule) */
+          if (!strstr(err.msg, "per-channel shifts need a conv with a bias whose bias and shifts"))
+            fail_msg("%s on %s: %s", op.name, *c, err.msg);
+          refused++;
+          continue;
+        }
+        check_op(*c, &op, vt, NULL, false);
+        ran++;
+      }
+  }
+  printf("per-channel sweep: %d ran, %d refused (bias and shifts outside the ACC)\n", ran, refused);
+  assert_true(ran >= 3 * (int)NSHAPES && ran > 3 * refused);
+  vta_op op = pc_op(gop("dw_pc_t", 1, 64, 14, 64, 64, 1, true, true));
+  check_op("default", &op, 2, &(vta_knobs){.t_n = 1, .t_oc = 2, .t_ic = 1, .t_h = 7, .t_w = 14}, false);
+  op = pc_op(gop("plain_pc", 1, 32, 6, 48, 1, 1, true, false)); /* an ungrouped conv takes them too */
+  check_op("default", &op, 2, NULL, false);
+  /* the graph with the accelerator: the node on the device, equal to the CPU run and conv_ref */
+  op = pc_op(gop("dwg_pc", 1, 32, 9, 32, 32, 1, true, true));
+  size_t nx = (size_t)op.c * 81, nw = (size_t)op.o * 9;
+  int8_t *x = malloc(nx), *w = malloc(nw), *ref = malloc((size_t)op.o * 81);
+  int32_t *b = malloc((size_t)op.o * 4);
+  assert_non_null(x), assert_non_null(w), assert_non_null(b), assert_non_null(ref);
+  ovta_test_fill_i8(x, nx, 191), ovta_test_fill_i8(w, nw, 192);
+  for (int k = 0; k < op.o; k++) b[k] = (k * 7919 % 4001) - 2000;
+  ovta_graph *g = qconv_graph(&op, w, b);
+  ovta_config cfg;
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = &cfg, o.backend = "fsim";
+  int nacc = -1;
+  ovta_tensor *yc = exec_run(g, NULL, &op, x, NULL, NULL), *ya = exec_run(g, &o, &op, x, &nacc, "node dw op ovta.QConv: accel: tile");
+  assert_int_equal(nacc, 1);
+  assert_int_equal(yc->nbytes, ya->nbytes);
+  same_bytes(ya->data, yc->data, yc->nbytes, "accelerator graph vs cpu", &op);
+  conv_ref(&op, x, w, b, ref);
+  same_bytes(yc->data, ref, yc->nbytes, "cpu vs conv_ref", &op);
+  ovta_tensor_free(yc), ovta_tensor_free(ya);
+  ovta_graph_free(g);
+  free(x), free(w), free(b), free(ref);
+  /* refused with the reason (the CPU path keeps it): no bias */
+  vta_plan p;
+  op = pc_op(gop("pc_nobias", 1, 32, 8, 32, 32, 1, false, false));
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  assert_non_null(strstr(err.msg, "pc_nobias: per-channel shifts need a conv with a bias"));
+}
+
 static void test_tsim(void **st) {
   (void)st;
   bool have = false;
@@ -357,13 +440,17 @@ static void test_tsim(void **st) {
   plan_of("default", &op, 2, NULL, false, &p);
   vta_check_plan("tsim", &p, 0, true);
   check_padded("default", "tsim", 72, 7, 72, 72, 2, true, true, 77); /* 72 channels padded to 80 groups */
+  op = pc_op(gop("dw_pc_tsim", 1, 32, 8, 32, 32, 1, true, true)); /* per-channel shifts: SHR with a tensor operand */
+  plan_of("default", &op, 2, NULL, false, &p);
+  vta_check_plan("tsim", &p, 0, true);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plan),  cmocka_unit_test(test_sweep), cmocka_unit_test(test_tiles),
       cmocka_unit_test(test_tilings),
-      cmocka_unit_test(test_graph), cmocka_unit_test(test_padded), cmocka_unit_test(test_tsim),
+      cmocka_unit_test(test_graph), cmocka_unit_test(test_padded), cmocka_unit_test(test_per_channel),
+      cmocka_unit_test(test_tsim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -110,7 +110,7 @@ static inline void conv_ref(const vta_op *op, const int8_t *x, const int8_t *w, 
                   acc += x[((n * op->c + g * cg + c) * op->h + ih) * op->w + iw] * w[((o * cg + c) * op->kh + u) * op->kw + v];
               }
           int32_t a = (int32_t)acc; /* sums here stay far inside int32 */
-          int s = op->shift;
+          int s = op->shifts ? (int)op->shifts[o] : op->shift; /* per-channel shifts: channel o's */
           if (s >= 1 && s <= 31) a = (int32_t)((uint32_t)a + (1u << (s - 1)));
           if (s >= 32) a = a < 0 ? -1 : 0;
           else if (s >= 0) a >>= s;
@@ -200,7 +200,8 @@ static inline void vta_check_plan_also(const char *backend, const vta_plan *pp, 
   int64_t outs = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow;
   assert_int_equal((int64_t)cnt.gemm_uops, macs_blocks);
   bool i8clip = op->clip_min >= -128 && op->clip_min <= 127 && op->clip_max >= -128 && op->clip_max <= 127;
-  int passes = (!op->has_bias && op->shift >= 16 && op->shift <= 31 ? 2 : 1) + (op->shift != 0) + (i8clip ? 1 : 2);
+  int passes = (!op->has_bias && op->shift >= 16 && op->shift <= 31 ? 2 : 1) + (op->shift != 0 || op->shifts) +
+               (i8clip ? 1 : 2);
   assert_int_equal((int64_t)cnt.alu_uops, outs * passes);
   ovta_rt_destroy(rt);
   ovta_dev_close(dev);

@@ -8,6 +8,7 @@
  *     --config=NAME        hardware config for pack (default: "default")
  *     --calib=FILE.pb      a calibration sample (TensorProto) for a one-input graph; repeatable
  *     --calib-random=N     N calibration samples, uniform in [-1, 1] (fixed seed)
+ *     --quant-per-tensor   quantize: one weight exponent per tensor for grouped convs too
  *     --emit=text|json|none  what to print at the end (default text)
  *     --list-passes        print the passes and exit
  * Errors go to stderr as one line; exit status 1.
@@ -19,7 +20,8 @@
 
 static int usage(void) {
   fprintf(stderr, "usage: ovta-opt [--passes=LIST|--pipeline=default|accel] [--print-after=LIST|--print-after-all]\n"
-                  "                [--config=NAME] [--calib=FILE.pb]... [--calib-random=N] [--emit=text|json|none] FILE\n");
+                  "                [--config=NAME] [--calib=FILE.pb]... [--calib-random=N] [--quant-per-tensor]\n"
+                  "                [--emit=text|json|none] FILE\n");
   return 2;
 }
 
@@ -42,6 +44,7 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--config=", 9)) config = a + 9;
     else if (!strncmp(a, "--calib=", 8) && n_calib_files < MAX_CALIB) calib_files[n_calib_files++] = a + 8;
     else if (!strncmp(a, "--calib-random=", 15)) n_random = atoi(a + 15);
+    else if (!strcmp(a, "--quant-per-tensor")) o.quant_per_tensor = true;
     else if (!strncmp(a, "--emit=", 7)) emit = a + 7;
     else if (!strcmp(a, "--list-passes")) {
       int n;
