@@ -184,9 +184,10 @@ def table(out, root, names):
     n_ort = sum(1 for r in rows if str(r.get("ort", "")).startswith(tuple("0123456789")) and "MISMATCH" not in r["ort"])
     n_q = sum(1 for r in rows if str(r.get("cosine", "-")).startswith("0") or str(r.get("cosine", "-")).startswith("1"))
     n_t = sum(1 for r in rows if r.get("cycles", "-") not in ("-", None))
-    head = ["%d models: %d exported; fp32 CPU path matches torch on %d, onnxruntime on %d; int8 for the "
-            "accelerator compiled and run on %d, on tsim %d; %d mismatch(es)."
-            % (len(rows), n_exp, n_cpu, n_ort, n_q, n_t, sum(1 for r in rows if r.get("mismatch"))), ""]
+    n_not = sum(1 for r in rows if r.get("exported") == "not run")
+    head = ["%d models (%d not run): %d exported; fp32 CPU path matches torch on %d, onnxruntime on %d; int8 for "
+            "the accelerator compiled and run on %d, on tsim %d; %d mismatch(es)."
+            % (len(rows), n_not, n_exp, n_cpu, n_ort, n_q, n_t, sum(1 for r in rows if r.get("mismatch"))), ""]
     text = "\n".join(head + lines)
     if notes:
         text += "\n\nRefusals, mismatches and skips (the first error line of each step):\n\n" + "\n".join(
