@@ -64,8 +64,9 @@ import json, sys
 p = json.load(open(sys.argv[1])); ref = json.load(open(sys.argv[2]))
 errs = []
 acc = [l for l in p["layers"] if l["where"] == "accel"]
-# the convs, the dense layer and the two max pools (int8 ovta.QMaxPool on the ALU, 0 MACs)
-pools = ["/features/features.3/MaxPool", "/features/features.7/MaxPool"]
+# the convs, the dense layer, the two max pools and the global average pool (int8
+# ovta.QMaxPool / ovta.QGlobalAvgPool on the ALU, 0 MACs)
+pools = ["/features/features.3/MaxPool", "/features/features.7/MaxPool", "/pool/GlobalAveragePool"]
 if sorted(l["name"] for l in acc) != sorted(list(ref) + pools): errs.append("accel layers %s, convs/gemm %s + pools" % ([l["name"] for l in acc], sorted(ref)))
 for l in p["layers"]:
     want = ref.get(l["name"], 0)
@@ -79,7 +80,8 @@ errs = []
 # logical sizes of the fmnist layers (models/fmnist/train.py): input, weights, output elements
 logical = {"/features/features.0/Conv": (28*28*1, 16*1*9, 16*28*28), "/features/features.4/Conv": (16*14*14, 32*16*9, 32*14*14),
            "/features/features.8/Conv": (32*7*7, 64*32*9, 64*7*7), "/fc/Gemm": (64, 10*64, 10),
-           "/features/features.3/MaxPool": (16*28*28, 0, 16*14*14), "/features/features.7/MaxPool": (32*14*14, 0, 32*7*7)}
+           "/features/features.3/MaxPool": (16*28*28, 0, 16*14*14), "/features/features.7/MaxPool": (32*14*14, 0, 32*7*7),
+           "/pool/GlobalAveragePool": (64*7*7, 0, 64)}
 for l in p["layers"]:
     b = l["bytes_read"]
     if l["where"] == "cpu":
@@ -88,8 +90,8 @@ for l in p["layers"]:
         continue
     x, w, y = logical[l["name"]]
     if l["cycles"] is not None or l["utilization"] is not None: errs.append("%s: fsim cycles %s" % (l["name"], l["cycles"]))
-    # max pools (ALU) load no ACC data: no bias
-    if b["wgt"] < w or b["inp"] < x or l["bytes_written"] < y or b["uop"] <= 0 or (b["acc"] <= 0 and "MaxPool" not in l["name"]):
+    # the pools (ALU) load no ACC data: no bias
+    if b["wgt"] < w or b["inp"] < x or l["bytes_written"] < y or b["uop"] <= 0 or (b["acc"] <= 0 and "Pool" not in l["name"]):
         errs.append("%s: bytes %s written %s below logical x %d w %d y %d" % (l["name"], b, l["bytes_written"], x, w, y))
     if l["insns"] < 5 or l["gemm_uops"] <= 0 or l["uops"] != l["gemm_uops"] + l["alu_uops"]:
         errs.append("%s: insns %s uops %s" % (l["name"], l["insns"], l["uops"]))
@@ -102,7 +104,7 @@ for k in ["macs", "insns", "uops", "gemm_uops", "alu_uops", "bytes_written"]:
 for k in ["uop", "wgt", "inp", "acc"]:
     if t["bytes_read"][k] != sum(l["bytes_read"][k] for l in p["layers"]): errs.append("total bytes_read %s" % k)
 if t["cycles"] is not None: errs.append("fsim total cycles %s" % t["cycles"])
-if p["accel_layers"] != 6 or p["cpu_layers"] != len(p["layers"]) - 6: errs.append("layer counts")
+if p["accel_layers"] != 7 or p["cpu_layers"] != len(p["layers"]) - 7: errs.append("layer counts")
 print("; ".join(errs) if errs else "ok")' "$T/fsim.json"
 
 # ---------------------------------------------------------------- tsim
@@ -163,7 +165,7 @@ for f in ["roofline.png", "utilization.png", "layers.dat"]:
     if not os.path.isfile(p) or os.path.getsize(p) == 0: errs.append("%s missing or empty" % f); continue
     if f.endswith(".png") and open(p, "rb").read(8) != b"\x89PNG\r\n\x1a\n": errs.append("%s is not a PNG" % f)
 rows = [l for l in open(os.path.join(sys.argv[1], "layers.dat")) if not l.startswith("#")] if not errs else []
-if not errs and len(rows) != 6: errs.append("layers.dat has %d rows" % len(rows))
+if not errs and len(rows) != 7: errs.append("layers.dat has %d rows" % len(rows))
 print("; ".join(errs) if errs else "ok")' "$T/plots"
   else
     echo "[  SKIPPED ] tsim_plots: no gnuplot"
@@ -189,7 +191,7 @@ for x, y in zip(a["layers"], b["layers"]):
 print("; ".join(errs) if errs else "ok")' "$T/folder.json" "$T/fsim.json"
 run "$OVTA" profile "$MODEL" "${IMGS[@]}" --backend fsim
 if [ $rc -eq 0 ] && grep -q '^ *2 /features/features.0/Conv *ovta.QConv *accel *- *112896 ' "$T/out" &&
-  grep -q '^ *total .* 1919872 ' "$T/out" && grep -q '^accelerator: 6 layer(s), 1.920 MMAC' "$T/out"; then
+  grep -q '^ *total .* 1919872 ' "$T/out" && grep -q '^accelerator: 7 layer(s), 1.920 MMAC' "$T/out"; then
   ok "text_table"
 else bad "text_table" "rows not as expected"; fi
 run "$OVTA" bench --only fsim,fmnist --backend fsim
@@ -219,7 +221,7 @@ expect_error "bad_calib_shape" "--calib *: samples are 1x1x14x14, the input is 1
   "$OVTA" profile "$MODEL" --images $M/test_images.npy --calib "$T/small.npy"
 expect_error "bad_folder_with_calib" "--calib, --config and --vt apply to a model file*" \
   "$OVTA" profile "$T/fm.ovta" --input image="$T/x.npy" --calib $M/calib_images.npy
-expect_error "bad_folder_on_cpu" "*runs 6 node(s) on the accelerator*" "$OVTA" profile "$T/fm.ovta" --input image="$T/x.npy" --backend cpu
+expect_error "bad_folder_on_cpu" "*runs 7 node(s) on the accelerator*" "$OVTA" profile "$T/fm.ovta" --input image="$T/x.npy" --backend cpu
 expect_error "bad_backend" "*nope*" "$OVTA" profile "$MODEL" "${IMGS[@]}" --backend nope
 expect_error "bad_option" "unknown option --frobnicate*" "$OVTA" profile "$MODEL" --frobnicate
 expect_error "bad_bench_name" "unknown benchmark 'nope'*" "$OVTA" bench --only nope
