@@ -60,10 +60,12 @@ class Net(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
-def main():
-    torch.manual_seed(0)
-    np.random.seed(0)
-    torch.set_num_threads(2)
+def train_and_export(net, here, onnx_name, lr, threads, epochs):
+    """Seeded Adam + one-cycle training of net on the Fashion-MNIST training images (batches of
+    128, test accuracy after each epoch on stderr), then the ONNX export and the shipped files
+    into here (the module docstring's list; models/fmnist_mbv2/train.py uses it too). net is
+    built by the caller after the seeds are set (seed_all)."""
+    torch.set_num_threads(threads)
     xtr = read_idx("train-images-idx3-ubyte.gz")
     ytr = read_idx("train-labels-idx1-ubyte.gz")
     xte = read_idx("t10k-images-idx3-ubyte.gz")
@@ -72,11 +74,10 @@ def main():
     ltr = torch.from_numpy(ytr.astype(np.int64))
     te = torch.from_numpy(xte.astype(np.float32) / 255.0).unsqueeze(1)
 
-    net = Net()
-    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=EPOCHS * ((len(tr) + 127) // 128))
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=epochs * ((len(tr) + 127) // 128))
     lossf = nn.CrossEntropyLoss()
-    for epoch in range(EPOCHS):
+    for epoch in range(epochs):
         net.train()
         perm = torch.randperm(len(tr))
         for i in range(0, len(tr), 128):
@@ -89,21 +90,31 @@ def main():
         net.eval()
         with torch.no_grad():
             acc = (net(te).argmax(1).numpy() == yte).mean()
-        print(f"epoch {epoch + 1}/{EPOCHS}: loss {loss.item():.3f}, test accuracy {acc * 100:.2f}%",
+        print(f"epoch {epoch + 1}/{epochs}: loss {loss.item():.3f}, test accuracy {acc * 100:.2f}%",
               file=sys.stderr)
 
     net.eval()
     with torch.no_grad():
         logits = net(te[:N_TEST]).numpy().astype(np.float32)
-    torch.onnx.export(net, te[:1], os.path.join(HERE, "fmnist_cnn.onnx"), opset_version=13,
+    torch.onnx.export(net, te[:1], os.path.join(here, onnx_name), opset_version=13,
                       input_names=["image"], output_names=["logits"],
                       dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}})
-    np.save(os.path.join(HERE, "test_images.npy"), xte[:N_TEST])
-    np.save(os.path.join(HERE, "test_labels.npy"), yte[:N_TEST])
-    np.save(os.path.join(HERE, "torch_logits.npy"), logits)
-    np.save(os.path.join(HERE, "calib_images.npy"), xtr[:N_CALIB])
+    np.save(os.path.join(here, "test_images.npy"), xte[:N_TEST])
+    np.save(os.path.join(here, "test_labels.npy"), yte[:N_TEST])
+    np.save(os.path.join(here, "torch_logits.npy"), logits)
+    np.save(os.path.join(here, "calib_images.npy"), xtr[:N_CALIB])
     top1 = (logits.argmax(1) == yte[:N_TEST]).mean()
     print(f"exported; fp32 top-1 on the {N_TEST} shipped test images: {top1 * 100:.1f}%", file=sys.stderr)
+
+
+def seed_all():
+    torch.manual_seed(0)
+    np.random.seed(0)
+
+
+def main():
+    seed_all()
+    train_and_export(Net(), HERE, "fmnist_cnn.onnx", 3e-3, 2, EPOCHS)
 
 
 if __name__ == "__main__":

@@ -19,32 +19,22 @@ squeeze-excite block (global average pool, 1x1 reduce, ReLU, 1x1 expand, hard-si
 and hard-swish activations. Channel counts are multiples of 16 (BLOCK) so the accelerator can take
 the 1x1 convolutions and the dense layer; the depthwise convolutions (groups) stay on the CPU.
 """
-import gzip
+import importlib.util
 import os
-import struct
 import sys
 
-import numpy as np
 import torch
 import torch.nn as nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = "/usr/share/datasets/fashion-mnist"
-N_TEST = 500
-N_CALIB = 64
+# the data, the training loop and the export are models/fmnist/train.py's (train_and_export)
+_spec = importlib.util.spec_from_file_location("fmnist_train", os.path.join(HERE, "..", "fmnist", "train.py"))
+FM = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(FM)
 EPOCHS = int(os.environ.get("EPOCHS", "5"))
 # one thread: on 2 cores shared with other jobs, torch with 2 threads ran 10x slower (0.37 s per
 # batch with one, 3.7 s with two, at load 6)
 THREADS = int(os.environ.get("THREADS", "1"))
-
-
-def read_idx(name):
-    """IDX format: magic (0,0,type,ndim), ndim big-endian u32 dims, then the data."""
-    with gzip.open(os.path.join(DATA, name), "rb") as f:
-        raw = f.read()
-    ndim = raw[3]
-    dims = struct.unpack(">" + "I" * ndim, raw[4 : 4 + 4 * ndim])
-    return np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim).reshape(dims)
 
 
 def conv_bn(cin, cout, k=1, stride=1, groups=1, act=None):
@@ -102,50 +92,10 @@ class Net(nn.Module):
 
 
 def main():
-    torch.manual_seed(0)
-    np.random.seed(0)
-    torch.set_num_threads(THREADS)
-    xtr = read_idx("train-images-idx3-ubyte.gz")
-    ytr = read_idx("train-labels-idx1-ubyte.gz")
-    xte = read_idx("t10k-images-idx3-ubyte.gz")
-    yte = read_idx("t10k-labels-idx1-ubyte.gz")
-    tr = torch.from_numpy(xtr.astype(np.float32) / 255.0).unsqueeze(1)
-    ltr = torch.from_numpy(ytr.astype(np.int64))
-    te = torch.from_numpy(xte.astype(np.float32) / 255.0).unsqueeze(1)
-
+    FM.seed_all()
     net = Net()
     print("parameters: %d" % sum(p.numel() for p in net.parameters()), file=sys.stderr)
-    opt = torch.optim.Adam(net.parameters(), lr=4e-3)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=EPOCHS * ((len(tr) + 127) // 128))
-    lossf = nn.CrossEntropyLoss()
-    for epoch in range(EPOCHS):
-        net.train()
-        perm = torch.randperm(len(tr))
-        for i in range(0, len(tr), 128):
-            idx = perm[i : i + 128]
-            opt.zero_grad()
-            loss = lossf(net(tr[idx]), ltr[idx])
-            loss.backward()
-            opt.step()
-            sched.step()
-        net.eval()
-        with torch.no_grad():
-            acc = (net(te).argmax(1).numpy() == yte).mean()
-        print(f"epoch {epoch + 1}/{EPOCHS}: loss {loss.item():.3f}, test accuracy {acc * 100:.2f}%",
-              file=sys.stderr)
-
-    net.eval()
-    with torch.no_grad():
-        logits = net(te[:N_TEST]).numpy().astype(np.float32)
-    torch.onnx.export(net, te[:1], os.path.join(HERE, "fmnist_mbv2.onnx"), opset_version=13,
-                      input_names=["image"], output_names=["logits"],
-                      dynamic_axes={"image": {0: "N"}, "logits": {0: "N"}})
-    np.save(os.path.join(HERE, "test_images.npy"), xte[:N_TEST])
-    np.save(os.path.join(HERE, "test_labels.npy"), yte[:N_TEST])
-    np.save(os.path.join(HERE, "torch_logits.npy"), logits)
-    np.save(os.path.join(HERE, "calib_images.npy"), xtr[:N_CALIB])
-    top1 = (logits.argmax(1) == yte[:N_TEST]).mean()
-    print(f"exported; fp32 top-1 on the {N_TEST} shipped test images: {top1 * 100:.1f}%", file=sys.stderr)
+    FM.train_and_export(net, HERE, "fmnist_mbv2.onnx", 4e-3, THREADS, EPOCHS)
 
 
 if __name__ == "__main__":

@@ -119,51 +119,6 @@ static void test_fmnist_tsim(void **st) {
   model_on("tsim", "default", 2);
 }
 
-/* Transformer-style projections: MatMul of a [1, 8, 32] sequence by constant matrices
- * (tests/vta/data/proj.onnx, gen_proj_model.py) become accelerator dense layers on the 8 rows
- * (fuse: flatten_dense), back to back without a Reshape pair between them; the logits equal the
- * CPU int8 path's bit for bit (fsim), and are within int8 error of numpy's fp32 output. */
-#define PROJ OVTA_SRC_DIR "/tests/vta/data/"
-static void test_projections(void **st) {
-  (void)st;
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  ovta_graph *g;
-  ovta_tensor *cal, *x, *ref;
-  OVTA_ASSERT_OK(ovta_graph_load(PROJ "proj.onnx", &g, &err), err);
-  OVTA_ASSERT_OK(ovta_npy_read(PROJ "proj_calib.npy", "calib", &cal, &err), err);
-  OVTA_ASSERT_OK(ovta_npy_read(PROJ "proj_x.npy", "x", &x, &err), err);
-  OVTA_ASSERT_OK(ovta_npy_read(PROJ "proj_y.npy", "y", &ref, &err), err);
-  ovta_calib_opts co = {.samples = cal, .passes = int8_pipeline, .cfg = &cfg};
-  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
-  int ndense = 0, nreshape = 0;
-  for (int i = 0; i < g->n_nodes; i++)
-    ndense += !strcmp(g->nodes[i]->op, "ovta.QDense"), nreshape += !strcmp(g->nodes[i]->op, "Reshape");
-  assert_int_equal(ndense, 2);
-  assert_int_equal(nreshape, 2); /* [1,8,32] -> [8,32] before the first, [8,16] -> [1,8,16] after the last */
-  ovta_exec *cpu, *acc;
-  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
-  ovta_exec_opts o;
-  ovta_exec_opts_init(&o);
-  o.accel = true, o.cfg = &cfg, o.backend = "fsim";
-  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
-  assert_int_equal(ovta_exec_accel_nodes(acc), 2);
-  ovta_tensor *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
-  OVTA_ASSERT_SAME_F32(yc, ya, "proj.onnx on fsim against the cpu int8 path");
-  assert_int_equal(ya->nbytes, ref->nbytes);
-  double dot = 0, na = 0, nr = 0;
-  for (size_t k = 0; k < ref->nbytes / 4; k++) {
-    double a = ((float *)ya->data)[k], r = ((float *)ref->data)[k];
-    dot += a * r, na += a * a, nr += r * r;
-  }
-  assert_true(dot / sqrt(na * nr) > 0.99); /* int8 against numpy's fp32 */
-  assert_int_equal(check_stats(acc), 2);
-  ovta_tensor_free(yc), ovta_tensor_free(ya), ovta_tensor_free(x), ovta_tensor_free(ref), ovta_tensor_free(cal);
-  ovta_exec_free(acc), ovta_exec_free(cpu);
-  ovta_graph_free(g);
-}
-
 /* cos(a, b) of two float tensors of one size. */
 static double cosine(const ovta_tensor *a, const ovta_tensor *b) {
   assert_int_equal(a->nbytes, b->nbytes);
@@ -173,6 +128,71 @@ static double cosine(const ovta_tensor *a, const ovta_tensor *b) {
     dot += x * y, na += x * x, nb += y * y;
   }
   return dot / sqrt(na * nb);
+}
+
+/* A model of tests/vta/data/ (NAME.onnx, NAME_calib.npy, NAME_x.npy: one input, NAME_y.npy:
+ * the fp32 reference), int8-calibrated for the default config. */
+#define PROJ OVTA_SRC_DIR "/tests/vta/data/"
+typedef struct data_model {
+  ovta_config cfg;           /* default */
+  ovta_graph *g;             /* the int8 graph */
+  ovta_tensor *cal, *x, *ref; /* calibration samples, the input, its fp32 reference output */
+} data_model;
+
+static void data_model_load(data_model *m, const char *name) {
+  ovta_error err = {0};
+  char path[512];
+  OVTA_ASSERT_OK(ovta_config_load("default", &m->cfg, &err), err);
+  snprintf(path, sizeof path, PROJ "%s.onnx", name);
+  OVTA_ASSERT_OK(ovta_graph_load(path, &m->g, &err), err);
+  snprintf(path, sizeof path, PROJ "%s_calib.npy", name);
+  OVTA_ASSERT_OK(ovta_npy_read(path, "calib", &m->cal, &err), err);
+  snprintf(path, sizeof path, PROJ "%s_x.npy", name);
+  OVTA_ASSERT_OK(ovta_npy_read(path, "x", &m->x, &err), err);
+  snprintf(path, sizeof path, PROJ "%s_y.npy", name);
+  OVTA_ASSERT_OK(ovta_npy_read(path, "y", &m->ref, &err), err);
+  ovta_calib_opts co = {.samples = m->cal, .passes = int8_pipeline, .cfg = &m->cfg};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(m->g, &co, NULL, &err), err);
+}
+
+/* m's graph on the CPU int8 path (*cpu) and with the accelerator on fsim (*acc). */
+static void data_model_build(data_model *m, ovta_exec **cpu, ovta_exec **acc) {
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_exec_build(m->g, NULL, cpu, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = &m->cfg, o.backend = "fsim";
+  OVTA_ASSERT_OK(ovta_exec_build(m->g, &o, acc, &err), err);
+}
+
+static void data_model_free(data_model *m) {
+  ovta_tensor_free(m->cal), ovta_tensor_free(m->x), ovta_tensor_free(m->ref);
+  ovta_graph_free(m->g);
+}
+
+/* Transformer-style projections: MatMul of a [1, 8, 32] sequence by constant matrices
+ * (tests/vta/data/proj.onnx, gen_proj_model.py) become accelerator dense layers on the 8 rows
+ * (fuse: flatten_dense), back to back without a Reshape pair between them; the logits equal the
+ * CPU int8 path's bit for bit (fsim), and are within int8 error of numpy's fp32 output. */
+static void test_projections(void **st) {
+  (void)st;
+  data_model m;
+  data_model_load(&m, "proj");
+  int ndense = 0, nreshape = 0;
+  for (int i = 0; i < m.g->n_nodes; i++)
+    ndense += !strcmp(m.g->nodes[i]->op, "ovta.QDense"), nreshape += !strcmp(m.g->nodes[i]->op, "Reshape");
+  assert_int_equal(ndense, 2);
+  assert_int_equal(nreshape, 2); /* [1,8,32] -> [8,32] before the first, [8,16] -> [1,8,16] after the last */
+  ovta_exec *cpu, *acc;
+  data_model_build(&m, &cpu, &acc);
+  assert_int_equal(ovta_exec_accel_nodes(acc), 2);
+  ovta_tensor *yc = ovta_test_run1(cpu, m.x), *ya = ovta_test_run1(acc, m.x);
+  OVTA_ASSERT_SAME_F32(yc, ya, "proj.onnx on fsim against the cpu int8 path");
+  assert_true(cosine(ya, m.ref) > 0.99); /* int8 against numpy's fp32 */
+  assert_int_equal(check_stats(acc), 2);
+  ovta_tensor_free(yc), ovta_tensor_free(ya);
+  ovta_exec_free(acc), ovta_exec_free(cpu);
+  data_model_free(&m);
 }
 
 /* Transposed convolutions (tests/vta/data/convt.onnx from torch, gen_convt_model.py): the convt
@@ -229,17 +249,9 @@ static void test_convtranspose(void **st) {
  * bit (fsim) and is within int8 error of torch's fp32 output. */
 static void test_concat(void **st) {
   (void)st;
-  ovta_error err = {0};
-  ovta_config cfg;
-  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  ovta_graph *g;
-  ovta_tensor *cal, *x, *ref;
-  OVTA_ASSERT_OK(ovta_graph_load(PROJ "concat.onnx", &g, &err), err);
-  OVTA_ASSERT_OK(ovta_npy_read(PROJ "concat_calib.npy", "calib", &cal, &err), err);
-  OVTA_ASSERT_OK(ovta_npy_read(PROJ "concat_x.npy", "x", &x, &err), err);
-  OVTA_ASSERT_OK(ovta_npy_read(PROJ "concat_y.npy", "y", &ref, &err), err);
-  ovta_calib_opts co = {.samples = cal, .passes = int8_pipeline, .cfg = &cfg};
-  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
+  data_model m;
+  data_model_load(&m, "concat");
+  ovta_graph *g = m.g;
   int nconcat = 0, nquant = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const ovta_node *n = g->nodes[i];
@@ -253,12 +265,9 @@ static void test_concat(void **st) {
   assert_int_equal(nconcat, 1);
   assert_int_equal(nquant, 1);
   ovta_exec *cpu, *acc;
-  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
-  ovta_exec_opts o;
-  ovta_exec_opts_init(&o);
-  o.accel = true, o.cfg = &cfg, o.backend = "fsim";
-  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  data_model_build(&m, &cpu, &acc);
   assert_int_equal(ovta_exec_accel_nodes(acc), 5); /* 3 QConv, 2 QMaxPool */
+  ovta_error err = {0};
   int npack = 0, nunpack = 0, nq = 0, ndq = 0, ncat = 0;
   for (int i = 0; i < ovta_exec_num_steps(acc); i++) {
     ovta_exec_node_stats ns;
@@ -270,14 +279,14 @@ static void test_concat(void **st) {
   assert_int_equal(npack, 1), assert_int_equal(nunpack, 1), assert_int_equal(nq, 1), assert_int_equal(ndq, 1);
   assert_int_equal(ncat, 1);
   assert_int_equal(ovta_exec_num_steps(acc), 10);
-  ovta_tensor *yc = ovta_test_run1(cpu, x), *ya = ovta_test_run1(acc, x);
+  ovta_tensor *yc = ovta_test_run1(cpu, m.x), *ya = ovta_test_run1(acc, m.x);
   OVTA_ASSERT_SAME_F32(yc, ya, "concat.onnx on fsim against the cpu int8 path");
-  print_message("concat.onnx: cosine int8 (fsim) vs torch fp32 %.5f\n", cosine(ya, ref));
-  assert_true(cosine(ya, ref) > 0.99); /* int8 against torch's fp32 */
+  print_message("concat.onnx: cosine int8 (fsim) vs torch fp32 %.5f\n", cosine(ya, m.ref));
+  assert_true(cosine(ya, m.ref) > 0.99); /* int8 against torch's fp32 */
   assert_int_equal(check_stats(acc), 5);
-  ovta_tensor_free(yc), ovta_tensor_free(ya), ovta_tensor_free(x), ovta_tensor_free(ref), ovta_tensor_free(cal);
+  ovta_tensor_free(yc), ovta_tensor_free(ya);
   ovta_exec_free(acc), ovta_exec_free(cpu);
-  ovta_graph_free(g);
+  data_model_free(&m);
 }
 
 /* Save / load: the folder holds the host code in kernels.o (runtime calls undefined there) and
