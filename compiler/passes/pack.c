@@ -44,6 +44,26 @@ static ovta_tensor *pack_wgt(ovta_graph *g, const ovta_tensor *w, int64_t C, int
   return p;
 }
 
+/* Node *pi writes a new packed twin of its output y (act layout [N/B][C/BI][H][W][B][BI], the
+ * logical shape y's) instead of y; an ovta.Unpack after it restores y for plain users (*pi moves
+ * to it). Shared by the ALU operators and the packed Concat. */
+static int packed_output(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int nt0, ovta_tensor **twin, ovta_error *err) {
+  ovta_node *n = g->nodes[*pi];
+  ovta_tensor *y = n->outputs[0], *yp = px_new_value(g, y->name, y->dtype, NULL, err);
+  if (!yp) return err->code ? err->code : OVTA_ENOMEM;
+  int64_t N = y->shape[0], C = y->shape[1], H = y->rank == 4 ? y->shape[2] : 1, W = y->rank == 4 ? y->shape[3] : 1;
+  int64_t ys[6] = {(N + bt - 1) / bt, (C + bi - 1) / bi, H, W, bt, bi};
+  yp->rank = 6, memcpy(yp->shape, ys, sizeof ys);
+  yp->layout = OVTA_LAYOUT_ACT, yp->logical_rank = y->rank, memcpy(yp->logical, y->shape, sizeof yp->logical);
+  yp->quant = y->quant;
+  n->outputs[0] = yp;
+  if (y->id >= 0 && y->id < nt0) twin[y->id] = yp;
+  ovta_node *up = px_new_node(g, *pi + 1, "ovta.Unpack", "unpack", 1, &yp, y, err);
+  if (!up || ovta_node_set_ints(up, "shape", y->shape, y->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
+  (*pi)++;
+  return OVTA_OK;
+}
+
 /* Pack an ALU operator (ovta.QAdd, ovta.QMaxPool, ovta.QGlobalAvgPool) at *pi: its activation inputs through ovta.Pack
  * (or the packed twin a packed producer made), the output in the act layout with channel
  * blocks of block_in, an ovta.Unpack for plain users. Needs block_in == block_out (the
@@ -75,19 +95,7 @@ static int pack_alu(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int64_t bo, 
     }
     n->inputs[k] = xp;
   }
-  ovta_tensor *yp = px_new_value(g, y->name, y->dtype, NULL, err);
-  if (!yp) return err->code;
-  int64_t N = y->shape[0], C = y->shape[1], H = y->rank == 4 ? y->shape[2] : 1, W = y->rank == 4 ? y->shape[3] : 1;
-  int64_t ys[6] = {(N + bt - 1) / bt, (C + bi - 1) / bi, H, W, bt, bi};
-  yp->dtype = y->dtype, yp->rank = 6, memcpy(yp->shape, ys, sizeof ys);
-  yp->layout = OVTA_LAYOUT_ACT, yp->logical_rank = y->rank, memcpy(yp->logical, y->shape, sizeof yp->logical);
-  yp->quant = y->quant;
-  n->outputs[0] = yp;
-  if (y->id >= 0 && y->id < nt0) twin[y->id] = yp;
-  ovta_node *up = px_new_node(g, *pi + 1, "ovta.Unpack", "unpack", 1, &yp, y, err);
-  if (!up || ovta_node_set_ints(up, "shape", y->shape, y->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
-  (*pi)++;
-  return OVTA_OK;
+  return packed_output(g, pi, bt, bi, nt0, twin, err);
 }
 
 /* A Flatten (axis 1) of a value [N, C, 1, 1] that a packed producer made (twin[x], the act layout
@@ -127,21 +135,8 @@ static bool packable_concat(const ovta_node *n, int64_t bi, int nt0, ovta_tensor
  * an ovta.Unpack for plain users. The node stays a Concat (axis 1) on the physical arrays. */
 static int pack_concat(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int nt0, ovta_tensor **twin, ovta_error *err) {
   ovta_node *n = g->nodes[*pi];
-  ovta_tensor *y = n->outputs[0];
   for (int k = 0; k < n->n_inputs; k++) n->inputs[k] = twin[n->inputs[k]->id];
-  ovta_tensor *yp = px_new_value(g, y->name, y->dtype, NULL, err);
-  if (!yp) return err->code ? err->code : OVTA_ENOMEM;
-  int64_t N = y->shape[0], C = y->shape[1], H = y->rank == 4 ? y->shape[2] : 1, W = y->rank == 4 ? y->shape[3] : 1;
-  int64_t ys[6] = {(N + bt - 1) / bt, C / bi, H, W, bt, bi};
-  yp->rank = 6, memcpy(yp->shape, ys, sizeof ys);
-  yp->layout = OVTA_LAYOUT_ACT, yp->logical_rank = y->rank, memcpy(yp->logical, y->shape, sizeof yp->logical);
-  yp->quant = y->quant;
-  n->outputs[0] = yp;
-  if (y->id >= 0 && y->id < nt0) twin[y->id] = yp;
-  ovta_node *up = px_new_node(g, *pi + 1, "ovta.Unpack", "unpack", 1, &yp, y, err);
-  if (!up || ovta_node_set_ints(up, "shape", y->shape, y->rank, err)) return err->code ? err->code : OVTA_ENOMEM;
-  (*pi)++;
-  return OVTA_OK;
+  return packed_output(g, pi, bt, bi, nt0, twin, err);
 }
 
 /* pack: ovta.QConv (2-D; grouped when C, O are block multiples aligned with the groups, or pad
