@@ -1,5 +1,6 @@
 /* index.c: gathers, scatters and index operators: Gather, GatherElements, GatherND, ScatterND,
- * ScatterElements (and Scatter), OneHot, Compress, ReverseSequence.
+ * ScatterElements (and Scatter), OneHot, Compress, ReverseSequence, TfIdfVectorizer (n-gram counts
+ * against a constant pool).
  * An index read from a tensor counts from the end of its dim when negative and is clamped into
  * the dim (out-of-range indices are an error in ONNX; clamping keeps every access in bounds). */
 
@@ -212,6 +213,82 @@ static int lower_reverse_sequence(L *l) {
   return 0;
 }
 
+/* A local table of n values (dtype t: iv when given, else fv), its fill stores added to blk. */
+static lir_buf *table(L *l, const char *name, lir_dtype t, int64_t n, const int64_t *iv, const float *fv, lir_block *blk) {
+  lir_buf *b = lir_buf_new(F, name, t, 1, &n, LIR_SCOPE_LOCAL);
+  for (int64_t k = 0; k < n; k++) lir_block_add(blk, lir_store1(F, b, I(k), iv ? cst(l, t, (double)iv[k]) : cst(l, t, fv[k])));
+  return b;
+}
+
+/* The counting nest of TfIdfVectorizer's len-grams (pool P, coordinates O, tfidf_rule below). */
+static lir_stmt *tfidf_count(L *l, const ovta_tfidf_pool *p, int len, int64_t skips, lir_buf *P, lir_buf *O) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  lir_var *b = lir_var_new(F, "b", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *s = lir_var_new(F, "s", LIR_I64);
+  lir_var *i = lir_var_new(F, "i", LIR_I64);
+  lir_expr *dist = lir_addi(F, lir_ref(F, s), 1), *item0 = lir_addi(F, lir_muli(F, lir_ref(F, k), len), p->start[len - 1]);
+  lir_expr *hit = NULL;
+  for (int j = 0; j < len; j++) {
+    lir_expr *xi[2] = {lir_ref(F, b), lir_add(F, lir_ref(F, i), lir_mul(F, I(j), dist))};
+    hit = band(l, hit, lir_bin(F, LIR_EQ, as_type(l, LIR_I64, lir_load(F, X, xi)), lir_load1(F, P, lir_addi(F, item0, j))));
+  }
+  lir_expr *yi[2] = {lir_ref(F, b), lir_load1(F, O, lir_addi(F, lir_ref(F, k), p->first[len - 1]))};
+  lir_stmt *inc = lir_if(F, hit, lir_store(F, Y, yi, lir_bin(F, LIR_ADD, lir_load(F, Y, yi), lir_f32(F, 1))), NULL);
+  lir_expr *room = lir_max(F, lir_sub(F, I(X->shape[1]), lir_muli(F, dist, len - 1)), I(0));
+  lir_stmt *st = lir_for(F, i, I(0), room, LIR_FOR_SERIAL, inc);
+  st = lir_for(F, s, I(0), I(len == 1 ? 1 : skips + 1), LIR_FOR_SERIAL, st);
+  st = lir_for(F, k, I(0), I(p->count[len - 1]), LIR_FOR_SERIAL, st);
+  return lir_for(F, b, I(0), I(X->shape[0]), LIR_FOR_SERIAL, st);
+}
+
+/* TfIdfVectorizer (ONNX 9; onnxruntime's reading where the text leaves room). Each row of X
+ * ([C] is one row) is scanned for the pool's n-grams of length n in [min_gram_length,
+ * max_gram_length]: with s skips (s in 0..max_skip_count) the n-gram starting at i is x[i],
+ * x[i + (s+1)], .., x[i + (n-1)(s+1)], inside the row. "Note that we may consider all skips up
+ * to S when generating the n-grams": every s counts separately, except for 1-grams, which skips
+ * do not change and which count once per position (the node tests' uniandbigrams_skip5: the
+ * 1-gram 3 found 3 times in [1 1 3 3 3 7 ..], not 3 * 6). Y[row, ngram_indexes[g]] is the count
+ * of pool n-gram g (TF); IDF: counts above 1 become 1, times weights[o] (1 without weights);
+ * TFIDF: count times weights[o] (the count without weights). The spec calls weights parallel
+ * to the pool; onnxruntime indexes them by the output coordinate o, and so does this (the two
+ * agree when ngram_indexes is 0, 1, 2, ..; inference refuses weights shorter than Y's row).
+ * Schedule: Y = 0; per n, a serial nest over row, pool n-gram, skip and start, the n
+ * comparisons unrolled against the pool held in a local i64 table; then the mode per element. */
+static int lower_tfidf(L *l) {
+  lir_buf *X = l->in[0], *Y = l->out[0];
+  if (!X || !Y) return bad(l, "missing input or output");
+  char why[200];
+  ovta_tfidf_pool p;
+  if (ovta_tfidf_pool_of(l->n, &p, why, sizeof why)) return bad(l, why);
+  int np, ni;
+  const int64_t *pool = ints(l, "pool_int64s", &np), *idx = ints(l, "ngram_indexes", &ni);
+  const ovta_attr *w = ovta_node_attr(l->n, "weights");
+  const char *mode = ovta_node_attr_s(l->n, "mode", "TF");
+  int64_t lo = ovta_node_attr_i(l->n, "min_gram_length", 1), hi = ovta_node_attr_i(l->n, "max_gram_length", 1);
+  int64_t rows = X->ndim == 2 ? X->shape[0] : 1, cols = X->shape[X->ndim - 1];
+  view(X, 2, (int64_t[]){rows, cols});
+  view(Y, 2, (int64_t[]){rows, p.out_size});
+  lir_block blk;
+  lir_block_init(&blk, F);
+  lir_buf *P = table(l, "pool", LIR_I64, np, pool, NULL, &blk), *O = table(l, "outidx", LIR_I64, ni, idx, NULL, &blk);
+  lir_buf *W = w && strcmp(mode, "TF") ? table(l, "weights", LIR_F32, p.out_size, NULL, w->floats, &blk) : NULL;
+  lir_var *e = lir_var_new(F, "e", LIR_I64);
+  int64_t ny = lir_buf_numel(Y);
+  lir_block_add(&blk, lir_for(F, e, I(0), I(ny), LIR_FOR_VECTORIZED, lir_store1(F, Y, lir_ref(F, e), lir_f32(F, 0))));
+  for (int64_t n = lo; n <= hi && n <= p.ngroups; n++)
+    if (p.count[n - 1]) lir_block_add(&blk, tfidf_count(l, &p, (int)n, ovta_node_attr_i(l->n, "max_skip_count", 0), P, O));
+  if (strcmp(mode, "TF")) {
+    lir_nest m;
+    lir_nest_open(F, &m, 2, Y->shape, "m");
+    lir_expr *y = lir_load(F, Y, m.idx), *wv = W ? lir_load1(F, W, m.idx[1]) : lir_f32(F, 1);
+    lir_expr *v = !strcmp(mode, "IDF") ? lir_select(F, lir_bin(F, LIR_GT, y, lir_f32(F, 0)), wv, lir_f32(F, 0)) : lir_bin(F, LIR_MUL, y, wv);
+    lir_block_add(&blk, over(l, &m, Y, lir_store(F, Y, m.idx, v)));
+  }
+  lir_stmt *body = lir_block_stmt(&blk);
+  if (W) body = lir_alloc_stmt(F, W, body);
+  F->body = lir_alloc_stmt(F, P, lir_alloc_stmt(F, O, body));
+  return 0;
+}
+
 const cpu_rule cpu_rules_index[] = {
     {"Gather", lower_gather},
     {"GatherElements", lower_gather_elements},
@@ -222,5 +299,6 @@ const cpu_rule cpu_rules_index[] = {
     {"OneHot", lower_onehot},
     {"Compress", lower_compress},
     {"ReverseSequence", lower_reverse_sequence},
+    {"TfIdfVectorizer", lower_tfidf},
     {NULL, NULL},
 };

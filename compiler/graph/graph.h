@@ -366,6 +366,21 @@ bool ovta_op_known(const char *op);
  * graph/infer_resize.c); else an error code with the reason in why. */
 int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, int64_t *out, char *why, size_t nwhy);
 
+/* TfIdfVectorizer's pool_int64s (rule and checks in graph/infer_index.c): the n-grams of length
+ * len (1..ngroups = len(ngram_counts)) are the count[len-1] runs of len items from pool item
+ * start[len-1]; the k-th of them has output coordinate ngram_indexes[first[len-1] + k]. */
+#define OVTA_TFIDF_MAX_LEN 64
+typedef struct ovta_tfidf_pool {
+  int ngroups;                        /* len(ngram_counts): n-gram lengths 1..ngroups */
+  int64_t start[OVTA_TFIDF_MAX_LEN];  /* per length: its first item in pool_int64s */
+  int64_t count[OVTA_TFIDF_MAX_LEN];  /* per length: its n-grams */
+  int64_t first[OVTA_TFIDF_MAX_LEN];  /* per length: its first n-gram's place in ngram_indexes */
+  int64_t out_size;                   /* max(ngram_indexes) + 1: the output's last extent */
+} ovta_tfidf_pool;
+/* The pool of TfIdfVectorizer node n, its attributes checked; else an error code with the
+ * reason in why (OVTA_EUNSUPPORTED for pool_strings). */
+int ovta_tfidf_pool_of(const ovta_node *n, ovta_tfidf_pool *p, char *why, size_t nwhy);
+
 /* Slice: from starts st, ends en, axes ax and steps sp (na values each; ax/sp may be NULL), per
  * dim of x the first index, the step and the output extent (rule in graph/infer_data.c).
  * 0, 1 for a bad or repeated axis, 2 for a zero step. */

@@ -1,5 +1,6 @@
 /* infer_index.c: inference of the gather/scatter/index operators: Gather, GatherElements,
- * GatherND, ScatterND, ScatterElements, Scatter, OneHot, Compress, ReverseSequence; NonZero and
+ * GatherND, ScatterND, ScatterElements, Scatter, OneHot, Compress, ReverseSequence,
+ * TfIdfVectorizer (and ovta_tfidf_pool_of, its pool, shared with the CPU lowering); NonZero and
  * Unique are refused (their output shape depends on the data).
  * The ONNX rule of each operator stands above its function; infer.c says what inference
  * guarantees. Indices are int32 or int64; a negative index counts from the end of its dim. */
@@ -177,6 +178,76 @@ static int infer_reverse_sequence(ctx *c) {
   return ix_same_as(c, 0, x);
 }
 
+/* An INTS attribute of n (NULL and *cnt 0 when absent or of another type). */
+static const int64_t *attr_ints(const ovta_node *n, const char *name, int *cnt) {
+  const ovta_attr *a = ovta_node_attr(n, name);
+  *cnt = a && a->type == OVTA_ATTR_INTS ? a->n : 0;
+  return *cnt ? a->ints : NULL;
+}
+
+#define WHY(...) (snprintf(why, nwhy, __VA_ARGS__), OVTA_EINVAL)
+
+/* TfIdfVectorizer's pool (graph.h): ngram_counts[len-1] is where the n-grams of length len start
+ * in the pool; the next length's start (the pool's end for the last) ends them, a whole number of
+ * len-item n-grams. ngram_indexes has one output coordinate (>= 0) per n-gram of the pool, in
+ * pool order; weights, when given, as many values. pool_strings (string tensors) is refused. */
+int ovta_tfidf_pool_of(const ovta_node *n, ovta_tfidf_pool *p, char *why, size_t nwhy) {
+  int np, nc, ni;
+  const int64_t *pool = attr_ints(n, "pool_int64s", &np), *cnt = attr_ints(n, "ngram_counts", &nc);
+  const int64_t *idx = attr_ints(n, "ngram_indexes", &ni);
+  const ovta_attr *w = ovta_node_attr(n, "weights");
+  if (ovta_node_attr(n, "pool_strings"))
+    return snprintf(why, nwhy, "pool_strings (string tensors) is not supported"), OVTA_EUNSUPPORTED;
+  if (!pool) return WHY("pool_int64s must hold the pool's n-grams");
+  if (!cnt) return WHY("ngram_counts must be given");
+  if (nc > OVTA_TFIDF_MAX_LEN) return snprintf(why, nwhy, "n-grams longer than %d", OVTA_TFIDF_MAX_LEN), OVTA_EUNSUPPORTED;
+  p->ngroups = nc;
+  int64_t total = 0;
+  for (int k = 0; k < nc; k++) {
+    int64_t end = k + 1 < nc ? cnt[k + 1] : np;
+    if (cnt[k] < 0 || cnt[k] > end || end > np)
+      return WHY("ngram_counts[%d] = %lld is outside the pool of %d items or past the next count", k, (long long)cnt[k], np);
+    if ((end - cnt[k]) % (k + 1)) return WHY("the %lld pool items of %d-grams are not whole %d-grams", (long long)(end - cnt[k]), k + 1, k + 1);
+    p->start[k] = cnt[k], p->count[k] = (end - cnt[k]) / (k + 1), p->first[k] = total;
+    total += p->count[k];
+  }
+  if (ni != total) return WHY("ngram_indexes has %d values for the pool's %lld n-grams", ni, (long long)total);
+  if (w && (w->type != OVTA_ATTR_FLOATS || w->n != ni)) return WHY("weights must hold one float per n-gram (%d)", ni);
+  p->out_size = 0;
+  for (int k = 0; k < ni; k++) {
+    if (idx[k] < 0 || idx[k] >= (1 << 30)) return WHY("ngram_indexes[%d] = %lld is out of range", k, (long long)idx[k]);
+    if (idx[k] + 1 > p->out_size) p->out_size = idx[k] + 1;
+  }
+  if (w && strcmp(ovta_node_attr_s(n, "mode", ""), "TF") && p->out_size > w->n)
+    return snprintf(why, nwhy, "weights with an output of %lld > %d values (onnxruntime reads weights by output coordinate)",
+                    (long long)p->out_size, w->n), OVTA_EUNSUPPORTED;
+  return OVTA_OK;
+}
+
+/* TfIdfVectorizer (9): X int32/int64 [C] or [N, C] (string with pool_strings: refused); Y float
+ * [max(ngram_indexes) + 1] or [N, that]. mode TF, IDF or TFIDF; min_gram_length >= 1,
+ * max_gram_length >= min_gram_length, max_skip_count >= 0 (all required); the pool as
+ * ovta_tfidf_pool_of checks it. The counting rule is above its lowering (cpu/index.c). */
+static int infer_tfidf(ctx *c) {
+  ovta_tensor *x;
+  if (ix_allow(c, "max_gram_length,max_skip_count,min_gram_length,mode,ngram_counts,ngram_indexes,pool_int64s,pool_strings,weights") ||
+      ix_count_io(c, 1, 1, 1, 1) || ix_need(c, 0, &x))
+    return c->err->code;
+  char why[200];
+  ovta_tfidf_pool p;
+  int rc = ovta_tfidf_pool_of(c->n, &p, why, sizeof why);
+  if (rc) return ix_bad(c, rc, "%s", why);
+  if (x->dtype != OVTA_DT_I32 && x->dtype != OVTA_DT_I64) return ix_bad(c, OVTA_EINVAL, "X must be int32 or int64");
+  if (x->rank != 1 && x->rank != 2) return ix_bad(c, OVTA_EINVAL, "X must be [C] or [N, C]");
+  const char *m = ovta_node_attr_s(c->n, "mode", "");
+  if (strcmp(m, "TF") && strcmp(m, "IDF") && strcmp(m, "TFIDF")) return ix_bad(c, OVTA_EINVAL, "mode '%s' is not TF, IDF or TFIDF", m);
+  int64_t lo = ovta_node_attr_i(c->n, "min_gram_length", 0), hi = ovta_node_attr_i(c->n, "max_gram_length", 0);
+  if (lo < 1 || hi < lo || ovta_node_attr_i(c->n, "max_skip_count", -1) < 0)
+    return ix_bad(c, OVTA_EINVAL, "min_gram_length >= 1, max_gram_length >= min_gram_length and max_skip_count >= 0 are required");
+  int64_t s[2] = {x->shape[0], p.out_size};
+  return x->rank == 1 ? ix_set_out(c, 0, OVTA_DT_F32, 1, s + 1) : ix_set_out(c, 0, OVTA_DT_F32, 2, s);
+}
+
 /* NonZero, Unique: refused; the output shape depends on the input values, and the CPU path
  * compiles static shapes only. */
 static int infer_data_dependent(ctx *c) {
@@ -195,6 +266,7 @@ const infer_rule infer_rules_index[] = {
     {"OneHot", infer_onehot},
     {"Compress", infer_compress},
     {"ReverseSequence", infer_reverse_sequence},
+    {"TfIdfVectorizer", infer_tfidf},
     {"NonZero", infer_data_dependent},
     {"Unique", infer_data_dependent},
     {NULL, NULL},
