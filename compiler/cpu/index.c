@@ -220,9 +220,11 @@ static lir_buf *table(L *l, const char *name, lir_dtype t, int64_t n, const int6
   return b;
 }
 
-/* The counting nest of TfIdfVectorizer's len-grams (pool P, coordinates O, tfidf_rule below). */
-static lir_stmt *tfidf_count(L *l, const ovta_tfidf_pool *p, int len, int64_t skips, lir_buf *P, lir_buf *O) {
-  lir_buf *X = l->in[0], *Y = l->out[0];
+/* The nest of TfIdfVectorizer's len-grams (pool P, coordinates O, weights W or NULL; the rule
+ * above lower_tfidf): per row and pool n-gram, its count over skips and starts, then Y += its
+ * value in the mode. */
+static lir_stmt *tfidf_ngrams(L *l, const ovta_tfidf_pool *p, int len, int64_t skips, lir_buf *P, lir_buf *O, lir_buf *W) {
+  lir_buf *X = l->in[0], *Y = l->out[0], *cnt = sc_new(l, "cnt", LIR_I64);
   lir_var *b = lir_var_new(F, "b", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *s = lir_var_new(F, "s", LIR_I64);
   lir_var *i = lir_var_new(F, "i", LIR_I64);
   lir_expr *dist = lir_addi(F, lir_ref(F, s), 1), *item0 = lir_addi(F, lir_muli(F, lir_ref(F, k), len), p->start[len - 1]);
@@ -231,12 +233,17 @@ static lir_stmt *tfidf_count(L *l, const ovta_tfidf_pool *p, int len, int64_t sk
     lir_expr *xi[2] = {lir_ref(F, b), lir_add(F, lir_ref(F, i), lir_mul(F, I(j), dist))};
     hit = band(l, hit, lir_bin(F, LIR_EQ, as_type(l, LIR_I64, lir_load(F, X, xi)), lir_load1(F, P, lir_addi(F, item0, j))));
   }
-  lir_expr *yi[2] = {lir_ref(F, b), lir_load1(F, O, lir_addi(F, lir_ref(F, k), p->first[len - 1]))};
-  lir_stmt *inc = lir_if(F, hit, lir_store(F, Y, yi, lir_bin(F, LIR_ADD, lir_load(F, Y, yi), lir_f32(F, 1))), NULL);
   lir_expr *room = lir_max(F, lir_sub(F, I(X->shape[1]), lir_muli(F, dist, len - 1)), I(0));
-  lir_stmt *st = lir_for(F, i, I(0), room, LIR_FOR_SERIAL, inc);
-  st = lir_for(F, s, I(0), I(len == 1 ? 1 : skips + 1), LIR_FOR_SERIAL, st);
-  st = lir_for(F, k, I(0), I(p->count[len - 1]), LIR_FOR_SERIAL, st);
+  lir_stmt *scan = lir_for(F, i, I(0), room, LIR_FOR_SERIAL, lir_if(F, hit, sc_set(l, cnt, lir_addi(F, sc_get(l, cnt), 1)), NULL));
+  scan = lir_for(F, s, I(0), I(len == 1 ? 1 : skips + 1), LIR_FOR_SERIAL, scan);
+  lir_expr *g = lir_addi(F, lir_ref(F, k), p->first[len - 1]), *c = lir_cast(F, LIR_F32, sc_get(l, cnt));
+  lir_expr *w = W ? lir_load1(F, W, g) : lir_f32(F, 1);
+  const char *mode = ovta_node_attr_s(l->n, "mode", "TF");
+  lir_expr *v = !strcmp(mode, "IDF") ? lir_select(F, lir_bin(F, LIR_GT, sc_get(l, cnt), I(0)), w, lir_f32(F, 0))
+                : W ? lir_bin(F, LIR_MUL, c, w) : c;
+  lir_expr *yi[2] = {lir_ref(F, b), lir_load1(F, O, g)};
+  lir_stmt *one = SEQ(sc_set(l, cnt, I(0)), scan, lir_store(F, Y, yi, lir_bin(F, LIR_ADD, lir_load(F, Y, yi), v)));
+  lir_stmt *st = lir_for(F, k, I(0), I(p->count[len - 1]), LIR_FOR_SERIAL, lir_alloc_stmt(F, cnt, one));
   return lir_for(F, b, I(0), I(X->shape[0]), LIR_FOR_SERIAL, st);
 }
 
@@ -246,13 +253,12 @@ static lir_stmt *tfidf_count(L *l, const ovta_tfidf_pool *p, int len, int64_t sk
  * x[i + (s+1)], .., x[i + (n-1)(s+1)], inside the row. "Note that we may consider all skips up
  * to S when generating the n-grams": every s counts separately, except for 1-grams, which skips
  * do not change and which count once per position (the node tests' uniandbigrams_skip5: the
- * 1-gram 3 found 3 times in [1 1 3 3 3 7 ..], not 3 * 6). Y[row, ngram_indexes[g]] is the count
- * of pool n-gram g (TF); IDF: counts above 1 become 1, times weights[o] (1 without weights);
- * TFIDF: count times weights[o] (the count without weights). The spec calls weights parallel
- * to the pool; onnxruntime indexes them by the output coordinate o, and so does this (the two
- * agree when ngram_indexes is 0, 1, 2, ..; inference refuses weights shorter than Y's row).
+ * 1-gram 3 found 3 times in [1 1 3 3 3 7 ..], not 3 * 6). With count c of pool n-gram g:
+ * Y[row, ngram_indexes[g]] += c (TF), (c > 0 ? weights[g] : 0) (IDF: counts truncated to 1,
+ * scaled), c * weights[g] (TFIDF); without weights, weights[g] = 1. Weights are parallel to
+ * the pool, as the spec and onnxruntime 1.30 read them; coordinates no n-gram has stay 0.
  * Schedule: Y = 0; per n, a serial nest over row, pool n-gram, skip and start, the n
- * comparisons unrolled against the pool held in a local i64 table; then the mode per element. */
+ * comparisons unrolled against the pool held in a local i64 table. */
 static int lower_tfidf(L *l) {
   lir_buf *X = l->in[0], *Y = l->out[0];
   if (!X || !Y) return bad(l, "missing input or output");
@@ -262,7 +268,6 @@ static int lower_tfidf(L *l) {
   int np, ni;
   const int64_t *pool = ints(l, "pool_int64s", &np), *idx = ints(l, "ngram_indexes", &ni);
   const ovta_attr *w = ovta_node_attr(l->n, "weights");
-  const char *mode = ovta_node_attr_s(l->n, "mode", "TF");
   int64_t lo = ovta_node_attr_i(l->n, "min_gram_length", 1), hi = ovta_node_attr_i(l->n, "max_gram_length", 1);
   int64_t rows = X->ndim == 2 ? X->shape[0] : 1, cols = X->shape[X->ndim - 1];
   view(X, 2, (int64_t[]){rows, cols});
@@ -270,19 +275,11 @@ static int lower_tfidf(L *l) {
   lir_block blk;
   lir_block_init(&blk, F);
   lir_buf *P = table(l, "pool", LIR_I64, np, pool, NULL, &blk), *O = table(l, "outidx", LIR_I64, ni, idx, NULL, &blk);
-  lir_buf *W = w && strcmp(mode, "TF") ? table(l, "weights", LIR_F32, p.out_size, NULL, w->floats, &blk) : NULL;
+  lir_buf *W = w && strcmp(ovta_node_attr_s(l->n, "mode", "TF"), "TF") ? table(l, "weights", LIR_F32, ni, NULL, w->floats, &blk) : NULL;
   lir_var *e = lir_var_new(F, "e", LIR_I64);
-  int64_t ny = lir_buf_numel(Y);
-  lir_block_add(&blk, lir_for(F, e, I(0), I(ny), LIR_FOR_VECTORIZED, lir_store1(F, Y, lir_ref(F, e), lir_f32(F, 0))));
+  lir_block_add(&blk, lir_for(F, e, I(0), I(lir_buf_numel(Y)), LIR_FOR_VECTORIZED, lir_store1(F, Y, lir_ref(F, e), lir_f32(F, 0))));
   for (int64_t n = lo; n <= hi && n <= p.ngroups; n++)
-    if (p.count[n - 1]) lir_block_add(&blk, tfidf_count(l, &p, (int)n, ovta_node_attr_i(l->n, "max_skip_count", 0), P, O));
-  if (strcmp(mode, "TF")) {
-    lir_nest m;
-    lir_nest_open(F, &m, 2, Y->shape, "m");
-    lir_expr *y = lir_load(F, Y, m.idx), *wv = W ? lir_load1(F, W, m.idx[1]) : lir_f32(F, 1);
-    lir_expr *v = !strcmp(mode, "IDF") ? lir_select(F, lir_bin(F, LIR_GT, y, lir_f32(F, 0)), wv, lir_f32(F, 0)) : lir_bin(F, LIR_MUL, y, wv);
-    lir_block_add(&blk, over(l, &m, Y, lir_store(F, Y, m.idx, v)));
-  }
+    if (p.count[n - 1]) lir_block_add(&blk, tfidf_ngrams(l, &p, (int)n, ovta_node_attr_i(l->n, "max_skip_count", 0), P, O, W));
   lir_stmt *body = lir_block_stmt(&blk);
   if (W) body = lir_alloc_stmt(F, W, body);
   F->body = lir_alloc_stmt(F, P, lir_alloc_stmt(F, O, body));

@@ -218,9 +218,6 @@ int ovta_tfidf_pool_of(const ovta_node *n, ovta_tfidf_pool *p, char *why, size_t
     if (idx[k] < 0 || idx[k] >= (1 << 30)) return WHY("ngram_indexes[%d] = %lld is out of range", k, (long long)idx[k]);
     if (idx[k] + 1 > p->out_size) p->out_size = idx[k] + 1;
   }
-  if (w && strcmp(ovta_node_attr_s(n, "mode", ""), "TF") && p->out_size > w->n)
-    return snprintf(why, nwhy, "weights with an output of %lld > %d values (onnxruntime reads weights by output coordinate)",
-                    (long long)p->out_size, w->n), OVTA_EUNSUPPORTED;
   return OVTA_OK;
 }
 

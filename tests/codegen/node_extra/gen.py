@@ -3,13 +3,15 @@
 CASE/test_data_set_0/input_N.pb, output_N.pb) for operator paths the shipped node tests do not
 reach (DFT lengths, inverse and axes, STFT on complex signals, the windows' output types,
 MelWeightMatrix, GridSample's mode/padding/align_corners pairs, RoiAlign max and adaptive
-sampling, Det of larger matrices, MaxUnpool, DynamicQuantizeLinear, bfloat16 Cast rounding). The expected outputs are
+sampling, Det of larger matrices, MaxUnpool, DynamicQuantizeLinear, bfloat16 Cast rounding,
+TfIdfVectorizer's modes, weights, skips and gram lengths). The expected outputs are
 onnxruntime's (npm onnxruntime-node, tools/ort-ref), an independent reference.
 
-    NODE_PATH=build/ort-ref/node_modules /usr/bin/python3 tests/codegen/node_extra/gen.py
+    NODE_PATH=build/ort-ref/node_modules /usr/bin/python3 tests/codegen/node_extra/gen.py [PREFIX]
 
 (offline after tools/ort-ref/test-ort.sh has installed onnxruntime-node; needs Debian's
-python3-onnx). build/tests/codegen/conform_extra runs the folder with the conformance runner.
+python3-onnx). With PREFIX only the cases whose name starts with it are written (the random
+inputs of the others are still drawn, so every case keeps its data). build/tests/codegen/conform_extra runs the folder with the conformance runner.
 """
 import os
 import shutil
@@ -23,6 +25,7 @@ from onnx import TensorProto, helper, numpy_helper, save
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", "..", ".."))
 rng = np.random.default_rng(17)
+ONLY = sys.argv[1] if len(sys.argv) > 1 else ""  # write only the cases whose name starts with it
 NP2ONNX = {np.float32: TensorProto.FLOAT, np.float64: TensorProto.DOUBLE, np.int64: TensorProto.INT64,
            np.int32: TensorProto.INT32, np.uint8: TensorProto.UINT8}
 
@@ -31,6 +34,8 @@ def case(name, op, inputs, outputs, consts=None, **attrs):
     """inputs: [(name, array)] fed at run time; consts: [(name, array)] initializers; outputs:
     [(name, dtype)]; node inputs are the inputs then the constants, in the order given by
     `order` (a list of names, "" for an omitted one) when present."""
+    if ONLY and not name.startswith(ONLY):
+        return
     consts = consts or []
     order = attrs.pop("order", [n for n, _ in inputs] + [n for n, _ in consts])
     back = attrs.pop("chain_back", False)
@@ -123,4 +128,25 @@ case("test_x_dynquant_positive", "DynamicQuantizeLinear", [("x", f32(10, lo=0.5,
 bf = np.array([1 + 2**-8, 1 + 3 * 2**-8, -(1 + 2**-8), 1 + 2**-8 + 2**-20, np.nan, np.inf, -np.inf, 3.4e38, -0.0,
                1e-40, 0.1, -2.5e-3, 65504, 1.00390625, 123456.789, 7e-39], np.float32).reshape(4, 4)
 case("test_x_cast_bfloat16_round", "Cast", [("x", bf)], [("y", F)], to=TensorProto.BFLOAT16, chain_back=True)
+# TfIdfVectorizer: IDF and TFIDF with weights (and without), 2-D int32 rows with skips, n-grams of
+# 2 and 3 only (the pool's 1-grams not counted), coordinates permuted and with gaps; onnxruntime
+# reads weights by output coordinate
+pool = [0, 2, 4, 1, 3, 3, 0, 2, 2, 1, 4, 0, 3, 1, 2, 0, 2, 1]  # 4 1-grams, 4 2-grams, 2 3-grams
+tf = dict(ngram_counts=[0, 4, 12], pool_int64s=pool)
+wts = [0.5, 1.25, 2.0, 0.75, 1.5, 3.0, 0.25, 1.0, 2.5, 4.0]
+ints5 = lambda *shape, dt=np.int64: rng.integers(0, 5, shape).astype(dt)
+case("test_x_tfidf_idf_weights", "TfIdfVectorizer", [("x", ints5(20))], [("y", F)], mode="IDF", min_gram_length=1,
+     max_gram_length=3, max_skip_count=2, ngram_indexes=list(range(10)), weights=wts, **tf)
+case("test_x_tfidf_tfidf_weights_2d_skip3", "TfIdfVectorizer", [("x", ints5(3, 12, dt=np.int32))], [("y", F)], mode="TFIDF",
+     min_gram_length=1, max_gram_length=3, max_skip_count=3, ngram_indexes=list(range(10)), weights=wts, **tf)
+case("test_x_tfidf_min2_max3_2d", "TfIdfVectorizer", [("x", ints5(4, 15))], [("y", F)], mode="TF", min_gram_length=2,
+     max_gram_length=3, max_skip_count=1, ngram_indexes=list(range(10)), **tf)
+case("test_x_tfidf_idf_noweights", "TfIdfVectorizer", [("x", ints5(2, 16, dt=np.int32))], [("y", F)], mode="IDF",
+     min_gram_length=1, max_gram_length=2, max_skip_count=2, ngram_indexes=list(range(10)), **tf)
+case("test_x_tfidf_tfidf_noweights", "TfIdfVectorizer", [("x", ints5(16))], [("y", F)], mode="TFIDF", min_gram_length=2,
+     max_gram_length=2, max_skip_count=4, ngram_indexes=list(range(10)), **tf)
+case("test_x_tfidf_permuted_weights", "TfIdfVectorizer", [("x", ints5(2, 14))], [("y", F)], mode="TFIDF", min_gram_length=1,
+     max_gram_length=3, max_skip_count=1, ngram_indexes=[9, 3, 0, 7, 1, 8, 2, 6, 4, 5], weights=wts, **tf)
+case("test_x_tfidf_gaps", "TfIdfVectorizer", [("x", ints5(18))], [("y", F)], mode="TF", min_gram_length=1, max_gram_length=2,
+     max_skip_count=0, ngram_counts=[0, 3], pool_int64s=[1, 3, 4, 0, 2, 3, 1], ngram_indexes=[7, 1, 12, 4, 0])
 print("wrote", HERE, file=sys.stderr)
