@@ -256,7 +256,9 @@ static lir_stmt *tfidf_ngrams(L *l, const ovta_tfidf_pool *p, int len, int64_t s
  * 1-gram 3 found 3 times in [1 1 3 3 3 7 ..], not 3 * 6). With count c of pool n-gram g:
  * Y[row, ngram_indexes[g]] += c (TF), (c > 0 ? weights[g] : 0) (IDF: counts truncated to 1,
  * scaled), c * weights[g] (TFIDF); without weights, weights[g] = 1. Weights are parallel to
- * the pool, as the spec and onnxruntime 1.30 read them; coordinates no n-gram has stay 0.
+ * the pool, as the spec and onnxruntime 1.30 read them; coordinates no n-gram has stay 0, and
+ * n-grams sharing a coordinate add up (as onnxruntime's TF and TFIDF; its IDF keeps the weight of
+ * the last such n-gram its scan finds, which the spec does not say).
  * Schedule: Y = 0; per n, a serial nest over row, pool n-gram, skip and start, the n
  * comparisons unrolled against the pool held in a local i64 table. */
 static int lower_tfidf(L *l) {

@@ -149,4 +149,8 @@ case("test_x_tfidf_permuted_weights", "TfIdfVectorizer", [("x", ints5(2, 14))], 
      max_gram_length=3, max_skip_count=1, ngram_indexes=[9, 3, 0, 7, 1, 8, 2, 6, 4, 5], weights=wts, **tf)
 case("test_x_tfidf_gaps", "TfIdfVectorizer", [("x", ints5(18))], [("y", F)], mode="TF", min_gram_length=1, max_gram_length=2,
      max_skip_count=0, ngram_counts=[0, 3], pool_int64s=[1, 3, 4, 0, 2, 3, 1], ngram_indexes=[7, 1, 12, 4, 0])
+# n-grams sharing output coordinates: their values add up (TFIDF; IDF is left out: onnxruntime
+# keeps the weight of the last n-gram its scan finds there)
+case("test_x_tfidf_tfidf_shared_coords", "TfIdfVectorizer", [("x", ints5(2, 15))], [("y", F)], mode="TFIDF", min_gram_length=1,
+     max_gram_length=3, max_skip_count=2, ngram_indexes=[0, 1, 0, 2, 1, 3, 3, 2, 4, 4], weights=wts, **tf)
 print("wrote", HERE, file=sys.stderr)
