@@ -273,6 +273,24 @@ save("onnx-shape-fold-overflow.onnx",
             node("Reshape", ["x", "s2"], ["y"], "reshape")],
            [X], [Y], [i64("k", [1 << 61, 1 << 61])]))
 
+# TfIdfVectorizer whose attributes disagree: ngram_indexes shorter than the pool's n-grams, a
+# 2-gram run of 3 items, weights of another count; and pool_strings (string tensors: refused)
+TOK = value_info("x", [2, 6], INT64)
+
+
+def tfidf(name, counts, pool, idx, extra=()):
+    attrs = [attr_str("mode", "TF"), attr_int("min_gram_length", 1), attr_int("max_gram_length", 2),
+             attr_int("max_skip_count", 0), attr_ints("ngram_counts", counts), attr_ints("ngram_indexes", idx)]
+    attrs += [attr_ints("pool_int64s", pool)] if pool else []
+    save(name, model([node("TfIdfVectorizer", ["x"], ["y"], "tfidf", attrs + list(extra))], [TOK],
+                     [value_info("y", [2, 5])], opset=9))
+
+
+tfidf("onnx-tfidf-indexes-count.onnx", [0, 2], [1, 2, 3, 4, 5, 6], [0, 1, 2])
+tfidf("onnx-tfidf-counts-split.onnx", [0, 3], [1, 2, 3, 4, 5, 6], [0, 1, 2, 3])
+tfidf("onnx-tfidf-weights-count.onnx", [0, 2], [1, 2, 3, 4, 5, 6], [0, 1, 2, 3],
+      [f_bytes(1, "weights") + b"".join(f_float(7, v) for v in (1.0, 2.0)) + f_varint(20, 6)])
+tfidf("onnx-tfidf-pool-strings.onnx", [0, 2], None, [0, 1, 2], [attr_strs("pool_strings", ["a", "b", "c", "d"])])
 
 # ---------------------------------------------------------------- .npy files
 def npy(descr, shape, data, fortran=False, version=1, header=None):
