@@ -220,31 +220,128 @@ static lir_buf *table(L *l, const char *name, lir_dtype t, int64_t n, const int6
   return b;
 }
 
-/* The nest of TfIdfVectorizer's len-grams (pool P, coordinates O, weights W or NULL; the rule
- * above lower_tfidf): per row and pool n-gram, its count over skips and starts, then Y += its
- * value in the mode. */
-static lir_stmt *tfidf_ngrams(L *l, const ovta_tfidf_pool *p, int len, int64_t skips, lir_buf *P, lir_buf *O, lir_buf *W) {
-  lir_buf *X = l->in[0], *Y = l->out[0], *cnt = sc_new(l, "cnt", LIR_I64);
-  lir_var *b = lir_var_new(F, "b", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *s = lir_var_new(F, "s", LIR_I64);
-  lir_var *i = lir_var_new(F, "i", LIR_I64);
-  lir_expr *dist = lir_addi(F, lir_ref(F, s), 1), *item0 = lir_addi(F, lir_muli(F, lir_ref(F, k), len), p->start[len - 1]);
-  lir_expr *hit = NULL;
-  for (int j = 0; j < len; j++) {
-    lir_expr *xi[2] = {lir_ref(F, b), lir_add(F, lir_ref(F, i), lir_mul(F, I(j), dist))};
-    hit = band(l, hit, lir_bin(F, LIR_EQ, as_type(l, LIR_I64, lir_load(F, X, xi)), lir_load1(F, P, lir_addi(F, item0, j))));
+/* The pool's n-grams of one length, sorted at compile time for a binary search at run time. */
+typedef struct tfgrams {
+  int n;       /* their length */
+  int64_t k;   /* how many */
+  lir_buf *P;  /* [k * n] their items, the n-grams in ascending lexicographic order */
+  lir_buf *O;  /* [k] the output coordinate of each */
+  lir_buf *W;  /* [k] the weight of each; NULL when the mode needs none (TF, or no weights) */
+  lir_buf *H;  /* [2^bits] hash table: the sorted index of an n-gram, or -1 for an empty slot */
+  int bits;    /* log2 of H's size (at least 4 k slots) */
+  int probes;  /* the longest run of slots a lookup may need (linear probing, known here) */
+} tfgrams;
+
+#define TF_HMUL 0x9E3779B97F4A7C15ull /* the hash's multiplier (2^64 / golden ratio) */
+
+/* The hash of n items: h = (h ^ item) * TF_HMUL over the items (mod 2^64), its top bits. */
+static uint64_t gram_hash(const int64_t *v, int n, int bits) {
+  uint64_t h = 0;
+  for (int j = 0; j < n; j++) h = (h ^ (uint64_t)v[j]) * TF_HMUL;
+  return h >> (64 - bits);
+}
+
+/* The hash table of t's sorted n-grams (items) into a local table (stores into blk). */
+static void tfidf_hash(L *l, tfgrams *t, const int64_t *items, lir_block *blk) {
+  t->bits = 2;
+  while (((int64_t)1 << t->bits) < 4 * t->k) t->bits++;
+  int64_t size = (int64_t)1 << t->bits, *slot = lir_alloc(F, (size_t)size * sizeof *slot);
+  for (int64_t q = 0; q < size; q++) slot[q] = -1;
+  t->probes = 1;
+  for (int64_t r = 0; r < t->k; r++) {
+    int64_t h = (int64_t)gram_hash(items + r * t->n, t->n, t->bits), d = 0;
+    while (slot[(h + d) & (size - 1)] >= 0) d++;
+    slot[(h + d) & (size - 1)] = r;
+    if (d + 1 > t->probes) t->probes = (int)(d + 1);
   }
-  lir_expr *room = lir_max(F, lir_sub(F, I(X->shape[1]), lir_muli(F, dist, len - 1)), I(0));
-  lir_stmt *scan = lir_for(F, i, I(0), room, LIR_FOR_SERIAL, lir_if(F, hit, sc_set(l, cnt, lir_addi(F, sc_get(l, cnt), 1)), NULL));
-  scan = lir_for(F, s, I(0), I(len == 1 ? 1 : skips + 1), LIR_FOR_SERIAL, scan);
-  lir_expr *g = lir_addi(F, lir_ref(F, k), p->first[len - 1]), *c = lir_cast(F, LIR_F32, sc_get(l, cnt));
-  lir_expr *w = W ? lir_load1(F, W, g) : lir_f32(F, 1);
-  const char *mode = ovta_node_attr_s(l->n, "mode", "TF");
-  lir_expr *v = !strcmp(mode, "IDF") ? lir_select(F, lir_bin(F, LIR_GT, sc_get(l, cnt), I(0)), w, lir_f32(F, 0))
-                : W ? lir_bin(F, LIR_MUL, c, w) : c;
-  lir_expr *yi[2] = {lir_ref(F, b), lir_load1(F, O, g)};
-  lir_stmt *one = SEQ(sc_set(l, cnt, I(0)), scan, lir_store(F, Y, yi, lir_bin(F, LIR_ADD, lir_load(F, Y, yi), v)));
-  lir_stmt *st = lir_for(F, k, I(0), I(p->count[len - 1]), LIR_FOR_SERIAL, lir_alloc_stmt(F, cnt, one));
-  return lir_for(F, b, I(0), I(X->shape[0]), LIR_FOR_SERIAL, st);
+  t->H = table(l, "hash", LIR_I64, size, slot, NULL, blk);
+}
+
+static int cmp_gram(const void *a, const void *b, void *len) {
+  const int64_t *x = *(const int64_t *const *)a, *y = *(const int64_t *const *)b;
+  for (int j = 0; j < *(const int *)len; j++)
+    if (x[j] != y[j]) return x[j] < y[j] ? -1 : 1;
+  return 0;
+}
+
+/* The sorted tables of the len-grams (their stores added to blk); a pool holding one twice is
+ * an error (onnxruntime refuses it too). */
+static int tfidf_tables(L *l, const ovta_tfidf_pool *p, int len, bool wanted, tfgrams *t, lir_block *blk) {
+  int np, ni;
+  const int64_t *pool = ints(l, "pool_int64s", &np), *idx = ints(l, "ngram_indexes", &ni), *run = pool + p->start[len - 1];
+  const ovta_attr *w = ovta_node_attr(l->n, "weights");
+  int64_t k = t->k = p->count[len - 1];
+  t->n = len;
+  const int64_t **ord = lir_alloc(F, (size_t)k * sizeof *ord);
+  int64_t *items = lir_alloc(F, (size_t)(k * len) * sizeof *items), *oi = lir_alloc(F, (size_t)k * sizeof *oi);
+  float *wv = lir_alloc(F, (size_t)k * sizeof *wv);
+  for (int64_t g = 0; g < k; g++) ord[g] = run + g * len;
+  qsort_r(ord, (size_t)k, sizeof *ord, cmp_gram, &len);
+  for (int64_t g = 0; g < k; g++) {
+    if (g > 0 && !cmp_gram(&ord[g - 1], &ord[g], &len)) return bad(l, "pool_int64s holds an n-gram twice");
+    int64_t at = p->first[len - 1] + (ord[g] - run) / len;
+    memcpy(items + g * len, ord[g], (size_t)len * sizeof *items);
+    oi[g] = idx[at], wv[g] = w && w->type == OVTA_ATTR_FLOATS ? w->floats[at] : 1.0f;
+  }
+  t->P = table(l, "pool", LIR_I64, k * len, items, NULL, blk);
+  t->O = table(l, "outidx", LIR_I64, k, oi, NULL, blk);
+  t->W = wanted && w ? table(l, "weights", LIR_F32, k, NULL, wv, blk) : NULL;
+  tfidf_hash(l, t, items, blk);
+  return 0;
+}
+
+/* Pool n-gram r (sorted) equal to the n-gram xs of X. */
+static lir_expr *gram_eq(L *l, const tfgrams *t, lir_expr *r, lir_expr **xs) {
+  lir_expr *e = NULL;
+  for (int j = 0; j < t->n; j++) e = band(l, e, lir_bin(F, LIR_EQ, lir_load1(F, t->P, lir_addi(F, lir_muli(F, r, t->n), j)), xs[j]));
+  return e;
+}
+
+/* cnt[r] += 1 where pool n-gram r equals xs: xs's hash (gram_hash, in u64 arithmetic), then
+ * the slots from there on while they are not empty, at most t->probes of them. */
+static lir_stmt *tfidf_find(L *l, const tfgrams *t, lir_expr **xs, lir_buf *cnt) {
+  lir_expr *h = lir_int(F, LIR_U64, 0);
+  for (int j = 0; j < t->n; j++)
+    h = lir_bin(F, LIR_MUL, lir_bin(F, LIR_XOR, h, lir_cast(F, LIR_U64, xs[j])), lir_int(F, LIR_U64, (int64_t)TF_HMUL));
+  lir_buf *live = sc_new(l, "live", LIR_BOOL);
+  lir_var *home = lir_var_new(F, "home", LIR_I64), *q = lir_var_new(F, "q", LIR_I64), *rv = lir_var_new(F, "r", LIR_I64);
+  lir_expr *r = lir_ref(F, rv), *size = I((int64_t)1 << t->bits);
+  lir_expr *at = lir_bin(F, LIR_AND, lir_add(F, lir_ref(F, home), lir_ref(F, q)), lir_addi(F, size, -1));
+  lir_stmt *hit = lir_if(F, gram_eq(l, t, r, xs), lir_store1(F, cnt, r, lir_addi(F, lir_load1(F, cnt, r), 1)), NULL);
+  lir_stmt *probe = lir_let(F, rv, lir_load1(F, t->H, at),
+                            lir_if(F, lir_bin(F, LIR_LT, r, I(0)), sc_set(l, live, lir_int(F, LIR_BOOL, 0)), hit));
+  lir_stmt *loop = lir_for(F, q, I(0), I(t->probes), LIR_FOR_SERIAL, lir_if(F, sc_get(l, live), probe, NULL));
+  lir_expr *hv = lir_cast(F, LIR_I64, lir_bin(F, LIR_SHR, h, lir_int(F, LIR_U64, 64 - t->bits)));
+  return lir_alloc_stmt(F, live, lir_let(F, home, hv, SEQ(sc_set(l, live, lir_int(F, LIR_BOOL, 1)), loop)));
+}
+
+/* Y[b, O[r]] += the value of count c (cnt[r]) in the mode: c (TF), c > 0 ? w : 0 (IDF), c * w
+ * (TFIDF); w = W[r], 1 without weights. */
+static lir_stmt *tfidf_add(L *l, const tfgrams *t, lir_expr *b, lir_expr *r, lir_buf *cnt) {
+  lir_expr *c = lir_load1(F, cnt, r), *cf = lir_cast(F, LIR_F32, c), *w = t->W ? lir_load1(F, t->W, r) : lir_f32(F, 1);
+  lir_expr *v = !strcmp(ovta_node_attr_s(l->n, "mode", "TF"), "IDF") ? lir_select(F, lir_bin(F, LIR_GT, c, I(0)), w, lir_f32(F, 0))
+                : t->W ? lir_bin(F, LIR_MUL, cf, w) : cf;
+  lir_expr *yi[2] = {b, lir_load1(F, t->O, r)};
+  return lir_store(F, l->out[0], yi, lir_bin(F, LIR_ADD, lir_load(F, l->out[0], yi), v));
+}
+
+/* The nest of one gram length (the rule above lower_tfidf): per row, the counts of its pool
+ * n-grams over every skip and start, then Y += their values. */
+static lir_stmt *tfidf_length(L *l, const tfgrams *t, int64_t skips) {
+  lir_buf *X = l->in[0], *cnt = lir_buf_new(F, "cnt", LIR_I64, 1, &t->k, LIR_SCOPE_LOCAL);
+  lir_var *b = lir_var_new(F, "b", LIR_I64), *s = lir_var_new(F, "s", LIR_I64), *i = lir_var_new(F, "i", LIR_I64);
+  lir_var *z = lir_var_new(F, "z", LIR_I64), *r = lir_var_new(F, "r", LIR_I64);
+  lir_expr *dist = lir_addi(F, lir_ref(F, s), 1), *xs[OVTA_TFIDF_MAX_LEN];
+  for (int j = 0; j < t->n; j++) {
+    lir_expr *xi[2] = {lir_ref(F, b), lir_add(F, lir_ref(F, i), lir_mul(F, I(j), dist))};
+    xs[j] = as_type(l, LIR_I64, lir_load(F, X, xi));
+  }
+  lir_expr *room = lir_max(F, lir_sub(F, I(X->shape[1]), lir_muli(F, dist, t->n - 1)), I(0));
+  lir_stmt *scan = lir_for(F, i, I(0), room, LIR_FOR_SERIAL, tfidf_find(l, t, xs, cnt));
+  scan = lir_for(F, s, I(0), I(t->n == 1 ? 1 : skips + 1), LIR_FOR_SERIAL, scan);
+  lir_stmt *zero = lir_for(F, z, I(0), I(t->k), LIR_FOR_VECTORIZED, lir_store1(F, cnt, lir_ref(F, z), I(0)));
+  lir_stmt *add = lir_for(F, r, I(0), I(t->k), LIR_FOR_SERIAL, tfidf_add(l, t, lir_ref(F, b), lir_ref(F, r), cnt));
+  return lir_for(F, b, I(0), I(X->shape[0]), LIR_FOR_SERIAL, lir_alloc_stmt(F, cnt, SEQ(zero, scan, add)));
 }
 
 /* TfIdfVectorizer (ONNX 9; onnxruntime's reading where the text leaves room). Each row of X
@@ -259,32 +356,41 @@ static lir_stmt *tfidf_ngrams(L *l, const ovta_tfidf_pool *p, int len, int64_t s
  * the pool, as the spec and onnxruntime 1.30 read them; coordinates no n-gram has stay 0, and
  * n-grams sharing a coordinate add up (as onnxruntime's TF and TFIDF; its IDF keeps the weight of
  * the last such n-gram its scan finds, which the spec does not say).
- * Schedule: Y = 0; per n, a serial nest over row, pool n-gram, skip and start, the n
- * comparisons unrolled against the pool held in a local i64 table. */
+ * Schedule: the n-grams of each length sorted while lowering (local tables: items, output
+ * coordinate, weight) and hashed into an open-addressing table (linear probing, >= 4 slots per
+ * n-gram, the longest probe run known while lowering); Y = 0; per length and row, for every
+ * skip and start, X's n-gram is hashed and looked up, a hit counted in a local per-n-gram
+ * count; then Y += the counts' values. */
 static int lower_tfidf(L *l) {
   lir_buf *X = l->in[0], *Y = l->out[0];
   if (!X || !Y) return bad(l, "missing input or output");
   char why[200];
   ovta_tfidf_pool p;
   if (ovta_tfidf_pool_of(l->n, &p, why, sizeof why)) return bad(l, why);
-  int np, ni;
-  const int64_t *pool = ints(l, "pool_int64s", &np), *idx = ints(l, "ngram_indexes", &ni);
-  const ovta_attr *w = ovta_node_attr(l->n, "weights");
   int64_t lo = ovta_node_attr_i(l->n, "min_gram_length", 1), hi = ovta_node_attr_i(l->n, "max_gram_length", 1);
   int64_t rows = X->ndim == 2 ? X->shape[0] : 1, cols = X->shape[X->ndim - 1];
+  bool weights = strcmp(ovta_node_attr_s(l->n, "mode", "TF"), "TF") != 0;
   view(X, 2, (int64_t[]){rows, cols});
   view(Y, 2, (int64_t[]){rows, p.out_size});
-  lir_block blk;
+  lir_block blk, nests;
   lir_block_init(&blk, F);
-  lir_buf *P = table(l, "pool", LIR_I64, np, pool, NULL, &blk), *O = table(l, "outidx", LIR_I64, ni, idx, NULL, &blk);
-  lir_buf *W = w && strcmp(ovta_node_attr_s(l->n, "mode", "TF"), "TF") ? table(l, "weights", LIR_F32, ni, NULL, w->floats, &blk) : NULL;
+  lir_block_init(&nests, F);
   lir_var *e = lir_var_new(F, "e", LIR_I64);
-  lir_block_add(&blk, lir_for(F, e, I(0), I(lir_buf_numel(Y)), LIR_FOR_VECTORIZED, lir_store1(F, Y, lir_ref(F, e), lir_f32(F, 0))));
-  for (int64_t n = lo; n <= hi && n <= p.ngroups; n++)
-    if (p.count[n - 1]) lir_block_add(&blk, tfidf_ngrams(l, &p, (int)n, ovta_node_attr_i(l->n, "max_skip_count", 0), P, O, W));
+  lir_block_add(&nests, lir_for(F, e, I(0), I(lir_buf_numel(Y)), LIR_FOR_VECTORIZED, lir_store1(F, Y, lir_ref(F, e), lir_f32(F, 0))));
+  tfgrams t[OVTA_TFIDF_MAX_LEN];
+  int nt = 0;
+  for (int64_t n = lo; n <= hi && n <= p.ngroups; n++) {
+    if (!p.count[n - 1]) continue;
+    if (tfidf_tables(l, &p, (int)n, weights, &t[nt], &blk)) return l->err->code;
+    lir_block_add(&nests, tfidf_length(l, &t[nt++], ovta_node_attr_i(l->n, "max_skip_count", 0)));
+  }
+  lir_block_add(&blk, lir_block_stmt(&nests));
   lir_stmt *body = lir_block_stmt(&blk);
-  if (W) body = lir_alloc_stmt(F, W, body);
-  F->body = lir_alloc_stmt(F, P, lir_alloc_stmt(F, O, body));
+  for (int k = 0; k < nt; k++) {
+    if (t[k].W) body = lir_alloc_stmt(F, t[k].W, body);
+    body = lir_alloc_stmt(F, t[k].P, lir_alloc_stmt(F, t[k].O, lir_alloc_stmt(F, t[k].H, body)));
+  }
+  F->body = body;
   return 0;
 }
 
