@@ -274,7 +274,8 @@ save("onnx-shape-fold-overflow.onnx",
            [X], [Y], [i64("k", [1 << 61, 1 << 61])]))
 
 # TfIdfVectorizer whose attributes disagree: ngram_indexes shorter than the pool's n-grams, a
-# 2-gram run of 3 items, weights of another count; and pool_strings (string tensors: refused)
+# 2-gram run of 3 items, weights of another count, a 2-gram twice in the pool; and pool_strings
+# (string tensors: refused)
 TOK = value_info("x", [2, 6], INT64)
 
 
@@ -290,6 +291,7 @@ tfidf("onnx-tfidf-indexes-count.onnx", [0, 2], [1, 2, 3, 4, 5, 6], [0, 1, 2])
 tfidf("onnx-tfidf-counts-split.onnx", [0, 3], [1, 2, 3, 4, 5, 6], [0, 1, 2, 3])
 tfidf("onnx-tfidf-weights-count.onnx", [0, 2], [1, 2, 3, 4, 5, 6], [0, 1, 2, 3],
       [f_bytes(1, "weights") + b"".join(f_float(7, v) for v in (1.0, 2.0)) + f_varint(20, 6)])
+tfidf("onnx-tfidf-duplicate.onnx", [0, 2], [1, 2, 3, 4, 3, 4], [0, 1, 2, 3])
 tfidf("onnx-tfidf-pool-strings.onnx", [0, 2], None, [0, 1, 2], [attr_strs("pool_strings", ["a", "b", "c", "d"])])
 
 # ---------------------------------------------------------------- .npy files

@@ -153,4 +153,9 @@ case("test_x_tfidf_gaps", "TfIdfVectorizer", [("x", ints5(18))], [("y", F)], mod
 # keeps the weight of the last n-gram its scan finds there)
 case("test_x_tfidf_tfidf_shared_coords", "TfIdfVectorizer", [("x", ints5(2, 15))], [("y", F)], mode="TFIDF", min_gram_length=1,
      max_gram_length=3, max_skip_count=2, ngram_indexes=[0, 1, 0, 2, 1, 3, 3, 2, 4, 4], weights=wts, **tf)
+# negative tokens and one no int32 can equal, int32 rows, max_skip_count past the row's length
+neg = rng.choice(np.array([-3, -1, 0, 7, 2**31 - 1], np.int32), (3, 9)).astype(np.int32)
+case("test_x_tfidf_negative_int32", "TfIdfVectorizer", [("x", neg)], [("y", F)], mode="TF", min_gram_length=1,
+     max_gram_length=2, max_skip_count=12, ngram_counts=[0, 4], ngram_indexes=[0, 1, 2, 3, 4, 5, 6],
+     pool_int64s=[-3, 2**31 - 1, 2**40, -1, -3, -1, 7, 2**31 - 1, -1, 2**40])
 print("wrote", HERE, file=sys.stderr)
