@@ -19,7 +19,7 @@ $(B)/tests/e2e/test_dwconv: tests/e2e/test_dwconv.sh $(B)/ovta $(B)/ovta-opt
 	printf '#!/bin/sh\nexec bash "%s/tests/e2e/test_dwconv.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
 
-.PHONY: bench-resnet18 test-ort test-zoo
+.PHONY: bench-resnet18 bench-tfidf test-ort test-zoo
 
 # ResNet-18: export (installs Debian python3-torch/python3-torchvision when missing), int8 compile
 # for the accelerator, one inference profiled by `ovta profile` on BACKEND (default tsim) with
@@ -27,6 +27,11 @@ $(B)/tests/e2e/test_dwconv: tests/e2e/test_dwconv.sh $(B)/ovta $(B)/ovta-opt
 ## bench-resnet18 [BACKEND=tsim] [CONFIG=default]: ResNet-18 (torch export, random weights) int8 on the accelerator, profiled
 bench-resnet18: all
 	@bash bench/resnet18.sh $(B)
+
+# TfIdfVectorizer on the CPU path against onnxruntime-node in one run (bench/tfidf_ort.sh).
+## bench-tfidf: TfIdfVectorizer (5000-n-gram pool, skips) vs onnxruntime-node, time ratio (npm)
+bench-tfidf: all
+	@bash bench/tfidf_ort.sh $(B)
 
 # onnxruntime-node as a reference (tools/ort-ref/; npm install into $(B)/ort-ref).
 ## test-ort: ovta's CPU path against onnxruntime-node (npm; not in `make test`)
