@@ -375,8 +375,9 @@ static int lower_tfidf(L *l) {
   lir_block blk, nests;
   lir_block_init(&blk, F);
   lir_block_init(&nests, F);
-  lir_var *e = lir_var_new(F, "e", LIR_I64);
-  lir_block_add(&nests, lir_for(F, e, I(0), I(lir_buf_numel(Y)), LIR_FOR_VECTORIZED, lir_store1(F, Y, lir_ref(F, e), lir_f32(F, 0))));
+  lir_nest z;
+  lir_nest_open(F, &z, 2, Y->shape, "e");
+  lir_block_add(&nests, over(l, &z, Y, lir_store(F, Y, z.idx, lir_f32(F, 0))));
   tfgrams t[OVTA_TFIDF_MAX_LEN];
   int nt = 0;
   for (int64_t n = lo; n <= hi && n <= p.ngroups; n++) {
