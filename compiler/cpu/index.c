@@ -220,7 +220,7 @@ static lir_buf *table(L *l, const char *name, lir_dtype t, int64_t n, const int6
   return b;
 }
 
-/* The pool's n-grams of one length, sorted at compile time for a binary search at run time. */
+/* The pool's n-grams of one length, sorted (a duplicate shows) and hashed while lowering. */
 typedef struct tfgrams {
   int n;       /* their length */
   int64_t k;   /* how many */
@@ -242,10 +242,11 @@ static uint64_t gram_hash(const int64_t *v, int n, int bits) {
 }
 
 /* The hash table of t's sorted n-grams (items) into a local table (stores into blk). */
-static void tfidf_hash(L *l, tfgrams *t, const int64_t *items, lir_block *blk) {
+static int tfidf_hash(L *l, tfgrams *t, const int64_t *items, lir_block *blk) {
   t->bits = 2;
   while (((int64_t)1 << t->bits) < 4 * t->k) t->bits++;
   int64_t size = (int64_t)1 << t->bits, *slot = lir_alloc(F, (size_t)size * sizeof *slot);
+  if (!slot) return bad(l, "out of memory");
   for (int64_t q = 0; q < size; q++) slot[q] = -1;
   t->probes = 1;
   for (int64_t r = 0; r < t->k; r++) {
@@ -255,8 +256,10 @@ static void tfidf_hash(L *l, tfgrams *t, const int64_t *items, lir_block *blk) {
     if (d + 1 > t->probes) t->probes = (int)(d + 1);
   }
   t->H = table(l, "hash", LIR_I64, size, slot, NULL, blk);
+  return 0;
 }
 
+/* qsort_r order of two n-grams (pointers to their len items): lexicographic. */
 static int cmp_gram(const void *a, const void *b, void *len) {
   const int64_t *x = *(const int64_t *const *)a, *y = *(const int64_t *const *)b;
   for (int j = 0; j < *(const int *)len; j++)
@@ -272,9 +275,11 @@ static int tfidf_tables(L *l, const ovta_tfidf_pool *p, int len, bool wanted, tf
   const ovta_attr *w = ovta_node_attr(l->n, "weights");
   int64_t k = t->k = p->count[len - 1];
   t->n = len;
+  if (k > (1 << 24)) return unsup(l, "more than 2^24 n-grams of one length");
   const int64_t **ord = lir_alloc(F, (size_t)k * sizeof *ord);
   int64_t *items = lir_alloc(F, (size_t)(k * len) * sizeof *items), *oi = lir_alloc(F, (size_t)k * sizeof *oi);
   float *wv = lir_alloc(F, (size_t)k * sizeof *wv);
+  if (!ord || !items || !oi || !wv) return bad(l, "out of memory");
   for (int64_t g = 0; g < k; g++) ord[g] = run + g * len;
   qsort_r(ord, (size_t)k, sizeof *ord, cmp_gram, &len);
   for (int64_t g = 0; g < k; g++) {
@@ -286,8 +291,7 @@ static int tfidf_tables(L *l, const ovta_tfidf_pool *p, int len, bool wanted, tf
   t->P = table(l, "pool", LIR_I64, k * len, items, NULL, blk);
   t->O = table(l, "outidx", LIR_I64, k, oi, NULL, blk);
   t->W = wanted && w ? table(l, "weights", LIR_F32, k, NULL, wv, blk) : NULL;
-  tfidf_hash(l, t, items, blk);
-  return 0;
+  return tfidf_hash(l, t, items, blk);
 }
 
 /* Pool n-gram r (sorted) equal to the n-gram xs of X. */
@@ -370,6 +374,8 @@ static int lower_tfidf(L *l) {
   int64_t lo = ovta_node_attr_i(l->n, "min_gram_length", 1), hi = ovta_node_attr_i(l->n, "max_gram_length", 1);
   int64_t rows = X->ndim == 2 ? X->shape[0] : 1, cols = X->shape[X->ndim - 1];
   bool weights = strcmp(ovta_node_attr_s(l->n, "mode", "TF"), "TF") != 0;
+  int64_t skips = ovta_node_attr_i(l->n, "max_skip_count", 0);
+  skips = skips < cols ? skips : cols; /* more skips fit no n-gram of 2 or more in a row */
   view(X, 2, (int64_t[]){rows, cols});
   view(Y, 2, (int64_t[]){rows, p.out_size});
   lir_block blk, nests;
@@ -383,7 +389,7 @@ static int lower_tfidf(L *l) {
   for (int64_t n = lo; n <= hi && n <= p.ngroups; n++) {
     if (!p.count[n - 1]) continue;
     if (tfidf_tables(l, &p, (int)n, weights, &t[nt], &blk)) return l->err->code;
-    lir_block_add(&nests, tfidf_length(l, &t[nt++], ovta_node_attr_i(l->n, "max_skip_count", 0)));
+    lir_block_add(&nests, tfidf_length(l, &t[nt++], skips));
   }
   lir_block_add(&blk, lir_block_stmt(&nests));
   lir_stmt *body = lir_block_stmt(&blk);
