@@ -365,6 +365,14 @@ bool ovta_op_known(const char *op);
  * scale, or out/in from sizes), from n's constant scales/sizes and its attributes (rule in
  * graph/infer_resize.c); else an error code with the reason in why. */
 int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, int64_t *out, char *why, size_t nwhy);
+/* Is Resize n on the NCHW x (rank 4, plain shape) a nearest-neighbour upsampling by integer
+ * factors f[0] (H), f[1] (W), output pixel (y, x) reading input pixel (y / f[0], x / f[1]) (floor)?
+ * Mode nearest, N and C kept, out = f * in with the scale exactly f, and for f > 1 a
+ * coordinate_transformation_mode / nearest_mode pair that reduces to floor(y / f) (the rule in
+ * graph/infer_resize.c: asymmetric + floor, or + round_prefer_floor for f = 2;
+ * tf_half_pixel_for_nn + floor; half_pixel, pytorch_half_pixel, half_pixel_symmetric + round_prefer_floor or
+ * round_prefer_ceil). False with the reason in why. */
+bool ovta_resize_nearest_factors(const ovta_node *n, const ovta_tensor *x, int64_t f[2], char *why, size_t nwhy);
 
 /* Slice: from starts st, ends en, axes ax and steps sp (na values each; ax/sp may be NULL), per
  * dim of x the first index, the step and the output extent (rule in graph/infer_data.c).
