@@ -371,7 +371,8 @@ int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, in
  * coordinate_transformation_mode / nearest_mode pair that reduces to floor(y / f) (the rule in
  * graph/infer_resize.c: asymmetric + floor, or + round_prefer_floor for f = 2;
  * tf_half_pixel_for_nn + floor; half_pixel, pytorch_half_pixel, half_pixel_symmetric + round_prefer_floor or
- * round_prefer_ceil). False with the reason in why. */
+ * round_prefer_ceil; align_corners + round_prefer_floor or round_prefer_ceil for f = 2). False
+ * with the reason in why. */
 bool ovta_resize_nearest_factors(const ovta_node *n, const ovta_tensor *x, int64_t f[2], char *why, size_t nwhy);
 
 /* Slice: from starts st, ends en, axes ax and steps sp (na values each; ax/sp may be NULL), per

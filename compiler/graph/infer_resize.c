@@ -94,7 +94,10 @@ int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, in
  *   half_pixel, pytorch_half_pixel (out > 1), half_pixel_symmetric (whose offset is 0 when
  *     out = f * in) (x + 1/2) / f - 1/2 = q + (k - (f-1)/2)/f, offset within (-1/2, 1/2):
  *     rounding (either tie rule; no ties) gives q (q = 0, k small: -0.x rounds up to 0).
- *   align_corners x (in-1)/(out-1), tf_crop_and_resize: not q for every x. */
+ *   align_corners x (in-1)/(out-1) with f = 2: x = 2q + k is q + (k (in-1) - q)/(2 in - 1), the offset
+ *     in (-1/2, 0] for k = 0 and in [0, 1/2) for k = 1 (no ties: odd denominator): rounding
+ *     gives q; for f >= 3 (k = 2, q = 0: 2 (in-1)/(3 in - 1) > 1/2 once in >= 3) not.
+ *   tf_crop_and_resize: not q for every x. */
 static const char *nearest_floor_why(const char *ct, const char *nm, int64_t f) {
   bool rnd = !strcmp(nm, "round_prefer_floor") || !strcmp(nm, "round_prefer_ceil");
   if (!strcmp(ct, "asymmetric"))
@@ -106,6 +109,10 @@ static const char *nearest_floor_why(const char *ct, const char *nm, int64_t f) 
     return !strcmp(nm, "floor") ? NULL : "tf_half_pixel_for_nn takes the source pixel floor(y / f) only with nearest_mode floor";
   if (!strcmp(ct, "half_pixel") || !strcmp(ct, "pytorch_half_pixel") || !strcmp(ct, "half_pixel_symmetric"))
     return rnd ? NULL : "half-pixel coordinates take the source pixel floor(y / f) only with nearest_mode round_prefer_floor or round_prefer_ceil";
+  if (!strcmp(ct, "align_corners"))
+    return rnd && f == 2 ? NULL
+                         : "align_corners takes the source pixel floor(y / f) only for the factor 2 with nearest_mode "
+                           "round_prefer_floor or round_prefer_ceil";
   return "its coordinate_transformation_mode does not map output pixel y to the source pixel floor(y / f)";
 }
 
