@@ -360,7 +360,7 @@ static void resize_scale15(ovta_graph *g) {
 }
 
 /* A U-Net / FPN decoder fragment, conv -> nearest 2x Resize -> conv (tests/vta/data/upsample.onnx,
- * gen_upsample_model.py): the Resize is int8 at its input's exponent and runs on the accelerator
+ * gen_upsample_model.py): fp32 on the CPU path is torch's output; the Resize is int8 at its input's exponent and runs on the accelerator
  * between the two convs on the packed layout (VTA_UPSAMPLE), so the only layout / float
  * conversions are at the graph's input and output; int8 outputs equal on the CPU path, fsim and
  * tsim; within int8 error of torch's fp32 output. The opset-9 export (Upsample) is the same. A
@@ -371,6 +371,20 @@ static void test_upsample(void **st) {
   (void)st;
   data_model m;
   data_model_load(&m, "upsample");
+  ovta_error err = {0};
+  for (int v = 0; v < 2; v++) { /* fp32 on the CPU path: torch's output (max error 1e-4 of the largest value) */
+    ovta_graph *gf;
+    ovta_exec *fl;
+    OVTA_ASSERT_OK(ovta_graph_load(v ? PROJ "upsample9.onnx" : PROJ "upsample.onnx", &gf, &err), err);
+    OVTA_ASSERT_OK(ovta_exec_build(gf, NULL, &fl, &err), err);
+    ovta_tensor *yf = ovta_test_run1(fl, m.x);
+    float big = 0, worst = 0;
+    for (size_t k = 0; k < m.ref->nbytes / 4; k++) big = fmaxf(big, fabsf(((float *)m.ref->data)[k]));
+    for (size_t k = 0; k < m.ref->nbytes / 4; k++)
+      worst = fmaxf(worst, fabsf(((float *)m.ref->data)[k] - ((float *)yf->data)[k]));
+    assert_true(worst <= 1e-4f * big);
+    ovta_tensor_free(yf), ovta_exec_free(fl), ovta_graph_free(gf);
+  }
   const ovta_node *r = resize_node(m.g);
   assert_int_equal(r->outputs[0]->dtype, OVTA_DT_I8);
   assert_int_equal(r->inputs[0]->quant.exp, r->outputs[0]->quant.exp); /* a copy: no requantization */
