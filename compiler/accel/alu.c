@@ -490,6 +490,32 @@ static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s
   return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, acc, body)));
 }
 
+/* The rows of a pool / upsampling tile into INP: inp[0, c, r, q] = x[tn, tc * t_oc + c, r0 + r,
+ * q0 + q] over t_oc x nr x nq (clamp: indices clamped, which the DMA pads with zeros). */
+static lir_stmt *rows_load(se *e, lir_buf *inp, lir_var *tn, lir_var *tcv, int r0, int q0, int nr, int nq, bool clamp_rq) {
+  int tc = e->p->t_oc;
+  lir_expr *lead[1] = {SI(e, 0)};
+  lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, r0), SI(e, q0)};
+  static const int copy_of[4] = {-1, 0, 1, 2};
+  const bool clamp[4] = {false, false, clamp_rq, clamp_rq};
+  int64_t ext[3] = {tc, nr, nq};
+  return cache_copy(e, inp, 1, lead, e->x, dorg, copy_of, clamp, 3, ext);
+}
+
+/* The store of an output tile: y[tn, tc * t_oc + c, oh0 + r, q] = i8(acc[0, c, r, q]) over t_oc x
+ * th x OW. */
+static lir_stmt *tile_store(se *e, lir_buf *acc, lir_var *tn, lir_var *tcv, int oh0, int th) {
+  const vta_plan *p = e->p;
+  int tc = p->t_oc;
+  static const char *const crq[5] = {"c", "r", "q", "b", "o"};
+  snest n;
+  sn_open(e, &n, 5, (int64_t[]){tc, th, p->ow, p->cfg.batch, p->cfg.block_out}, crq);
+  lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
+  lir_expr *yi[6] = {SR(e, tn), lir_add(SF, lir_muli(SF, SR(e, tcv), tc), SR(e, n.v[0])), lir_addi(SF, SR(e, n.v[1]), oh0),
+                     SR(e, n.v[2]), SR(e, n.v[3]), SR(e, n.v[4])};
+  return sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, a)), 0);
+}
+
 /* One max-pool tile: output rows [oh0, oh0 + th) of the t_oc channel blocks from block tc * t_oc
  * of image block tn (tn, tc: the tile loops). The input rows and columns with their halo into INP
  * (clamped indices: the DMA pads them with zeros), the identity block into WGT, the window rows
@@ -512,14 +538,7 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 6, ys, LIR_SCOPE_ACC);
   lir_block blk;
   lir_block_init(&blk, SF);
-  {
-    lir_expr *lead[1] = {SI(e, 0)};
-    lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, ih0), SI(e, -op->pad_l)};
-    static const int copy_of[4] = {-1, 0, 1, 2};
-    static const bool clamp[4] = {false, false, true, true};
-    int64_t ext[3] = {tc, ih, iw};
-    lir_block_add(&blk, cache_copy(e, inp, 1, lead, e->x, dorg, copy_of, clamp, 3, ext));
-  }
+  lir_block_add(&blk, rows_load(e, inp, tn, tcv, ih0, -op->pad_l, ih, iw, true));
   lir_block_add(&blk, ident_copy(e, wgt));
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   snest n;
@@ -555,13 +574,7 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
     lir_block_add(&blk, acc_store(e, &n, 0, a, gap_requant(SF, op, lir_load(SF, acc, a->args))));
   }
-  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* y = i8(acc) */
-  {
-    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
-    lir_expr *yi[6] = {SR(e, tn), lir_add(SF, lir_muli(SF, SR(e, tcv), tc), SR(e, n.v[0])), lir_addi(SF, SR(e, n.v[1]), oh0),
-                       SR(e, n.v[2]), SR(e, n.v[3]), SR(e, n.v[4])};
-    lir_block_add(&blk, sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, a)), 0));
-  }
+  lir_block_add(&blk, tile_store(e, acc, tn, tcv, oh0, th)); /* y = i8(acc) */
   lir_stmt *body = lir_block_stmt(&blk);
   return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, win, lir_alloc_stmt(SF, acc, body))));
 }
@@ -583,14 +596,7 @@ static lir_stmt *upsample_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th
   lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 6, as, LIR_SCOPE_ACC);
   lir_block blk;
   lir_block_init(&blk, SF);
-  {
-    lir_expr *lead[1] = {SI(e, 0)};
-    lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, oh0 / fh), SI(e, 0)};
-    static const int copy_of[4] = {-1, 0, 1, 2};
-    static const bool clamp[4] = {false, false, false, false};
-    int64_t ext[3] = {tc, ih, W};
-    lir_block_add(&blk, cache_copy(e, inp, 1, lead, e->x, dorg, copy_of, clamp, 3, ext));
-  }
+  lir_block_add(&blk, rows_load(e, inp, tn, tcv, oh0 / fh, 0, ih, W, false));
   lir_block_add(&blk, ident_copy(e, wgt));
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   snest n;
@@ -607,13 +613,7 @@ static lir_stmt *upsample_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th
     lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, lir_load(SF, inp, xi)), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
     lir_block_add(&blk, acc_store(e, &n, 3, a, lir_bin(SF, LIR_ADD, lir_load(SF, acc, a->args), prod)));
   }
-  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* y = i8(acc) */
-  {
-    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
-    lir_expr *yi[6] = {SR(e, tn), lir_add(SF, lir_muli(SF, SR(e, tcv), tc), SR(e, n.v[0])), lir_addi(SF, SR(e, n.v[1]), oh0),
-                       SR(e, n.v[2]), SR(e, n.v[3]), SR(e, n.v[4])};
-    lir_block_add(&blk, sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, a)), 0));
-  }
+  lir_block_add(&blk, tile_store(e, acc, tn, tcv, oh0, th)); /* y = i8(acc) */
   lir_stmt *body = lir_block_stmt(&blk);
   return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, acc, body)));
 }

@@ -53,26 +53,28 @@ static void ref_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   }
 }
 
-/* The CPU int8 path on one ovta.QGlobalAvgPool node (logical NCHW x -> y), checked against the
- * reference evaluator on the same node. */
-static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
+/* A graph of one node op (inputs named in: "x" the int8 graph input xs, others added by the
+ * caller) writing the int8 output "y" of shape ys. */
+static ovta_node *one_node(ovta_graph *g, const char *op, int n_in, const char *const *in, const int64_t *xs,
+                           const int64_t *ys) {
   ovta_error err = {0};
-  ovta_graph *g = ovta_graph_new("gap");
-  int64_t xs[4] = {op->n, op->c, op->h, op->w}, ys[4] = {op->n, op->c, 1, 1};
-  ovta_tensor *xt = ovta_graph_add_tensor(g, "x", OVTA_DT_I8, 4, xs, &err), *yt;
+  ovta_tensor *xt = ovta_graph_get_or_add(g, "x", &err);
   assert_non_null(xt);
-  xt->kind = OVTA_TK_INPUT;
-  const char *in[1] = {"x"}, *out = "y";
-  ovta_node *n = ovta_graph_add_node(g, "ovta.QGlobalAvgPool", "gap", 1, in, 1, &out, &err);
+  xt->dtype = OVTA_DT_I8, xt->rank = 4, memcpy(xt->shape, xs, 4 * sizeof *xs), xt->kind = OVTA_TK_INPUT;
+  const char *out = "y";
+  ovta_node *n = ovta_graph_add_node(g, op, "node", n_in, in, 1, &out, &err);
   assert_non_null(n);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "mult", op->mult, &err), err);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "shift", op->shift, &err), err);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_min", op->clip_min, &err), err);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_max", op->clip_max, &err), err);
-  yt = ovta_graph_tensor(g, "y");
-  yt->dtype = OVTA_DT_I8, yt->rank = 4, memcpy(yt->shape, ys, sizeof ys);
+  ovta_tensor *yt = ovta_graph_tensor(g, "y");
+  yt->dtype = OVTA_DT_I8, yt->rank = 4, memcpy(yt->shape, ys, 4 * sizeof *ys);
   g->inputs = calloc(1, sizeof *g->inputs), g->outputs = calloc(1, sizeof *g->outputs);
   g->inputs[0] = xt, g->n_inputs = 1, g->outputs[0] = yt, g->n_outputs = 1;
+  return n;
+}
+
+/* g on the CPU int8 path with input x (xs): its output into y (ny bytes); returns the input
+ * tensor (caller frees). */
+static ovta_tensor *cpu_run(ovta_graph *g, const int64_t *xs, const int8_t *x, int8_t *y, size_t ny) {
+  ovta_error err = {0};
   ovta_exec *e;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
   ovta_tensor *xv = ovta_tensor_new("x", OVTA_DT_I8, 4, xs), *yv;
@@ -81,15 +83,32 @@ static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", xv, &err), err);
   OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
   OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &yv, &err), err);
-  assert_int_equal(yv->nbytes, (size_t)op->n * op->c);
-  memcpy(y, yv->data, yv->nbytes);
+  assert_int_equal(yv->nbytes, ny);
+  memcpy(y, yv->data, ny);
+  ovta_tensor_free(yv);
+  ovta_exec_free(e);
+  return xv;
+}
+
+/* The CPU int8 path on one ovta.QGlobalAvgPool node (logical NCHW x -> y), checked against the
+ * reference evaluator on the same node. */
+static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
+  ovta_error err = {0};
+  ovta_graph *g = ovta_graph_new("gap");
+  int64_t xs[4] = {op->n, op->c, op->h, op->w}, ys[4] = {op->n, op->c, 1, 1};
+  const char *in[1] = {"x"};
+  ovta_node *n = one_node(g, "ovta.QGlobalAvgPool", 1, in, xs, ys);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "mult", op->mult, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "shift", op->shift, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_min", op->clip_min, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_max", op->clip_max, &err), err);
+  size_t ny = (size_t)op->n * op->c;
+  ovta_tensor *xv = cpu_run(g, xs, x, y, ny);
   /* the reference evaluator (graph/eval.c) gives the same */
   ovta_tensor *ye = ovta_tensor_new("y", OVTA_DT_I8, 4, ys);
   OVTA_ASSERT_OK(ovta_eval_node_ref(NULL, g, n, &xv, &ye, &err), err);
-  assert_memory_equal(ye->data, y, yv->nbytes);
-  ovta_tensor_free(ye);
-  ovta_tensor_free(xv), ovta_tensor_free(yv);
-  ovta_exec_free(e);
+  assert_memory_equal(ye->data, y, ny);
+  ovta_tensor_free(ye), ovta_tensor_free(xv);
   ovta_graph_free(g);
 }
 
@@ -113,37 +132,21 @@ static bool cpu_resize(const vta_op *op, const char *ct, const char *nm, const i
   ovta_graph *g = ovta_graph_new("resize");
   int64_t xs[4] = {op->n, op->c, op->h, op->w}, ss[1] = {4};
   int64_t ys[4] = {op->n, op->c, (int64_t)op->h * op->up_h, (int64_t)op->w * op->up_w};
-  ovta_tensor *xt = ovta_graph_add_tensor(g, "x", OVTA_DT_I8, 4, xs, &err);
   ovta_tensor *sc = ovta_graph_add_tensor(g, "scales", OVTA_DT_F32, 1, ss, &err);
-  assert_non_null(xt), assert_non_null(sc);
-  xt->kind = OVTA_TK_INPUT, sc->kind = OVTA_TK_CONST;
+  assert_non_null(sc);
+  sc->kind = OVTA_TK_CONST;
   float sv[4] = {1, 1, (float)op->up_h, (float)op->up_w};
   OVTA_ASSERT_OK(ovta_tensor_set_data(sc, sv, sizeof sv, &err), err);
-  const char *in[3] = {"x", "", "scales"}, *out = "y";
-  ovta_node *n = ovta_graph_add_node(g, "Resize", "resize", 3, in, 1, &out, &err);
-  assert_non_null(n);
+  const char *in[3] = {"x", "", "scales"};
+  ovta_node *n = one_node(g, "Resize", 3, in, xs, ys);
   OVTA_ASSERT_OK(ovta_node_set_s(n, "mode", "nearest", &err), err);
   OVTA_ASSERT_OK(ovta_node_set_s(n, "coordinate_transformation_mode", ct, &err), err);
   OVTA_ASSERT_OK(ovta_node_set_s(n, "nearest_mode", nm, &err), err);
-  ovta_tensor *yt = ovta_graph_tensor(g, "y");
-  yt->dtype = OVTA_DT_I8, yt->rank = 4, memcpy(yt->shape, ys, sizeof ys);
-  g->inputs = calloc(1, sizeof *g->inputs), g->outputs = calloc(1, sizeof *g->outputs);
-  g->inputs[0] = xt, g->n_inputs = 1, g->outputs[0] = yt, g->n_outputs = 1;
   int64_t f[2];
   char why[256];
-  bool up = ovta_resize_nearest_factors(n, xt, f, why, sizeof why);
+  bool up = ovta_resize_nearest_factors(n, g->inputs[0], f, why, sizeof why);
   assert_true(!up || (f[0] == op->up_h && f[1] == op->up_w));
-  ovta_exec *e;
-  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
-  ovta_tensor *xv = ovta_tensor_new("x", OVTA_DT_I8, 4, xs), *yv;
-  OVTA_ASSERT_OK(ovta_tensor_alloc(xv, &err), err);
-  memcpy(xv->data, x, xv->nbytes);
-  OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", xv, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
-  OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &yv, &err), err);
-  memcpy(y, yv->data, yv->nbytes);
-  ovta_tensor_free(xv), ovta_tensor_free(yv);
-  ovta_exec_free(e);
+  ovta_tensor_free(cpu_run(g, xs, x, y, (size_t)ys[0] * ys[1] * ys[2] * ys[3]));
   ovta_graph_free(g);
   return up;
 }
