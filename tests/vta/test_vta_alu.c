@@ -347,6 +347,43 @@ static void test_upsample_rules(void **st) {
   assert_int_equal(taken, 8 + 11);
 }
 
+/* Resize with sizes: [N, C, 2H, 3W] is the upsampling by 2x3 (scale = out / in), [N, C, 2H + 1,
+ * 2W] is not (the reason names the dim); mode linear and a resized channel dim are refused too. */
+static void test_upsample_sizes(void **st) {
+  static const struct {
+    int64_t sizes[4];
+    const char *mode, *why; /* why: NULL when taken */
+  } C[] = {{{1, 16, 10, 21}, "nearest", NULL},
+           {{1, 16, 11, 14}, "nearest", "not an integer factor"},
+           {{1, 16, 10, 14}, "linear", "mode linear interpolates"},
+           {{1, 32, 10, 14}, "nearest", "resizes the batch or channel dim"}};
+  for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+    ovta_error err = {0};
+    ovta_graph *g = ovta_graph_new("sizes");
+    int64_t xs[4] = {1, 16, 5, 7}, ss[1] = {4};
+    ovta_tensor *sz = ovta_graph_add_tensor(g, "sizes", OVTA_DT_I64, 1, ss, &err);
+    assert_non_null(sz);
+    sz->kind = OVTA_TK_CONST;
+    OVTA_ASSERT_OK(ovta_tensor_set_data(sz, C[i].sizes, sizeof C[i].sizes, &err), err);
+    const char *in[4] = {"x", "", "", "sizes"};
+    ovta_node *n = one_node(g, "Resize", 4, in, xs, C[i].sizes);
+    OVTA_ASSERT_OK(ovta_node_set_s(n, "mode", C[i].mode, &err), err);
+    OVTA_ASSERT_OK(ovta_node_set_s(n, "coordinate_transformation_mode", "asymmetric", &err), err);
+    OVTA_ASSERT_OK(ovta_node_set_s(n, "nearest_mode", "floor", &err), err);
+    int64_t f[2];
+    char why[256] = "";
+    bool up = ovta_resize_nearest_factors(n, g->inputs[0], f, why, sizeof why);
+    if (C[i].why) {
+      assert_false(up);
+      if (!strstr(why, C[i].why)) fail_msg("case %zu: reason '%s' without '%s'", i, why, C[i].why);
+    } else {
+      assert_true(up);
+      assert_int_equal(f[0], 2), assert_int_equal(f[1], 3);
+    }
+    ovta_graph_free(g);
+  }
+}
+
 static void test_tsim(void **st) {
   bool have = false;
   for (const char *const *b = ovta_backend_names(); *b; b++) have |= !strcmp(*b, "tsim");
@@ -413,7 +450,8 @@ static void test_sched_verify(void **st) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_gap),
-      cmocka_unit_test(test_upsample), cmocka_unit_test(test_upsample_rules), cmocka_unit_test(test_tsim),
+      cmocka_unit_test(test_upsample), cmocka_unit_test(test_upsample_rules), cmocka_unit_test(test_upsample_sizes),
+      cmocka_unit_test(test_tsim),
       cmocka_unit_test(test_errors), cmocka_unit_test(test_sched_verify),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
