@@ -36,10 +36,14 @@ typedef enum vta_op_kind {
   VTA_ADD = 2,     /* residual add on the ALU: y = clamp(requant((a << shift_a) + (b << shift_b), shift)) */
   VTA_MAXPOOL = 3, /* max pooling on the ALU (KHxKW window, stride, pads skipped = -inf padding) */
   VTA_GAP = 4,     /* global average pooling on the ALU: y = clamp(requant(sum_hw(x) * mult, shift)) */
+  VTA_UPSAMPLE = 5, /* nearest-neighbour upsampling by integer factors: y[.., r, q] = x[.., r / up_h, q / up_w]
+                       (an identity GEMM reading the source pixel; no ALU arithmetic, no requantization) */
 } vta_op_kind;
 
-/* Is kind one of the ALU operators (accel/alu.c: add, max pool, global average pool)? */
-static inline bool vta_kind_alu(vta_op_kind k) { return k == VTA_ADD || k == VTA_MAXPOOL || k == VTA_GAP; }
+/* Is kind one of the ALU operators (accel/alu.c: add, max pool, global average pool, upsample)? */
+static inline bool vta_kind_alu(vta_op_kind k) {
+  return k == VTA_ADD || k == VTA_MAXPOOL || k == VTA_GAP || k == VTA_UPSAMPLE;
+}
 
 /* y = clamp(requant(sum(x*w) + bias, shift), clip_min, clip_max), ovta_requant semantics. */
 typedef struct vta_op {
@@ -61,6 +65,7 @@ typedef struct vta_op {
   int groups;           /* conv: ONNX group (1: plain; c = o = groups: depthwise); weights are then
                            logical [O][C/groups][KH][KW], packed per ovta_group_blocks (graph.h) */
   int mult;             /* VTA_GAP: multiplier of the window sum (1..32767, an ALU MUL immediate) */
+  int up_h, up_w;       /* VTA_UPSAMPLE: the integer factors (output H = h * up_h, W = w * up_w) */
 } vta_op;
 
 /* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127, groups 1). */
@@ -78,6 +83,11 @@ void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, in
  * window sum (ADD) in place of the max, then MUL mult, the rounding and SHR shift, CLP; clip
  * -127..127 (the op's clip_min/clip_max). Buffers as maxpool's; y [N/B][C/BI][1][1][B][BI]. */
 void vta_op_gap(vta_op *op, const char *name, int n, int c, int h, int w, int mult, int shift);
+/* Nearest-neighbour upsampling by integer factors fh, fw (ONNX Resize / Upsample, mode nearest, whose
+ * coordinate rule reduces to floor(y / f): ovta_resize_nearest_factors in graph.h): y[n, c, r, q] =
+ * x[n, c, r / fh, q / fw], the int8 values copied (same exponent). Buffers as maxpool's; y
+ * [N/B][C/BI][H*fh][W*fw][B][BI]. */
+void vta_op_upsample(vta_op *op, const char *name, int n, int c, int h, int w, int fh, int fw);
 int vta_op_out_h(const vta_op *op);
 int vta_op_out_w(const vta_op *op);
 int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates (a grouped conv: its groups' only) */
@@ -344,6 +354,7 @@ void vta_pack_identity(const vta_plan *p, int8_t *blk);
 void vta_reference_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y);
 void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y);
 void vta_reference_gap(const vta_op *op, const int8_t *x, int8_t *y);
+void vta_reference_upsample(const vta_op *op, const int8_t *x, int8_t *y);
 /* The plain-C int8 reference on logical tensors (bias may be NULL; w [O][C/groups][KH][KW]). */
 void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
 

@@ -1,10 +1,12 @@
 /* alu.c: ALU operators on the accelerator (compiler/accel/accel.h): residual add with requantization,
- * max pooling and global average pooling - their plan, references, compute stage and schedule
+ * max pooling, global average pooling and nearest-neighbour upsampling - their plan, references, compute stage and schedule
  * stage; every later stage is the passes' (lower.c). All bring int8 tensors into the accumulator
  * with a GEMM against the identity weight block (INP -> ACC, exact), then run on the ALU: ADD with a
  * tensor operand (add), MAX with a tensor operand over the window, the channel blocks unrolled into
  * micro-ops (maxpool; window positions in the padding are skipped, which is -inf padding), ADD over
- * the whole image's window then MUL, ADD, SHR, CLP (global average pool). Tile sizes need not divide the
+ * the whole image's window then MUL, ADD, SHR, CLP (global average pool); the upsampling is the
+ * identity GEMM alone, its micro-ops reading input pixel (r / fh, q / fw) for output pixel (r, q)
+ * (nothing on the ALU but the zero fill of the ACC tile). Tile sizes need not divide the
  * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread.
  * Spec: compiler/accel/README.md, "ALU operators". */
 
@@ -34,6 +36,49 @@ void vta_op_gap(vta_op *op, const char *name, int n, int c, int h, int w, int mu
   op->clip_min = -127, op->clip_max = 127;
 }
 
+void vta_op_upsample(vta_op *op, const char *name, int n, int c, int h, int w, int fh, int fw) {
+  vta_op_conv(op, name ? name : "upsample", n, c, h, w, c, 1, 1, 0);
+  op->kind = VTA_UPSAMPLE;
+  op->up_h = fh, op->up_w = fw;
+}
+
+/* The upsampling's tiling (plan fields as the pools'): t_oc channel blocks x t_h output rows (a
+ * multiple of fh: t_h / fh input rows) x the full width; the most rows, then the most channel
+ * blocks, such that INP holds t_oc x t_h / fh x W, ACC t_oc x t_h x OW, the unrolled micro-ops
+ * (t_oc x fh x fw) fit the kernel budget and the hardware loop factors (fh x OW on the ACC, W on
+ * the INP) fit their 11 bits. */
+static int upsample_plan(const ovta_config *cfg, const vta_op *op, const vta_knobs *k, vta_plan *p, ovta_error *err) {
+  const char *nm = op->name;
+  int fh = op->up_h, fw = op->up_w;
+  if (fh < 1 || fw < 1 || fh > 64 || fw > 64)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: upsampling factors %dx%d outside 1..64", nm, fh, fw);
+  if ((int64_t)fh * p->ow > 2047 || op->w > 2047)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: rows too wide for the micro-op loop factors (11 bits)", nm);
+  if (k->t_h && k->t_h % fh)
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s: t_h %d is not a multiple of the factor %d", nm, k->t_h, fh);
+  int best_r = 0, best_c = 0;
+  for (int r = op->h; r >= 1 && !best_r; r--) { /* r input rows */
+    if (k->t_h && r * fh != k->t_h) continue;
+    for (int tc = p->cb; tc >= 1; tc--) {
+      if (p->cb % tc || tc > 64 || (k->t_oc && tc != k->t_oc) || tc * fh * fw > p->uop_budget) continue;
+      int64_t x = (int64_t)tc * r * op->w, y = (int64_t)tc * r * fh * p->ow;
+      if (x <= cfg->inp_depth && y <= cfg->acc_depth && (int64_t)r * fh * p->ow <= 65535) {
+        best_r = r, best_c = tc;
+        break;
+      }
+    }
+  }
+  if (!best_r)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: no tiling fits the SRAMs of config %s (a row needs more than inp "
+                     "%d / acc %d elements)", nm, cfg->name, cfg->inp_depth, cfg->acc_depth);
+  p->t_n = 1, p->t_oc = p->t_ic = best_c, p->t_h = best_r * fh, p->t_w = p->ow;
+  p->in_h = best_r, p->in_w = op->w;
+  p->inp_tile = best_c * best_r * op->w, p->wgt_tile = 1, p->acc_tile = best_c * best_r * fh * p->ow;
+  p->tiles = (int64_t)p->nb * (p->cb / best_c) * ((op->h + best_r - 1) / best_r);
+  snprintf(p->why, sizeof p->why, "upsample %dx%d: %d channel blocks x %d input rows per tile (%s)", fh, fw, best_c,
+           best_r, op->h % best_r ? "remainder tile" : "rows divide");
+  return OVTA_OK;
+}
 
 int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p, ovta_error *err) {
   memset(p, 0, sizeof *p);
@@ -82,6 +127,12 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     p->tiles = (E + t - 1) / t;
     snprintf(p->why, sizeof p->why, "add: %lld elements in tiles of %lld", (long long)E, (long long)t);
     return OVTA_OK;
+  }
+  if (op->kind == VTA_UPSAMPLE) {
+    if (op->kh != 1 || op->kw != 1 || op->stride_h != 1 || op->stride_w != 1 || op->pad_t || op->pad_l || op->pad_b ||
+        op->pad_r)
+      return OVTA_FAIL(err, OVTA_EINVAL, "%s: an upsampling has no window (1x1, stride 1, no pads)", nm);
+    return upsample_plan(cfg, op, &k, p, err);
   }
   if (op->kind == VTA_GAP && (op->kh != op->h || op->kw != op->w || op->stride_h != 1 || op->stride_w != 1 ||
                               op->pad_t || op->pad_l || op->pad_b || op->pad_r))
@@ -166,6 +217,15 @@ void vta_reference_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   }
 }
 
+/* y[n, c, r, q] = x[n, c, r / up_h, q / up_w] (nearest, the floor rule). */
+void vta_reference_upsample(const vta_op *op, const int8_t *x, int8_t *y) {
+  int OH = op->h * op->up_h, OW = op->w * op->up_w;
+  for (size_t nc = 0; nc < (size_t)op->n * op->c; nc++)
+    for (int r = 0; r < OH; r++)
+      for (int q = 0; q < OW; q++)
+        y[(nc * OH + r) * OW + q] = x[(nc * op->h + r / op->up_h) * op->w + q / op->up_w];
+}
+
 /* The global average pool's requantization of the window sum v as the ALU runs it: `v * mult`
  * (none for 1), the rounding and shift - shift 1..15: `(v + 2^(shift-1)) >> shift`; 16..30:
  * `((v >> (shift-15)) + 2^14) >> 15`, equal since floor((a + 2^14 * 2^t) / 2^t) = floor(a / 2^t) +
@@ -204,6 +264,11 @@ static lir_stmt *alu_compute(const vta_plan *p, lir_func *f, lir_buf *x, lir_buf
   }
   int64_t oext[6] = {p->nb, p->cb, p->oh, p->ow, B, BI};
   lir_nest_open(f, &o, 6, oext, "o");
+  if (op->kind == VTA_UPSAMPLE) { /* y[o] = x[n, c, r / up_h, q / up_w, b, i] */
+    lir_expr *xi[6] = {o.idx[0], o.idx[1], lir_bin(f, LIR_DIV, o.idx[2], lir_i64(f, op->up_h)),
+                       lir_bin(f, LIR_DIV, o.idx[3], lir_i64(f, op->up_w)), o.idx[4], o.idx[5]};
+    return lir_nest_close(f, &o, lir_store(f, y, o.idx, lir_load(f, x, xi)), LIR_FOR_SERIAL);
+  }
   lir_buf *m = lir_buf_new(f, "m", LIR_I32, 0, NULL, LIR_SCOPE_LOCAL);
   lir_nest r;
   int64_t rext[2] = {op->kh, op->kw};
@@ -227,7 +292,7 @@ static lir_stmt *alu_compute(const vta_plan *p, lir_func *f, lir_buf *x, lir_buf
 
 
 /* The compute stage's parameters: add - x (a), w (b), y as [N/B*C/BI*H*W][B][BI] (the packed
- * layout viewed flat: the add is elementwise); maxpool, gap - x, y in the packed layout, w unused; all -
+ * layout viewed flat: the add is elementwise); maxpool, gap, upsample - x, y in the packed layout, w unused; all -
  * ident, the identity block [1][BO][BI] (in the bias slot), which the schedule stage copies with. */
 int vta_alu_compute(const vta_plan *p, lir_func *f, ovta_error *err) {
   (void)err;
@@ -425,6 +490,32 @@ static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s
   return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, acc, body)));
 }
 
+/* The rows of a pool / upsampling tile into INP: inp[0, c, r, q] = x[tn, tc * t_oc + c, r0 + r,
+ * q0 + q] over t_oc x nr x nq (clamp: indices clamped, which the DMA pads with zeros). */
+static lir_stmt *rows_load(se *e, lir_buf *inp, lir_var *tn, lir_var *tcv, int r0, int q0, int nr, int nq, bool clamp_rq) {
+  int tc = e->p->t_oc;
+  lir_expr *lead[1] = {SI(e, 0)};
+  lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, r0), SI(e, q0)};
+  static const int copy_of[4] = {-1, 0, 1, 2};
+  const bool clamp[4] = {false, false, clamp_rq, clamp_rq};
+  int64_t ext[3] = {tc, nr, nq};
+  return cache_copy(e, inp, 1, lead, e->x, dorg, copy_of, clamp, 3, ext);
+}
+
+/* The store of an output tile: y[tn, tc * t_oc + c, oh0 + r, q] = i8(acc[0, c, r, q]) over t_oc x
+ * th x OW. */
+static lir_stmt *tile_store(se *e, lir_buf *acc, lir_var *tn, lir_var *tcv, int oh0, int th) {
+  const vta_plan *p = e->p;
+  int tc = p->t_oc;
+  static const char *const crq[5] = {"c", "r", "q", "b", "o"};
+  snest n;
+  sn_open(e, &n, 5, (int64_t[]){tc, th, p->ow, p->cfg.batch, p->cfg.block_out}, crq);
+  lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
+  lir_expr *yi[6] = {SR(e, tn), lir_add(SF, lir_muli(SF, SR(e, tcv), tc), SR(e, n.v[0])), lir_addi(SF, SR(e, n.v[1]), oh0),
+                     SR(e, n.v[2]), SR(e, n.v[3]), SR(e, n.v[4])};
+  return sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, a)), 0);
+}
+
 /* One max-pool tile: output rows [oh0, oh0 + th) of the t_oc channel blocks from block tc * t_oc
  * of image block tn (tn, tc: the tile loops). The input rows and columns with their halo into INP
  * (clamped indices: the DMA pads them with zeros), the identity block into WGT, the window rows
@@ -447,14 +538,7 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 6, ys, LIR_SCOPE_ACC);
   lir_block blk;
   lir_block_init(&blk, SF);
-  {
-    lir_expr *lead[1] = {SI(e, 0)};
-    lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, ih0), SI(e, -op->pad_l)};
-    static const int copy_of[4] = {-1, 0, 1, 2};
-    static const bool clamp[4] = {false, false, true, true};
-    int64_t ext[3] = {tc, ih, iw};
-    lir_block_add(&blk, cache_copy(e, inp, 1, lead, e->x, dorg, copy_of, clamp, 3, ext));
-  }
+  lir_block_add(&blk, rows_load(e, inp, tn, tcv, ih0, -op->pad_l, ih, iw, true));
   lir_block_add(&blk, ident_copy(e, wgt));
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   snest n;
@@ -490,19 +574,52 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
     lir_block_add(&blk, acc_store(e, &n, 0, a, gap_requant(SF, op, lir_load(SF, acc, a->args))));
   }
-  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* y = i8(acc) */
-  {
-    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
-    lir_expr *yi[6] = {SR(e, tn), lir_add(SF, lir_muli(SF, SR(e, tcv), tc), SR(e, n.v[0])), lir_addi(SF, SR(e, n.v[1]), oh0),
-                       SR(e, n.v[2]), SR(e, n.v[3]), SR(e, n.v[4])};
-    lir_block_add(&blk, sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, a)), 0));
-  }
+  lir_block_add(&blk, tile_store(e, acc, tn, tcv, oh0, th)); /* y = i8(acc) */
   lir_stmt *body = lir_block_stmt(&blk);
   return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, win, lir_alloc_stmt(SF, acc, body))));
 }
 
+/* One upsampling tile: output rows [oh0, oh0 + th) (th a multiple of fh: input rows [oh0 / fh,
+ * + th / fh)) of the t_oc channel blocks from block tc * t_oc of image block tn. The input rows into
+ * INP, the identity block into WGT, the ACC tile zeroed, then one GEMM with the identity writing
+ * output pixel (r * fh + a, q * fw + b) from input pixel (r, q): the channel blocks and the factor
+ * offsets a, b unrolled (micro-ops), the input rows and columns the two hardware levels; then the
+ * store of the ACC tile as int8 (the values are int8 already: no ALU work but the zero fill). */
+static lir_stmt *upsample_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  int tc = p->t_oc, fh = op->up_h, fw = op->up_w, W = op->w, OW = p->ow, ih = th / fh;
+  int64_t is[6] = {1, tc, ih, W, B, BI}, ws[4] = {1, 1, BO, BI}, as[6] = {1, tc, th, OW, B, BO};
+  lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
+  lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
+  lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 6, as, LIR_SCOPE_ACC);
+  lir_block blk;
+  lir_block_init(&blk, SF);
+  lir_block_add(&blk, rows_load(e, inp, tn, tcv, oh0 / fh, 0, ih, W, false));
+  lir_block_add(&blk, ident_copy(e, wgt));
+  static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
+  snest n;
+  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = 0 */
+  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, 0)));
+  /* acc[c, r * fh + a, q * fw + b] += i32(inp[c, r, q]) * i32(identity) */
+  sn_open(e, &n, 8, (int64_t[]){tc, fh, fw, ih, W, B, BO, BI}, (const char *const[]){"c", "a", "d", "r", "q", "b", "o", "i"});
+  {
+    lir_expr *ai[6] = {SI(e, 0), SR(e, n.v[0]), lir_add(SF, lir_muli(SF, SR(e, n.v[3]), fh), SR(e, n.v[1])),
+                       lir_add(SF, lir_muli(SF, SR(e, n.v[4]), fw), SR(e, n.v[2])), SR(e, n.v[5]), SR(e, n.v[6])};
+    lir_expr *a = lir_load(SF, acc, ai);
+    lir_expr *xi[6] = {SI(e, 0), SR(e, n.v[0]), SR(e, n.v[3]), SR(e, n.v[4]), SR(e, n.v[5]), SR(e, n.v[7])};
+    lir_expr *wi[4] = {SI(e, 0), SI(e, 0), SR(e, n.v[6]), SR(e, n.v[7])};
+    lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, lir_load(SF, inp, xi)), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
+    lir_block_add(&blk, acc_store(e, &n, 3, a, lir_bin(SF, LIR_ADD, lir_load(SF, acc, a->args), prod)));
+  }
+  lir_block_add(&blk, tile_store(e, acc, tn, tcv, oh0, th)); /* y = i8(acc) */
+  lir_stmt *body = lir_block_stmt(&blk);
+  return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, acc, body)));
+}
+
 /* The schedule stage of an ALU operator (a vta_pass_fn on its compute stage; emitted from the plan,
- * one virtual thread): add - tiles of t_w elements (tt) and a remainder tile; maxpool, gap - image
+ * one virtual thread): add - tiles of t_w elements (tt) and a remainder tile; maxpool, gap, upsample - image
  * blocks (tn) x channel tiles (tc), the row tiles unrolled (constant pads and rectangles). */
 int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
@@ -522,8 +639,10 @@ int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
     lir_var *nv = lir_var_new(f, "tn", LIR_I64), *cv = lir_var_new(f, "tc", LIR_I64);
     lir_block rows;
     lir_block_init(&rows, f);
-    for (int oh0 = 0; oh0 < p->oh; oh0 += p->t_h)
-      lir_block_add(&rows, pool_tile(e, nv, cv, oh0, oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0));
+    for (int oh0 = 0; oh0 < p->oh; oh0 += p->t_h) {
+      int th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0;
+      lir_block_add(&rows, p->op.kind == VTA_UPSAMPLE ? upsample_tile(e, nv, cv, oh0, th) : pool_tile(e, nv, cv, oh0, th));
+    }
     lir_block_add(&top, lir_for(f, nv, SI(e, 0), SI(e, p->nb), LIR_FOR_SERIAL,
                                 lir_for(f, cv, SI(e, 0), SI(e, p->cb / p->t_oc), LIR_FOR_SERIAL, lir_block_stmt(&rows))));
   }

@@ -241,7 +241,8 @@ static int az_visit(lir_walk *w, lir_stmt **slot) {
  *       `alu_max(A, R[..])` (tensor operands), with constants the immediate forms.
  * Refuses, naming the buffer (and loop), any other store into an ACC buffer (an untensorized
  * reduction, other values, indexing or loops), immediates beyond 16 bits, and a function without
- * any such store. */
+ * any such store (but the upsampling's, VTA_UPSAMPLE: an identity GEMM whose ACC tile tensorize
+ * zeroes by the GEMM reset, no ALU work at all). */
 int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
   az a = {.f = f, .p = p, .err = err};
@@ -249,7 +250,7 @@ int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error
   a.w = &w;
   int rc = lir_walk_stmt(&w, &f->body);
   if (rc) return rc;
-  if (!a.inits && !a.requants && !a.updates)
+  if (!a.inits && !a.requants && !a.updates && p->op.kind != VTA_UPSAMPLE)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "inject-alu: no ACC init nest, requantization or update in %s", f->name);
   return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "inject-alu: out of memory") : OVTA_OK;
 }

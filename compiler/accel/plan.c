@@ -29,10 +29,12 @@ void vta_op_dense(vta_op *op, const char *name, int m, int k, int n) {
 }
 
 int vta_op_out_h(const vta_op *op) {
+  if (op->kind == VTA_UPSAMPLE) return op->h * op->up_h;
   if (op->stride_h <= 0) return 0;
   return (op->h + op->pad_t + op->pad_b - op->kh) / op->stride_h + 1;
 }
 int vta_op_out_w(const vta_op *op) {
+  if (op->kind == VTA_UPSAMPLE) return op->w * op->up_w;
   if (op->stride_w <= 0) return 0;
   return (op->w + op->pad_l + op->pad_r - op->kw) / op->stride_w + 1;
 }
@@ -314,7 +316,7 @@ void vta_plan_str(const vta_plan *p, char *buf, size_t n) {
 size_t vta_x_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.c * p->op.h * p->op.w; }
 size_t vta_w_bytes(const vta_plan *p) {
   if (p->op.kind == VTA_ADD) return vta_x_bytes(p);
-  if (p->op.kind == VTA_MAXPOOL || p->op.kind == VTA_GAP) return (size_t)p->cfg.block_out * p->cfg.block_in;
+  if (vta_kind_alu(p->op.kind)) return (size_t)p->cfg.block_out * p->cfg.block_in;
   return (size_t)p->op.o * p->gk * p->cfg.block_in * p->op.kh * p->op.kw;
 }
 size_t vta_bias_bytes(const vta_plan *p) {

@@ -514,8 +514,34 @@ static int alu_op_from_node(const ovta_node *n, const ovta_config *cfg, vta_op *
   return OVTA_OK;
 }
 
+/* A Resize on packed int8 activations (pass pack's packable_resize) -> VTA_UPSAMPLE, the factors
+ * from the node on the input's logical NCHW shape (ovta_resize_nearest_factors). */
+static int upsample_op_from_node(const ovta_node *n, const ovta_config *cfg, vta_op *op, ovta_error *err) {
+  const ovta_tensor *x = ovta_node_in(n, 0), *y = n->n_outputs > 0 ? n->outputs[0] : NULL;
+  if (!x || !y) return OVTA_FAIL(err, OVTA_EINVAL, "%s (%s): missing input or output", n->name, n->op);
+  if (x->dtype != OVTA_DT_I8 || y->dtype != OVTA_DT_I8 || x->layout != OVTA_LAYOUT_ACT || y->layout != OVTA_LAYOUT_ACT ||
+      x->rank != 6 || y->rank != 6 || x->logical_rank != 4)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): needs packed int8 NCHW tensors (run pass pack)", n->name, n->op);
+  if (x->shape[4] != cfg->batch || x->shape[5] != cfg->block_in || y->shape[4] != cfg->batch || y->shape[5] != cfg->block_in)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): packed for another config", n->name, n->op);
+  ovta_tensor xl = *x; /* the logical view the Resize rule reads */
+  xl.rank = 4, xl.layout = OVTA_LAYOUT_PLAIN;
+  memcpy(xl.shape, x->logical, sizeof xl.shape);
+  int64_t f[2];
+  char why[256];
+  if (!ovta_resize_nearest_factors(n, &xl, f, why, sizeof why))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): %s", n->name, n->op, why);
+  int64_t N = x->shape[0] * cfg->batch, C = x->shape[1] * cfg->block_in, H = x->shape[2], W = x->shape[3];
+  if (N > 65536 || C > 65536 || H > 65535 || W > 65535 || y->shape[0] != x->shape[0] || y->shape[1] != x->shape[1] ||
+      y->shape[2] != H * f[0] || y->shape[3] != W * f[1])
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): too large or the output is not the upsampled input", n->name, n->op);
+  vta_op_upsample(op, n->name, (int)N, (int)C, (int)H, (int)W, (int)f[0], (int)f[1]);
+  return OVTA_OK;
+}
+
 int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config *cfg, vta_op *op, ovta_error *err) {
   (void)g;
+  if (!strcmp(n->op, "Resize")) return upsample_op_from_node(n, cfg, op, err);
   if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool"))
     return alu_op_from_node(n, cfg, op, err);
   bool conv = !strcmp(n->op, "ovta.QConv"), dense = !strcmp(n->op, "ovta.QDense");

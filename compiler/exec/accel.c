@@ -173,17 +173,18 @@ static int cpu_output_repacked(ovta_graph *g, int *pi, ovta_node *n, ovta_tensor
  * layout for the CPU path:
  * Unpack(x) -> node with plain weights/bias -> Pack -> the packed output the users read.
  * *pi moves to the node's new position. */
-/* An ALU node (ovta.QAdd / ovta.QMaxPool / ovta.QGlobalAvgPool) back to the plain layout: Unpack each input, the node on
- * plain tensors, Pack its output. */
+/* An ALU node (ovta.QAdd / ovta.QMaxPool / ovta.QGlobalAvgPool, a packed Resize) back to the plain layout: Unpack each
+ * packed input, the node on plain tensors, Pack its output. */
 static int unpack_alu(ovta_graph *g, int *pi, ovta_error *err) {
   ovta_node *n = g->nodes[*pi];
   ovta_tensor *yp = n->outputs[0];
-  for (int k = 0; k < n->n_inputs; k++)
+  int ni = strcmp(n->op, "Resize") ? n->n_inputs : 1; /* a Resize's roi, scales, sizes: plain constants */
+  for (int k = 0; k < ni; k++)
     if (!n->inputs[k] || n->inputs[k]->layout != OVTA_LAYOUT_ACT)
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name, n->op);
   if (!yp || yp->layout != OVTA_LAYOUT_ACT)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): cannot move back to the plain layout for the CPU", n->name, n->op);
-  for (int k = 0; k < n->n_inputs; k++) {
+  for (int k = 0; k < ni; k++) {
     ovta_tensor *xp = n->inputs[k];
     ovta_tensor *xl = fresh_tensor(g, xp->name, xp->dtype, xp->logical_rank, xp->logical, err);
     if (!xl) return err->code;
@@ -198,7 +199,8 @@ static int unpack_alu(ovta_graph *g, int *pi, ovta_error *err) {
 
 int exec_unpack_node(ovta_graph *g, int *pi, const ovta_config *cfg, ovta_error *err) {
   ovta_node *n = g->nodes[*pi];
-  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool"))
+  if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool") ||
+      !strcmp(n->op, "Resize"))
     return unpack_alu(g, pi, err);
   ovta_tensor *xp = n->inputs[0], *wp = n->inputs[1], *bp = ovta_node_in(n, 2), *yp = n->outputs[0];
   if (xp->layout != OVTA_LAYOUT_ACT || wp->layout != OVTA_LAYOUT_WGT || yp->layout != OVTA_LAYOUT_ACT || !wp->data ||

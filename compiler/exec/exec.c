@@ -180,10 +180,18 @@ static int tindex(const ovta_graph *g, const ovta_tensor *t) {
   return -1;
 }
 
-/* The operators the accelerator runs (vta_op_from_node): GEMM ones and the ALU ones. */
+/* The operators the accelerator runs (vta_op_from_node): GEMM ones and the ALU ones (a Resize
+ * on packed values: the upsampling). */
 static bool accel_op(const ovta_node *n) {
   return !strcmp(n->op, "ovta.QConv") || !strcmp(n->op, "ovta.QDense") || !strcmp(n->op, "ovta.QAdd") ||
-         !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool");
+         !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool") ||
+         (!strcmp(n->op, "Resize") && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->layout == OVTA_LAYOUT_ACT);
+}
+
+/* The tensor accelerator node n passes as its w buffer: its second input (weights, an add's b),
+ * else x (the pools and the upsampling, which never read it; a Resize's second input is its roi). */
+static const ovta_tensor *w_operand(const ovta_node *n) {
+  return n->n_inputs > 1 && n->inputs[1] && strcmp(n->op, "Resize") ? n->inputs[1] : n->inputs[0];
 }
 
 static bool alu_kind(const vta_plan *p) { return vta_kind_alu(p->op.kind); }
@@ -344,7 +352,7 @@ static int live_ranges(build *b, ovta_error *err) {
     if (plan_of(b, s)) {
       const ovta_node *n = g->nodes[s];
       b->dma[tindex(g, n->inputs[0])] = b->dma[tindex(g, n->outputs[0])] = true;
-      if (n->n_inputs > 1 && n->inputs[1]) b->dma[tindex(g, n->inputs[1])] = true;
+      b->dma[tindex(g, w_operand(n))] = true;
     }
   for (int i = 0; i < g->n_inputs; i++) {
     int k = tindex(g, g->inputs[i]);
@@ -501,7 +509,7 @@ static xstep *new_step(build *b, const ovta_node *n, const char *fn, int nargs) 
 
 /* Accelerator node s: its plan compiled through the accel layer's stages (vta_compile_ex: compute
  * .. host) into the host function ovta_kS_vta, added to the module; its step calls that with the
- * DMA buffers of x, w (x for ovta.QMaxPool / QGlobalAvgPool, which have no w and never read it), the ACC bias or
+ * DMA buffers of x, w (x for ovta.QMaxPool / QGlobalAvgPool / a packed Resize, which have no w and never read it), the ACC bias or
  * identity block, and y. */
 static int lower_accel_node(build *b, int s, ovta_error *err) {
   const ovta_graph *g = b->g;
@@ -524,7 +532,7 @@ static int lower_accel_node(build *b, int s, ovta_error *err) {
   st->detail = strdup(ps);
   st->insns = c.insns, st->uops_recorded = c.uops_recorded, st->kernels = c.kernels;
   st->vb[VTA_BUF_X] = b->map[tindex(g, n->inputs[0])];
-  st->vb[VTA_BUF_W] = b->map[tindex(g, n->n_inputs > 1 && n->inputs[1] ? n->inputs[1] : n->inputs[0])];
+  st->vb[VTA_BUF_W] = b->map[tindex(g, w_operand(n))];
   st->vb[VTA_BUF_BIAS] = b->bias_t[s];
   st->vb[VTA_BUF_Y] = b->map[tindex(g, n->outputs[0])];
   b->e->ns++;

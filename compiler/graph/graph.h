@@ -365,6 +365,15 @@ bool ovta_op_known(const char *op);
  * scale, or out/in from sizes), from n's constant scales/sizes and its attributes (rule in
  * graph/infer_resize.c); else an error code with the reason in why. */
 int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, int64_t *out, char *why, size_t nwhy);
+/* Is Resize n on the NCHW x (rank 4, plain shape) a nearest-neighbour upsampling by integer
+ * factors f[0] (H), f[1] (W), output pixel (y, x) reading input pixel (y / f[0], x / f[1]) (floor)?
+ * Mode nearest, N and C kept, out = f * in with the scale exactly f, and for f > 1 a
+ * coordinate_transformation_mode / nearest_mode pair that reduces to floor(y / f) (the rule in
+ * graph/infer_resize.c: asymmetric + floor, or + round_prefer_floor for f = 2;
+ * tf_half_pixel_for_nn + floor; half_pixel, pytorch_half_pixel, half_pixel_symmetric + round_prefer_floor or
+ * round_prefer_ceil; align_corners + round_prefer_floor or round_prefer_ceil for f = 2). False
+ * with the reason in why. */
+bool ovta_resize_nearest_factors(const ovta_node *n, const ovta_tensor *x, int64_t f[2], char *why, size_t nwhy);
 
 /* TfIdfVectorizer's pool_int64s (rule and checks in graph/infer_index.c): the n-grams of length
  * len (1..ngroups = len(ngram_counts)) are the count[len-1] runs of len items from pool item

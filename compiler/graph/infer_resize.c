@@ -86,6 +86,62 @@ int ovta_resize_dims(const ovta_node *n, const ovta_tensor *x, double *scale, in
   return OVTA_OK;
 }
 
+/* Does nearest mode round the source coordinate of output x = f * q + k (0 <= k < f) to q for an
+ * integer factor f > 1 (scale exactly f; the CPU lowering's formulas, cpu/resize.c)?
+ *   asymmetric x / f = q + k/f, fraction k/f in [0, 1): floor gives q; round_prefer_floor (up
+ *     when the fraction > 1/2) only for f = 2 (fraction 0 or 1/2); ceil, round_prefer_ceil not.
+ *   tf_half_pixel_for_nn (x + 1/2) / f = q + (k + 1/2)/f, fraction in (0, 1): floor gives q.
+ *   half_pixel, pytorch_half_pixel (out > 1), half_pixel_symmetric (whose offset is 0 when
+ *     out = f * in) (x + 1/2) / f - 1/2 = q + (k - (f-1)/2)/f, offset within (-1/2, 1/2):
+ *     rounding (either tie rule; no ties) gives q (q = 0, k small: -0.x rounds up to 0).
+ *   align_corners x (in-1)/(out-1) with f = 2: x = 2q + k is q + (k (in-1) - q)/(2 in - 1), the offset
+ *     in (-1/2, 0] for k = 0 and in [0, 1/2) for k = 1 (no ties: odd denominator): rounding
+ *     gives q; for f >= 3 (k = 2, q = 0: 2 (in-1)/(3 in - 1) > 1/2 once in >= 3) not.
+ *   tf_crop_and_resize: not q for every x. */
+static const char *nearest_floor_why(const char *ct, const char *nm, int64_t f) {
+  bool rnd = !strcmp(nm, "round_prefer_floor") || !strcmp(nm, "round_prefer_ceil");
+  if (!strcmp(ct, "asymmetric"))
+    return !strcmp(nm, "floor") || (f == 2 && !strcmp(nm, "round_prefer_floor"))
+               ? NULL
+               : "asymmetric coordinates take the source pixel floor(y / f) only with nearest_mode floor (or "
+                 "round_prefer_floor for the factor 2)";
+  if (!strcmp(ct, "tf_half_pixel_for_nn"))
+    return !strcmp(nm, "floor") ? NULL : "tf_half_pixel_for_nn takes the source pixel floor(y / f) only with nearest_mode floor";
+  if (!strcmp(ct, "half_pixel") || !strcmp(ct, "pytorch_half_pixel") || !strcmp(ct, "half_pixel_symmetric"))
+    return rnd ? NULL : "half-pixel coordinates take the source pixel floor(y / f) only with nearest_mode round_prefer_floor or round_prefer_ceil";
+  if (!strcmp(ct, "align_corners"))
+    return rnd && f == 2 ? NULL
+                         : "align_corners takes the source pixel floor(y / f) only for the factor 2 with nearest_mode "
+                           "round_prefer_floor or round_prefer_ceil";
+  return "its coordinate_transformation_mode does not map output pixel y to the source pixel floor(y / f)";
+}
+
+bool ovta_resize_nearest_factors(const ovta_node *n, const ovta_tensor *x, int64_t f[2], char *why, size_t nwhy) {
+  double scale[OVTA_MAX_RANK];
+  int64_t out[OVTA_MAX_RANK];
+  const char *mode = ovta_node_attr_s(n, "mode", "nearest");
+  const char *ct = ovta_node_attr_s(n, "coordinate_transformation_mode", "half_pixel");
+  const char *nm = ovta_node_attr_s(n, "nearest_mode", "round_prefer_floor");
+  if (strcmp(n->op, "Resize")) return snprintf(why, nwhy, "not a Resize"), false;
+  if (strcmp(mode, "nearest"))
+    return snprintf(why, nwhy, "mode %s interpolates (the accelerator copies nearest pixels)", mode), false;
+  if (!x || x->rank != 4) return snprintf(why, nwhy, "input of rank %d, not an NCHW feature map", x ? x->rank : -1), false;
+  char w2[200];
+  if (ovta_resize_dims(n, x, scale, out, w2, sizeof w2)) return snprintf(why, nwhy, "%s", w2), false;
+  if (out[0] != x->shape[0] || out[1] != x->shape[1] || scale[0] != 1 || scale[1] != 1)
+    return snprintf(why, nwhy, "resizes the batch or channel dim"), false;
+  for (int d = 0; d < 2; d++) {
+    int64_t in = x->shape[2 + d];
+    f[d] = in > 0 ? out[2 + d] / in : 0;
+    if (in < 1 || f[d] < 1 || out[2 + d] != f[d] * in || scale[2 + d] != (double)f[d])
+      return snprintf(why, nwhy, "scale %g on dim %d is not an integer factor", scale[2 + d], 2 + d), false;
+    const char *bad = f[d] > 1 ? nearest_floor_why(ct, nm, f[d]) : NULL;
+    if (bad)
+      return snprintf(why, nwhy, "coordinate_transformation_mode %s with nearest_mode %s: %s", ct, nm, bad), false;
+  }
+  return true;
+}
+
 /* Resize (13/18/19): X, optional roi (float, [2 * len(axes)]: starts then ends, for
  * tf_crop_and_resize), scales (float) or sizes (int64), one of them, constant; extents and
  * scales per ovta_resize_dims. mode nearest (default) | linear | cubic;

@@ -139,6 +139,19 @@ static int pack_concat(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int nt0, 
   return packed_output(g, pi, bt, bi, nt0, twin, err);
 }
 
+/* Is n an int8 Resize that is a nearest upsampling by integer factors (ovta_resize_nearest_factors,
+ * graph.h) of a value produced packed (a packed twin of block_in channels)? */
+static bool packable_resize(const ovta_node *n, int64_t bi, int nt0, ovta_tensor **twin) {
+  const ovta_tensor *y = n->n_outputs == 1 ? n->outputs[0] : NULL, *x = ovta_node_in(n, 0);
+  if (strcmp(n->op, "Resize") || !y || !x || y->dtype != OVTA_DT_I8 || x->dtype != OVTA_DT_I8 || y->rank != 4 ||
+      y->layout != OVTA_LAYOUT_PLAIN || ovta_tensor_numel(y) < 0)
+    return false;
+  const ovta_tensor *xp = x->id >= 0 && x->id < nt0 ? twin[x->id] : NULL;
+  int64_t f[2];
+  char why[256];
+  return xp && xp->rank == 6 && xp->shape[5] == bi && ovta_resize_nearest_factors(n, x, f, why, sizeof why);
+}
+
 /* pack: ovta.QConv (2-D; grouped when C, O are block multiples aligned with the groups, or pad
  * to them with whole all-zero groups: ovta_group_blocks) and ovta.QDense move to the accelerator's blocked layouts
  * (ovta_layout in graph.h) for opts->cfg's batch, block_in, block_out: weights and bias are
@@ -148,7 +161,10 @@ static int pack_concat(ovta_graph *g, int *pi, int64_t bt, int64_t bi, int nt0, 
  * a Flatten of an [N, C, 1, 1] packed value (flatten_alias: a global average pool -> dense). An
  * int8 channel Concat whose inputs are all produced packed, each a whole number of channel blocks
  * (block_in == block_out), is a Concat of the packed arrays along physical axis 1, its output
- * packed (pack_concat); any other Concat stays on plain values (Unpack before it). */
+ * packed (pack_concat); any other Concat stays on plain values (Unpack before it). An int8 Resize
+ * that is a nearest upsampling by integer factors (ovta_resize_nearest_factors) of a value produced
+ * packed reads the packed value and writes a packed output (an accelerator operator, VTA_UPSAMPLE;
+ * the node stays a Resize, its scales/sizes constants plain). */
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
   int rc = ovta_graph_index(g, err);
   if (rc) return rc;
@@ -168,6 +184,14 @@ int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
       continue;
     }
     if (bi == bo && flatten_alias(n, nt0, twin)) continue;
+    if (bi == bo && packable_resize(n, bi, nt0, twin)) { /* upsampling: the packed input, packed output */
+      n->inputs[0] = twin[n->inputs[0]->id];
+      if ((rc = packed_output(g, &i, bt, bi, nt0, twin, err))) {
+        free(twin);
+        return rc;
+      }
+      continue;
+    }
     if (bi == bo && packable_concat(n, bi, nt0, twin)) {
       if ((rc = pack_concat(g, &i, bt, bi, nt0, twin, err))) {
         free(twin);

@@ -21,8 +21,35 @@ static bool packed_concat(const ovta_node *n) {
   return !strcmp(n->op, "Concat") && y && y->dtype == OVTA_DT_I8 && y->layout == OVTA_LAYOUT_ACT;
 }
 
+/* A Resize on int8 arrays in the act layout (pack.c's packable_resize: a nearest upsampling by
+ * integer factors, VTA_UPSAMPLE on the accelerator). */
+static bool packed_resize(const ovta_node *n) {
+  const ovta_tensor *y = n->n_outputs == 1 ? n->outputs[0] : NULL, *x = ovta_node_in(n, 0);
+  return !strcmp(n->op, "Resize") && y && x && y->dtype == OVTA_DT_I8 && y->layout == OVTA_LAYOUT_ACT &&
+         x->dtype == OVTA_DT_I8 && x->layout == OVTA_LAYOUT_ACT;
+}
+
+/* Why a Resize (not packed) stays on the CPU, in buf: the upsampling rule's reason
+ * (ovta_resize_nearest_factors), else the quantize or pack pass's condition it missed. */
+static const char *resize_why_not(const ovta_node *n, char *buf, size_t len) {
+  const ovta_tensor *x = ovta_node_in(n, 0), *y = n->n_outputs ? n->outputs[0] : NULL;
+  bool i8 = y && y->dtype == OVTA_DT_I8;
+  int64_t f[2];
+  char why[256];
+  if (!ovta_resize_nearest_factors(n, x, f, why, sizeof why))
+    snprintf(buf, len, "%s: not a nearest upsampling by integer factors on the accelerator: %s",
+             i8 ? "int8 Resize on the CPU" : "stays float", why);
+  else if (!i8)
+    snprintf(buf, len, "stays float: the int8 Resize needs a non-constant input produced int8 (the quantize pass's "
+             "rule: compiler/passes/quantize.c)");
+  else
+    snprintf(buf, len, "int8 Resize on the CPU: its input is not produced packed by an accelerator operator (the pack "
+             "pass's rule: compiler/passes/pack.c)");
+  return buf;
+}
+
 static bool accel_supports(void *ctx, const ovta_graph *g, const ovta_node *n) {
-  if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack") || packed_concat(n)) return true;
+  if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack") || packed_concat(n) || packed_resize(n)) return true;
   if (!strcmp(n->op, "ovta.QAdd") || !strcmp(n->op, "ovta.QMaxPool") || !strcmp(n->op, "ovta.QGlobalAvgPool")) {
     /* int8 in the act layout; whether the ALU kernels take the shape is the executor's check
      * (vta_op_from_node, vta_plan_make), which falls back to the cpu with the reason */
@@ -147,6 +174,7 @@ const char *ovta_accel_why_not(const ovta_graph *g, const ovta_node *n, char *bu
                     n->op),
            buf;
   if (!strcmp(n->op, "Gemm") || !strcmp(n->op, "MatMul")) return dense_why_not(n, buf, len);
+  if (!strcmp(n->op, "Resize")) return resize_why_not(n, buf, len);
   if (!strcmp(n->op, "Conv")) return snprintf(buf, len, "not fused into ovta.Conv (not float)"), buf;
   return snprintf(buf, len, "no accelerator operator for %s", n->op), buf;
 }

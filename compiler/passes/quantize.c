@@ -140,6 +140,30 @@ static bool gap_scale(int64_t hw, int ex, int ey, int *mult, int *shift) {
   return false;
 }
 
+/* A Flatten of a non-constant f32 (data movement: the int8 Flatten keeps its input's exponent). */
+static bool qflat_match(const ovta_node *n) {
+  return !strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
+         n->inputs[0]->dtype == OVTA_DT_F32;
+}
+
+/* A Resize the quantize pass can make an int8 Resize at its input's exponent: mode nearest (a
+ * selection of input values, exact on int8: dequantizing after it or before it is the same), not
+ * tf_crop_and_resize (its extrapolation value), on a non-constant f32 with its output shape known
+ * from constant scales or sizes. Whether it then runs on the accelerator is pack's rule
+ * (ovta_resize_nearest_factors, graph.h). */
+static bool qresize_match(const ovta_node *n) {
+  if (strcmp(n->op, "Resize") || n->n_inputs < 1 || !n->inputs[0] || n->n_outputs != 1 || !n->outputs[0]) return false;
+  const ovta_tensor *x = n->inputs[0];
+  double scale[OVTA_MAX_RANK];
+  int64_t out[OVTA_MAX_RANK];
+  char why[200];
+  if (x->dtype != OVTA_DT_F32 || x->rank < 1 || px_is_const(x) || n->outputs[0]->dtype != OVTA_DT_F32) return false;
+  if (strcmp(ovta_node_attr_s(n, "mode", "nearest"), "nearest") || ovta_node_attr_i(n, "antialias", 0) ||
+      !strcmp(ovta_node_attr_s(n, "coordinate_transformation_mode", "half_pixel"), "tf_crop_and_resize"))
+    return false;
+  return ovta_resize_dims(n, x, scale, out, why, sizeof why) == OVTA_OK;
+}
+
 /* A channel concatenation the quantize pass can make an int8 Concat: Concat of rank 4 along axis 1
  * (the channels of NCHW, or -3) or of rank 2 along axis 1 (or -1), every input a non-constant f32
  * of that rank. (That each input is produced quantized is q_classify's condition.) */
@@ -280,8 +304,7 @@ static const ovta_tensor *q_classify(qstate *q) {
     else if (qgap_match(n) && q->willq[n->inputs[0]->id])
       q->kind[i] = QK_GAP, ts[0] = n->inputs[0], ts[1] = n->outputs[0];
     else if (qconcat_match(n) && q_all_willq(q, n)) q->kind[i] = QK_CONCAT; /* exponents: q_concat_exps */
-    else if (!strcmp(n->op, "Flatten") && n->n_inputs == 1 && n->inputs[0] && n->n_outputs == 1 && n->outputs[0] &&
-             n->inputs[0]->dtype == OVTA_DT_F32 && q->willq[n->inputs[0]->id])
+    else if ((qflat_match(n) || qresize_match(n)) && q->willq[n->inputs[0]->id])
       q->kind[i] = QK_FLAT; /* data movement: int8 in, int8 out, same exponent */
     else continue;
     q->willq[n->outputs[0]->id] = 1;
@@ -317,7 +340,7 @@ static int uf_root(int *p, int i) {
 }
 
 /* One exponent per int8 Concat, so it is a plain copy of int8 values (no requantization): the
- * inputs and output of each int8 Concat, and through max pools and flattens (which keep their
+ * inputs and output of each int8 Concat, and through max pools, flattens and nearest resizes (which keep their
  * input's exponent) the values they pass on, form a group; a group with a Concat takes the
  * largest exponent of its members (the coarsest scale: no member saturates) for every member,
  * so the convs / adds producing them requantize straight to it. An annotation in such a group
@@ -331,7 +354,7 @@ static int q_concat_exps(qstate *q, ovta_error *err) {
     ovta_node *n = q->orig[j];
     if (q->kind[j] != QK_CONCAT && q->kind[j] != QK_POOL && q->kind[j] != QK_FLAT) continue;
     int r = uf_root(p, n->outputs[0]->id);
-    for (int k = 0; k < n->n_inputs; k++) {
+    for (int k = 0; k < (q->kind[j] == QK_CONCAT ? n->n_inputs : 1); k++) { /* a Resize's others: constants */
       int a = uf_root(p, n->inputs[k]->id);
       if (a != r) p[a] = r;
     }
@@ -353,7 +376,8 @@ static int q_concat_exps(qstate *q, ovta_error *err) {
 /* The int8 twin of the producer's output, if it has one. */
 static ovta_tensor *q_twin(const qstate *q, const ovta_tensor *x) { return x->id < q->nt0 ? q->qtwin[x->id] : NULL; }
 
-/* Flatten of a value produced quantized: int8 in and out at the same exponent. */
+/* Flatten or nearest Resize of a value produced quantized: int8 in and out at the same exponent
+ * (a Resize's other inputs, constants, stay). */
 static int q_flatten(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
   ovta_tensor *x = n->inputs[0], *y = n->outputs[0], *xq = q_twin(q, x);
   if (!xq) return 0; /* its producer stayed float */
@@ -540,7 +564,7 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
  * stays float), shift_a/shift_b align to e0, shift = exp(Y) - e0, clip [0, 127] with ReLU else
  * [-127, 127]; a max pool keeps its input's exponent (ceil_mode 1 becomes floor mode with larger
  * end pads, ceil_pads), and so does a Flatten of a quantized value
- * (int8 Flatten). A channel Concat (qconcat_match: rank 4 axis 1, rank 2 axis 1) whose inputs
+ * (int8 Flatten) and a nearest Resize of one (qresize_match: int8 Resize, a selection of values). A channel Concat (qconcat_match: rank 4 axis 1, rank 2 axis 1) whose inputs
  * are all produced quantized becomes an int8 Concat (axis 1): one exponent for its inputs and
  * output, the largest of its inputs' (q_concat_exps: shared through max pools / flattens and
  * nested concats), which the producers requantize to directly; its output is produced quantized.

@@ -1,11 +1,15 @@
 /* test_vta_alu.c: the ALU operators of compiler/accel/alu.c (residual add with requantization, max
- * pooling with padding, global average pooling) bit-exact against plain-C references written here
- * (the global average pool also against the CPU int8 path, cpu/pool.c), on fsim for every config
+ * pooling with padding, global average pooling, nearest upsampling) bit-exact against plain-C
+ * references written here (the global average pool also against the CPU int8 path, cpu/pool.c;
+ * the upsampling against the CPU int8 Resize, cpu/resize.c, under every coordinate rule the
+ * accelerator takes), on fsim for every config
  * (remainder tiles included), on tsim for a reduced shape; and the schedule verifier
  * (compiler/accel/accel.h) rejecting an out-of-bounds access. */
 #include "ovta_test.h"
 #include "accel.h"
 #include "exec.h"
+
+#include <math.h>
 
 /* independent references (logical NCHW) */
 static void ref_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y) {
@@ -49,26 +53,28 @@ static void ref_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   }
 }
 
-/* The CPU int8 path on one ovta.QGlobalAvgPool node (logical NCHW x -> y), checked against the
- * reference evaluator on the same node. */
-static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
+/* A graph of one node op (inputs named in: "x" the int8 graph input xs, others added by the
+ * caller) writing the int8 output "y" of shape ys. */
+static ovta_node *one_node(ovta_graph *g, const char *op, int n_in, const char *const *in, const int64_t *xs,
+                           const int64_t *ys) {
   ovta_error err = {0};
-  ovta_graph *g = ovta_graph_new("gap");
-  int64_t xs[4] = {op->n, op->c, op->h, op->w}, ys[4] = {op->n, op->c, 1, 1};
-  ovta_tensor *xt = ovta_graph_add_tensor(g, "x", OVTA_DT_I8, 4, xs, &err), *yt;
+  ovta_tensor *xt = ovta_graph_get_or_add(g, "x", &err);
   assert_non_null(xt);
-  xt->kind = OVTA_TK_INPUT;
-  const char *in[1] = {"x"}, *out = "y";
-  ovta_node *n = ovta_graph_add_node(g, "ovta.QGlobalAvgPool", "gap", 1, in, 1, &out, &err);
+  xt->dtype = OVTA_DT_I8, xt->rank = 4, memcpy(xt->shape, xs, 4 * sizeof *xs), xt->kind = OVTA_TK_INPUT;
+  const char *out = "y";
+  ovta_node *n = ovta_graph_add_node(g, op, "node", n_in, in, 1, &out, &err);
   assert_non_null(n);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "mult", op->mult, &err), err);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "shift", op->shift, &err), err);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_min", op->clip_min, &err), err);
-  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_max", op->clip_max, &err), err);
-  yt = ovta_graph_tensor(g, "y");
-  yt->dtype = OVTA_DT_I8, yt->rank = 4, memcpy(yt->shape, ys, sizeof ys);
+  ovta_tensor *yt = ovta_graph_tensor(g, "y");
+  yt->dtype = OVTA_DT_I8, yt->rank = 4, memcpy(yt->shape, ys, 4 * sizeof *ys);
   g->inputs = calloc(1, sizeof *g->inputs), g->outputs = calloc(1, sizeof *g->outputs);
   g->inputs[0] = xt, g->n_inputs = 1, g->outputs[0] = yt, g->n_outputs = 1;
+  return n;
+}
+
+/* g on the CPU int8 path with input x (xs): its output into y (ny bytes); returns the input
+ * tensor (caller frees). */
+static ovta_tensor *cpu_run(ovta_graph *g, const int64_t *xs, const int8_t *x, int8_t *y, size_t ny) {
+  ovta_error err = {0};
   ovta_exec *e;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
   ovta_tensor *xv = ovta_tensor_new("x", OVTA_DT_I8, 4, xs), *yv;
@@ -77,16 +83,72 @@ static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
   OVTA_ASSERT_OK(ovta_exec_set_input(e, "x", xv, &err), err);
   OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
   OVTA_ASSERT_OK(ovta_exec_get_output(e, 0, &yv, &err), err);
-  assert_int_equal(yv->nbytes, (size_t)op->n * op->c);
-  memcpy(y, yv->data, yv->nbytes);
+  assert_int_equal(yv->nbytes, ny);
+  memcpy(y, yv->data, ny);
+  ovta_tensor_free(yv);
+  ovta_exec_free(e);
+  return xv;
+}
+
+/* The CPU int8 path on one ovta.QGlobalAvgPool node (logical NCHW x -> y), checked against the
+ * reference evaluator on the same node. */
+static void cpu_gap(const vta_op *op, const int8_t *x, int8_t *y) {
+  ovta_error err = {0};
+  ovta_graph *g = ovta_graph_new("gap");
+  int64_t xs[4] = {op->n, op->c, op->h, op->w}, ys[4] = {op->n, op->c, 1, 1};
+  const char *in[1] = {"x"};
+  ovta_node *n = one_node(g, "ovta.QGlobalAvgPool", 1, in, xs, ys);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "mult", op->mult, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "shift", op->shift, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_min", op->clip_min, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_max", op->clip_max, &err), err);
+  size_t ny = (size_t)op->n * op->c;
+  ovta_tensor *xv = cpu_run(g, xs, x, y, ny);
   /* the reference evaluator (graph/eval.c) gives the same */
   ovta_tensor *ye = ovta_tensor_new("y", OVTA_DT_I8, 4, ys);
   OVTA_ASSERT_OK(ovta_eval_node_ref(NULL, g, n, &xv, &ye, &err), err);
-  assert_memory_equal(ye->data, y, yv->nbytes);
-  ovta_tensor_free(ye);
-  ovta_tensor_free(xv), ovta_tensor_free(yv);
-  ovta_exec_free(e);
+  assert_memory_equal(ye->data, y, ny);
+  ovta_tensor_free(ye), ovta_tensor_free(xv);
   ovta_graph_free(g);
+}
+
+/* y[n, c, r, q] = x[n, c, floor(r / fh), floor(q / fw)], by the coordinates directly. */
+static void ref_upsample(const vta_op *op, const int8_t *x, int8_t *y) {
+  int OH = op->h * op->up_h, OW = op->w * op->up_w;
+  for (int n = 0; n < op->n; n++)
+    for (int c = 0; c < op->c; c++)
+      for (int r = 0; r < OH; r++)
+        for (int q = 0; q < OW; q++) {
+          int sr = (int)floor((double)r / op->up_h), sq = (int)floor((double)q / op->up_w);
+          y[((n * op->c + c) * OH + r) * OW + q] = x[((n * op->c + c) * op->h + sr) * op->w + sq];
+        }
+}
+
+/* The CPU int8 path on one ONNX Resize node (scales [1, 1, fh, fw], mode nearest, coordinate mode
+ * ct, nearest mode nm) of logical NCHW x into y; ovta_resize_nearest_factors' verdict on it
+ * returned (true: the node is an upsampling the accelerator takes). */
+static bool cpu_resize(const vta_op *op, const char *ct, const char *nm, const int8_t *x, int8_t *y) {
+  ovta_error err = {0};
+  ovta_graph *g = ovta_graph_new("resize");
+  int64_t xs[4] = {op->n, op->c, op->h, op->w}, ss[1] = {4};
+  int64_t ys[4] = {op->n, op->c, (int64_t)op->h * op->up_h, (int64_t)op->w * op->up_w};
+  ovta_tensor *sc = ovta_graph_add_tensor(g, "scales", OVTA_DT_F32, 1, ss, &err);
+  assert_non_null(sc);
+  sc->kind = OVTA_TK_CONST;
+  float sv[4] = {1, 1, (float)op->up_h, (float)op->up_w};
+  OVTA_ASSERT_OK(ovta_tensor_set_data(sc, sv, sizeof sv, &err), err);
+  const char *in[3] = {"x", "", "scales"};
+  ovta_node *n = one_node(g, "Resize", 3, in, xs, ys);
+  OVTA_ASSERT_OK(ovta_node_set_s(n, "mode", "nearest", &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_s(n, "coordinate_transformation_mode", ct, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_s(n, "nearest_mode", nm, &err), err);
+  int64_t f[2];
+  char why[256];
+  bool up = ovta_resize_nearest_factors(n, g->inputs[0], f, why, sizeof why);
+  assert_true(!up || (f[0] == op->up_h && f[1] == op->up_w));
+  ovta_tensor_free(cpu_run(g, xs, x, y, (size_t)ys[0] * ys[1] * ys[2] * ys[3]));
+  ovta_graph_free(g);
+  return up;
 }
 
 /* Run op on backend/config; compare with the reference; returns the plan's tile count. */
@@ -110,15 +172,21 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   ovta_test_fill_i8(a, nx, 3), ovta_test_fill_i8(b, nx, 4);
   if (op->kind == VTA_ADD) ref_add(op, a, b, ref);
   else if (op->kind == VTA_GAP) ref_gap(op, a, ref);
+  else if (op->kind == VTA_UPSAMPLE) ref_upsample(op, a, ref);
   else ref_pool(op, a, ref);
   /* the library's own references (and for the global average pool the CPU int8 path and the
    * reference evaluator) agree */
   int8_t *ref2 = malloc(ny);
   if (op->kind == VTA_ADD) vta_reference_add(op, a, b, ref2);
   else if (op->kind == VTA_GAP) vta_reference_gap(op, a, ref2);
+  else if (op->kind == VTA_UPSAMPLE) vta_reference_upsample(op, a, ref2);
   else vta_reference_maxpool(op, a, ref2);
   assert_memory_equal(ref, ref2, ny);
   if (op->kind == VTA_GAP) cpu_gap(op, a, ref2), assert_memory_equal(ref, ref2, ny);
+  if (op->kind == VTA_UPSAMPLE) { /* the CPU Resize computes the same under the rules taken */
+    assert_true(cpu_resize(op, "asymmetric", "floor", a, ref2));
+    assert_memory_equal(ref, ref2, ny);
+  }
   free(ref2);
   vta_pack_x(&cp, a, pa);
   if (op->kind == VTA_ADD) vta_pack_x(&cp, b, pb);
@@ -143,13 +211,16 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   for (size_t i = 0; i < ny; i++)
     if (y[i] != ref[i]) bad++, first = first < i ? first : i;
   if (bad) fail_msg("%s %s %s: %zu of %zu differ (first %zu: %d vs %d)", op->name, backend, cfgname, bad, ny, first, y[first], ref[first]);
-  /* the ALU did the work: device counters agree with the host-code counts */
+  /* the device did the work: its counters agree with the host-code counts (the ALU's; the
+   * upsampling is GEMM micro-ops only) */
   vta_counts c;
   OVTA_ASSERT_OK(vta_kernel_count(k, &c, &err), err);
   ovta_counters dc;
   ovta_dev_counters(dev, &dc);
   assert_int_equal(dc.alu_uops, c.alu_uops);
-  assert_true(c.alu_uops > 0);
+  assert_int_equal(dc.gemm_uops, c.gemm_uops);
+  if (op->kind == VTA_UPSAMPLE) assert_true(c.gemm_uops > 0 && c.alu_uops == 0);
+  else assert_true(c.alu_uops > 0);
   ovta_rt_destroy(rt);
   for (int i = 0; i < VTA_BUF_COUNT; i++) ovta_buf_free(bufs[i]);
   ovta_dev_close(dev);
@@ -216,6 +287,103 @@ static void test_gap(void **st) {
   check("fsim", "default", &op, &(vta_knobs){.t_oc = 1}); /* 4 channel tiles per image block */
 }
 
+/* Upsampling: random shapes (seeded) on every config - 1..5 channel blocks (several per tile, or
+ * one per tile with t_oc 1), factors 1..4 per dim, rows that the tile does not divide (t_h knob:
+ * a remainder tile) - against the coordinate reference and the CPU Resize. */
+static void test_upsample(void **st) {
+  uint32_t s = 2026;
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++)
+    for (int i = 0; i < 6; i++) {
+      vta_op op;
+      int nb = !strcmp(*cf, "batch2") ? 2 : 1 + (int)((s = s * 1103515245u + 12345u) >> 16) % 2;
+      int c = 16 * (1 + (int)((s = s * 1103515245u + 12345u) >> 16) % 5);
+      int h = 1 + (int)((s = s * 1103515245u + 12345u) >> 16) % 9, w = 1 + (int)((s = s * 1103515245u + 12345u) >> 16) % 11;
+      int fh = 1 + (int)((s = s * 1103515245u + 12345u) >> 16) % 4, fw = 1 + (int)((s = s * 1103515245u + 12345u) >> 16) % 4;
+      if (i == 0) fh = fw = 2; /* the common case */
+      vta_op_upsample(&op, "up", nb, c, h, w, fh, fw);
+      vta_knobs k = {0};
+      if (i % 3 == 1 && h > 2) k.t_h = (h / 2) * fh; /* h / 2 input rows per tile: a remainder tile when h is odd */
+      if (i % 3 == 2) k.t_oc = 1;
+      check("fsim", *cf, &op, &k);
+    }
+  vta_op op;
+  vta_op_upsample(&op, "up_fpn", 1, 64, 28, 28, 2, 2); /* an FPN level: 64x28x28 -> 64x56x56 */
+  check("fsim", "default", &op, NULL);
+}
+
+/* The coordinate rules (ovta_resize_nearest_factors): for every coordinate mode (but
+ * tf_crop_and_resize) and nearest mode, factors 2 and 3, on two image sizes, a pair taken gives
+ * floor(y / f) on the CPU Resize (cpu/resize.c's formulas) and a pair refused does not on one of
+ * them: the rule is neither looser than the CPU's arithmetic nor stricter. */
+static void test_upsample_rules(void **st) {
+  static const char *const CT[] = {"asymmetric", "half_pixel", "pytorch_half_pixel", "half_pixel_symmetric",
+                                   "tf_half_pixel_for_nn", "align_corners"};
+  static const char *const NM[] = {"floor", "ceil", "round_prefer_floor", "round_prefer_ceil"};
+  static const int HW[2][2] = {{5, 7}, {12, 9}};
+  int taken = 0;
+  for (int f = 2; f <= 3; f++)
+    for (size_t i = 0; i < 6; i++)
+      for (size_t j = 0; j < 4; j++) {
+        bool take = false, same_all = true;
+        for (int t = 0; t < 2; t++) {
+          vta_op op;
+          vta_op_upsample(&op, "rule", 1, 16, HW[t][0], HW[t][1], f, f);
+          size_t nx = (size_t)16 * HW[t][0] * HW[t][1], ny = nx * f * f;
+          int8_t *x = malloc(nx), *ref = malloc(ny), *y = malloc(ny);
+          ovta_test_fill_i8(x, nx, 7);
+          ref_upsample(&op, x, ref);
+          take = cpu_resize(&op, CT[i], NM[j], x, y);
+          bool same = !memcmp(y, ref, ny);
+          if (take && !same) fail_msg("%s / %s, factor %d: taken but the CPU Resize differs", CT[i], NM[j], f);
+          same_all = same_all && same;
+          free(x), free(ref), free(y);
+        }
+        if (!take && same_all) fail_msg("%s / %s, factor %d: refused but the CPU Resize agrees", CT[i], NM[j], f);
+        taken += take;
+      }
+  /* factor 3: asymmetric and tf_half_pixel_for_nn with floor, the 3 half-pixel modes with either
+   * rounding (8); factor 2 these and asymmetric + round_prefer_floor, align_corners with either
+   * rounding (11) */
+  assert_int_equal(taken, 8 + 11);
+}
+
+/* Resize with sizes: [N, C, 2H, 3W] is the upsampling by 2x3 (scale = out / in), [N, C, 2H + 1,
+ * 2W] is not (the reason names the dim); mode linear and a resized channel dim are refused too. */
+static void test_upsample_sizes(void **st) {
+  static const struct {
+    int64_t sizes[4];
+    const char *mode, *why; /* why: NULL when taken */
+  } C[] = {{{1, 16, 10, 21}, "nearest", NULL},
+           {{1, 16, 11, 14}, "nearest", "not an integer factor"},
+           {{1, 16, 10, 14}, "linear", "mode linear interpolates"},
+           {{1, 32, 10, 14}, "nearest", "resizes the batch or channel dim"}};
+  for (size_t i = 0; i < sizeof C / sizeof C[0]; i++) {
+    ovta_error err = {0};
+    ovta_graph *g = ovta_graph_new("sizes");
+    int64_t xs[4] = {1, 16, 5, 7}, ss[1] = {4};
+    ovta_tensor *sz = ovta_graph_add_tensor(g, "sizes", OVTA_DT_I64, 1, ss, &err);
+    assert_non_null(sz);
+    sz->kind = OVTA_TK_CONST;
+    OVTA_ASSERT_OK(ovta_tensor_set_data(sz, C[i].sizes, sizeof C[i].sizes, &err), err);
+    const char *in[4] = {"x", "", "", "sizes"};
+    ovta_node *n = one_node(g, "Resize", 4, in, xs, C[i].sizes);
+    OVTA_ASSERT_OK(ovta_node_set_s(n, "mode", C[i].mode, &err), err);
+    OVTA_ASSERT_OK(ovta_node_set_s(n, "coordinate_transformation_mode", "asymmetric", &err), err);
+    OVTA_ASSERT_OK(ovta_node_set_s(n, "nearest_mode", "floor", &err), err);
+    int64_t f[2];
+    char why[256] = "";
+    bool up = ovta_resize_nearest_factors(n, g->inputs[0], f, why, sizeof why);
+    if (C[i].why) {
+      assert_false(up);
+      if (!strstr(why, C[i].why)) fail_msg("case %zu: reason '%s' without '%s'", i, why, C[i].why);
+    } else {
+      assert_true(up);
+      assert_int_equal(f[0], 2), assert_int_equal(f[1], 3);
+    }
+    ovta_graph_free(g);
+  }
+}
+
 static void test_tsim(void **st) {
   bool have = false;
   for (const char *const *b = ovta_backend_names(); *b; b++) have |= !strcmp(*b, "tsim");
@@ -229,6 +397,8 @@ static void test_tsim(void **st) {
   check("tsim", "default", &op, NULL);
   vta_op_gap(&op, "gap_tsim2", 1, 16, 3, 5, 4369, 16);
   check("tsim", "default", &op, NULL);
+  vta_op_upsample(&op, "up_tsim", 1, 48, 5, 6, 2, 3);
+  check("tsim", "default", &op, &(vta_knobs){.t_h = 4}); /* 10 output rows in tiles of 4: remainder tile */
 }
 
 static void test_errors(void **st) {
@@ -249,6 +419,12 @@ static void test_errors(void **st) {
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
   vta_op_add(&op, "add_vt", 1, 16, 4, 4, 0, 0, 0);
   assert_int_equal(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 2}, &p, &err), OVTA_EUNSUPPORTED);
+  vta_op_upsample(&op, "up_wide", 1, 16, 4, 1100, 2, 2); /* 2 x 2200: beyond the 11-bit loop factors */
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  vta_op_upsample(&op, "up_f", 1, 16, 4, 4, 0, 2); /* factor 0: an empty output */
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EINVAL);
+  vta_op_upsample(&op, "up_th", 1, 16, 4, 4, 2, 2);
+  assert_int_equal(vta_plan_make(&cfg, &op, &(vta_knobs){.t_h = 3}, &p, &err), OVTA_EINVAL); /* not a multiple of 2 */
 }
 
 /* the schedule verifier catches an access outside its buffer; split refuses bad factors */
@@ -273,7 +449,9 @@ static void test_sched_verify(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_gap), cmocka_unit_test(test_tsim),
+      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_gap),
+      cmocka_unit_test(test_upsample), cmocka_unit_test(test_upsample_rules), cmocka_unit_test(test_upsample_sizes),
+      cmocka_unit_test(test_tsim),
       cmocka_unit_test(test_errors), cmocka_unit_test(test_sched_verify),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

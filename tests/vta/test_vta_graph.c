@@ -139,12 +139,15 @@ typedef struct data_model {
   ovta_tensor *cal, *x, *ref; /* calibration samples, the input, its fp32 reference output */
 } data_model;
 
-static void data_model_load(data_model *m, const char *name) {
+/* Load tests/vta/data/FILE.onnx with the data of model name, edit the float graph (tweak, may be
+ * NULL), quantize it with the calibration samples. */
+static void data_model_load_as(data_model *m, const char *file, const char *name, void (*tweak)(ovta_graph *)) {
   ovta_error err = {0};
   char path[512];
   OVTA_ASSERT_OK(ovta_config_load("default", &m->cfg, &err), err);
-  snprintf(path, sizeof path, PROJ "%s.onnx", name);
+  snprintf(path, sizeof path, PROJ "%s.onnx", file);
   OVTA_ASSERT_OK(ovta_graph_load(path, &m->g, &err), err);
+  if (tweak) tweak(m->g);
   snprintf(path, sizeof path, PROJ "%s_calib.npy", name);
   OVTA_ASSERT_OK(ovta_npy_read(path, "calib", &m->cal, &err), err);
   snprintf(path, sizeof path, PROJ "%s_x.npy", name);
@@ -154,6 +157,8 @@ static void data_model_load(data_model *m, const char *name) {
   ovta_calib_opts co = {.samples = m->cal, .passes = int8_pipeline, .cfg = &m->cfg};
   OVTA_ASSERT_OK(ovta_calibrate_quantize(m->g, &co, NULL, &err), err);
 }
+
+static void data_model_load(data_model *m, const char *name) { data_model_load_as(m, name, name, NULL); }
 
 /* m's graph on the CPU int8 path (*cpu) and with the accelerator on fsim (*acc). */
 static void data_model_build(data_model *m, ovta_exec **cpu, ovta_exec **acc) {
@@ -289,6 +294,133 @@ static void test_concat(void **st) {
   data_model_free(&m);
 }
 
+/* The Resize node of g. */
+static ovta_node *resize_node(ovta_graph *g) {
+  for (int i = 0; i < g->n_nodes; i++)
+    if (!strcmp(g->nodes[i]->op, "Resize")) return g->nodes[i];
+  fail_msg("no Resize in %s", g->name);
+  return NULL;
+}
+
+/* upsample.onnx's model on the CPU int8 path, fsim (and tsim when built), the int8 outputs
+ * compared bit for bit; the accelerator nodes and steps counted; the report line of the Resize
+ * holding want. Returns the fsim output. */
+static ovta_tensor *upsample_run(data_model *m, int accel_nodes, int steps, const char *want) {
+  ovta_exec *cpu, *acc;
+  data_model_build(m, &cpu, &acc);
+  const char *rep = ovta_exec_report(acc);
+  if (!strstr(rep, want)) fail_msg("report without '%s':\n%s", want, rep);
+  assert_int_equal(ovta_exec_accel_nodes(acc), accel_nodes);
+  assert_int_equal(ovta_exec_num_steps(acc), steps);
+  ovta_tensor *yc = ovta_test_run1(cpu, m->x), *ya = ovta_test_run1(acc, m->x);
+  OVTA_ASSERT_SAME_F32(yc, ya, "upsample.onnx on fsim against the cpu int8 path");
+  assert_int_equal(check_stats(acc), accel_nodes);
+  bool have = false;
+  for (const char *const *b = ovta_backend_names(); *b; b++) have |= !strcmp(*b, "tsim");
+  if (have) {
+    ovta_error err = {0};
+    ovta_exec_opts o;
+    ovta_exec_opts_init(&o);
+    o.accel = true, o.cfg = &m->cfg, o.backend = "tsim";
+    ovta_exec *ts;
+    OVTA_ASSERT_OK(ovta_exec_build(m->g, &o, &ts, &err), err);
+    ovta_tensor *yt = ovta_test_run1(ts, m->x);
+    OVTA_ASSERT_SAME_F32(yc, yt, "upsample.onnx on tsim against the cpu int8 path");
+    ovta_tensor_free(yt);
+    ovta_exec_free(ts);
+  }
+  ovta_tensor_free(yc);
+  ovta_exec_free(acc), ovta_exec_free(cpu);
+  return ya;
+}
+
+static void resize_linear(ovta_graph *g) {
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_node_set_s(resize_node(g), "mode", "linear", &err), err);
+}
+static void resize_ceil(ovta_graph *g) {
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_node_set_s(resize_node(g), "nearest_mode", "ceil", &err), err);
+}
+static void resize_half_pixel(ovta_graph *g) {
+  ovta_error err = {0};
+  ovta_node *n = resize_node(g);
+  OVTA_ASSERT_OK(ovta_node_set_s(n, "coordinate_transformation_mode", "half_pixel", &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_s(n, "nearest_mode", "round_prefer_floor", &err), err);
+}
+/* scales [1, 1, 1.5, 1.5]: 14 -> 21 (the output shapes follow at inference) */
+static void resize_scale15(ovta_graph *g) {
+  ovta_error err = {0};
+  ovta_node *n = resize_node(g);
+  ovta_tensor *sc = ovta_node_in(n, 2);
+  assert_non_null(sc);
+  float v[4] = {1, 1, 1.5f, 1.5f};
+  assert_int_equal(sc->dtype, OVTA_DT_F32);
+  OVTA_ASSERT_OK(ovta_tensor_set_data(sc, v, sizeof v, &err), err);
+}
+
+/* A U-Net / FPN decoder fragment, conv -> nearest 2x Resize -> conv (tests/vta/data/upsample.onnx,
+ * gen_upsample_model.py): fp32 on the CPU path is torch's output; the Resize is int8 at its input's exponent and runs on the accelerator
+ * between the two convs on the packed layout (VTA_UPSAMPLE), so the only layout / float
+ * conversions are at the graph's input and output; int8 outputs equal on the CPU path, fsim and
+ * tsim; within int8 error of torch's fp32 output. The opset-9 export (Upsample) is the same. A
+ * half_pixel / round_prefer_floor Resize (the same pixels) is taken too; linear mode, nearest_mode
+ * ceil and the non-integer scale 1.5 stay on the CPU with their reasons in the report, the results
+ * still bit-exact. */
+static void test_upsample(void **st) {
+  (void)st;
+  data_model m;
+  data_model_load(&m, "upsample");
+  ovta_error err = {0};
+  for (int v = 0; v < 2; v++) { /* fp32 on the CPU path: torch's output (max error 1e-4 of the largest value) */
+    ovta_graph *gf;
+    ovta_exec *fl;
+    OVTA_ASSERT_OK(ovta_graph_load(v ? PROJ "upsample9.onnx" : PROJ "upsample.onnx", &gf, &err), err);
+    OVTA_ASSERT_OK(ovta_exec_build(gf, NULL, &fl, &err), err);
+    ovta_tensor *yf = ovta_test_run1(fl, m.x);
+    float big = 0, worst = 0;
+    for (size_t k = 0; k < m.ref->nbytes / 4; k++) big = fmaxf(big, fabsf(((float *)m.ref->data)[k]));
+    for (size_t k = 0; k < m.ref->nbytes / 4; k++)
+      worst = fmaxf(worst, fabsf(((float *)m.ref->data)[k] - ((float *)yf->data)[k]));
+    assert_true(worst <= 1e-4f * big);
+    ovta_tensor_free(yf), ovta_exec_free(fl), ovta_graph_free(gf);
+  }
+  const ovta_node *r = resize_node(m.g);
+  assert_int_equal(r->outputs[0]->dtype, OVTA_DT_I8);
+  assert_int_equal(r->inputs[0]->quant.exp, r->outputs[0]->quant.exp); /* a copy: no requantization */
+  /* Quantize, Pack, conv, Resize, conv, Unpack, Dequantize */
+  ovta_tensor *ya = upsample_run(&m, 3, 7, "op Resize: accel: tile");
+  print_message("upsample.onnx: cosine int8 (fsim) vs torch fp32 %.5f\n", cosine(ya, m.ref));
+  assert_true(cosine(ya, m.ref) > 0.99);
+  data_model m9;
+  data_model_load_as(&m9, "upsample9", "upsample", NULL);
+  ovta_tensor *y9 = upsample_run(&m9, 3, 7, "op Resize: accel: tile");
+  OVTA_ASSERT_SAME_F32(ya, y9, "the opset-9 Upsample against the opset-13 Resize");
+  ovta_tensor_free(y9), data_model_free(&m9);
+  data_model_load_as(&m9, "upsample", "upsample", resize_half_pixel);
+  y9 = upsample_run(&m9, 3, 7, "op Resize: accel: tile");
+  OVTA_ASSERT_SAME_F32(ya, y9, "half_pixel / round_prefer_floor against asymmetric / floor");
+  ovta_tensor_free(y9), data_model_free(&m9);
+  /* refused: the Resize on the CPU between Unpack and Pack (linear: also Dequantize, Quantize) */
+  static const struct {
+    void (*tweak)(ovta_graph *);
+    int steps;
+    const char *why;
+  } REF[] = {{resize_linear, 11, "op Resize: cpu: stays float: not a nearest upsampling by integer factors on the "
+                                 "accelerator: mode linear interpolates"},
+             {resize_ceil, 9, "op Resize: cpu: int8 Resize on the CPU: not a nearest upsampling by integer factors "
+                              "on the accelerator: coordinate_transformation_mode asymmetric with nearest_mode ceil"},
+             {resize_scale15, 9, "op Resize: cpu: int8 Resize on the CPU: not a nearest upsampling by integer "
+                                 "factors on the accelerator: scale 1.5 on dim 2 is not an integer factor"}};
+  for (size_t i = 0; i < sizeof REF / sizeof REF[0]; i++) {
+    data_model_load_as(&m9, "upsample", "upsample", REF[i].tweak);
+    ovta_tensor_free(upsample_run(&m9, 2, REF[i].steps, REF[i].why));
+    data_model_free(&m9);
+  }
+  ovta_tensor_free(ya);
+  data_model_free(&m);
+}
+
 /* Save / load: the folder holds the host code in kernels.o (runtime calls undefined there) and
  * runs the same after loading; a CPU-only load is refused with a clear error; attach twice too. */
 static void test_save_load(void **st) {
@@ -386,7 +518,7 @@ int main(void) {
       cmocka_unit_test(test_fmnist_fsim_batch2),  cmocka_unit_test(test_fmnist_tsim),
       cmocka_unit_test(test_save_load),           cmocka_unit_test(test_cli),
       cmocka_unit_test(test_projections),        cmocka_unit_test(test_convtranspose),
-      cmocka_unit_test(test_concat),
+      cmocka_unit_test(test_concat),             cmocka_unit_test(test_upsample),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

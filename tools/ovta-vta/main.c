@@ -5,6 +5,7 @@
  *   ovta-vta add N C H W SHIFT_A SHIFT_B SHIFT [options]   residual add on the ALU
  *   ovta-vta maxpool N C H W K STRIDE PAD [options]        max pooling on the ALU
  *   ovta-vta gap N C H W MULT SHIFT [options]              global average pooling on the ALU
+ *   ovta-vta upsample N C H W FH FW [options]              nearest upsampling by FH x FW (identity GEMM)
  *   ovta-vta graph FILE.json [options]       compile report of a packed, quantized graph
  *   ovta-vta sched mm|vec|conv SCRIPT [--run] apply schedule primitives (accel.h) to an example,
  *                                           dump after each; --run: CPU JIT, compare with the original
@@ -12,7 +13,7 @@
  *          --bias  --shift S  --relu  --clip LO,HI  --print-after=PASS[,PASS]|all
  *          --groups G (conv: grouped, G = C = O depthwise; weights [O][C/G][KH][KW])
  *          --shifts S0,S1,.. (conv: per-channel shifts, repeated over the O channels)
- *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap: t_oc and t_h)
+ *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap, upsample: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
 #include "accel.h"
@@ -34,6 +35,7 @@ static void alu_inputs(const vta_plan *p, const int8_t *x, const int8_t *w, int8
   vta_pack_x(&cp, x, px);
   if (p->op.kind == VTA_ADD) vta_pack_x(&cp, w, pw), vta_reference_add(&p->op, x, w, ref);
   else if (p->op.kind == VTA_GAP) vta_reference_gap(&p->op, x, ref);
+  else if (p->op.kind == VTA_UPSAMPLE) vta_reference_upsample(&p->op, x, ref);
   else vta_reference_maxpool(&p->op, x, ref);
   vta_pack_identity(p, pb);
 }
@@ -206,7 +208,7 @@ int main(int argc, char **argv) {
   ovta_error err = {0};
   if (argc < 2) {
     fprintf(stderr, "usage: ovta-vta conv N C H W O K STRIDE PAD | dense M K N | add N C H W SHIFT_A SHIFT_B SHIFT | "
-                    "maxpool N C H W K STRIDE PAD | gap N C H W MULT SHIFT | graph FILE [options]\n");
+                    "maxpool N C H W K STRIDE PAD | gap N C H W MULT SHIFT | upsample N C H W FH FW | graph FILE [options]\n");
     return 2;
   }
   if (!strcmp(argv[1], "sched")) return sched_main(argc, argv);
@@ -235,6 +237,11 @@ int main(int argc, char **argv) {
     int v[6];
     for (int i = 0; i < 6; i++) v[i] = atoi(argv[2 + i]);
     vta_op_gap(&op, "gap", v[0], v[1], v[2], v[3], v[4], v[5]);
+    ai = 8;
+  } else if (!strcmp(argv[1], "upsample") && argc >= 8) {
+    int v[6];
+    for (int i = 0; i < 6; i++) v[i] = atoi(argv[2 + i]);
+    vta_op_upsample(&op, "upsample", v[0], v[1], v[2], v[3], v[4], v[5]);
     ai = 8;
   } else if (!strcmp(argv[1], "graph") && argc >= 3) {
     graph = argv[2];
