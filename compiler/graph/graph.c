@@ -66,16 +66,16 @@ bool ovta_group_blocks(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_
   int64_t cg = c / g, og = o / g;
   *gk = c / block_in, *gs = 0;
   if (g == 1) return true;
-  if (og % block_out == 0) { /* each output block inside one group */
-    if (cg % block_in) return false;
-    if (og == block_out) *gk = *gs = cg / block_in; /* one block per group: its own input blocks */
-    return true; /* several blocks per group: all input blocks, other groups' weights zero */
+  if (og == block_out && cg % block_in == 0) { /* one block per group: its own input blocks */
+    *gk = *gs = cg / block_in;
+    return true;
   }
-  if (block_out % og) return false;
   int64_t span = block_out / og * cg; /* input channels of the groups of one output block */
-  if (span % block_in) return false;
-  *gk = *gs = span / block_in;
-  return true;
+  if (og < block_out && block_out % og == 0 && span % block_in == 0) {
+    *gk = *gs = span / block_in;
+    return true;
+  }
+  return true; /* any other grouping: every output block reads all input blocks, other groups' weights zero */
 }
 
 const char *ovta_target_name(ovta_target t) {

@@ -110,13 +110,14 @@ const char *ovta_layout_name(ovta_layout l);   /* "plain", "act", "wgt", "acc" *
  * output channel lie in different groups (a block-diagonal tile when a group is smaller than a
  * block: depthwise C = O = G gives gk 1, gs 1, a diagonal tile). Groups aligned to the blocks:
  * a block of output channels whose groups' input channels are exactly gk whole input blocks at
- * ob * gk (gs = gk); output groups of several blocks (O/G a multiple of block_out > 1, C/G of
- * block_in): every output block reads all C/block_in input blocks (gs 0, gk C/block_in, the other
- * groups' weights zero). G = 1: gk C/block_in, gs 0 (the plain layout). C, O not block multiples:
- * the packed layouts pad them to C' = roundup(C, block_in), O' = roundup(O, block_out), and the
- * op is the grouped conv with ovta_group_padded's G' groups (the extra ones all zero), gk, gs of
- * C', O', G'. False when C/G, O/G do not align with the blocks that way (the node then stays
- * unpacked, on the CPU). */
+ * ob * gk (gs = gk); any other grouping (output groups of several blocks, groups straddling
+ * blocks): every output block reads all C/block_in input blocks (gs 0, gk C/block_in, the other
+ * groups' weights zero: up to G times the useful work, which pass split-groups avoids by cutting
+ * such convs into runs of whole groups). G = 1: gk C/block_in, gs 0 (the plain layout). C, O not
+ * block multiples: the packed layouts pad them to C' = roundup(C, block_in), O' = roundup(O,
+ * block_out), and the op is the grouped conv with ovta_group_padded's G' groups (the extra ones
+ * all zero), gk, gs of C', O', G'. False when that padding is not a whole number of groups (the
+ * node then stays unpacked, on the CPU). */
 bool ovta_group_blocks(int64_t c, int64_t o, int64_t g, int64_t block_in, int64_t block_out, int64_t *gk,
                        int64_t *gs);
 /* The group count of the channel-padded conv: G plus the whole groups of C/G inputs and O/G

@@ -15,6 +15,7 @@ int pass_dce(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_fold_bn(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_convt(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_fuse(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_split_groups(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_partition(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);

@@ -5,10 +5,11 @@
  * the CPU int8 path (a one-node ovta.QConv graph on the plain layout, compiled by cpu/conv.c and
  * run by the executor). Shapes: depthwise 3x3 stride 1 and 2, pad 1 (C = O = 32, 48, 64), groups
  * of one block (G = 2, C = O = 32; G = 4, C = O = 64), groups of several blocks (G = 2, C = O =
- * 64, and 64 -> 128), with and without bias and ReLU, on every config, 1 and 2 virtual threads,
+ * 64, and 64 -> 128), groups straddling the blocks (G = 2, C = O = 48; channel multiplier 2:
+ * every output block reads every input block), with and without bias and ReLU, on every config, 1 and 2 virtual threads,
  * forced tiles with several output blocks per tile; the same graph with the accelerator in the
  * executor (pack, partition, vta_op_from_node) equal to the CPU run; tsim on two shapes;
- * refusals of groups the blocks do not align with; channels padded to the blocks with all-zero
+ * refusals of channels whose padding is no whole group; channels padded to the blocks with all-zero
  * groups (depthwise 72, 88: test_padded); per-channel shifts (test_per_channel; tsim on one). */
 #include "vta_check.h"
 #include "exec.h"
@@ -122,6 +123,7 @@ static void check_op(const char *cfgname, const vta_op *op, int vt, const vta_kn
 static const struct { const char *name; int c, hw, o, groups; } shapes[] = {
     {"dw32", 32, 8, 32, 32},  {"dw48", 48, 7, 48, 48},  {"dw64", 64, 10, 64, 64}, {"g2_32", 32, 8, 32, 2},
     {"g4_64", 64, 6, 64, 4},  {"g2_64", 64, 6, 64, 2},  {"g2_64_128", 64, 6, 128, 2},
+    {"g2_48", 48, 6, 48, 2},  {"m2_32", 32, 6, 64, 32}, /* groups of 24, channel multiplier 2: gs 0 */
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -204,17 +206,23 @@ static void test_plan(void **st) {
   OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
   assert_int_equal(p.gk, 4), assert_int_equal(p.gs, 0);
   assert_int_equal(vta_op_macs(&op), (int64_t)128 * 64 * 32 * 9);
-  /* refused with the reason: groups the blocks do not align with, dense with groups */
+  /* groups straddling the blocks: every output block reads every input block (gs 0), zeros
+   * outside the groups; the same bytes as the references */
   op = gop("mult2", 1, 32, 8, 64, 32, 1, false, false); /* depthwise with channel multiplier 2 */
-  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
-  assert_non_null(strstr(err.msg, "mult2: groups 32: 1 input and 2 output channels per group"));
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_int_equal(p.gk, 2), assert_int_equal(p.gs, 0);
+  check_op("default", &op, 2, NULL, false);
+  /* refused: groups that do not divide the channels, dense with groups (channels whose padding
+   * is no whole number of groups never reach a plan: test_graph) */
   op = gop("g3", 1, 48, 8, 48, 3, 1, false, false); /* 16 a group but blocks of 16 from 0: aligned */
   OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
   op = gop("g6", 1, 48, 8, 48, 6, 1, false, false); /* 8 a group: two groups a block, aligned */
   OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
   check_op("default", &op, 2, NULL, false);
   op = gop("g12", 1, 48, 8, 96, 12, 1, false, false); /* 4 in, 8 out a group: 2 groups, 8 inputs a block */
-  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_int_equal(p.gk, 3), assert_int_equal(p.gs, 0);
+  check_op("default", &op, 1, NULL, false);
   op = gop("bad", 1, 48, 8, 48, 5, 1, false, false);
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EINVAL);
   vta_op_dense(&op, "dg", 16, 32, 32);
@@ -227,7 +235,7 @@ static void test_plan(void **st) {
  * on the CPU with the reason in the report. */
 static void test_graph(void **st) {
   (void)st;
-  static const int cases[][4] = {{32, 32, 32, 1}, {64, 64, 2, 2}, {64, 128, 2, 1}, {32, 64, 32, 1}};
+  static const int cases[][4] = {{32, 32, 32, 1}, {64, 64, 2, 2}, {64, 128, 2, 1}, {32, 64, 32, 1}, {72, 72, 3, 1}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     vta_op op = gop("dwg", 1, cases[i][0], 9, cases[i][1], cases[i][2], cases[i][3], true, true);
     size_t nx = (size_t)op.c * 81, nw = (size_t)op.o * (op.c / op.groups) * 9;
@@ -244,11 +252,11 @@ static void test_graph(void **st) {
     ovta_exec_opts_init(&o);
     o.accel = true, o.cfg = &cfg, o.backend = "fsim";
     int nacc = -1;
-    bool aligned = i != 3; /* 32 -> 64 in 32 groups: 2 outputs of one input a group */
+    bool aligned = i != 4; /* 72 in 3 groups of 24: the padding to 80 is no whole group */
     ovta_tensor *yc = exec_run(g, NULL, &op, x, NULL, NULL),
                 *ya = exec_run(g, &o, &op, x, &nacc,
                                aligned ? "node dw op ovta.QConv: accel: tile"
-                                       : "node dw op ovta.QConv: cpu: grouped convolution (group 32): 1 input and 2 "
+                                       : "node dw op ovta.QConv: cpu: grouped convolution (group 3): 24 input and 24 "
                                          "output channels per group do not align with the accelerator's channel "
                                          "blocks");
     assert_int_equal(nacc, aligned ? 1 : 0);
@@ -339,10 +347,12 @@ static void test_padded(void **st) {
   assert_false(ovta_group_blocks(24, 24, 2, 16, 16, &gk, &gs));
   assert_int_equal(ovta_group_padded(24, 40, 8, 16, 16), -1);
   assert_int_equal(ovta_group_padded(72, 144, 72, 16, 16), -1);
-  /* padded exactly but not aligned: 14 -> 28 in 14 groups (multiplier 2: 2 inputs and 4
-   * outputs to pad, 2 groups; 16 outputs a block read 8 inputs, half a block) */
+  /* padded exactly but straddling the blocks: 14 -> 28 in 14 groups (multiplier 2: 2 inputs and
+   * 4 outputs to pad, 2 groups; 16 outputs a block read 8 inputs, half a block): every output
+   * block reads the one input block (gs 0) */
   assert_int_equal(ovta_group_padded(14, 28, 14, 16, 16), 16);
-  assert_false(ovta_group_blocks(14, 28, 14, 16, 16, &gk, &gs));
+  assert_true(ovta_group_blocks(14, 28, 14, 16, 16, &gk, &gs)), assert_int_equal(gk, 1), assert_int_equal(gs, 0);
+  check_padded("default", "fsim", 14, 6, 28, 14, 1, true, true, 77);
   assert_int_equal(ovta_group_padded(72, 72, 5, 16, 16), -1); /* 5 does not divide 72 */
   /* the accelerator refuses the padded op's shape (5 input blocks x 460 x 460 beyond the 16-bit
    * DMA strides): the executor's fallback unpacks the padded weights to the logical ones */
