@@ -31,18 +31,19 @@ OPT ?= -O2
 # BASE_CPPFLAGS: what every object sees; the compiler's layers add their own include paths
 # (compiler/compiler.mk), everything else sees all of CPPFLAGS.
 BASE_CPPFLAGS := -I$(B)/gen -Iisa -DOVTA_SRC_DIR=\"$(SRC)\" -D_GNU_SOURCE
-CPPFLAGS := $(BASE_CPPFLAGS) -Idriver -Ihw/sim -Ijit-runtime
-# The hardware-side layers, lowest first: isa/ -> hw/sim/ -> driver/ -> jit-runtime/. Each one's
+CPPFLAGS := $(BASE_CPPFLAGS) -Idriver -Ihw/sim -Ijit-runtime -Iplan
+# The hardware-side layers, lowest first: isa/ -> hw/sim/ -> driver/ -> jit-runtime/ -> plan/. Each one's
 # objects see only its own headers and those below, so an upward include fails to build (the
 # compiler's layers do the same in compiler/compiler.mk).
 $(B)/obj/isa/%.o: CPPFLAGS = $(BASE_CPPFLAGS)
 $(B)/obj/hw/sim/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim
 $(B)/obj/driver/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver
 $(B)/obj/jit-runtime/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime
+$(B)/obj/plan/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime -Iplan
 CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
   -Werror=incompatible-pointer-types -Werror=int-conversion -fPIC $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -lcjson -lm -lpthread
+LDLIBS := -lcjson -lm -lpthread -ldl
 
 .DEFAULT_GOAL := all
 .PHONY: all deps run test clean help
@@ -76,6 +77,7 @@ include hw/sim/tsim.mk
 include boards/boards.mk
 include hw/rtl/rtl.mk
 include jit-runtime/runtime.mk
+include plan/plan.mk
 include compiler/compiler.mk
 include tools/tools.mk
 include tests/tests.mk

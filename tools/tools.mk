@@ -60,3 +60,18 @@ $(LAYERS_BENCH): bench/resnet_layers.c $(LIB) $(GEN)
 ## bench-layers: ResNet-18 layers through the accelerator lowering, one JSON line per layer (bench/resnet_layers.c)
 bench-layers: $(LAYERS_BENCH)
 	$(LAYERS_BENCH)
+
+# build/ovta-rt: the runtime alone (tools/ovta-rt/main.c): plan folders run through plan/, the
+# driver and the JIT runtime. It sees only the headers below the compiler and links libovta.a
+# without LLVM or protobuf-c, so the linker takes none of compiler/'s objects (a reference to one
+# fails to link); the accelerator host code in kernels.so finds the shims ovta_vrt_* among the
+# executable's dynamic symbols.
+OVTA_RT := $(B)/ovta-rt
+OVTA_RT_LDLIBS := -lcjson -lm -lpthread -ldl
+TOOLS += $(OVTA_RT)
+.PHONY: ovta-rt
+## ovta-rt: build/ovta-rt, the runtime alone: runs `ovta compile` folders, no compiler, LLVM or protobuf
+ovta-rt: $(OVTA_RT)
+$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h $(LIB) $(GEN)
+	$(CC) $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime -Iplan $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) \
+	  -Wl,--export-dynamic-symbol='ovta_vrt_*' $(OVTA_RT_LDLIBS)
