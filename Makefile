@@ -39,7 +39,8 @@ $(B)/obj/isa/%.o: CPPFLAGS = $(BASE_CPPFLAGS)
 $(B)/obj/hw/sim/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim
 $(B)/obj/driver/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver
 $(B)/obj/jit-runtime/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime
-$(B)/obj/plan/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime -Iplan
+PLAN_CPPFLAGS := $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime -Iplan
+$(B)/obj/plan/%.o: CPPFLAGS = $(PLAN_CPPFLAGS)
 CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
   -Werror=incompatible-pointer-types -Werror=int-conversion -fPIC $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)

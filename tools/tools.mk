@@ -73,5 +73,13 @@ TOOLS += $(OVTA_RT)
 ## ovta-rt: build/ovta-rt, the runtime alone: runs `ovta compile` folders, no compiler, LLVM or protobuf
 ovta-rt: $(OVTA_RT)
 $(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h $(LIB) $(GEN)
-	$(CC) $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime -Iplan $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) \
+	$(CC) $(PLAN_CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) \
 	  -Wl,--export-dynamic-symbol='ovta_vrt_*' $(OVTA_RT_LDLIBS)
+
+# ovta-rt's tests (tests/cli/test_ovta_rt.sh: the same outputs as `ovta run`, no LLVM/protobuf,
+# bad plan folders), run by tests/run.sh through a wrapper that names the build.
+TESTS += $(B)/tests/cli/test_ovta_rt
+$(B)/tests/cli/test_ovta_rt: tests/cli/test_ovta_rt.sh $(OVTA_RT) $(B)/ovta
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_ovta_rt.sh" "%s/$(OVTA_RT)" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" "$(SRC)" > $@
+	chmod +x $@
