@@ -62,8 +62,10 @@ help:
 deps:
 	@bash tools/install-deps.sh
 
-# The one library every layer goes into (defined before the fragments, which use it).
+# The one library every layer goes into (defined before the fragments, which use it), and the
+# runtime alone: plan/ and the layers below it, no compiler/ (what build/ovta-rt links).
 LIB := $(B)/libovta.a
+RT_LIB := $(B)/libovta-rt.a
 
 # Fragments append to these.
 LIB_SRCS :=
@@ -96,6 +98,11 @@ $(B)/obj/%.o: %.c $(GEN) | $(B)/gen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+RT_OBJS := $(filter-out $(B)/obj/compiler/% $(B)/obj/$(B)/gen/%,$(LIB_OBJS))
+$(RT_LIB): $(RT_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 

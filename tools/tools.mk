@@ -62,18 +62,18 @@ bench-layers: $(LAYERS_BENCH)
 	$(LAYERS_BENCH)
 
 # build/ovta-rt: the runtime alone (tools/ovta-rt/main.c): plan folders run through plan/, the
-# driver and the JIT runtime. It sees only the headers below the compiler and links libovta.a
-# without LLVM or protobuf-c, so the linker takes none of compiler/'s objects (a reference to one
-# fails to link); the accelerator host code in kernels.so finds the shims ovta_vrt_* among the
-# executable's dynamic symbols.
+# driver and the JIT runtime. It sees only the headers below the compiler and links
+# libovta-rt.a (Makefile: libovta.a without compiler/) without LLVM or protobuf-c; the
+# accelerator host code in kernels.so finds the shims ovta_vrt_* among the executable's dynamic
+# symbols.
 OVTA_RT := $(B)/ovta-rt
 OVTA_RT_LDLIBS := -lcjson -lm -lpthread -ldl
 TOOLS += $(OVTA_RT)
 .PHONY: ovta-rt
 ## ovta-rt: build/ovta-rt, the runtime alone: runs `ovta compile` folders, no compiler, LLVM or protobuf
 ovta-rt: $(OVTA_RT)
-$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h $(LIB) $(GEN)
-	$(CC) $(PLAN_CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) \
+$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h $(RT_LIB) $(GEN)
+	$(CC) $(PLAN_CPPFLAGS) $(CFLAGS) -o $@ $< $(RT_LIB) $(LDFLAGS) \
 	  -Wl,--export-dynamic-symbol='ovta_vrt_*' $(OVTA_RT_LDLIBS)
 
 # ovta-rt's tests (tests/cli/test_ovta_rt.sh: the same outputs as `ovta run`, no LLVM/protobuf,
