@@ -4,10 +4,12 @@
  * buffers' host mappings; accelerator host code through the shims, vrt.c), the outputs copied
  * out, and per-step counters. The compiler (compiler/exec/) and `ovta-rt` share all of it. */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
@@ -75,6 +77,40 @@ static int so_resolve(void *ctx, const char *sym, void **fp, ovta_error *err) {
   return *fp ? 0 : OVTA_FAIL(err, OVTA_EPARSE, "%s: no function %s", (const char *)((void **)ctx)[1], sym);
 }
 
+/* The ELF machine (e_machine) of this program's code; 0 when not known here. */
+static unsigned host_elf_machine(void) {
+#if defined(__x86_64__)
+  return EM_X86_64;
+#elif defined(__aarch64__)
+  return EM_AARCH64;
+#elif defined(__arm__)
+  return EM_ARM;
+#elif defined(__riscv)
+  return EM_RISCV;
+#else
+  return 0;
+#endif
+}
+
+/* Guarantees: kernels.so at path, when readable, is code for this machine (ELF e_machine,
+ * little-endian at byte 18, and class at byte 4, from the ELF specification): a plan compiled
+ * with --triple for another machine is refused with one line naming both, not dlopen's
+ * "No such file". An unreadable file is left to dlopen's message. */
+static int check_machine(const ovta_plan *p, const char *path, ovta_error *err) {
+  unsigned char h[20];
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(h, 1, sizeof h, f) : 0;
+  if (f) fclose(f);
+  if (n < sizeof h || memcmp(h, ELFMAG, SELFMAG) != 0 || !host_elf_machine()) return 0;
+  unsigned m = (unsigned)h[18] | (unsigned)h[19] << 8;
+  bool cls = h[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32);
+  if (m == host_elf_machine() && cls) return 0;
+  struct utsname u;
+  if (uname(&u) != 0) snprintf(u.machine, sizeof u.machine, "?");
+  return OVTA_FAIL(err, OVTA_EINVAL, "%s: code for %s (ELF machine %u), this machine is %s: compile the plan for it (ovta compile --triple)",
+                   path, p->triple ? p->triple : "another machine", m, u.machine);
+}
+
 int ovta_plan_load(const char *dir, ovta_plan **out, ovta_error *err) {
   *out = NULL;
   ovta_plan *p = calloc(1, sizeof *p);
@@ -82,6 +118,7 @@ int ovta_plan_load(const char *dir, ovta_plan **out, ovta_error *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/kernels.so", dir);
   int rc = ovta_plan_read(dir, p, err);
+  if (!rc && p->ns) rc = check_machine(p, path, err);
   if (!rc && p->ns && !(p->so = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
     const char *why = dlerror();
     rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot load the kernels: %s", path, why ? why : "?");

@@ -89,6 +89,12 @@ expect_error "input missing" "graph input image has no --input image=FILE.npy" \
 expect_error "input file missing" "$T/none.npy: *" "$RT" run "$T/cpu.ovta" --input image="$T/none.npy"
 expect_error "accel plan on cpu" "*runs 7 node(s) on the accelerator*" \
   "$RT" run "$T/acc.ovta" --backend cpu --input image="$T/img0.npy" --output-dir "$T/x"
+# a plan compiled for a board's ARM cores is refused here with one line naming both machines
+if [ "$(uname -m)" = x86_64 ]; then
+  run "$OVTA" compile $M/fmnist_cnn.onnx --target accel --calib $M/calib_images.npy --triple aarch64-linux-gnu -o "$T/a64.ovta"
+  expect_error "plan for another machine" "$T/a64.ovta/kernels.so: code for aarch64-unknown-linux-gnu (ELF machine 183), this machine is x86_64*" \
+    "$RT" run "$T/a64.ovta" --input image="$T/img0.npy" --output-dir "$T/x"
+fi
 expect_error "unknown option" "unknown option --nosuch*" "$RT" run "$T/cpu.ovta" --nosuch
 expect_error "no command" "expected a command: run*" "$RT"
 
