@@ -10,12 +10,13 @@ int ovta_npy_read(const char *path, const char *name, ovta_tensor **out, ovta_er
   int rc = ovta_npy_load(path, &a, err);
   if (rc) return rc;
   ovta_tensor *t = ovta_tensor_new(name, a.dtype, a.rank, a.shape);
-  if (!t) rc = OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", path);
-  else rc = ovta_tensor_set_data(t, a.data, a.nbytes, err);
-  ovta_array_clear(&a);
-  if (rc) ovta_tensor_free(t);
-  else *out = t;
-  return rc;
+  if (!t) {
+    ovta_array_clear(&a);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", path);
+  }
+  t->data = a.data, t->nbytes = a.nbytes; /* the tensor takes the array's data (malloc'd) */
+  *out = t;
+  return 0;
 }
 
 int ovta_npy_write(const char *path, const ovta_tensor *t, ovta_error *err) {
