@@ -31,18 +31,20 @@ OPT ?= -O2
 # BASE_CPPFLAGS: what every object sees; the compiler's layers add their own include paths
 # (compiler/compiler.mk), everything else sees all of CPPFLAGS.
 BASE_CPPFLAGS := -I$(B)/gen -Iisa -DOVTA_SRC_DIR=\"$(SRC)\" -D_GNU_SOURCE
-CPPFLAGS := $(BASE_CPPFLAGS) -Idriver -Ihw/sim -Ijit-runtime
-# The hardware-side layers, lowest first: isa/ -> hw/sim/ -> driver/ -> jit-runtime/. Each one's
+CPPFLAGS := $(BASE_CPPFLAGS) -Idriver -Ihw/sim -Ijit-runtime -Iplan
+# The hardware-side layers, lowest first: isa/ -> hw/sim/ -> driver/ -> jit-runtime/ -> plan/. Each one's
 # objects see only its own headers and those below, so an upward include fails to build (the
 # compiler's layers do the same in compiler/compiler.mk).
 $(B)/obj/isa/%.o: CPPFLAGS = $(BASE_CPPFLAGS)
 $(B)/obj/hw/sim/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim
 $(B)/obj/driver/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver
 $(B)/obj/jit-runtime/%.o: CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime
+PLAN_CPPFLAGS := $(BASE_CPPFLAGS) -Ihw/sim -Idriver -Ijit-runtime -Iplan
+$(B)/obj/plan/%.o: CPPFLAGS = $(PLAN_CPPFLAGS)
 CFLAGS := -std=c11 $(OPT) -g -Wall -Wextra -Wno-unused-parameter -Werror=implicit-function-declaration \
   -Werror=incompatible-pointer-types -Werror=int-conversion -fPIC $(SANFLAGS)
 LDFLAGS := $(SANFLAGS)
-LDLIBS := -lcjson -lm -lpthread
+LDLIBS := -lcjson -lm -lpthread -ldl
 
 .DEFAULT_GOAL := all
 .PHONY: all deps run test clean help
@@ -60,8 +62,10 @@ help:
 deps:
 	@bash tools/install-deps.sh
 
-# The one library every layer goes into (defined before the fragments, which use it).
+# The one library every layer goes into (defined before the fragments, which use it), and the
+# runtime alone: plan/ and the layers below it, no compiler/ (what build/ovta-rt links).
 LIB := $(B)/libovta.a
+RT_LIB := $(B)/libovta-rt.a
 
 # Fragments append to these.
 LIB_SRCS :=
@@ -76,6 +80,7 @@ include hw/sim/tsim.mk
 include boards/boards.mk
 include hw/rtl/rtl.mk
 include jit-runtime/runtime.mk
+include plan/plan.mk
 include compiler/compiler.mk
 include tools/tools.mk
 include tests/tests.mk
@@ -93,6 +98,11 @@ $(B)/obj/%.o: %.c $(GEN) | $(B)/gen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+RT_OBJS := $(filter-out $(B)/obj/compiler/% $(B)/obj/$(B)/gen/%,$(LIB_OBJS))
+$(RT_LIB): $(RT_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 

@@ -19,8 +19,8 @@ COMPILER_HW_graph :=
 COMPILER_HW_passes :=
 COMPILER_HW_lir :=
 COMPILER_HW_cpu :=
-COMPILER_HW_accel := -Ijit-runtime -Idriver
-COMPILER_HW_exec := -Ijit-runtime -Idriver
+COMPILER_HW_accel := -Ijit-runtime -Idriver -Iplan
+COMPILER_HW_exec := -Ijit-runtime -Idriver -Iplan
 COMPILER_INC := $(foreach l,$(COMPILER_LAYERS),-Icompiler/$(l))
 CPPFLAGS += $(COMPILER_INC)
 # $(call compiler_layer_cppflags,LAYER): the preprocessor flags of LAYER's objects (also used by
@@ -49,5 +49,9 @@ LLVM_CONFIG ?= llvm-config-15
 LLVM_INC := $(shell $(LLVM_CONFIG) --includedir 2>/dev/null || echo /usr/lib/llvm-15/include)
 LLVM_LIBDIR := $(shell $(LLVM_CONFIG) --libdir 2>/dev/null || echo /usr/lib/llvm-15/lib)
 $(B)/obj/compiler/lir/codegen.o: CPPFLAGS += -I$(LLVM_INC)
+# exec: a saved plan's kernels.so is kernels.o linked by Debian's ld.lld (lld-15): one linker for
+# every target, no cross toolchain.
+LLD ?= $(firstword $(wildcard /usr/bin/ld.lld-15 /usr/lib/llvm-15/bin/ld.lld) ld.lld-15)
+$(B)/obj/compiler/exec/exec.o: CPPFLAGS += -DOVTA_LLD=\"$(LLD)\"
 LDLIBS += -L$(LLVM_LIBDIR) -lLLVM-15
 FILECHECK ?= /usr/lib/llvm-15/bin/FileCheck

@@ -5,6 +5,7 @@
  *   2. Config      - the JSON hardware config and the values derived from it (isa/config.c).
  *   3. Field specs - how an instruction format is laid out, independent of a config (isa/layout.c).
  *   4. Utilities   - the clock, lists like "a,b,c" (isa/util.c).
+ *   5. Arrays      - element types, shapes, dense arrays and .npy files (isa/array.c).
  *
  * This header does not depend on generated code, so the generator (isa/gen/isagen.c) can use it.
  */
@@ -164,5 +165,58 @@ double ovta_now_s(void);
 bool ovta_list_next(const char **p, const char *seps, char *item, size_t cap);
 /* Whether list (as above) holds name as one of its items (items of up to 255 characters). */
 bool ovta_list_has(const char *list, const char *seps, const char *name);
+
+/* ---------------------------------------------------------------- 5. Arrays (isa/array.c) */
+
+#define OVTA_MAX_RANK 8
+
+/* Element types. The values are ONNX's TensorProto.DataType numbers. */
+typedef enum ovta_dtype {
+  OVTA_DT_UNDEF = 0,   /* not yet inferred */
+  OVTA_DT_F32 = 1,     /* float */
+  OVTA_DT_U8 = 2,      /* uint8 */
+  OVTA_DT_I8 = 3,      /* int8 */
+  OVTA_DT_U16 = 4,     /* uint16 */
+  OVTA_DT_I16 = 5,     /* int16 */
+  OVTA_DT_I32 = 6,     /* int32 */
+  OVTA_DT_I64 = 7,     /* int64 */
+  OVTA_DT_STRING = 8,  /* string (imported, never computed) */
+  OVTA_DT_BOOL = 9,    /* bool, one byte 0/1 */
+  OVTA_DT_F16 = 10,    /* float16 (stored as raw uint16) */
+  OVTA_DT_F64 = 11,    /* double */
+  OVTA_DT_U32 = 12,    /* uint32 */
+  OVTA_DT_U64 = 13,    /* uint64 */
+  OVTA_DT_BF16 = 16,   /* bfloat16 (stored as raw uint16; only Cast/CastLike take it) */
+} ovta_dtype;
+
+/* Bytes of one element; 0 for UNDEF and STRING. */
+size_t ovta_dtype_size(ovta_dtype t);
+/* "f32", "i8", "u8", "i32", "i64", "bool", ... ("?" for UNDEF). */
+const char *ovta_dtype_name(ovta_dtype t);
+/* Parse a name from ovta_dtype_name; returns OVTA_DT_UNDEF when unknown. */
+ovta_dtype ovta_dtype_parse(const char *name);
+/* Product of dims with overflow checking; -1 if any dim < 0 or the product exceeds 2^62. */
+int64_t ovta_shape_numel(const int64_t *shape, int rank);
+
+/* A dense array: what a .npy file holds and what a plan's inputs and outputs are, below the
+ * compiler's tensors (compiler/graph/ wraps it in an ovta_tensor). */
+typedef struct ovta_array {
+  ovta_dtype dtype;              /* element type */
+  int rank;                      /* dims */
+  int64_t shape[OVTA_MAX_RANK];  /* static shape */
+  void *data;                    /* the elements, C order (owned: free with ovta_array_clear) */
+  size_t nbytes;                 /* bytes of data */
+} ovta_array;
+void ovta_array_clear(ovta_array *a);
+/* "1x3x8x8" ("scalar" for rank 0) into buf. */
+void ovta_shape_text(const int64_t *shape, int rank, char *buf, size_t n);
+
+/* Read a .npy file (format 1.0/2.0/3.0, little-endian, C order; dtypes f4 f8 i1 u1 i2 u2 i4 u4
+ * i8 u8 b1) into *out (cleared first). Errors name the file. */
+int ovta_npy_load(const char *path, ovta_array *out, ovta_error *err);
+/* Write dtype/rank/shape and bytes (numel x element size of data) as a .npy file (format 1.0);
+ * name is the array's name in messages. */
+int ovta_npy_store(const char *path, const char *name, ovta_dtype dt, int rank, const int64_t *shape,
+                   const void *data, size_t nbytes, ovta_error *err);
 
 #endif

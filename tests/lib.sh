@@ -7,7 +7,7 @@
 #   skip NAME WHY                   record a test that cannot run here (cmocka's SKIPPED lines)
 #   expect_error NAME MESSAGE CMD... pass when CMD exits non-zero and writes exactly one line with
 #                                   "error:", the first stderr line being "ovta: error: MESSAGE"
-#                                   (MESSAGE may contain * wildcards)
+#                                   (MESSAGE may contain * wildcards; ERR_TOOL=ovta-rt: "ovta-rt: error:")
 #   pycheck NAME SCRIPT ARGS...     pass when `$PY -c SCRIPT ARGS` prints exactly "ok"
 #   finish                          print the tally, exit 1 when anything failed
 # shellcheck shell=bash
@@ -53,7 +53,8 @@ expect_error() {
   n=$(grep -c 'error:' "$T/err")
   if [ $rc -eq 0 ]; then bad "$name" "exit status 0"
   elif [ "$n" -ne 1 ]; then bad "$name" "$n error lines"
-  elif [[ "$first" != "ovta: error: "$msg ]]; then bad "$name" "first line '$first', expected 'ovta: error: $msg'"
+  elif [[ "$first" != "${ERR_TOOL:-ovta}: error: "$msg ]]; then
+    bad "$name" "first line '$first', expected '${ERR_TOOL:-ovta}: error: $msg'"
   else ok "$name"; fi
 }
 

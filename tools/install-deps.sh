@@ -9,6 +9,7 @@ pkgs=(
   libcmocka-dev                    # tests
   verilator yosys                  # RTL simulation and synthesis
   llvm-15-dev llvm-15-tools        # LLVM-C code generation, FileCheck
+  lld-15                           # links a plan's kernels.so (ovta compile; one linker for every target)
   libprotobuf-c-dev protobuf-c-compiler python3-onnx  # ONNX import (onnx.proto from python3-onnx)
   python3-numpy                    # test scripts read .npy files with Debian's python
   libonnx-testdata                 # ONNX conformance tests

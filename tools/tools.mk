@@ -60,3 +60,26 @@ $(LAYERS_BENCH): bench/resnet_layers.c $(LIB) $(GEN)
 ## bench-layers: ResNet-18 layers through the accelerator lowering, one JSON line per layer (bench/resnet_layers.c)
 bench-layers: $(LAYERS_BENCH)
 	$(LAYERS_BENCH)
+
+# build/ovta-rt: the runtime alone (tools/ovta-rt/main.c): plan folders run through plan/, the
+# driver and the JIT runtime. It sees only the headers below the compiler and links
+# libovta-rt.a (Makefile: libovta.a without compiler/) without LLVM or protobuf-c; the
+# accelerator host code in kernels.so finds the shims ovta_vrt_* among the executable's dynamic
+# symbols.
+OVTA_RT := $(B)/ovta-rt
+OVTA_RT_LDLIBS := -lcjson -lm -lpthread -ldl
+TOOLS += $(OVTA_RT)
+.PHONY: ovta-rt
+## ovta-rt: build/ovta-rt, the runtime alone: runs `ovta compile` folders, no compiler, LLVM or protobuf
+ovta-rt: $(OVTA_RT)
+$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h $(RT_LIB) $(GEN)
+	$(CC) $(PLAN_CPPFLAGS) $(CFLAGS) -o $@ $< $(RT_LIB) $(LDFLAGS) \
+	  -Wl,--export-dynamic-symbol='ovta_vrt_*' $(OVTA_RT_LDLIBS)
+
+# ovta-rt's tests (tests/cli/test_ovta_rt.sh: the same outputs as `ovta run`, no LLVM/protobuf,
+# bad plan folders), run by tests/run.sh through a wrapper that names the build.
+TESTS += $(B)/tests/cli/test_ovta_rt
+$(B)/tests/cli/test_ovta_rt: tests/cli/test_ovta_rt.sh $(OVTA_RT) $(B)/ovta
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_ovta_rt.sh" "%s/$(OVTA_RT)" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" "$(SRC)" > $@
+	chmod +x $@

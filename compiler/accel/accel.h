@@ -26,6 +26,7 @@
 
 #include "graph.h"
 #include "lir.h"
+#include "ovta_plan.h"
 #include "ovta_runtime.h"
 
 /* ---------------------------------------------------------------- 1. Operators */
@@ -235,19 +236,12 @@ int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t ui
 
 /* ---------------------------------------------------------------- 4. Kernels */
 
-/* Buffer handles the host IR uses (argument positions of vta_kernel_run). */
-enum { VTA_BUF_X = 0, VTA_BUF_W = 1, VTA_BUF_BIAS = 2, VTA_BUF_Y = 3, VTA_BUF_COUNT };
+/* Buffer handles the host IR uses (argument positions of vta_kernel_run): the plan runtime's. */
+enum { VTA_BUF_X = OVTA_VBUF_X, VTA_BUF_W = OVTA_VBUF_W, VTA_BUF_BIAS = OVTA_VBUF_BIAS, VTA_BUF_Y = OVTA_VBUF_Y,
+       VTA_BUF_COUNT = OVTA_VBUF_COUNT };
 
-typedef struct vta_counts {
-  uint64_t insns_load, insns_store, insns_gemm, insns_alu, insns_acc_load; /* issued by the host IR */
-  uint64_t insns;        /* their sum */
-  uint64_t kernels;      /* distinct micro-op kernels */
-  uint64_t uops_recorded;/* micro-ops in them */
-  uint64_t gemm_uops;    /* GEMM micro-op executions (reset included) */
-  uint64_t alu_uops;     /* ALU micro-op executions */
-  uint64_t bytes_inp, bytes_wgt, bytes_acc, bytes_out; /* DRAM bytes moved (padding excluded) */
-  uint64_t tokens;       /* dependency pushes */
-} vta_counts;
+/* What the host IR issued: the plan runtime's counts (plan/ovta_plan.h). */
+typedef ovta_vrt_counts vta_counts;
 
 typedef struct vta_kernel vta_kernel;
 
@@ -291,35 +285,12 @@ int vta_kernel_issue_mode(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_B
                           ovta_error *err);
 int vta_kernel_count_mode(const vta_kernel *k, vta_counts *c, vta_host_mode mode, ovta_error *err);
 
-/* The runtime shims the host IR calls (ovta_vrt_*), on the calling thread's context. */
-typedef struct vta_rt_ctx {
-  ovta_rt *rt;                      /* NULL: dry run, only count */
-  ovta_buf *bufs[VTA_BUF_COUNT];
-  const ovta_config *cfg;
-  vta_counts *counts;               /* may be NULL */
-  int rc;                           /* first error */
-  ovta_error err;
-  uint64_t *seen;                   /* dry run: kernel keys seen (open addressing) */
-  size_t seen_cap, seen_n;
-  uint64_t cur_uops, cur_iters;     /* dry run: current kernel's size */
-  int cur_levels;
-} vta_rt_ctx;
-void vta_rt_ctx_set(vta_rt_ctx *c);
+/* The runtime shims the host IR calls (ovta_vrt_*, plan/vrt.c), on the calling thread's context. */
+typedef ovta_vrt_ctx vta_rt_ctx;
+#define vta_rt_ctx_set ovta_vrt_ctx_set
 /* Call a compiled host function (entry point from a JIT) with context c; c->rc / c->err tell
  * the first failing runtime call (then returned, prefixed with name). */
 int vta_host_call(lir_kernel_fn fn, const char *name, vta_rt_ctx *c, ovta_error *err);
-int32_t ovta_vrt_load(int64_t type, int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys,
-                      int64_t stride, int64_t px0, int64_t py0, int64_t px1, int64_t py1);
-int32_t ovta_vrt_store(int64_t sram, int64_t buf, int64_t off, int64_t xs, int64_t ys, int64_t stride);
-int32_t ovta_vrt_dep_push(int64_t from, int64_t to);
-int32_t ovta_vrt_dep_pop(int64_t from, int64_t to);
-int32_t ovta_vrt_kernel_begin(int64_t key); /* 1: record the kernel now */
-int32_t ovta_vrt_loop_begin(int64_t ext, int64_t dst, int64_t src, int64_t wgt);
-int32_t ovta_vrt_loop_end(void);
-int32_t ovta_vrt_uop(int64_t dst, int64_t src, int64_t wgt);
-int32_t ovta_vrt_gemm(int64_t reset);
-int32_t ovta_vrt_alu(int64_t op, int64_t use_imm, int64_t imm);
-int32_t ovta_vrt_kernel_end(void);
 
 /* ---------------------------------------------------------------- 5. Graph */
 

@@ -1,7 +1,7 @@
 /* exec.c: the graph executor (exec.h): the compile pipeline (ovta_exec_build: one static step
  * per stage, read it from the bottom of the "build" section), liveness-based memory planning, one
- * LLVM module compiled to object code and loaded into the JIT, run, save/load of the plan, and the
- * evaluation hook for graph passes. */
+ * LLVM module compiled to object code and loaded into the JIT, into a plan of the plan runtime
+ * (plan/ovta_plan.h: run, save and load are its own), and the evaluation hook for graph passes. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,131 +12,49 @@
 
 #include "exec_internal.h"
 
-#define ALIGN 64
-#define PLAN_FORMAT "ovta-exec-1"
 
-typedef enum { W_ARENA = 0, W_PARAM = 1, W_DMA = 2 } where_t; /* W_DMA: a value in its own DMA buffer */
-
-
-typedef struct xtensor {
-  char *name;                    /* graph tensor name */
-  ovta_dtype dtype;              /* element type */
-  int rank;                      /* dims */
-  int64_t shape[OVTA_MAX_RANK];  /* static shape */
-  size_t nbytes;                 /* bytes */
-  where_t where;                 /* arena (inputs, values) or params (constants) */
-  size_t offset;                 /* byte offset in the arena or params blob */
-  bool dma;                      /* the accelerator reads/writes it: lives in a DMA buffer */
-  ovta_buf *buf;                 /* that buffer (after ovta_exec_attach) */
-} xtensor;
-
-typedef struct xstep {
-  char *node;         /* node name (for errors) */
-  char *fn;           /* kernel symbol */
-  int nargs;          /* arguments */
-  int *args;          /* tensor index per argument */
-  lir_kernel_fn call; /* resolved entry point */
-  bool vta;           /* an accelerator step: fn is host code calling the runtime */
-  int vb[VTA_BUF_COUNT]; /* vta: tensor of x, w, bias (ACC-expanded, -1: none), y */
-  char *detail;       /* vta: tiling */
-  uint64_t insns, uops_recorded, kernels; /* vta: counts of the host code */
-  uint64_t runs;      /* executions */
-  char *op;           /* node op (profilers) */
-  int64_t macs;       /* node MACs from its logical shapes (profilers) */
-  ovta_exec_node_stats last; /* device counters of the last execution */
-} xstep;
-
+/* The plan the compile fills (plan/ovta_plan.h: tensors, steps, memory, device), and the code. */
 struct ovta_exec {
-  int nt;               /* tensors */
-  xtensor *t;           /* tensors */
-  int ns;               /* steps */
-  xstep *s;             /* steps, in node order */
-  int nin, nout;        /* graph inputs / outputs */
-  int *in, *out;        /* tensor index of each */
-  size_t arena_size;    /* planned arena bytes */
-  size_t unshared;      /* bytes if no storage were reused */
-  unsigned char *arena; /* the arena */
-  size_t params_size;   /* params bytes */
-  unsigned char *params;/* constants */
+  ovta_plan p;          /* tensors, steps, memory, config, report, device */
   void *obj;            /* object code */
   size_t obj_len;       /* its bytes */
   lir_jit *jit;         /* JIT holding obj (NULL for another machine's plan) */
-  char *triple, *cpu, *features; /* the machine obj is for (LLVM triple, CPU, features) */
   bool foreign;         /* obj is for another machine (ovta compile --triple): saved, not run here */
-  void **argv;          /* scratch argument vector */
-  int max_args;         /* its capacity */
-  bool accel;           /* has accelerator steps */
-  ovta_config cfg;      /* their config */
-  char *report;         /* compile report */
-  ovta_dev *dev;        /* attached device */
-  ovta_rt *rt;          /* its queue */
 };
+
+typedef ovta_plan_tensor xtensor;
+typedef ovta_plan_step xstep;
 
 void ovta_exec_opts_init(ovta_exec_opts *o) {
   memset(o, 0, sizeof *o);
   lir_codegen_opts_init(&o->cg);
 }
 
-static size_t align_up(size_t v) { return (v + ALIGN - 1) & ~(size_t)(ALIGN - 1); }
+static size_t align_up(size_t v) { return (v + OVTA_PLAN_ALIGN - 1) & ~(size_t)(OVTA_PLAN_ALIGN - 1); }
 
 void ovta_exec_free(ovta_exec *e) {
   if (!e) return;
-  ovta_rt_destroy(e->rt);
-  for (int i = 0; i < e->nt; i++) {
-    free(e->t[i].name);
-    if (e->t[i].buf) ovta_buf_free(e->t[i].buf);
-  }
-  ovta_dev_close(e->dev);
-  free(e->report);
-  for (int i = 0; i < e->ns; i++) {
-    free(e->s[i].detail);
-    free(e->s[i].op);
-    free(e->s[i].node);
-    free(e->s[i].fn);
-    free(e->s[i].args);
-  }
-  free(e->t);
-  free(e->s);
-  free(e->in);
-  free(e->out);
-  free(e->arena);
-  free(e->params);
+  ovta_plan_release(&e->p);
   free(e->obj);
-  free(e->triple), free(e->cpu), free(e->features);
-  free(e->argv);
   lir_jit_free(e->jit);
   free(e);
 }
 
-/* The largest arena, and tensor, a plan may have: a bigger one comes from a hostile or broken model
- * (and its byte count could overflow). */
-#define MAX_ARENA ((size_t)1 << 34) /* 16 GiB */
+#define MAX_ARENA OVTA_PLAN_MAX_ARENA
 
-/* Allocate the arena and params, load the object code into a JIT and resolve every step. */
+/* The resolver of the plan's steps: a symbol of the JIT (ctx). */
+static int jit_resolve(void *ctx, const char *sym, void **fp, ovta_error *err) {
+  return lir_jit_lookup(ctx, sym, fp, err);
+}
+
+/* Load the object code into a JIT (with the runtime shims for accelerator plans), allocate the
+ * arena and resolve every step (ovta_plan_bind). */
 static int finish(ovta_exec *e, ovta_error *err) {
-  if (e->arena_size > MAX_ARENA)
-    return OVTA_FAIL(err, OVTA_ENOMEM, "the plan needs a %zu-byte arena, above the limit of %zu bytes (16 GiB)",
-                     e->arena_size, MAX_ARENA);
-  e->arena = aligned_alloc(ALIGN, align_up(e->arena_size ? e->arena_size : 1));
-  if (!e->arena) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for a %zu-byte arena", e->arena_size);
-  memset(e->arena, 0, e->arena_size);
   int rc = lir_jit_new(&e->jit, err);
   if (rc) return rc;
-  if (e->accel && (rc = vta_jit_define_runtime(e->jit, err))) return rc;
-  if (e->ns) {
-    rc = lir_jit_add_object(e->jit, e->obj, e->obj_len, "kernels.o", err);
-    if (rc) return rc;
-  }
-  for (int i = 0; i < e->ns; i++) {
-    void *fp;
-    rc = lir_jit_lookup(e->jit, e->s[i].fn, &fp, err);
-    if (rc) return ovta_error_wrap(err, "node %s", e->s[i].node);
-    e->s[i].call = (lir_kernel_fn)fp;
-    if (e->s[i].nargs > e->max_args) e->max_args = e->s[i].nargs;
-  }
-  e->argv = calloc((size_t)e->max_args + 1, sizeof(void *));
-  if (!e->argv) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  return 0;
+  if (e->p.accel && (rc = vta_jit_define_runtime(e->jit, err))) return rc;
+  if (e->p.ns && (rc = lir_jit_add_object(e->jit, e->obj, e->obj_len, "kernels.o", err))) return rc;
+  return ovta_plan_bind(&e->p, jit_resolve, e->jit, err);
 }
 
 /* ---------------------------------------------------------------- build: the compile pipeline */
@@ -246,9 +164,9 @@ static int new_exec(build *b, ovta_error *err) {
   if (!(b->e = calloc(1, sizeof *b->e)))
     return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", b->g->name);
   if (!b->o->accel) return 0;
-  if (b->o->cfg) b->e->cfg = *b->o->cfg;
-  else if ((rc = ovta_config_load("default", &b->e->cfg, err))) return rc;
-  b->e->accel = true;
+  if (b->o->cfg) b->e->p.cfg = *b->o->cfg;
+  else if ((rc = ovta_config_load("default", &b->e->p.cfg, err))) return rc;
+  b->e->p.accel = true;
   b->rep = open_memstream(&b->rtext, &b->rlen);
   b->copy = ovta_graph_clone(b->g);
   if (!b->copy || !b->rep) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", b->g->name);
@@ -265,7 +183,7 @@ static int accel_passes(build *b, ovta_error *err) {
   int rc = 0;
   if (need_pack || need_part) {
     ovta_compile_opts co = {0};
-    co.cfg = &b->e->cfg;
+    co.cfg = &b->e->p.cfg;
     co.passes = need_pack ? "pack,partition" : "partition";
     if ((rc = ovta_compile_pipeline(b->g, &co, err))) return rc;
   }
@@ -280,9 +198,9 @@ static int plan_node(const build *b, const ovta_node *n, vta_plan *p, ovta_error
   int rc;
   if (n->target != OVTA_TARGET_ACCEL)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): partitioned to the cpu", n->name, n->op);
-  if ((rc = vta_op_from_node(b->g, n, &b->e->cfg, &op, err))) return rc;
+  if ((rc = vta_op_from_node(b->g, n, &b->e->p.cfg, &op, err))) return rc;
   if (b->o->tuning_json && (rc = vta_knobs_from_json(b->o->tuning_json, "tuning", n->name, &k, err))) return rc;
-  return vta_plan_make(&b->e->cfg, &op, &k, p, err);
+  return vta_plan_make(&b->e->p.cfg, &op, &k, p, err);
 }
 
 /* Node *pi, which the accelerator does not run (why), moved back to the plain layout for the CPU
@@ -290,7 +208,7 @@ static int plan_node(const build *b, const ovta_node *n, vta_plan *p, ovta_error
 static int fall_back_to_cpu(build *b, int *pi, const ovta_error *why, ovta_error *err) {
   char name[128], opn[48];
   snprintf(name, sizeof name, "%s", b->g->nodes[*pi]->name), snprintf(opn, sizeof opn, "%s", b->g->nodes[*pi]->op);
-  int rc = exec_unpack_node(b->g, pi, &b->e->cfg, err);
+  int rc = exec_unpack_node(b->g, pi, &b->e->p.cfg, err);
   if (rc) return rc;
   if (b->rep) fprintf(b->rep, "node %s op %s: cpu (fallback, plain layout): %s\n", name, opn, why->msg);
   return 0;
@@ -382,7 +300,7 @@ static int live_ranges(build *b, ovta_error *err) {
 static int add_tensor(build *b, int i, ovta_error *err) {
   ovta_exec *e = b->e;
   const ovta_tensor *t = b->g->tensors[i];
-  xtensor *x = &e->t[e->nt];
+  xtensor *x = &e->p.t[e->p.nt];
   if (t->dtype == OVTA_DT_UNDEF || t->dtype == OVTA_DT_STRING)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "tensor %s: dtype %s is not supported by the executor", t->name,
                      ovta_dtype_name(t->dtype));
@@ -400,9 +318,9 @@ static int add_tensor(build *b, int i, ovta_error *err) {
   memcpy(x->shape, t->shape, sizeof x->shape);
   x->nbytes = nbytes;
   x->dma = b->dma[i];
-  x->where = t->kind == OVTA_TK_CONST ? W_PARAM : b->dma[i] ? W_DMA : W_ARENA;
-  b->src[e->nt] = i;
-  b->map[i] = e->nt++;
+  x->where = t->kind == OVTA_TK_CONST ? OVTA_PLAN_PARAMS : b->dma[i] ? OVTA_PLAN_DMA : OVTA_PLAN_ARENA;
+  b->src[e->p.nt] = i;
+  b->map[i] = e->p.nt++;
   return 0;
 }
 
@@ -420,7 +338,7 @@ static int add_accel_bias(build *b, int s, ovta_error *err) {
   if (bias && (bias->nbytes < (size_t)p->op.o * 4 || !bias->data))
     return OVTA_FAIL(err, OVTA_EINVAL, "node %s: bias %s has %zu bytes, %d channels need %d", n->name, bias->name,
                      bias->nbytes, p->op.o, p->op.o * 4);
-  xtensor *x = &e->t[e->nt];
+  xtensor *x = &e->p.t[e->p.nt];
   char nm[600];
   if (alu) snprintf(nm, sizeof nm, "%s.ident", n->name);
   else snprintf(nm, sizeof nm, "%s.acc", bias->name);
@@ -430,9 +348,9 @@ static int add_accel_bias(build *b, int s, ovta_error *err) {
   x->rank = 1;
   x->shape[0] = (int64_t)(x->nbytes / (alu ? 1 : 4));
   x->dma = true;
-  x->where = W_PARAM;
-  b->src[e->nt] = -1;
-  b->bias_t[s] = e->nt++;
+  x->where = OVTA_PLAN_PARAMS;
+  b->src[e->p.nt] = -1;
+  b->bias_t[s] = e->p.nt++;
   return 0;
 }
 
@@ -443,13 +361,13 @@ static int number_tensors(build *b, ovta_error *err) {
   ovta_exec *e = b->e;
   const ovta_graph *g = b->g;
   int nt = g->n_tensors, nn = g->n_nodes, rc;
-  e->t = calloc((size_t)(nt + nn) + 1, sizeof *e->t);
-  e->s = calloc((size_t)nn + 1, sizeof *e->s);
-  e->in = calloc((size_t)g->n_inputs + 1, sizeof(int));
-  e->out = calloc((size_t)g->n_outputs + 1, sizeof(int));
+  e->p.t = calloc((size_t)(nt + nn) + 1, sizeof *e->p.t);
+  e->p.s = calloc((size_t)nn + 1, sizeof *e->p.s);
+  e->p.in = calloc((size_t)g->n_inputs + 1, sizeof(int));
+  e->p.out = calloc((size_t)g->n_outputs + 1, sizeof(int));
   b->src = calloc((size_t)(nt + nn) + 1, sizeof *b->src);
   b->bias_t = calloc((size_t)nn + 1, sizeof *b->bias_t);
-  if (!e->t || !e->s || !e->in || !e->out || !b->src || !b->bias_t)
+  if (!e->p.t || !e->p.s || !e->p.in || !e->p.out || !b->src || !b->bias_t)
     return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
   for (int pass = 0; pass < 2; pass++) /* the graph inputs, then the rest */
     for (int i = 0; i < nt; i++) {
@@ -459,8 +377,8 @@ static int number_tensors(build *b, ovta_error *err) {
     }
   for (int s = 0; s < nn; s++)
     if ((rc = add_accel_bias(b, s, err))) return rc;
-  for (int i = 0; i < g->n_inputs; i++) e->in[e->nin++] = b->map[tindex(g, g->inputs[i])];
-  for (int i = 0; i < g->n_outputs; i++) e->out[e->nout++] = b->map[tindex(g, g->outputs[i])];
+  for (int i = 0; i < g->n_inputs; i++) e->p.in[e->p.nin++] = b->map[tindex(g, g->inputs[i])];
+  for (int i = 0; i < g->n_outputs; i++) e->p.out[e->p.nout++] = b->map[tindex(g, g->outputs[i])];
   return 0;
 }
 
@@ -495,10 +413,10 @@ static void cpu_kernel_name(const ovta_node *n, int s, char *fname, size_t len) 
   snprintf(fname, len, "ovta_k%d_%s", s, opn);
 }
 
-/* The next step of the plan (not yet counted in e->ns): node n calling fn with room for nargs
+/* The next step of the plan (not yet counted in e->p.ns): node n calling fn with room for nargs
  * arguments, no DMA buffers, the node's op and MACs for profilers. */
 static xstep *new_step(build *b, const ovta_node *n, const char *fn, int nargs) {
-  xstep *st = &b->e->s[b->e->ns];
+  xstep *st = &b->e->p.s[b->e->p.ns];
   st->node = strdup(n->name);
   st->fn = strdup(fn);
   st->vb[0] = st->vb[1] = st->vb[2] = st->vb[3] = -1;
@@ -535,7 +453,7 @@ static int lower_accel_node(build *b, int s, ovta_error *err) {
   st->vb[VTA_BUF_W] = b->map[tindex(g, w_operand(n))];
   st->vb[VTA_BUF_BIAS] = b->bias_t[s];
   st->vb[VTA_BUF_Y] = b->map[tindex(g, n->outputs[0])];
-  b->e->ns++;
+  b->e->p.ns++;
   return 0;
 }
 
@@ -554,7 +472,7 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
     rc = exec_lower_packed_concat(g, n, fname, &f, err);
   else rc = lir_lower_node(g, n, fname, &f, err);
   if (rc) return rc;
-  if (b->e->accel) report_line(b->rep, g, n, NULL, NULL);
+  if (b->e->p.accel) report_line(b->rep, g, n, NULL, NULL);
   if (b->o->dump_lir) lir_dump(b->o->dump_lir, f);
   rc = lir_module_add(b->m, f, err);
   lir_func_free(f);
@@ -567,7 +485,7 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
     if (n->inputs[q]) st->args[st->nargs++] = b->map[tindex(g, n->inputs[q])];
   for (int q = 0; q < n->n_outputs; q++)
     if (n->outputs[q]) st->args[st->nargs++] = b->map[tindex(g, n->outputs[q])];
-  b->e->ns++;
+  b->e->p.ns++;
   return 0;
 }
 
@@ -587,11 +505,11 @@ static int emit_object(build *b, ovta_error *err) {
   ovta_exec *e = b->e;
   int rc;
   if ((rc = lir_module_optimize(b->m, err))) return rc;
-  if (e->ns && (rc = lir_module_emit_object_mem(b->m, &e->obj, &e->obj_len, err))) return rc;
+  if (e->p.ns && (rc = lir_module_emit_object_mem(b->m, &e->obj, &e->obj_len, err))) return rc;
   const char *tt, *tc, *tf;
   lir_module_target(b->m, &tt, &tc, &tf);
-  e->triple = strdup(tt), e->cpu = strdup(tc), e->features = strdup(tf);
-  if (!e->triple || !e->cpu || !e->features) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  e->p.triple = strdup(tt), e->p.cpu = strdup(tc), e->p.features = strdup(tf);
+  if (!e->p.triple || !e->p.cpu || !e->p.features) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   return 0;
 }
 
@@ -599,16 +517,16 @@ static int emit_object(build *b, ovta_error *err) {
  * constants packed (vta_pack_bias / vta_pack_identity), the gaps zero. */
 static int fill_params(build *b, ovta_error *err) {
   ovta_exec *e = b->e;
-  e->params = malloc(e->params_size ? e->params_size : 1);
-  if (!e->params) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %zu bytes of params", e->params_size);
-  memset(e->params, 0, e->params_size);
-  for (int x = 0; x < e->nt; x++)
-    if (b->src[x] >= 0 && e->t[x].where == W_PARAM)
-      memcpy(e->params + e->t[x].offset, b->g->tensors[b->src[x]]->data, e->t[x].nbytes);
+  e->p.params = malloc(e->p.params_size ? e->p.params_size : 1);
+  if (!e->p.params) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %zu bytes of params", e->p.params_size);
+  memset(e->p.params, 0, e->p.params_size);
+  for (int x = 0; x < e->p.nt; x++)
+    if (b->src[x] >= 0 && e->p.t[x].where == OVTA_PLAN_PARAMS)
+      memcpy(e->p.params + e->p.t[x].offset, b->g->tensors[b->src[x]]->data, e->p.t[x].nbytes);
   for (int s = 0; s < b->g->n_nodes; s++) {
     if (b->bias_t[s] < 0) continue;
     const vta_plan *p = plan_of(b, s);
-    void *dst = e->params + e->t[b->bias_t[s]].offset;
+    void *dst = e->p.params + e->p.t[b->bias_t[s]].offset;
     if (alu_kind(p)) vta_pack_identity(p, (int8_t *)dst);
     else vta_pack_bias(p, (const int32_t *)b->g->nodes[s]->inputs[2]->data, (int32_t *)dst);
   }
@@ -621,25 +539,25 @@ static int fill_params(build *b, ovta_error *err) {
  * in their own buffers (ovta_exec_attach). arena_size, and unshared: the bytes without reuse. */
 static int plan_memory(build *b, ovta_error *err) {
   ovta_exec *e = b->e;
-  blk *blks = calloc((size_t)e->nt + 1, sizeof *blks), *tmp = calloc((size_t)e->nt + 1, sizeof *tmp);
+  blk *blks = calloc((size_t)e->p.nt + 1, sizeof *blks), *tmp = calloc((size_t)e->p.nt + 1, sizeof *tmp);
   if (!blks || !tmp) {
     free(blks), free(tmp);
     return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", b->g->name);
   }
   int nb = 0;
-  for (int i = 0; i < e->nt; i++) {
-    xtensor *x = &e->t[i];
-    if (x->where == W_PARAM) {
-      x->offset = e->params_size;
-      e->params_size = align_up(e->params_size + x->nbytes);
+  for (int i = 0; i < e->p.nt; i++) {
+    xtensor *x = &e->p.t[i];
+    if (x->where == OVTA_PLAN_PARAMS) {
+      x->offset = e->p.params_size;
+      e->p.params_size = align_up(e->p.params_size + x->nbytes);
       continue;
     }
-    e->unshared += align_up(x->nbytes);
-    if (x->where == W_DMA) continue;
+    e->p.unshared += align_up(x->nbytes);
+    if (x->where == OVTA_PLAN_DMA) continue;
     int def = b->def[b->src[i]], now = def < 0 ? -1 : def;
     x->offset = place(blks, nb, now, x->nbytes, tmp);
     blks[nb++] = (blk){x->offset, x->nbytes, b->last[b->src[i]]};
-    if (x->offset + x->nbytes > e->arena_size) e->arena_size = x->offset + x->nbytes;
+    if (x->offset + x->nbytes > e->p.arena_size) e->p.arena_size = x->offset + x->nbytes;
   }
   free(blks), free(tmp);
   return fill_params(b, err);
@@ -652,9 +570,9 @@ static int load_jit(build *b, ovta_error *err) {
   ovta_exec *e = b->e;
   const char *be = b->o->backend;
   ovta_error terr = {0};
-  e->foreign = b->o->cg.triple && lir_target_check(e->triple, e->features, &terr) != 0;
+  e->foreign = b->o->cg.triple && lir_target_check(e->p.triple, e->p.features, &terr) != 0;
   if (e->foreign && be && strcmp(be, "cpu"))
-    return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan is for %s (%s), not this machine", be, e->triple,
+    return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan is for %s (%s), not this machine", be, e->p.triple,
                      terr.msg);
   return e->foreign ? 0 : finish(e, err);
 }
@@ -663,13 +581,13 @@ static int load_jit(build *b, ovta_error *err) {
  * (ovta_exec_attach: DMA buffers, weights uploaded). */
 static int attach_device(build *b, ovta_error *err) {
   if (b->rep) {
-    int na = ovta_exec_accel_nodes(b->e);
+    int na = ovta_plan_accel_nodes(&b->e->p);
     double ma = 0, mt = 0;
-    for (int i = 0; i < b->e->ns; i++) mt += (double)b->e->s[i].macs, ma += b->e->s[i].vta ? (double)b->e->s[i].macs : 0;
+    for (int i = 0; i < b->e->p.ns; i++) mt += (double)b->e->p.s[i].macs, ma += b->e->p.s[i].vta ? (double)b->e->p.s[i].macs : 0;
     fprintf(b->rep, "summary: %d node(s) on the accelerator (%s), %d on the cpu; MACs on the accelerator %.0f of %.0f (%.1f%%)\n",
-            na, b->e->cfg.name, b->e->ns - na, ma, mt, mt > 0 ? 100.0 * ma / mt : 0.0);
+            na, b->e->p.cfg.name, b->e->p.ns - na, ma, mt, mt > 0 ? 100.0 * ma / mt : 0.0);
   }
-  if (b->o->backend && strcmp(b->o->backend, "cpu")) return ovta_exec_attach(b->e, b->o->backend, b->o->dev_opts, err);
+  if (b->o->backend && strcmp(b->o->backend, "cpu")) return ovta_plan_attach(&b->e->p, b->o->backend, b->o->dev_opts, err);
   return 0;
 }
 
@@ -682,14 +600,14 @@ static int build_end(build *b, int rc, ovta_exec **out) {
   free(b->kern), free(b->plan), free(b->plans), free(b->planned);
   if (b->rep) {
     fclose(b->rep);
-    b->e->report = b->rtext;
+    b->e->p.report = b->rtext;
   }
   ovta_graph_free(b->copy);
   if (rc) {
     ovta_exec_free(b->e);
     return rc;
   }
-  if (b->o->report && b->e->report) fputs(b->e->report, b->o->report);
+  if (b->o->report && b->e->p.report) fputs(b->e->p.report, b->o->report);
   *out = b->e;
   return 0;
 }
@@ -717,480 +635,106 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   return build_end(&b, rc, out);
 }
 
-/* ---------------------------------------------------------------- run */
 
-int ovta_exec_num_inputs(const ovta_exec *e) { return e->nin; }
-int ovta_exec_num_outputs(const ovta_exec *e) { return e->nout; }
-const char *ovta_exec_input_name(const ovta_exec *e, int i) { return i >= 0 && i < e->nin ? e->t[e->in[i]].name : NULL; }
-const char *ovta_exec_output_name(const ovta_exec *e, int i) { return i >= 0 && i < e->nout ? e->t[e->out[i]].name : NULL; }
+/* ---------------------------------------------------------------- run: the plan runtime's (plan/) */
+
+int ovta_exec_num_inputs(const ovta_exec *e) { return e->p.nin; }
+int ovta_exec_num_outputs(const ovta_exec *e) { return e->p.nout; }
+const char *ovta_exec_input_name(const ovta_exec *e, int i) { return i >= 0 && i < e->p.nin ? e->p.t[e->p.in[i]].name : NULL; }
+const char *ovta_exec_output_name(const ovta_exec *e, int i) { return i >= 0 && i < e->p.nout ? e->p.t[e->p.out[i]].name : NULL; }
 
 void ovta_exec_memory(const ovta_exec *e, size_t *arena, size_t *unshared) {
-  if (arena) *arena = e->arena_size;
-  if (unshared) *unshared = e->unshared;
+  if (arena) *arena = e->p.arena_size;
+  if (unshared) *unshared = e->p.unshared;
 }
 
-static void *tdata(const ovta_exec *e, int i) {
-  if (e->t[i].where == W_DMA) return e->t[i].buf ? e->t[i].buf->host : NULL;
-  return (e->t[i].where == W_PARAM ? e->params : e->arena) + e->t[i].offset;
-}
-
-int ovta_exec_accel_nodes(const ovta_exec *e) {
-  int k = 0;
-  for (int i = 0; i < e->ns; i++) k += e->s[i].vta;
-  return k;
-}
-
-const ovta_config *ovta_exec_config(const ovta_exec *e) { return e->accel ? &e->cfg : NULL; }
-
-const char *ovta_exec_report(const ovta_exec *e) { return e->report ? e->report : ""; }
-const char *ovta_exec_target(const ovta_exec *e) { return e->triple ? e->triple : ""; }
+int ovta_exec_accel_nodes(const ovta_exec *e) { return ovta_plan_accel_nodes(&e->p); }
+const ovta_config *ovta_exec_config(const ovta_exec *e) { return e->p.accel ? &e->p.cfg : NULL; }
+const char *ovta_exec_report(const ovta_exec *e) { return e->p.report ? e->p.report : ""; }
+const char *ovta_exec_target(const ovta_exec *e) { return e->p.triple ? e->p.triple : ""; }
 bool ovta_exec_foreign(const ovta_exec *e) { return e->foreign; }
-int ovta_exec_num_steps(const ovta_exec *e) { return e->ns; }
+int ovta_exec_num_steps(const ovta_exec *e) { return e->p.ns; }
+ovta_plan *ovta_exec_plan(ovta_exec *e) { return &e->p; }
 
 int ovta_exec_node_stats_get(const ovta_exec *e, int i, ovta_exec_node_stats *out, ovta_error *err) {
-  if (i < 0 || i >= e->ns) return OVTA_FAIL(err, OVTA_EINVAL, "step %d out of range (%d steps)", i, e->ns);
-  const xstep *s = &e->s[i];
-  *out = s->last;
-  out->node = s->node, out->fn = s->fn, out->accel = s->vta, out->detail = s->detail ? s->detail : "";
-  out->insns = s->vta ? (s->last.insns ? s->last.insns : s->insns) : 0;
-  out->uops_recorded = s->uops_recorded, out->kernels = s->kernels, out->runs = s->runs;
-  out->op = s->op ? s->op : "", out->macs = s->macs;
-  return 0;
+  return ovta_plan_stats_get(&e->p, i, out, err);
 }
 
 int ovta_exec_attach(ovta_exec *e, const char *backend, const struct ovta_dev_opts *o, ovta_error *err) {
-  if (!e->accel) return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan was compiled for the cpu only", backend);
-  if (e->dev) return OVTA_FAIL(err, OVTA_EINVAL, "a device (%s) is already attached", ovta_dev_backend(e->dev));
-  int rc = ovta_dev_open(backend, &e->cfg, o, &e->dev, err);
-  ovta_rt_opts ro = {0};
-  ro.max_insns = 1u << 20; /* one device run per node: its counters are the node's */
-  if (!rc) rc = ovta_rt_create(e->dev, &ro, &e->rt, err);
-  for (int i = 0; !rc && i < e->nt; i++) {
-    xtensor *x = &e->t[i];
-    if (!x->dma) continue;
-    rc = ovta_buf_alloc(e->dev, x->nbytes ? x->nbytes : 1, &x->buf, err);
-    if (!rc && x->where == W_PARAM) rc = ovta_buf_write(x->buf, 0, e->params + x->offset, x->nbytes, err);
-    if (rc) ovta_error_wrap(err, "DMA buffer of tensor %s", x->name);
-  }
-  if (rc) {
-    ovta_rt_destroy(e->rt);
-    e->rt = NULL;
-    for (int i = 0; i < e->nt; i++)
-      if (e->t[i].buf) ovta_buf_free(e->t[i].buf), e->t[i].buf = NULL;
-    ovta_dev_close(e->dev);
-    e->dev = NULL;
-  }
-  return rc;
-}
-
-static void shape_str(const int64_t *s, int r, char *buf, size_t n) {
-  size_t k = 0;
-  buf[0] = 0;
-  for (int i = 0; i < r && k < n; i++) k += (size_t)snprintf(buf + k, n - k, "%s%lld", i ? "x" : "", (long long)s[i]);
-  if (r == 0) snprintf(buf, n, "scalar");
+  return ovta_plan_attach(&e->p, backend, o, err);
 }
 
 int ovta_exec_set_input(ovta_exec *e, const char *name, const ovta_tensor *t, ovta_error *err) {
-  for (int i = 0; i < e->nin; i++) {
-    xtensor *x = &e->t[e->in[i]];
-    if (strcmp(x->name, name) != 0) continue;
-    if (t->dtype != x->dtype)
-      return OVTA_FAIL(err, OVTA_EINVAL, "input %s: dtype %s, the model expects %s", name, ovta_dtype_name(t->dtype),
-                       ovta_dtype_name(x->dtype));
-    if (ovta_tensor_numel(t) < 0 || t->rank != x->rank || memcmp(t->shape, x->shape, sizeof(int64_t) * (size_t)x->rank)) {
-      char a[128], b[128];
-      shape_str(t->shape, t->rank, a, sizeof a);
-      shape_str(x->shape, x->rank, b, sizeof b);
-      return OVTA_FAIL(err, OVTA_EINVAL, "input %s: shape %s given, the model was compiled for %s", name, a, b);
-    }
-    if (!t->data || t->nbytes != x->nbytes) return OVTA_FAIL(err, OVTA_EINVAL, "input %s: no data", name);
-    if (!tdata(e, e->in[i])) return OVTA_FAIL(err, OVTA_EINVAL, "input %s: in device memory, no device attached", name);
-    memcpy(tdata(e, e->in[i]), t->data, x->nbytes);
-    if (x->where == W_DMA) return ovta_buf_flush(x->buf, 0, x->nbytes, err);
-    return 0;
-  }
-  return OVTA_FAIL(err, OVTA_EINVAL, "the model has no input named %s", name);
-}
-
-/* One accelerator step: the host code issues onto the queue, then one synchronize. */
-static int run_vta(ovta_exec *e, xstep *s, ovta_error *err) {
-  vta_rt_ctx c = {.rt = e->rt, .cfg = &e->cfg};
-  for (int b = 0; b < VTA_BUF_COUNT; b++) c.bufs[b] = s->vb[b] >= 0 ? e->t[s->vb[b]].buf : NULL;
-  ovta_rt_stats a, z;
-  ovta_rt_stats_get(e->rt, &a);
-  int rc = vta_host_call(s->call, s->node, &c, err);
-  if (!rc) rc = ovta_rt_synchronize(e->rt, 0, err);
-  if (rc) return ovta_error_wrap(err, "node %s (accelerator)", s->node);
-  ovta_rt_stats_get(e->rt, &z);
-  ovta_counters dc;
-  ovta_dev_counters(e->dev, &dc);
-  s->runs++;
-  s->last.insns = z.insns - a.insns;
-  s->last.dev_runs = z.runs - a.runs;
-  s->last.dev_insns = dc.insns_load + dc.insns_compute + dc.insns_store;
-  s->last.gemm_uops = dc.gemm_uops, s->last.alu_uops = dc.alu_uops;
-  s->last.cycles = dc.cycles, s->last.has_cycles = dc.cycles > 0;
-  for (int m = 0; m < 4; m++) s->last.bytes_read[m] = dc.bytes_read[m];
-  s->last.bytes_written = dc.bytes_written;
-  return 0;
-}
-
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+  return ovta_plan_set_input(&e->p, name, t->dtype, t->rank, t->shape, t->data, t->nbytes, err);
 }
 
 int ovta_exec_run(ovta_exec *e, ovta_error *err) {
-  if (e->foreign) return OVTA_FAIL(err, OVTA_EINVAL, "the plan is for %s (cpu %s): run it there", e->triple, e->cpu);
-  if (e->accel && !e->rt)
-    return OVTA_FAIL(err, OVTA_EINVAL, "the plan runs %d node(s) on the accelerator: attach a device first (--backend)",
-                     ovta_exec_accel_nodes(e));
-  for (int i = 0; i < e->ns; i++) {
-    xstep *s = &e->s[i];
-    uint64_t t0 = now_ns();
-    if (s->vta) {
-      int rc = run_vta(e, s, err);
-      if (rc) return rc;
-      s->last.ns = now_ns() - t0;
-      continue;
-    }
-    for (int a = 0; a < s->nargs; a++) {
-      xtensor *x = &e->t[s->args[a]];
-      e->argv[a] = tdata(e, s->args[a]);
-      if (x->where == W_DMA && ovta_buf_invalidate(x->buf, 0, x->nbytes, err)) return ovta_error_wrap(err, "node %s", s->node);
-    }
-    s->call(e->argv);
-    s->last.ns = now_ns() - t0;
-    s->runs++;
-    for (int a = 0; a < s->nargs; a++) {
-      xtensor *x = &e->t[s->args[a]];
-      if (x->where == W_DMA && ovta_buf_flush(x->buf, 0, x->nbytes, err)) return ovta_error_wrap(err, "node %s", s->node);
-    }
-  }
-  return 0;
+  if (e->foreign) return OVTA_FAIL(err, OVTA_EINVAL, "the plan is for %s (cpu %s): run it there", e->p.triple, e->p.cpu);
+  return ovta_plan_run(&e->p, err);
 }
 
 int ovta_exec_get_output(const ovta_exec *e, int i, ovta_tensor **out, ovta_error *err) {
   *out = NULL;
-  if (i < 0 || i >= e->nout) return OVTA_FAIL(err, OVTA_EINVAL, "output %d out of range (%d outputs)", i, e->nout);
-  const xtensor *x = &e->t[e->out[i]];
-  if (!tdata(e, e->out[i])) return OVTA_FAIL(err, OVTA_EINVAL, "output %s: in device memory, no device attached", x->name);
-  if (x->where == W_DMA && ovta_buf_invalidate(x->buf, 0, x->nbytes, err)) return err->code;
-  ovta_tensor *t = ovta_tensor_new(x->name, x->dtype, x->rank, x->shape);
-  if (!t) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for output %s", x->name);
-  int rc = ovta_tensor_set_data(t, tdata(e, e->out[i]), x->nbytes, err);
-  if (rc) {
-    ovta_tensor_free(t);
-    return rc;
-  }
-  *out = t;
-  return 0;
+  ovta_array a = {0};
+  int rc = ovta_plan_get_output(&e->p, i, &a, err);
+  if (rc) return rc;
+  ovta_tensor *t = ovta_tensor_new(e->p.t[e->p.out[i]].name, a.dtype, a.rank, a.shape);
+  if (!t) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for output %d", i);
+  else rc = ovta_tensor_set_data(t, a.data, a.nbytes, err);
+  ovta_array_clear(&a);
+  if (rc) ovta_tensor_free(t);
+  else *out = t;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- save / load */
 
-static int write_file(const char *path, const void *d, size_t n, ovta_error *err) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", path, strerror(errno));
-  size_t w = n ? fwrite(d, 1, n, f) : 0;
-  if (fclose(f) != 0 || w != n) return OVTA_FAIL(err, OVTA_EIO, "%s: write failed", path);
+/* DIR/kernels.so: kernels.o linked into a shared object by ld.lld (LLD_15: one linker for every
+ * target, no cross toolchain), its undefined ovta_vrt_* left to the executable that opens it. A
+ * missing linker is an error naming it. */
+static int link_shared(const char *dir, ovta_error *err) {
+  char cmd[9000];
+  snprintf(cmd, sizeof cmd, "'%s' -shared --allow-shlib-undefined -o '%s/kernels.so' '%s/kernels.o' 2>&1", OVTA_LLD, dir, dir);
+  FILE *f = popen(cmd, "r");
+  if (!f) return OVTA_FAIL(err, OVTA_EIO, "%s: cannot run %s", dir, OVTA_LLD);
+  char out[512] = "";
+  size_t n = fread(out, 1, sizeof out - 1, f);
+  out[n] = 0;
+  out[strcspn(out, "\n")] = 0;
+  int st = pclose(f);
+  if (st != 0) return OVTA_FAIL(err, OVTA_EIO, "%s/kernels.so: %s failed: %s", dir, OVTA_LLD, n ? out : "(no output)");
   return 0;
 }
 
 int ovta_exec_save(const ovta_exec *e, const char *dir, ovta_error *err) {
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", dir, strerror(errno));
-  cJSON *root = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "format", PLAN_FORMAT);
-  cJSON_AddNumberToObject(root, "arena_bytes", (double)e->arena_size);
-  cJSON_AddNumberToObject(root, "unshared_bytes", (double)e->unshared);
-  cJSON_AddNumberToObject(root, "params_bytes", (double)e->params_size);
-  cJSON *ts = cJSON_AddArrayToObject(root, "tensors");
-  for (int i = 0; i < e->nt; i++) {
-    const xtensor *x = &e->t[i];
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "name", x->name);
-    cJSON_AddStringToObject(o, "dtype", ovta_dtype_name(x->dtype));
-    cJSON *sh = cJSON_AddArrayToObject(o, "shape");
-    for (int d = 0; d < x->rank; d++) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)x->shape[d]));
-    cJSON_AddStringToObject(o, "where", x->where == W_PARAM ? "params" : x->where == W_DMA ? "dma" : "arena");
-    if (x->dma) cJSON_AddBoolToObject(o, "dma", 1);
-    cJSON_AddNumberToObject(o, "offset", (double)x->offset);
-    cJSON_AddNumberToObject(o, "bytes", (double)x->nbytes);
-    cJSON_AddItemToArray(ts, o);
-  }
-  cJSON *ss = cJSON_AddArrayToObject(root, "steps");
-  for (int i = 0; i < e->ns; i++) {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "node", e->s[i].node);
-    cJSON_AddStringToObject(o, "fn", e->s[i].fn);
-    if (e->s[i].op) cJSON_AddStringToObject(o, "op", e->s[i].op);
-    if (e->s[i].macs) cJSON_AddNumberToObject(o, "macs", (double)e->s[i].macs);
-    if (e->s[i].vta) {
-      const xstep *st = &e->s[i];
-      cJSON_AddStringToObject(o, "kind", "vta");
-      cJSON *vb = cJSON_AddArrayToObject(o, "bufs");
-      for (int b = 0; b < VTA_BUF_COUNT; b++) cJSON_AddItemToArray(vb, cJSON_CreateNumber(st->vb[b]));
-      cJSON_AddStringToObject(o, "detail", st->detail ? st->detail : "");
-      cJSON_AddNumberToObject(o, "insns", (double)st->insns);
-      cJSON_AddNumberToObject(o, "uops_recorded", (double)st->uops_recorded);
-      cJSON_AddNumberToObject(o, "kernels", (double)st->kernels);
-    }
-    cJSON *a = cJSON_AddArrayToObject(o, "args");
-    for (int k = 0; k < e->s[i].nargs; k++) cJSON_AddItemToArray(a, cJSON_CreateNumber(e->s[i].args[k]));
-    cJSON_AddItemToArray(ss, o);
-  }
-  cJSON *in = cJSON_AddArrayToObject(root, "inputs"), *out = cJSON_AddArrayToObject(root, "outputs");
-  for (int i = 0; i < e->nin; i++) cJSON_AddItemToArray(in, cJSON_CreateNumber(e->in[i]));
-  for (int i = 0; i < e->nout; i++) cJSON_AddItemToArray(out, cJSON_CreateNumber(e->out[i]));
-  if (e->triple) {
-    cJSON *tg = cJSON_AddObjectToObject(root, "target");
-    cJSON_AddStringToObject(tg, "triple", e->triple);
-    cJSON_AddStringToObject(tg, "cpu", e->cpu);
-    cJSON_AddStringToObject(tg, "features", e->features);
-  }
-  if (e->accel) {
-    cJSON *ac = cJSON_AddObjectToObject(root, "accel");
-    char *cj = ovta_config_to_json(&e->cfg, false);
-    cJSON *cfg = cj ? cJSON_Parse(cj) : NULL;
-    free(cj);
-    if (cfg) cJSON_AddItemToObject(ac, "config", cfg);
-    cJSON_AddStringToObject(ac, "report", e->report ? e->report : "");
-  }
-  char *txt = cJSON_Print(root);
-  cJSON_Delete(root);
-  if (!txt) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory writing the plan");
-  char path[4096];
-  snprintf(path, sizeof path, "%s/plan.json", dir);
-  int rc = write_file(path, txt, strlen(txt), err);
-  free(txt);
-  snprintf(path, sizeof path, "%s/params.bin", dir);
-  if (!rc) rc = write_file(path, e->params, e->params_size, err);
+  for (const char *c = dir; *c; c++)
+    if (*c == '\'') return OVTA_FAIL(err, OVTA_EINVAL, "%s: a plan folder name with a quote", dir);
+  int rc = ovta_plan_save(&e->p, dir, err);
+  char path[4200];
   snprintf(path, sizeof path, "%s/kernels.o", dir);
-  if (!rc) rc = write_file(path, e->obj, e->obj_len, err);
+  if (!rc) rc = ovta_plan_write_file(path, e->obj, e->obj_len, err);
+  snprintf(path, sizeof path, "%s/kernels.so", dir);
+  if (!rc) remove(path);
+  if (!rc && e->p.ns) rc = link_shared(dir, err);
   return rc;
 }
 
-/* A non-negative integer member of a JSON object. */
-static bool jint(const cJSON *o, const char *k, int64_t max, int64_t *v) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
-  if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble > (double)max || x->valuedouble != (double)(int64_t)x->valuedouble)
-    return false;
-  *v = (int64_t)x->valuedouble;
-  return true;
-}
-
-static int read_bin(const char *dir, const char *name, void **d, size_t *n, ovta_error *err) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  char *p;
-  int rc = ovta_read_file(path, (size_t)1 << 34, &p, n, err);
-  *d = p;
-  return rc;
-}
-
-/* The error for a plan.json that is not what ovta_exec_save writes, at the tensor / step reached. */
-static int malformed(const ovta_exec *e, const char *where, ovta_error *err) {
-  return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed plan (tensor %d, step %d)", where, e->nt, e->ns);
-}
-
-/* Guarantees: *root is DIR/plan.json parsed; where names it for errors. */
-static int read_plan_json(const char *dir, char *where, size_t wlen, cJSON **root, ovta_error *err) {
-  void *txt;
-  size_t len;
-  snprintf(where, wlen, "%s/plan.json", dir);
-  int rc = read_bin(dir, "plan.json", &txt, &len, err);
-  if (rc) return rc;
-  *root = cJSON_Parse(txt);
-  free(txt);
-  return *root ? 0 : OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", where);
-}
-
-/* Guarantees: the format is this one (with tensors, steps, inputs, outputs arrays); accel plans
- * have their config and report; the arena and unshared sizes read. */
-static int load_header(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
-  const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(root, "format");
-  int64_t v;
-  int rc;
-  if (!cJSON_IsString(fmt) || strcmp(fmt->valuestring, PLAN_FORMAT) != 0 ||
-      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "tensors")) ||
-      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "steps")) ||
-      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "inputs")) ||
-      !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(root, "outputs")))
-    return OVTA_FAIL(err, OVTA_EPARSE, "%s: not an %s plan (format, tensors, steps, inputs, outputs)", where, PLAN_FORMAT);
-  const cJSON *ac = cJSON_GetObjectItemCaseSensitive(root, "accel");
-  if (ac) {
-    const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(ac, "config"), *rp = cJSON_GetObjectItemCaseSensitive(ac, "report");
-    char *cj = cfg ? cJSON_PrintUnformatted(cfg) : NULL;
-    rc = cj ? ovta_config_parse(cj, where, &e->cfg, err) : OVTA_FAIL(err, OVTA_EPARSE, "%s: accel without config", where);
-    free(cj);
-    if (rc) return rc;
-    e->accel = true;
-    e->report = strdup(cJSON_IsString(rp) ? rp->valuestring : "");
-  }
-  if (!jint(root, "arena_bytes", (int64_t)1 << 40, &v)) return malformed(e, where, err);
-  e->arena_size = (size_t)v;
-  if (!jint(root, "unshared_bytes", (int64_t)1 << 50, &v)) return malformed(e, where, err);
-  e->unshared = (size_t)v;
-  return 0;
-}
-
-/* Guarantees: room for every tensor, step, input and output; the params blob read. */
-static int load_params(ovta_exec *e, const cJSON *root, const char *dir, ovta_error *err) {
-  e->t = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "tensors")) + 1, sizeof *e->t);
-  e->s = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "steps")) + 1, sizeof *e->s);
-  e->in = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "inputs")) + 1, sizeof(int));
-  e->out = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "outputs")) + 1, sizeof(int));
-  return read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err);
-}
-
-/* One tensor of plan.json as the next exec tensor: name, dtype, static shape, where it lives; its
- * offset and bytes inside the params blob, the arena or its DMA buffer. */
-static int load_tensor(ovta_exec *e, const cJSON *it, const char *where, ovta_error *err) {
-  xtensor *x = &e->t[e->nt];
-  int64_t v;
-  const cJSON *nm = cJSON_GetObjectItemCaseSensitive(it, "name"), *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
-  const cJSON *sh = cJSON_GetObjectItemCaseSensitive(it, "shape"), *wh = cJSON_GetObjectItemCaseSensitive(it, "where");
-  if (!cJSON_IsString(nm) || !cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsString(wh)) return malformed(e, where, err);
-  x->name = strdup(nm->valuestring);
-  x->dtype = ovta_dtype_parse(dt->valuestring);
-  x->rank = cJSON_GetArraySize(sh);
-  if (x->dtype == OVTA_DT_UNDEF || x->rank > OVTA_MAX_RANK) goto bad;
-  for (int d = 0; d < x->rank; d++) {
-    const cJSON *s = cJSON_GetArrayItem(sh, d);
-    if (!cJSON_IsNumber(s) || s->valuedouble < 0) goto bad;
-    x->shape[d] = (int64_t)s->valuedouble;
-  }
-  x->where = strcmp(wh->valuestring, "params") == 0 ? W_PARAM : strcmp(wh->valuestring, "dma") == 0 ? W_DMA : W_ARENA;
-  x->dma = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "dma")) || x->where == W_DMA;
-  if (!jint(it, "offset", (int64_t)1 << 50, &v)) goto bad;
-  x->offset = (size_t)v;
-  if (!jint(it, "bytes", (int64_t)1 << 50, &v)) goto bad;
-  x->nbytes = (size_t)v;
-  int64_t numel = ovta_shape_numel(x->shape, x->rank);
-  size_t lim = x->where == W_PARAM ? e->params_size : x->where == W_DMA ? x->nbytes : e->arena_size;
-  if (x->where == W_DMA) x->offset = 0;
-  e->nt++;
-  if (numel < 0 || (size_t)numel * ovta_dtype_size(x->dtype) != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset)
-    return OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
-  return 0;
-bad:
-  free(x->name);
-  x->name = NULL;
-  return malformed(e, where, err);
-}
-
-/* The accelerator fields of step s: its DMA buffers (x, w, y required; each a DMA tensor), tiling
- * and host-code counts. Only in an accel plan. */
-static int load_vta_step(ovta_exec *e, xstep *s, const cJSON *it, const char *where, ovta_error *err) {
-  int64_t v;
-  const cJSON *vb = cJSON_GetObjectItemCaseSensitive(it, "bufs"), *dt = cJSON_GetObjectItemCaseSensitive(it, "detail");
-  if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) != VTA_BUF_COUNT || !e->accel) return malformed(e, where, err);
-  for (int b = 0; b < VTA_BUF_COUNT; b++) {
-    const cJSON *q = cJSON_GetArrayItem(vb, b);
-    if (!cJSON_IsNumber(q) || q->valuedouble < -1 || q->valuedouble >= e->nt) return malformed(e, where, err);
-    s->vb[b] = (int)q->valuedouble;
-    if (s->vb[b] >= 0 && !e->t[s->vb[b]].dma) return malformed(e, where, err);
-  }
-  if (s->vb[VTA_BUF_X] < 0 || s->vb[VTA_BUF_W] < 0 || s->vb[VTA_BUF_Y] < 0) return malformed(e, where, err);
-  s->vta = true;
-  s->detail = strdup(cJSON_IsString(dt) ? dt->valuestring : "");
-  if (jint(it, "insns", (int64_t)1 << 50, &v)) s->insns = (uint64_t)v;
-  if (jint(it, "uops_recorded", (int64_t)1 << 50, &v)) s->uops_recorded = (uint64_t)v;
-  if (jint(it, "kernels", (int64_t)1 << 50, &v)) s->kernels = (uint64_t)v;
-  return 0;
-}
-
-/* One step of plan.json as the next step: node, function, op and MACs, the accelerator fields
- * ("kind": "vta") and the arguments, each a tensor loaded before. */
-static int load_step(ovta_exec *e, const cJSON *it, const char *where, ovta_error *err) {
-  xstep *s = &e->s[e->ns];
-  int64_t v;
-  const cJSON *nd = cJSON_GetObjectItemCaseSensitive(it, "node"), *fn = cJSON_GetObjectItemCaseSensitive(it, "fn");
-  const cJSON *ar = cJSON_GetObjectItemCaseSensitive(it, "args");
-  if (!cJSON_IsString(nd) || !cJSON_IsString(fn) || !cJSON_IsArray(ar)) return malformed(e, where, err);
-  s->node = strdup(nd->valuestring);
-  s->fn = strdup(fn->valuestring);
-  s->args = calloc((size_t)cJSON_GetArraySize(ar) + 1, sizeof(int));
-  s->vb[0] = s->vb[1] = s->vb[2] = s->vb[3] = -1;
-  e->ns++;
-  const cJSON *op = cJSON_GetObjectItemCaseSensitive(it, "op");
-  if (cJSON_IsString(op)) s->op = strdup(op->valuestring);
-  if (jint(it, "macs", (int64_t)1 << 52, &v)) s->macs = v;
-  const cJSON *kd = cJSON_GetObjectItemCaseSensitive(it, "kind");
-  if (cJSON_IsString(kd) && !strcmp(kd->valuestring, "vta")) {
-    int rc = load_vta_step(e, s, it, where, err);
-    if (rc) return rc;
-  } else if (kd) {
-    return malformed(e, where, err);
-  }
-  const cJSON *a;
-  cJSON_ArrayForEach(a, ar) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
-    s->args[s->nargs++] = (int)a->valuedouble;
-  }
-  return 0;
-}
-
-/* Guarantees: every tensor, then every step, loaded and checked (load_tensor, load_step). */
-static int load_tensors_and_steps(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
-  const cJSON *it;
-  int rc;
-  cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "tensors"))
-    if ((rc = load_tensor(e, it, where, err))) return rc;
-  cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "steps"))
-    if ((rc = load_step(e, it, where, err))) return rc;
-  return 0;
-}
-
-/* Guarantees: the graph inputs and outputs, each a tensor loaded. */
-static int load_io(ovta_exec *e, const cJSON *root, const char *where, ovta_error *err) {
-  const cJSON *a;
-  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "inputs")) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
-    e->in[e->nin++] = (int)a->valuedouble;
-  }
-  cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "outputs")) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
-    e->out[e->nout++] = (int)a->valuedouble;
-  }
-  return 0;
-}
-
-/* Guarantees: the machine kernels.o is for (triple, CPU, features) recorded and able to run here
- * (plans without "target" predate it: this machine's). */
-static int load_target(ovta_exec *e, const cJSON *root, const char *dir, const char *where, ovta_error *err) {
-  const cJSON *tg = cJSON_GetObjectItemCaseSensitive(root, "target");
-  if (!tg) return 0;
-  const cJSON *tt = cJSON_GetObjectItemCaseSensitive(tg, "triple"), *tc = cJSON_GetObjectItemCaseSensitive(tg, "cpu");
-  const cJSON *tf = cJSON_GetObjectItemCaseSensitive(tg, "features");
-  if (!cJSON_IsString(tt) || !cJSON_IsString(tc) || !cJSON_IsString(tf))
-    return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed target (triple, cpu, features)", where);
-  e->triple = strdup(tt->valuestring), e->cpu = strdup(tc->valuestring), e->features = strdup(tf->valuestring);
-  if (!e->triple || !e->cpu || !e->features) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  int rc = lir_target_check(e->triple, e->features, err);
-  if (rc) ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
-  return rc;
-}
-
-/* A plan folder back into an executor, one step after the other: every offset and size checked
- * against the blobs, kernels.o loaded into a JIT without recompiling. */
+/* A plan folder back into an executor: plan.json and params.bin through the plan runtime,
+ * checked to run here (LLVM's view of the recorded triple), kernels.o loaded into a JIT without
+ * recompiling. */
 int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
   *out = NULL;
-  char where[4200];
-  cJSON *root = NULL;
-  int rc = read_plan_json(dir, where, sizeof where, &root, err);
-  if (rc) return rc;
   ovta_exec *e = calloc(1, sizeof *e);
-  if (!e) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  if (!rc) rc = load_header(e, root, where, err);              /* format, accel config and report, sizes */
-  if (!rc) rc = load_params(e, root, dir, err);                /* params.bin */
-  if (!rc) rc = load_tensors_and_steps(e, root, where, err);   /* the tensor table, the steps */
-  if (!rc) rc = load_io(e, root, where, err);                  /* graph inputs and outputs */
-  if (!rc) rc = load_target(e, root, dir, where, err);         /* the machine of kernels.o */
-  if (!rc && e->ns) rc = read_bin(dir, "kernels.o", &e->obj, &e->obj_len, err); /* object code */
-  if (!rc) rc = finish(e, err);                                /* arena, JIT, steps resolved */
-  cJSON_Delete(root);
+  if (!e) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  char path[4200];
+  size_t n;
+  int rc = ovta_plan_read(dir, &e->p, err);
+  if (!rc && e->p.triple && (rc = lir_target_check(e->p.triple, e->p.features, err)))
+    ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
+  snprintf(path, sizeof path, "%s/kernels.o", dir);
+  char *obj = NULL;
+  if (!rc && e->p.ns && !(rc = ovta_read_file(path, (size_t)1 << 34, &obj, &n, err))) e->obj = obj, e->obj_len = n;
+  if (!rc) rc = finish(e, err);
   if (rc) ovta_exec_free(e);
   else *out = e;
   return rc;

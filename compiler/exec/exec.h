@@ -8,6 +8,7 @@
 #define OVTA_EXEC_H
 
 #include "lir.h"
+#include "ovta_plan.h"
 #include "passes.h"
 
 struct ovta_dev_opts;
@@ -15,7 +16,9 @@ struct ovta_dev_opts;
 /* A graph compiled for the CPU. Every node becomes one function in one LLVM module, compiled to
  * object code once and loaded into the JIT; tensors live in one arena planned by liveness
  * (storage reused once a value is dead), constants in a params blob, inputs and outputs by
- * name. Saved as a folder: plan.json (tensors, offsets, steps), params.bin, kernels.o. */
+ * name. Saved as a folder: plan.json (tensors, offsets, steps), params.bin, kernels.o and
+ * kernels.so (kernels.o linked by ld.lld: what `ovta-rt` opens). Run, save and load go through
+ * the plan runtime (plan/ovta_plan.h), which `ovta-rt` shares. */
 typedef struct ovta_exec ovta_exec;
 
 typedef struct ovta_exec_opts {
@@ -40,7 +43,7 @@ void ovta_exec_opts_init(ovta_exec_opts *o);
  * afterwards). o may be NULL. */
 int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovta_error *err);
 void ovta_exec_free(ovta_exec *e);
-/* Save to / load from a folder (created if missing). */
+/* Save to / load from a folder (created if missing). Loading JIT-links kernels.o. */
 int ovta_exec_save(const ovta_exec *e, const char *dir, ovta_error *err);
 int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err);
 /* Inputs and outputs. */
@@ -73,34 +76,11 @@ const char *ovta_exec_report(const ovta_exec *e);
 const char *ovta_exec_target(const ovta_exec *e);
 /* Whether the plan's code is for another machine (compiled with a foreign triple: saved, not run). */
 bool ovta_exec_foreign(const ovta_exec *e);
+/* The plan of the plan runtime behind e (tensors, steps, memory; plan/ovta_plan.h). */
+ovta_plan *ovta_exec_plan(ovta_exec *e);
 
-/* Per-step counters, for callers (ovta eval, a profiler). Accelerator steps: compile-time
- * counts from the host code, and device counters of the last run (cycles when the backend
- * counts them, i.e. not on fsim). */
-typedef struct ovta_exec_node_stats {
-  const char *node;       /* graph node name */
-  const char *fn;         /* kernel symbol */
-  bool accel;             /* ran on the accelerator */
-  const char *detail;     /* accelerator: tiling (vta_plan_str); cpu: "" */
-  uint64_t insns;         /* runtime instructions of one run (all kinds, syncs and FINISH included) */
-  uint64_t uops_recorded; /* micro-ops in the kernels recorded by the host code */
-  uint64_t kernels;       /* distinct micro-op kernels */
-  uint64_t runs;          /* times the step ran */
-  uint64_t dev_runs;      /* device runs of the last execution (1 normally) */
-  uint64_t dev_insns;     /* instructions the device retired (last execution, last device run) */
-  uint64_t gemm_uops, alu_uops; /* device micro-op executions (last execution, last device run) */
-  bool has_cycles;        /* the backend counts cycles */
-  uint64_t cycles;        /* device cycles of the last execution */
-  /* -- for profilers (ovta profile) -- */
-  const char *op;         /* the graph node's op ("" in plans saved before it was recorded) */
-  int64_t macs;           /* multiply-accumulates of the node from its logical shapes (Conv, Gemm,
-                             MatMul, ovta.[Q]Conv, ovta.[Q]Dense; 0 for other ops) */
-  uint64_t bytes_read[4]; /* accelerator: DRAM bytes read by type UOP, WGT, INP, ACC (ovta_mem_type
-                             order; last execution, last device run) */
-  uint64_t bytes_written; /* accelerator: DRAM bytes written by STORE (same) */
-  uint64_t ns;            /* wall time of the last execution in ns (CPU: the kernel; accelerator:
-                             host code + device run + synchronize) */
-} ovta_exec_node_stats;
+/* Per-step counters, for callers (ovta eval, a profiler): the plan runtime's (plan/ovta_plan.h). */
+typedef ovta_plan_stats ovta_exec_node_stats;
 int ovta_exec_num_steps(const ovta_exec *e);
 int ovta_exec_node_stats_get(const ovta_exec *e, int step, ovta_exec_node_stats *out, ovta_error *err);
 

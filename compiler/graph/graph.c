@@ -8,37 +8,6 @@
 
 /* ---------------------------------------------------------------- types */
 
-static const struct {
-  ovta_dtype t;
-  const char *name;
-  size_t size;
-} DTYPES[] = {
-    {OVTA_DT_UNDEF, "?", 0},   {OVTA_DT_F32, "f32", 4},    {OVTA_DT_U8, "u8", 1},
-    {OVTA_DT_I8, "i8", 1},     {OVTA_DT_U16, "u16", 2},    {OVTA_DT_I16, "i16", 2},
-    {OVTA_DT_I32, "i32", 4},   {OVTA_DT_I64, "i64", 8},    {OVTA_DT_STRING, "string", 0},
-    {OVTA_DT_BOOL, "bool", 1}, {OVTA_DT_F16, "f16", 2},    {OVTA_DT_F64, "f64", 8},
-    {OVTA_DT_U32, "u32", 4},   {OVTA_DT_U64, "u64", 8},    {OVTA_DT_BF16, "bf16", 2},
-};
-#define N_DTYPES (int)(sizeof DTYPES / sizeof DTYPES[0])
-
-size_t ovta_dtype_size(ovta_dtype t) {
-  for (int i = 0; i < N_DTYPES; i++)
-    if (DTYPES[i].t == t) return DTYPES[i].size;
-  return 0;
-}
-
-const char *ovta_dtype_name(ovta_dtype t) {
-  for (int i = 0; i < N_DTYPES; i++)
-    if (DTYPES[i].t == t) return DTYPES[i].name;
-  return "?";
-}
-
-ovta_dtype ovta_dtype_parse(const char *name) {
-  for (int i = 1; i < N_DTYPES; i++)
-    if (strcmp(DTYPES[i].name, name) == 0) return DTYPES[i].t;
-  return OVTA_DT_UNDEF;
-}
-
 const char *ovta_layout_name(ovta_layout l) {
   switch (l) {
   case OVTA_LAYOUT_PLAIN: return "plain";
@@ -89,19 +58,6 @@ const char *ovta_target_name(ovta_target t) {
 
 /* ---------------------------------------------------------------- tensors */
 
-#define NUMEL_MAX ((int64_t)1 << 62)
-
-int64_t ovta_shape_numel(const int64_t *shape, int rank) {
-  if (rank < 0) return -1;
-  int64_t n = 1;
-  for (int i = 0; i < rank; i++) {
-    if (shape[i] < 0) return -1;
-    if (shape[i] == 0) n = 0;
-    else if (n > NUMEL_MAX / shape[i]) return -1;
-    else n *= shape[i];
-  }
-  return n;
-}
 
 int64_t ovta_tensor_numel(const ovta_tensor *t) { return ovta_shape_numel(t->shape, t->rank); }
 

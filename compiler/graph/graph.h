@@ -65,31 +65,8 @@
 
 /* ---------------------------------------------------------------- 1. Types */
 
-/* Element types. The values are ONNX's TensorProto.DataType numbers. */
-typedef enum ovta_dtype {
-  OVTA_DT_UNDEF = 0,   /* not yet inferred */
-  OVTA_DT_F32 = 1,     /* float */
-  OVTA_DT_U8 = 2,      /* uint8 */
-  OVTA_DT_I8 = 3,      /* int8 */
-  OVTA_DT_U16 = 4,     /* uint16 */
-  OVTA_DT_I16 = 5,     /* int16 */
-  OVTA_DT_I32 = 6,     /* int32 */
-  OVTA_DT_I64 = 7,     /* int64 */
-  OVTA_DT_STRING = 8,  /* string (imported, never computed) */
-  OVTA_DT_BOOL = 9,    /* bool, one byte 0/1 */
-  OVTA_DT_F16 = 10,    /* float16 (stored as raw uint16) */
-  OVTA_DT_F64 = 11,    /* double */
-  OVTA_DT_U32 = 12,    /* uint32 */
-  OVTA_DT_U64 = 13,    /* uint64 */
-  OVTA_DT_BF16 = 16,   /* bfloat16 (stored as raw uint16; only Cast/CastLike take it) */
-} ovta_dtype;
-
-/* Bytes of one element; 0 for UNDEF and STRING. */
-size_t ovta_dtype_size(ovta_dtype t);
-/* "f32", "i8", "u8", "i32", "i64", "bool", ... ("?" for UNDEF). */
-const char *ovta_dtype_name(ovta_dtype t);
-/* Parse a name from ovta_dtype_name; returns OVTA_DT_UNDEF when unknown. */
-ovta_dtype ovta_dtype_parse(const char *name);
+/* Element types (ovta_dtype, ovta_dtype_size/name/parse) and OVTA_MAX_RANK: isa/ovta_base.h, section 5
+ * (the plan runtime below the compiler shares them). */
 
 /* Memory layout of a tensor. PLAIN is row-major in the order of `shape`. The packed layouts are
  * the accelerator's blocked layouts (pass "pack"); `shape` then is the physical (packed) shape and
@@ -136,8 +113,6 @@ typedef struct ovta_quant {
 
 /* ---------------------------------------------------------------- 2. Tensors */
 
-#define OVTA_MAX_RANK 8
-
 /* What a tensor is in its graph. */
 typedef enum ovta_tensor_kind {
   OVTA_TK_VALUE = 0,  /* produced by a node (or not yet produced) */
@@ -165,8 +140,7 @@ typedef struct ovta_tensor {
 
 /* Elements of a tensor with a fully known shape; -1 if unknown or on overflow (> 2^62). */
 int64_t ovta_tensor_numel(const ovta_tensor *t);
-/* Product of dims with overflow checking; -1 if any dim < 0 or the product exceeds 2^62. */
-int64_t ovta_shape_numel(const int64_t *shape, int rank);
+/* ovta_shape_numel: isa/ovta_base.h, section 5. */
 /* A standalone tensor (not in a graph). Name copied. NULL on out of memory. */
 ovta_tensor *ovta_tensor_new(const char *name, ovta_dtype dt, int rank, const int64_t *shape);
 /* Allocate zeroed data for the tensor's shape (replacing any); fails on unknown shape/overflow. */

@@ -1,156 +1,24 @@
-/* npy.c: NumPy .npy files <-> tensors (graph.h section 10).
- *
- * Format: "\x93NUMPY", major, minor, header length (u16 LE for 1.0, u32 LE for 2.0/3.0), then
- * an ASCII Python dict {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), } padded with
- * spaces and a final '\n' so the data starts at a multiple of 64 bytes; then the raw data. */
+/* npy.c: NumPy .npy files <-> tensors (graph.h section 10): the format itself is isa/array.c's
+ * (ovta_npy_load / ovta_npy_store, shared with the plan runtime); this wraps it in tensors. */
 #include "graph.h"
 
-#include <errno.h>
 #include <stdlib.h>
-#include <string.h>
-
-static const struct {
-  const char *descr; /* without the byte-order character */
-  ovta_dtype dt;     /* tensor dtype */
-} DESCR[] = {{"f4", OVTA_DT_F32}, {"f8", OVTA_DT_F64}, {"i1", OVTA_DT_I8},  {"u1", OVTA_DT_U8},
-             {"i2", OVTA_DT_I16}, {"u2", OVTA_DT_U16}, {"i4", OVTA_DT_I32}, {"u4", OVTA_DT_U32},
-             {"i8", OVTA_DT_I64}, {"u8", OVTA_DT_U64}, {"b1", OVTA_DT_BOOL}};
-
-/* The value text after 'key': in the header dict, or NULL. */
-static const char *dict_value(const char *h, const char *key) {
-  char pat[32];
-  snprintf(pat, sizeof pat, "'%s'", key);
-  const char *p = strstr(h, pat);
-  if (!p) return NULL;
-  p += strlen(pat);
-  while (*p == ' ' || *p == ':') p++;
-  return p;
-}
 
 int ovta_npy_read(const char *path, const char *name, ovta_tensor **out, ovta_error *err) {
   *out = NULL;
-  char *d;
-  size_t n;
-  int rc = ovta_read_file(path, (size_t)1 << 34, &d, &n, err);
+  ovta_array a = {0};
+  int rc = ovta_npy_load(path, &a, err);
   if (rc) return rc;
-  ovta_tensor *t = NULL;
-  if (n < 10 || memcmp(d, "\x93NUMPY", 6) != 0) {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: not a .npy file (bad magic)", path);
-    goto done;
+  ovta_tensor *t = ovta_tensor_new(name, a.dtype, a.rank, a.shape);
+  if (!t) {
+    ovta_array_clear(&a);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", path);
   }
-  unsigned major = (unsigned char)d[6];
-  size_t hl, hs;
-  if (major == 1) hl = (unsigned char)d[8] | (size_t)(unsigned char)d[9] << 8, hs = 10;
-  else if ((major == 2 || major == 3) && n >= 12)
-    hl = (unsigned char)d[8] | (size_t)(unsigned char)d[9] << 8 | (size_t)(unsigned char)d[10] << 16 |
-         (size_t)(unsigned char)d[11] << 24,
-    hs = 12;
-  else {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: unsupported .npy version %u", path, major);
-    goto done;
-  }
-  if (hl > n - hs) {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: header length %zu past the end of the file", path, hl);
-    goto done;
-  }
-  char *h = malloc(hl + 1);
-  if (!h) {
-    rc = OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", path);
-    goto done;
-  }
-  memcpy(h, d + hs, hl);
-  h[hl] = 0;
-  for (size_t i = 0; i < hl; i++) /* one line in messages: the padding's '\n' and control bytes */
-    if ((unsigned char)h[i] < ' ') h[i] = ' ';
-  for (size_t i = hl; i > 0 && h[i - 1] == ' '; i--) h[i - 1] = 0;
-  const char *ds = dict_value(h, "descr"), *fo = dict_value(h, "fortran_order"), *sh = dict_value(h, "shape");
-  ovta_dtype dt = OVTA_DT_UNDEF;
-  int rank = 0;
-  int64_t shape[OVTA_MAX_RANK];
-  if (!ds || !fo || !sh || *ds != '\'' || *sh != '(') {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: header without descr, fortran_order or shape: %.100s", path, h);
-    goto hdone;
-  }
-  if (strncmp(fo, "False", 5) != 0) {
-    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: Fortran-order arrays are not supported", path);
-    goto hdone;
-  }
-  char bo = ds[1];
-  for (size_t i = 0; bo && i < sizeof DESCR / sizeof DESCR[0]; i++) /* bo 0: the header ends at ds + 1 */
-    if (strncmp(ds + 2, DESCR[i].descr, 2) == 0 && ds[4] == '\'') dt = DESCR[i].dt;
-  if (dt == OVTA_DT_UNDEF || (bo != '<' && bo != '|' && !(bo == '=' ))) {
-    rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: dtype %.*s not supported (little-endian numbers and bool only)", path,
-                   (int)strcspn(ds + 1, "'") + 2 > 12 ? 12 : (int)strcspn(ds + 1, "'") + 2, ds);
-    goto hdone;
-  }
-  int shlen = (int)strcspn(sh, ")") + (strchr(sh, ')') ? 1 : 0); /* the shape's text in messages */
-  if (shlen > 80) shlen = 80;
-  const char *p = sh + 1;
-  while (*p && *p != ')') {
-    while (*p == ' ' || *p == ',') p++;
-    if (*p == ')') break;
-    char *end;
-    errno = 0;
-    long long v = strtoll(p, &end, 10);
-    if (end == p || v < 0 || errno || rank >= OVTA_MAX_RANK) {
-      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: bad shape %.*s", path, shlen, sh);
-      goto hdone;
-    }
-    shape[rank++] = v;
-    p = end;
-  }
-  int64_t numel = ovta_shape_numel(shape, rank);
-  if (numel < 0 || numel > (int64_t)(((size_t)1 << 40) / ovta_dtype_size(dt))) {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: the element count of shape %.*s overflows", path, shlen, sh);
-    goto hdone;
-  }
-  size_t bytes = (size_t)numel * ovta_dtype_size(dt);
-  if (bytes > n - hs - hl) {
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: shape needs %zu bytes of data, the file has %zu", path, bytes, n - hs - hl);
-    goto hdone;
-  }
-  t = ovta_tensor_new(name, dt, rank, shape);
-  if (!t) rc = OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", path);
-  else rc = ovta_tensor_set_data(t, d + hs + hl, bytes, err);
-hdone:
-  free(h);
-done:
-  free(d);
-  if (rc) ovta_tensor_free(t);
-  else *out = t;
-  return rc;
+  t->data = a.data, t->nbytes = a.nbytes; /* the tensor takes the array's data (malloc'd) */
+  *out = t;
+  return 0;
 }
 
 int ovta_npy_write(const char *path, const ovta_tensor *t, ovta_error *err) {
-  const char *descr = NULL;
-  for (size_t i = 0; i < sizeof DESCR / sizeof DESCR[0]; i++)
-    if (DESCR[i].dt == t->dtype) descr = DESCR[i].descr;
-  if (!descr) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: tensor %s of dtype %s has no .npy type", path, t->name,
-                               ovta_dtype_name(t->dtype));
-  int64_t numel = ovta_tensor_numel(t);
-  size_t bytes = numel < 0 ? 0 : (size_t)numel * ovta_dtype_size(t->dtype);
-  if (numel < 0 || (bytes && (!t->data || t->nbytes < bytes)))
-    return OVTA_FAIL(err, OVTA_EINVAL, "%s: tensor %s has no data or an unknown shape", path, t->name);
-  char h[512];
-  int k = snprintf(h, sizeof h, "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
-                   strcmp(descr, "i1") == 0 || strcmp(descr, "u1") == 0 || strcmp(descr, "b1") == 0 ? '|' : '<', descr);
-  for (int i = 0; i < t->rank; i++) k += snprintf(h + k, sizeof h - (size_t)k, "%lld,%s", (long long)t->shape[i],
-                                                  i + 1 < t->rank ? " " : "");
-  if (t->rank > 1) k--; /* numpy writes (2, 3) but (5,) */
-  k += snprintf(h + k, sizeof h - (size_t)k, "), }");
-  int total = 10 + k + 1;
-  int pad = (64 - total % 64) % 64;
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 0, 0};
-  size_t hl = (size_t)k + (size_t)pad + 1;
-  pre[8] = hl & 0xff;
-  pre[9] = (hl >> 8) & 0xff;
-  FILE *f = fopen(path, "wb");
-  if (!f) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", path, strerror(errno));
-  fwrite(pre, 1, 10, f);
-  fwrite(h, 1, (size_t)k, f);
-  for (int i = 0; i < pad; i++) fputc(' ', f);
-  fputc('\n', f);
-  if (bytes) fwrite(t->data, 1, bytes, f);
-  if (fclose(f) != 0) return OVTA_FAIL(err, OVTA_EIO, "%s: write failed", path);
-  return 0;
+  return ovta_npy_store(path, t->name, t->dtype, t->rank, t->shape, t->data, t->nbytes, err);
 }

@@ -200,13 +200,14 @@ else bad "-vv dumps instruction streams, same result" "$n_gemm GEMM lines with -
 elf_machine() { od -An -tu2 -j18 -N2 "$1" 2>/dev/null | tr -d ' '; }
 run "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel --calib models/fmnist/calib_images.npy --config pynq-z2 \
   --triple aarch64-linux-gnu --mcpu cortex-a53 -o "$T/a64.ovta"
-if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a64.ovta/kernels.o")" = 183 ] && grep -q '"triple":.*"aarch64-unknown-linux-gnu"' "$T/a64.ovta/plan.json" &&
-  grep -q 'cortex-a53' "$T/a64.ovta/plan.json"; then ok "compile --triple aarch64: AArch64 object, target recorded"
-else bad "compile --triple aarch64: AArch64 object, target recorded" "rc $rc, e_machine $(elf_machine "$T/a64.ovta/kernels.o")"; fi
+if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a64.ovta/kernels.o")" = 183 ] && [ "$(elf_machine "$T/a64.ovta/kernels.so")" = 183 ] && grep -q '"triple":.*"aarch64-unknown-linux-gnu"' "$T/a64.ovta/plan.json" &&
+  grep -q 'cortex-a53' "$T/a64.ovta/plan.json"; then ok "compile --triple aarch64: AArch64 object and kernels.so, target recorded"
+else bad "compile --triple aarch64: AArch64 object and kernels.so, target recorded" "rc $rc, e_machine $(elf_machine "$T/a64.ovta/kernels.o")"; fi
 run "$OVTA" compile models/fmnist/fmnist_cnn.onnx --target accel --calib models/fmnist/calib_images.npy --config pynq-z2 \
   --triple armv7a-linux-gnueabihf --mcpu cortex-a9 -o "$T/a32.ovta"
-if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a32.ovta/kernels.o")" = 40 ]; then ok "compile --triple armv7a: ARM object"
-else bad "compile --triple armv7a: ARM object" "rc $rc, e_machine $(elf_machine "$T/a32.ovta/kernels.o")"; fi
+if [ $rc -eq 0 ] && [ "$(elf_machine "$T/a32.ovta/kernels.o")" = 40 ] && [ "$(elf_machine "$T/a32.ovta/kernels.so")" = 40 ]; then
+  ok "compile --triple armv7a: ARM object and kernels.so"
+else bad "compile --triple armv7a: ARM object and kernels.so" "rc $rc, e_machine $(elf_machine "$T/a32.ovta/kernels.o")"; fi
 if [ "$(elf_machine "$T/vv.ovta/kernels.o")" = "$(case "$(uname -m)" in x86_64) echo 62;; aarch64) echo 183;; *) echo "?";; esac)" ]; then
   ok "compile without --triple: this machine's object"
 else bad "compile without --triple: this machine's object" "e_machine $(elf_machine "$T/vv.ovta/kernels.o")"; fi

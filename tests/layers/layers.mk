@@ -7,12 +7,12 @@ TESTS += $(LAYERS_TEST)
 # simulators, not the other way round).
 HW_SIM_CPPFLAGS = $(BASE_CPPFLAGS) -Ihw/sim
 
-$(LAYERS_TEST): tests/layers/test_layers.sh tests/layers/layers.mk compiler/compiler.mk $(GEN)
+$(LAYERS_TEST): tests/layers/test_layers.sh tests/layers/layers.mk compiler/compiler.mk Makefile $(GEN)
 	@mkdir -p $(dir $@)
 	@{ printf '#!/bin/sh\n# made by tests/layers/layers.mk\n'; \
-	  printf "CC='%s'\nLAYERS='%s'\nHW_SIM_FLAGS='%s'\n" '$(CC)' '$(COMPILER_LAYERS)' '$(HW_SIM_CPPFLAGS)'; \
+	  printf "CC='%s'\nLAYERS='%s'\nHW_SIM_FLAGS='%s'\nPLAN_FLAGS='%s'\n" '$(CC)' '$(COMPILER_LAYERS)' '$(HW_SIM_CPPFLAGS)' '$(PLAN_CPPFLAGS)'; \
 	  $(foreach l,$(COMPILER_LAYERS),printf "USES_%s='%s'\nFLAGS_%s='%s'\n" \
 	    $(l) '$(COMPILER_USES_$(l))' $(l) '$(call compiler_layer_cppflags,$(l))';) \
-	  printf 'export CC LAYERS HW_SIM_FLAGS %s\ncd "%s" && exec bash tests/layers/test_layers.sh "$$@"\n' \
+	  printf 'export CC LAYERS HW_SIM_FLAGS PLAN_FLAGS %s\ncd "%s" && exec bash tests/layers/test_layers.sh "$$@"\n' \
 	    '$(foreach l,$(COMPILER_LAYERS),USES_$(l) FLAGS_$(l))' '$(SRC)'; } > $@
 	chmod +x $@

@@ -6,17 +6,19 @@
 #      for the hardware-side headers, allowed only when their folder is in the layer's flags
 #      (COMPILER_HW_LAYER).
 #   2. No source in compiler/ includes a header by a path (which would get around the flags).
+#   4. plan/ (the plan runtime, below the compiler): with its flags (PLAN_FLAGS) every compiler
+#      layer's header is out of reach, and every plan/*.c compiles.
 #   3. hw/sim/ includes no driver header: its sources name none, and hw/sim/*.c compile with
 #      isa/ and hw/sim/ only (HW_SIM_CPPFLAGS, tests/layers/layers.mk). SKIPPED while
 #      hw/sim/fsim.c still includes driver_impl.h (its driver backend is moving to driver/); the
 #      check turns on by itself once it no longer does.
 # Run by build/tests/layers/test_layers (tests/layers/layers.mk), which sets CC, LAYERS,
-# USES_LAYER, FLAGS_LAYER (make syntax: -DX=\"...\") and HW_SIM_FLAGS; prints cmocka-style lines.
+# USES_LAYER, FLAGS_LAYER (make syntax: -DX=\"...\"), HW_SIM_FLAGS and PLAN_FLAGS; prints cmocka-style lines.
 set -u
 . tests/lib.sh
 
 # The hardware-side headers a compiler layer may include only with their folder in its flags.
-HW_HEADERS="driver/ovta_driver.h jit-runtime/ovta_runtime.h hw/sim/fsim.h hw/sim/tsim.h"
+HW_HEADERS="driver/ovta_driver.h jit-runtime/ovta_runtime.h plan/ovta_plan.h hw/sim/fsim.h hw/sim/tsim.h"
 
 # try HEADER FLAGS: compile `#include "HEADER"` with FLAGS (make syntax); $rc, $T/err
 try() {
@@ -78,5 +80,16 @@ else
   if [ -z "$bad_c" ]; then ok "hw/sim/*.c compile without driver/"
   else bad "hw/sim/*.c compile without driver/" "$bad_c"; fi
 fi
+
+# ---------------------------------------------------------------- 4. plan/ below the compiler
+for m in $LAYERS; do may_not "plan cannot include $m.h" "$m.h" "$PLAN_FLAGS"; done
+may "plan may include ovta_plan.h" "ovta_plan.h" "$PLAN_FLAGS"
+bad_c=""
+for c in plan/*.c; do
+  eval "flags=($PLAN_FLAGS)"
+  "$CC" -std=c11 -fsyntax-only "${flags[@]}" "$c" >"$T/out" 2>"$T/err" || bad_c+="$c: $(grep -m1 error "$T/err") "
+done
+if [ -z "$bad_c" ]; then ok "plan/*.c compile without compiler/"
+else bad "plan/*.c compile without compiler/" "$bad_c"; fi
 
 finish

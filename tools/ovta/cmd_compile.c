@@ -244,7 +244,7 @@ static void print_done(const copts *o, const ovta_graph *g, const ovta_exec *e, 
           o->eo.cg.triple ? " for " : "", o->eo.cg.triple ? ovta_exec_target(e) : "");
   if (o->accel && ovta_exec_foreign(e))
     fprintf(stderr, "ovta: %d node(s) on the accelerator (config %s); copy %s to the %s machine and run it there with "
-            "`ovta run %s --backend zynq` (boards/README.md)\n", ovta_exec_accel_nodes(e), cfg->name, o->out,
+            "`ovta-rt run %s --backend zynq` (boards/README.md)\n", ovta_exec_accel_nodes(e), cfg->name, o->out,
             o->eo.cg.triple, o->out);
   else if (o->accel)
     fprintf(stderr, "ovta: %d node(s) on the accelerator (config %s); run with `ovta run %s --backend fsim|tsim`\n",

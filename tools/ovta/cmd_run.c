@@ -3,7 +3,6 @@
  * .npy per graph output named after it. */
 #include "ovta_tool.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -125,27 +124,15 @@ static int compile_model(const ropts *o, ovta_tensor *const *vals, ovta_graph **
   return rc;
 }
 
-/* Every graph input gets its --input value; every --input names a graph input. */
+
+/* Every graph input gets its --input value (the plan runtime's check, shared with ovta-rt). */
 static int feed_inputs(const ropts *o, ovta_exec *e, ovta_tensor *const *vals, ovta_error *err) {
-  for (int i = 0; i < ovta_exec_num_inputs(e); i++) {
-    const char *nm = ovta_exec_input_name(e, i);
-    int k = 0;
-    while (k < o->nin && strcmp(o->in_name[k], nm) != 0) k++;
-    if (k == o->nin) return OVTA_FAIL(err, OVTA_EINVAL, "graph input %s has no --input %s=FILE.npy", nm, nm);
-    int rc = ovta_exec_set_input(e, nm, vals[k], err);
-    if (rc) { /* name the file */
-      char m[sizeof err->msg];
-      snprintf(m, sizeof m, "%s", err->msg);
-      snprintf(err->msg, sizeof err->msg, "%.150s: %.600s", o->in_file[k], m);
-      return rc;
-    }
+  ovta_array a[MAX_IN];
+  for (int k = 0; k < o->nin; k++) { /* views of the tensors, not copies */
+    a[k] = (ovta_array){.dtype = vals[k]->dtype, .rank = vals[k]->rank, .data = vals[k]->data, .nbytes = vals[k]->nbytes};
+    memcpy(a[k].shape, vals[k]->shape, sizeof a[k].shape);
   }
-  for (int k = 0; k < o->nin; k++) {
-    bool found = false;
-    for (int i = 0; i < ovta_exec_num_inputs(e); i++) found |= strcmp(ovta_exec_input_name(e, i), o->in_name[k]) == 0;
-    if (!found) return OVTA_FAIL(err, OVTA_EINVAL, "--input %s: the model has no input of that name", o->in_name[k]);
-  }
-  return 0;
+  return ovta_plan_set_inputs(ovta_exec_plan(e), o->nin, o->in_name, o->in_file, a, err);
 }
 
 /* One run, then --repeat N timed runs. */
@@ -159,48 +146,7 @@ static int run_model(const ropts *o, ovta_exec *e, ovta_error *err) {
   return rc;
 }
 
-/* --stats: one line per node. */
-static int print_stats(const ovta_exec *e, ovta_error *err) {
-  for (int i = 0; i < ovta_exec_num_steps(e); i++) {
-    ovta_exec_node_stats st;
-    int rc = ovta_exec_node_stats_get(e, i, &st, err);
-    if (rc) return rc;
-    if (!st.accel) {
-      printf("node %s: cpu, runs %llu\n", st.node, (unsigned long long)st.runs);
-      continue;
-    }
-    printf("node %s: accel, runs %llu, insns %llu (device retired %llu), uops recorded %llu, gemm uops %llu, alu uops "
-           "%llu",
-           st.node, (unsigned long long)st.runs, (unsigned long long)st.insns, (unsigned long long)st.dev_insns,
-           (unsigned long long)st.uops_recorded, (unsigned long long)st.gemm_uops, (unsigned long long)st.alu_uops);
-    if (st.has_cycles) printf(", cycles %llu", (unsigned long long)st.cycles);
-    printf("\n");
-  }
-  return 0;
-}
 
-/* Every output as OUTDIR/NAME.npy, one line each. */
-static int write_outputs(const char *outdir, const ovta_exec *e, ovta_error *err) {
-  if (mkdir(outdir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", outdir, strerror(errno));
-  for (int i = 0; i < ovta_exec_num_outputs(e); i++) {
-    ovta_tensor *t;
-    int rc = ovta_exec_get_output(e, i, &t, err);
-    if (rc) return rc;
-    char fn[512], path[4096], shape[128];
-    size_t k = 0;
-    for (const char *p = t->name; *p && k < sizeof fn - 1; p++)
-      fn[k++] = ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
-                 *p == '-' || *p == '_') ? *p : '_';
-    fn[k] = 0;
-    snprintf(path, sizeof path, "%s/%s.npy", outdir, fn);
-    rc = ovta_npy_write(path, t, err);
-    ovta_shape_str(t, shape, sizeof shape);
-    if (!rc) printf("%s: %s %s -> %s\n", t->name, ovta_dtype_name(t->dtype), shape, path);
-    ovta_tensor_free(t);
-    if (rc) return rc;
-  }
-  return 0;
-}
 
 /* The plan to run: a folder loaded, or a model file compiled (only on the cpu). */
 static int open_plan(const ropts *o, ovta_tensor *const *vals, ovta_graph **g, ovta_exec **e, ovta_error *err) {
@@ -224,8 +170,8 @@ int ovta_cmd_run(int argc, char **argv) {
   if (!rc) rc = open_plan(&o, vals, &g, &e, &err);
   if (!rc) rc = feed_inputs(&o, e, vals, &err);
   if (!rc) rc = run_model(&o, e, &err);
-  if (!rc && o.stats) rc = print_stats(e, &err);
-  if (!rc) rc = write_outputs(o.outdir, e, &err);
+  if (!rc && o.stats) rc = ovta_plan_print_stats(ovta_exec_plan(e), stdout, &err);
+  if (!rc) rc = ovta_plan_write_outputs(ovta_exec_plan(e), o.outdir, stdout, &err);
   if (rc) rc = tool_error(&err, NULL);
 done:
   for (int i = 0; i < o.nin; i++) {

@@ -1,0 +1,130 @@
+/* ovta-rt: the runtime alone. `ovta-rt run PLAN --input NAME=FILE.npy ... --output-dir DIR
+ * [--backend NAME] [--stats]` runs a plan folder written by `ovta compile` (plan.json, params.bin,
+ * kernels.so) through the plan runtime (plan/ovta_plan.h), the driver and the JIT runtime: no
+ * compiler, no LLVM, no protobuf (tests/cli/test_ovta_rt.sh checks its ldd and nm). Errors are one
+ * `ovta-rt: error:` line on stderr, exit 1; usage errors exit 2. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ovta_plan.h"
+
+static const char *help =
+    "usage: ovta-rt run PLAN --input NAME=FILE.npy ... --output-dir DIR [--backend NAME] [--stats]\n\n"
+    "Run a plan folder made by `ovta compile` (plan.json, params.bin, kernels.so) without the\n"
+    "compiler: the CPU kernels from kernels.so, the accelerator nodes of a plan compiled with\n"
+    "--target accel on a device. Writes DIR/OUTPUT_NAME.npy for every graph output (characters\n"
+    "other than letters, digits, '.', '-' and '_' in the name become '_').\n\n"
+    "options:\n"
+    "  --input NAME=FILE.npy   value of graph input NAME (repeatable)\n"
+    "  --output-dir DIR        where the outputs go (created; default: .)\n"
+    "  --backend NAME          the device of an accelerator plan: zynq, xrt, vboard, fsim, tsim\n"
+    "                          (default: fsim)\n"
+    "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n";
+
+#define MAX_IN 64
+
+/* The options of one `ovta-rt run`. */
+typedef struct ropts {
+  const char *plan;             /* the plan folder */
+  const char *outdir;           /* --output-dir (default .) */
+  const char *in_name[MAX_IN];  /* --input NAME=FILE: the names (allocated) */
+  const char *in_file[MAX_IN];  /* and the files */
+  int nin;                      /* --input options */
+  const char *backend;          /* --backend NAME, or NULL */
+  bool stats;                   /* --stats */
+} ropts;
+
+static int usage(const char *msg, const char *arg) {
+  fprintf(stderr, "ovta-rt: error: %s%s (see `ovta-rt run --help`)\n", msg, arg ? arg : "");
+  return 2;
+}
+
+/* argv[*i] is option name: its value (the next argument, or after '=') into *val. */
+static bool opt(int argc, char **argv, int *i, const char *name, const char **val) {
+  size_t n = strlen(name);
+  if (strncmp(argv[*i], name, n) != 0) return false;
+  if (argv[*i][n] == '=' && val) *val = argv[*i] + n + 1;
+  else if (argv[*i][n] == 0 && val) *val = *i + 1 < argc ? argv[++*i] : NULL;
+  else if (argv[*i][n] != 0) return false;
+  return true;
+}
+
+/* All arguments after `run` into o: 0, 2 on a usage error, -1 after --help. */
+static int parse_args(int argc, char **argv, ropts *o) {
+  const char *v = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      fputs(help, stdout);
+      return -1;
+    } else if (opt(argc, argv, &i, "--input", &v)) {
+      const char *eq = v ? strchr(v, '=') : NULL;
+      if (!eq || eq == v || !eq[1]) return usage("--input needs NAME=FILE.npy", NULL);
+      if (o->nin == MAX_IN) return usage("too many inputs", NULL);
+      o->in_name[o->nin] = strndup(v, (size_t)(eq - v));
+      o->in_file[o->nin++] = eq + 1;
+    } else if (opt(argc, argv, &i, "--output-dir", &v)) {
+      if (!v) return usage("--output-dir needs a folder", NULL);
+      o->outdir = v;
+    } else if (opt(argc, argv, &i, "--backend", &v)) {
+      if (!v) return usage("--backend needs a name", NULL);
+      o->backend = v;
+    } else if (opt(argc, argv, &i, "--stats", NULL)) {
+      o->stats = true;
+    } else if (argv[i][0] == '-') {
+      return usage("unknown option ", argv[i]);
+    } else if (!o->plan) {
+      o->plan = argv[i];
+    } else {
+      return usage("more than one plan given", NULL);
+    }
+  }
+  return o->plan ? 0 : usage("no plan folder given", NULL);
+}
+
+/* The plan loaded; an accelerator plan attached to --backend (default fsim). */
+static int open_plan(const ropts *o, ovta_plan **p, ovta_error *err) {
+  int rc = ovta_plan_load(o->plan, p, err);
+  if (rc) return rc;
+  if (ovta_plan_accel_nodes(*p) > 0) {
+    const char *b = o->backend ? o->backend : "fsim";
+    if (!strcmp(b, "cpu"))
+      return OVTA_FAIL(err, OVTA_EINVAL, "%s runs %d node(s) on the accelerator: use --backend zynq|xrt|vboard|fsim|tsim",
+                       o->plan, ovta_plan_accel_nodes(*p));
+    return ovta_plan_attach(*p, b, NULL, err);
+  }
+  if (o->backend && strcmp(o->backend, "cpu"))
+    return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: %s was compiled for the cpu (ovta compile --target accel)",
+                     o->backend, o->plan);
+  return 0;
+}
+
+/* `ovta-rt run ...`: inputs read, plan loaded and run, outputs written. */
+static int cmd_run(int argc, char **argv) {
+  ropts o = {.outdir = "."};
+  ovta_array vals[MAX_IN] = {0};
+  ovta_plan *p = NULL;
+  ovta_error err = {0};
+  int rc = parse_args(argc, argv, &o);
+  if (!rc) {
+    for (int i = 0; i < o.nin && !rc; i++) rc = ovta_npy_load(o.in_file[i], &vals[i], &err);
+    if (!rc) rc = open_plan(&o, &p, &err);
+    if (!rc) rc = ovta_plan_set_inputs(p, o.nin, o.in_name, o.in_file, vals, &err);
+    if (!rc) rc = ovta_plan_run(p, &err);
+    if (!rc && o.stats) rc = ovta_plan_print_stats(p, stdout, &err);
+    if (!rc) rc = ovta_plan_write_outputs(p, o.outdir, stdout, &err);
+    if (rc) fprintf(stderr, "ovta-rt: error: %s\n", err.msg), rc = 1;
+  }
+  for (int i = 0; i < o.nin; i++) ovta_array_clear(&vals[i]), free((char *)o.in_name[i]);
+  ovta_plan_free(p);
+  return rc < 0 ? 0 : rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+    fputs(help, stdout);
+    return 0;
+  }
+  if (argc < 2 || strcmp(argv[1], "run") != 0) return usage("expected a command: run", NULL);
+  return cmd_run(argc - 1, argv + 1);
+}
