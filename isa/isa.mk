@@ -2,7 +2,7 @@
 ISA_GEN_H := $(B)/gen/ovta_isa_gen.h
 ISAGEN := $(B)/isagen
 GEN += $(ISA_GEN_H)
-LIB_SRCS += isa/error.c isa/util.c isa/array.c isa/config.c isa/layout.c isa/isa.c $(wildcard isa/asm.c isa/disasm.c)
+LIB_SRCS += isa/error.c isa/util.c isa/parallel.c isa/array.c isa/config.c isa/layout.c isa/isa.c $(wildcard isa/asm.c isa/disasm.c)
 
 $(ISAGEN): isa/gen/isagen.c isa/config.c isa/layout.c isa/error.c isa/ovta_base.h | $(B)/gen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ isa/gen/isagen.c isa/config.c isa/layout.c isa/error.c $(LDFLAGS) -lcjson

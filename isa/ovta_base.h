@@ -4,7 +4,8 @@
  *   1. Errors      - one error type for all library code: a code, the place, a message.
  *   2. Config      - the JSON hardware config and the values derived from it (isa/config.c).
  *   3. Field specs - how an instruction format is laid out, independent of a config (isa/layout.c).
- *   4. Utilities   - the clock, lists like "a,b,c" (isa/util.c).
+ *   4. Utilities   - the clock, lists like "a,b,c" (isa/util.c); the thread pool generated CPU
+ *                    kernels run their parallel loops on (isa/parallel.c).
  *   5. Arrays      - element types, shapes, dense arrays and .npy files (isa/array.c).
  *
  * This header does not depend on generated code, so the generator (isa/gen/isagen.c) can use it.
@@ -157,6 +158,22 @@ int ovta_layout_place(const ovta_field_spec *specs, int n, int total_bits, const
 
 /* Seconds of the monotonic clock (an arbitrary origin: for differences). */
 double ovta_now_s(void);
+/* Seconds of CPU time used by this process, all its threads (CLOCK_PROCESS_CPUTIME_ID). */
+double ovta_cpu_s(void);
+
+/* The thread pool of generated CPU kernels (isa/parallel.c; in this lowest layer so that both
+ * `ovta` and the runtime alone `ovta-rt` define the symbols a kernels.so calls, exported from the
+ * executables). A parallel loop of the loop IR is outlined into body(ctx, lo, hi), which runs
+ * iterations lo..hi-1 in order; ovta_par_for runs iterations [0, n) as contiguous chunks on the
+ * pool's threads and the caller's, and returns when all are done. Each iteration runs on exactly
+ * one thread, in the same order of operations whatever the thread count: results do not depend
+ * on it. Called from inside a body (nested) it runs serially. */
+typedef void (*ovta_par_body)(void *ctx, int64_t lo, int64_t hi);
+void ovta_par_for(ovta_par_body body, void *ctx, int64_t n);
+/* Threads for parallel loops: n >= 1 (clamped to 64), 0 for every online core (the default).
+ * Not to be called while a parallel loop runs. */
+void ovta_set_threads(int n);
+int ovta_get_threads(void); /* the count in use */
 
 /* Lists like "a,b,c": items separated by any character of seps (e.g. "," or ", "); runs of
  * separators and separators at either end make no empty items (as strtok). Set *p to the list,

@@ -19,7 +19,7 @@ $(B)/tests/e2e/test_dwconv: tests/e2e/test_dwconv.sh $(B)/ovta $(B)/ovta-opt
 	printf '#!/bin/sh\nexec bash "%s/tests/e2e/test_dwconv.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
 
-.PHONY: bench-resnet18 bench-tfidf test-ort test-zoo
+.PHONY: bench-resnet18 bench-tfidf bench-cpu test-ort test-zoo
 
 # ResNet-18: export (installs Debian python3-torch/python3-torchvision when missing), int8 compile
 # for the accelerator, one inference profiled by `ovta profile` on BACKEND (default tsim) with
@@ -32,6 +32,11 @@ bench-resnet18: all
 ## bench-tfidf: TfIdfVectorizer (5000-n-gram pool, skips) vs onnxruntime-node, time ratio (npm)
 bench-tfidf: all
 	@bash bench/tfidf_ort.sh $(B)
+
+# The fp32 CPU path against onnxruntime-node on ResNet-18 and MobileNetV2, 1 and 2 threads (bench/cpu.sh).
+## bench-cpu [REPEAT=N]: fp32 CPU path vs onnxruntime-node, ResNet-18 and MobileNetV2, 1 and 2 threads (torch, npm)
+bench-cpu: all
+	@bash bench/cpu.sh $(B)
 
 # onnxruntime-node as a reference (tools/ort-ref/; npm install into $(B)/ort-ref).
 ## test-ort: ovta's CPU path against onnxruntime-node (npm; not in `make test`)

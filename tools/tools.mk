@@ -24,7 +24,7 @@ TOOLS += $(B)/ovta
 
 $(B)/ovta: $(OVTA_TOOL_SRCS) tools/ovta/ovta_tool.h tools/tools.mk $(LIB) $(GEN)
 	$(CC) $(CPPFLAGS) -Itools/ovta $(OVTA_TOOL_DEFS) $(CFLAGS) -o $@ $(OVTA_TOOL_SRCS) $(LIB) $(LDFLAGS) \
-	  $(OVTA_TOOL_LDLIBS) $(OVTA_TOOL_PNG_LDLIBS) $(LDLIBS)
+	  -Wl,--export-dynamic-symbol='ovta_par_*' $(OVTA_TOOL_LDLIBS) $(OVTA_TOOL_PNG_LDLIBS) $(LDLIBS)
 
 # CLI tests: tests/cli/test_cli.sh, run by tests/run.sh through a wrapper that names the build.
 TESTS += $(B)/tests/cli/test_cli
@@ -74,7 +74,7 @@ TOOLS += $(OVTA_RT)
 ovta-rt: $(OVTA_RT)
 $(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h $(RT_LIB) $(GEN)
 	$(CC) $(PLAN_CPPFLAGS) $(CFLAGS) -o $@ $< $(RT_LIB) $(LDFLAGS) \
-	  -Wl,--export-dynamic-symbol='ovta_vrt_*' $(OVTA_RT_LDLIBS)
+	  -Wl,--export-dynamic-symbol='ovta_vrt_*' -Wl,--export-dynamic-symbol='ovta_par_*' $(OVTA_RT_LDLIBS)
 
 # ovta-rt's tests (tests/cli/test_ovta_rt.sh: the same outputs as `ovta run`, no LLVM/protobuf,
 # bad plan folders), run by tests/run.sh through a wrapper that names the build.

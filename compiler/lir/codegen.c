@@ -149,6 +149,8 @@ typedef struct gctx {
   LLVMTypeRef ptr;        /* opaque pointer */
   ovta_error *err;        /* where errors go */
   int rc;                 /* first error */
+  int npar;               /* parallel loops outlined so far (their functions' names) */
+  bool in_par;            /* inside an outlined parallel body: inner parallel loops run serially */
 } gctx;
 
 static LLVMTypeRef ty(gctx *g, lir_dtype t) {
@@ -466,6 +468,36 @@ static void loop_md(gctx *g, LLVMValueRef br, const char *prop) {
   LLVMSetMetadata(br, LLVMGetMDKindIDInContext(c, "llvm.loop", 9), LLVMMetadataAsValue(c, node));
 }
 
+static void g_parallel(gctx *g, const lir_stmt *s);
+static void g_stmt(gctx *g, const lir_stmt *s);
+
+/* The loop s from lo over ext iterations (values computed by the caller). */
+static void g_for_range(gctx *g, const lir_stmt *s, LLVMValueRef lo, LLVMValueRef ext) {
+  LLVMBuilderRef B = g->b;
+  LLVMContextRef C = g->m->ctx;
+  LLVMValueRef end = LLVMBuildNSWAdd(B, lo, ext, "");
+  LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
+  LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(C, g->fn, s->var->name);
+  LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(C, g->fn, "body");
+  LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(C, g->fn, "exit");
+  LLVMBuildBr(B, head);
+  LLVMPositionBuilderAtEnd(B, head);
+  LLVMValueRef phi = LLVMBuildPhi(B, g->i64, s->var->name);
+  LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, phi, end, ""), body, exit);
+  LLVMPositionBuilderAtEnd(B, body);
+  g->vars[s->var->id] = phi;
+  g_stmt(g, s->body);
+  LLVMValueRef next = LLVMBuildNSWAdd(B, phi, LLVMConstInt(g->i64, 1, 0), "");
+  LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
+  LLVMValueRef br = LLVMBuildBr(B, head);
+  if (s->for_kind == LIR_FOR_VECTORIZED) loop_md(g, br, "llvm.loop.vectorize.enable");
+  else if (s->for_kind == LIR_FOR_UNROLLED) loop_md(g, br, "llvm.loop.unroll.full");
+  LLVMValueRef inc[2] = {lo, next};
+  LLVMBasicBlockRef from[2] = {pre, latch};
+  LLVMAddIncoming(phi, inc, from, 2);
+  LLVMPositionBuilderAtEnd(B, exit);
+}
+
 static void g_stmt(gctx *g, const lir_stmt *s) {
   LLVMBuilderRef B = g->b;
   LLVMContextRef C = g->m->ctx;
@@ -474,28 +506,11 @@ static void g_stmt(gctx *g, const lir_stmt *s) {
     for (int i = 0; i < s->n; i++) g_stmt(g, s->stmts[i]);
     return;
   case LIR_S_FOR: {
-    LLVMValueRef lo = g_expr(g, s->min), ext = g_expr(g, s->extent);
-    LLVMValueRef end = LLVMBuildNSWAdd(B, lo, ext, "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(B);
-    LLVMBasicBlockRef head = LLVMAppendBasicBlockInContext(C, g->fn, s->var->name);
-    LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(C, g->fn, "body");
-    LLVMBasicBlockRef exit = LLVMAppendBasicBlockInContext(C, g->fn, "exit");
-    LLVMBuildBr(B, head);
-    LLVMPositionBuilderAtEnd(B, head);
-    LLVMValueRef phi = LLVMBuildPhi(B, g->i64, s->var->name);
-    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntSLT, phi, end, ""), body, exit);
-    LLVMPositionBuilderAtEnd(B, body);
-    g->vars[s->var->id] = phi;
-    g_stmt(g, s->body);
-    LLVMValueRef next = LLVMBuildNSWAdd(B, phi, LLVMConstInt(g->i64, 1, 0), "");
-    LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
-    LLVMValueRef br = LLVMBuildBr(B, head);
-    if (s->for_kind == LIR_FOR_VECTORIZED) loop_md(g, br, "llvm.loop.vectorize.enable");
-    else if (s->for_kind == LIR_FOR_UNROLLED) loop_md(g, br, "llvm.loop.unroll.full");
-    LLVMValueRef inc[2] = {lo, next};
-    LLVMBasicBlockRef from[2] = {pre, latch};
-    LLVMAddIncoming(phi, inc, from, 2);
-    LLVMPositionBuilderAtEnd(B, exit);
+    if (s->for_kind == LIR_FOR_PARALLEL && !g->in_par) {
+      g_parallel(g, s);
+      return;
+    }
+    g_for_range(g, s, g_expr(g, s->min), g_expr(g, s->extent));
     return;
   }
   case LIR_S_STORE: {
@@ -574,6 +589,151 @@ static void target_attrs(lir_module *m, LLVMValueRef fn) {
                           LLVMCreateStringAttribute(m->ctx, "target-features", 15, m->features,
                                                     (unsigned)strlen(m->features)));
   fn_attr(m, fn, "nounwind");
+}
+
+
+/* ---------------------------------------------------------------- parallel loops */
+
+/* What a statement uses from outside: variables read but not bound in it, buffers accessed but
+ * not allocated in it (flags by id). */
+typedef struct captures {
+  bool *var_used, *var_bound; /* per var id */
+  bool *buf_used, *buf_alloc; /* per buf id */
+} captures;
+
+static void cap_expr(captures *c, const lir_expr *e) {
+  if (!e) return;
+  if (e->kind == LIR_E_VAR) c->var_used[e->var->id] = true;
+  if (e->kind == LIR_E_LOAD) c->buf_used[e->buf->id] = true;
+  for (int i = 0; i < e->nargs; i++) cap_expr(c, e->args[i]);
+}
+
+static void cap_stmt(captures *c, const lir_stmt *s) {
+  if (!s) return;
+  if (s->kind == LIR_S_FOR || s->kind == LIR_S_LET) c->var_bound[s->var->id] = true;
+  if (s->kind == LIR_S_STORE) c->buf_used[s->buf->id] = true;
+  if (s->kind == LIR_S_ALLOC) c->buf_alloc[s->buf->id] = true;
+  cap_expr(c, s->min);
+  cap_expr(c, s->extent);
+  cap_expr(c, s->value);
+  for (int i = 0; i < s->nidx; i++) cap_expr(c, s->idx[i]);
+  cap_stmt(c, s->body);
+  cap_stmt(c, s->else_body);
+  for (int i = 0; i < s->n; i++) cap_stmt(c, s->stmts[i]);
+}
+
+/* A parallel loop `for v in min..min+ext parallel { body }` (outermost: inner ones run serially)
+ * is outlined: its body becomes F.parK(buffers noalias..., values..., i64 lo, i64 hi) running
+ * v = min + lo .. min + hi - 1 with the buffers and variables it uses from outside (and min) as
+ * arguments, and a trampoline F.parK.t(ptr ctx, i64 lo, i64 hi) that loads them from a context
+ * array of 8-byte slots filled here; then ovta_par_for(F.parK.t, ctx, ext) (isa/parallel.c) runs
+ * the iterations on the thread pool. */
+static void g_parallel(gctx *g, const lir_stmt *s) {
+  const lir_func *f = g->f;
+  LLVMContextRef C = g->m->ctx;
+  captures c = {calloc((size_t)f->nvars + 1, 1), calloc((size_t)f->nvars + 1, 1), calloc((size_t)f->nbufs + 1, 1),
+                calloc((size_t)f->nbufs + 1, 1)};
+  int cap = f->nvars + f->nbufs + 3;
+  LLVMValueRef *vals = calloc((size_t)cap, sizeof *vals);
+  LLVMTypeRef *tys = calloc((size_t)cap, sizeof *tys);
+  int *ids = calloc((size_t)cap, sizeof *ids); /* buf id, or -1 - var id */
+  if (!c.var_used || !c.var_bound || !c.buf_used || !c.buf_alloc || !vals || !tys || !ids) {
+    if (!g->rc) g->rc = OVTA_FAIL(g->err, OVTA_ENOMEM, "%s: out of memory outlining a parallel loop", f->name);
+    goto out;
+  }
+  c.var_bound[s->var->id] = true;
+  cap_stmt(&c, s->body);
+  int n = 0;
+  for (int i = 0; i < f->nbufs; i++)
+    if (c.buf_used[i] && !c.buf_alloc[i]) vals[n] = g->bufs[i], tys[n] = g->ptr, ids[n++] = i;
+  for (int i = 0; i < f->nvars; i++)
+    if (c.var_used[i] && !c.var_bound[i]) vals[n] = g->vars[i], tys[n] = ty(g, f->vars[i]->dtype), ids[n++] = -1 - i;
+  LLVMValueRef lo = g_expr(g, s->min), ext = g_expr(g, s->extent);
+  int nc = n; /* captured; then min, lo, hi */
+  tys[n] = g->i64, tys[n + 1] = g->i64, tys[n + 2] = g->i64;
+  char name[300];
+  snprintf(name, sizeof name, "%s.par%d", f->name, g->npar++);
+  LLVMTypeRef bft = LLVMFunctionType(LLVMVoidTypeInContext(C), tys, (unsigned)n + 3, 0);
+  LLVMValueRef bfn = LLVMAddFunction(g->m->mod, name, bft);
+  LLVMSetLinkage(bfn, LLVMInternalLinkage);
+  target_attrs(g->m, bfn);
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  for (int i = 0; i < nc; i++)
+    if (ids[i] >= 0) LLVMAddAttributeAtIndex(bfn, (unsigned)i + 1, LLVMCreateEnumAttribute(C, noalias, 0));
+  /* the body function: entry (allocas), then the loop */
+  LLVMValueRef sfn = g->fn;
+  LLVMBuilderRef sb = g->b, sab = g->ab;
+  LLVMValueRef *saved = calloc((size_t)nc + 1, sizeof *saved);
+  g->fn = bfn;
+  g->b = LLVMCreateBuilderInContext(C);
+  g->ab = LLVMCreateBuilderInContext(C);
+  LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, bfn, "entry");
+  LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(C, bfn, "start");
+  LLVMPositionBuilderAtEnd(g->ab, entry);
+  LLVMPositionBuilderAtEnd(g->b, start);
+  for (int i = 0; i < nc; i++) {
+    LLVMValueRef p = LLVMGetParam(bfn, (unsigned)i);
+    if (ids[i] >= 0) saved[i] = g->bufs[ids[i]], g->bufs[ids[i]] = p;
+    else saved[i] = g->vars[-1 - ids[i]], g->vars[-1 - ids[i]] = p;
+  }
+  lir_stmt inner = *s;
+  inner.for_kind = LIR_FOR_SERIAL;
+  LLVMValueRef pmin = LLVMGetParam(bfn, (unsigned)nc), plo = LLVMGetParam(bfn, (unsigned)nc + 1),
+               phi = LLVMGetParam(bfn, (unsigned)nc + 2);
+  LLVMValueRef first = LLVMBuildNSWAdd(g->b, pmin, plo, ""), cnt = LLVMBuildNSWSub(g->b, phi, plo, "");
+  bool sp = g->in_par;
+  g->in_par = true;
+  g_for_range(g, &inner, first, cnt);
+  g->in_par = sp;
+  LLVMBuildRetVoid(g->b);
+  LLVMBuildBr(g->ab, start);
+  LLVMDisposeBuilder(g->b);
+  LLVMDisposeBuilder(g->ab);
+  for (int i = 0; i < nc; i++) {
+    if (ids[i] >= 0) g->bufs[ids[i]] = saved[i];
+    else g->vars[-1 - ids[i]] = saved[i];
+  }
+  free(saved);
+  g->fn = sfn, g->b = sb, g->ab = sab;
+  /* the trampoline: loads the slots, calls the body */
+  snprintf(name, sizeof name, "%s.par%d.t", f->name, g->npar - 1);
+  LLVMTypeRef tps[3] = {g->ptr, g->i64, g->i64};
+  LLVMTypeRef tft = LLVMFunctionType(LLVMVoidTypeInContext(C), tps, 3, 0);
+  LLVMValueRef tfn = LLVMAddFunction(g->m->mod, name, tft);
+  LLVMSetLinkage(tfn, LLVMInternalLinkage);
+  target_attrs(g->m, tfn);
+  LLVMBuilderRef tb = LLVMCreateBuilderInContext(C);
+  LLVMPositionBuilderAtEnd(tb, LLVMAppendBasicBlockInContext(C, tfn, "entry"));
+  LLVMValueRef *args = calloc((size_t)nc + 3, sizeof *args);
+  for (int i = 0; i <= nc; i++) {
+    LLVMValueRef ix = LLVMConstInt(g->i64, (unsigned long long)i, 0);
+    LLVMValueRef slot = LLVMBuildInBoundsGEP2(tb, g->i64, LLVMGetParam(tfn, 0), &ix, 1, "");
+    args[i] = LLVMBuildLoad2(tb, tys[i], slot, "");
+  }
+  args[nc + 1] = LLVMGetParam(tfn, 1), args[nc + 2] = LLVMGetParam(tfn, 2);
+  LLVMBuildCall2(tb, bft, bfn, args, (unsigned)nc + 3, "");
+  LLVMBuildRetVoid(tb);
+  LLVMDisposeBuilder(tb);
+  free(args);
+  /* the call site: the context slots, then ovta_par_for(trampoline, ctx, ext) */
+  LLVMValueRef ctx = LLVMBuildArrayAlloca(g->ab, g->i64, LLVMConstInt(g->i64, (unsigned long long)nc + 1, 0), "par.ctx");
+  vals[nc] = lo;
+  for (int i = 0; i <= nc; i++) {
+    LLVMValueRef ix = LLVMConstInt(g->i64, (unsigned long long)i, 0);
+    LLVMBuildStore(g->b, vals[i], LLVMBuildInBoundsGEP2(g->b, g->i64, ctx, &ix, 1, ""));
+  }
+  LLVMTypeRef pps[3] = {g->ptr, g->ptr, g->i64};
+  LLVMTypeRef pft = LLVMFunctionType(LLVMVoidTypeInContext(C), pps, 3, 0);
+  LLVMValueRef pf = LLVMGetNamedFunction(g->m->mod, "ovta_par_for");
+  if (!pf) {
+    pf = LLVMAddFunction(g->m->mod, "ovta_par_for", pft);
+    LLVMSetLinkage(pf, LLVMExternalLinkage);
+  }
+  LLVMValueRef pa[3] = {tfn, ctx, ext};
+  LLVMBuildCall2(g->b, pft, pf, pa, 3, "");
+out:
+  free(c.var_used), free(c.var_bound), free(c.buf_used), free(c.buf_alloc);
+  free(vals), free(tys), free(ids);
 }
 
 int lir_module_add(lir_module *m, const lir_func *f, ovta_error *err) {
@@ -806,6 +966,7 @@ static const struct {
     {"atanhf", (void *)atanhf}, {"atanh", (void *)atanh}, {"malloc", (void *)malloc}, {"free", (void *)free},
     HALF_SYMS
     {"memset", (void *)memset}, {"memcpy", (void *)memcpy}, {"memmove", (void *)memmove},
+    {"ovta_par_for", (void *)ovta_par_for},
 };
 
 int lir_jit_new(lir_jit **out, ovta_error *err) {

@@ -5,6 +5,12 @@
 //   node ort-run.js run MODEL.onnx OUTDIR NAME=FILE.npy ...   run the model, write OUTDIR/OUT.npy
 //                                                              per output (name sanitized like
 //                                                              `ovta run`: [^A-Za-z0-9._-] -> _)
+//   node ort-run.js time MODEL.onnx THREADS N NAME=FILE.npy ...
+//                                                              one warm-up run, then N timed runs with
+//                                                              THREADS intra-op threads (graph
+//                                                              optimization all): prints one line
+//                                                              `ort: median wall W ms, median CPU C ms`
+//                                                              (CPU: process.cpuUsage, all threads)
 //   node ort-run.js unit IN.npy OUT.npy                       uint8 [N,H,W] -> float32 [N,1,H,W] / 255
 //   node ort-run.js compare A.npy B.npy [ATOL RTOL]           |a-b| <= atol + rtol*|b| everywhere
 //                                                              and the same argmax per row (rank 2);
@@ -66,9 +72,50 @@ function descrOf(type) {
   die('output type ' + type + ' has no .npy form here');
 }
 
+function loadOrt() {
+  try { return require('onnxruntime-node'); } catch (e) { die('onnxruntime-node is not installed (tools/ort-ref/test-ort.sh installs it): ' + e.message); }
+}
+
+function feedsOf(ort, inputs) {
+  const feeds = {};
+  for (const a of inputs) {
+    const eq = a.indexOf('=');
+    if (eq <= 0) die('input ' + a + ': expected NAME=FILE.npy');
+    const t = readNpy(a.slice(eq + 1));
+    const data = t.type === 'bool' ? Array.from(t.data, (v) => v !== 0) : t.data;
+    feeds[a.slice(0, eq)] = new ort.Tensor(t.type, data, t.shape);
+  }
+  return feeds;
+}
+
+function median(v) {
+  const s = v.slice().sort((a, b) => a - b), n = s.length;
+  return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+async function time(model, threads, n, inputs) {
+  const ort = loadOrt();
+  const feeds = feedsOf(ort, inputs);
+  let sess;
+  try {
+    sess = await ort.InferenceSession.create(model, { executionProviders: ['cpu'], intraOpNumThreads: threads,
+      interOpNumThreads: 1, graphOptimizationLevel: 'all' });
+  } catch (e) { die(model + ': ' + e.message); }
+  await sess.run(feeds);
+  const wall = [], cpu = [];
+  for (let i = 0; i < n; i++) {
+    const w0 = process.hrtime.bigint(), c0 = process.cpuUsage();
+    await sess.run(feeds);
+    const c = process.cpuUsage(c0);
+    wall.push(Number(process.hrtime.bigint() - w0) / 1e6);
+    cpu.push((c.user + c.system) / 1e3);
+  }
+  console.log('ort: median wall ' + median(wall).toFixed(3) + ' ms, median CPU ' + median(cpu).toFixed(3) + ' ms (' + n +
+              ' runs, ' + threads + ' threads)');
+}
+
 async function run(model, outdir, inputs) {
-  let ort;
-  try { ort = require('onnxruntime-node'); } catch (e) { die('onnxruntime-node is not installed (tools/ort-ref/test-ort.sh installs it): ' + e.message); }
+  const ort = loadOrt();
   const feeds = {};
   for (const a of inputs) {
     const eq = a.indexOf('=');
@@ -133,12 +180,14 @@ function compare(fa, fb, atol, rtol) {
 const [cmd, ...args] = process.argv.slice(2);
 if (cmd === 'run' && args.length >= 2) {
   run(args[0], args[1], args.slice(2)).catch((e) => die(String(e)));
+} else if (cmd === 'time' && args.length >= 3 && Number(args[1]) >= 1 && Number(args[2]) >= 1) {
+  time(args[0], Number(args[1]), Number(args[2]), args.slice(3)).catch((e) => die(String(e)));
 } else if (cmd === 'unit' && args.length === 2) {
   unit(args[0], args[1]);
 } else if (cmd === 'compare' && (args.length === 2 || args.length === 4)) {
   const ok = compare(args[0], args[1], args.length === 4 ? Number(args[2]) : 1e-5, args.length === 4 ? Number(args[3]) : 1e-4);
   process.exit(ok ? 0 : 1);
 } else {
-  process.stderr.write('usage: ort-run.js run MODEL.onnx OUTDIR NAME=FILE.npy ... | unit IN.npy OUT.npy | compare A.npy B.npy [ATOL RTOL]\n');
+  process.stderr.write('usage: ort-run.js run MODEL.onnx OUTDIR NAME=FILE.npy ... | time MODEL.onnx THREADS N NAME=FILE.npy ... | unit IN.npy OUT.npy | compare A.npy B.npy [ATOL RTOL]\n');
   process.exit(2);
 }

@@ -10,7 +10,7 @@
 #include "ovta_plan.h"
 
 static const char *help =
-    "usage: ovta-rt run PLAN --input NAME=FILE.npy ... --output-dir DIR [--backend NAME] [--stats]\n\n"
+    "usage: ovta-rt run PLAN --input NAME=FILE.npy ... --output-dir DIR [--backend NAME] [--stats] [--threads N]\n\n"
     "Run a plan folder made by `ovta compile` (plan.json, params.bin, kernels.so) without the\n"
     "compiler: the CPU kernels from kernels.so, the accelerator nodes of a plan compiled with\n"
     "--target accel on a device. Writes DIR/OUTPUT_NAME.npy for every graph output (characters\n"
@@ -20,7 +20,8 @@ static const char *help =
     "  --output-dir DIR        where the outputs go (created; default: .)\n"
     "  --backend NAME          the device of an accelerator plan: zynq, xrt, vboard, fsim, tsim\n"
     "                          (default: fsim)\n"
-    "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n";
+    "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n"
+    "  --threads N             threads of the CPU kernels (default: every core; same results)\n";
 
 #define MAX_IN 64
 
@@ -33,6 +34,7 @@ typedef struct ropts {
   int nin;                      /* --input options */
   const char *backend;          /* --backend NAME, or NULL */
   bool stats;                   /* --stats */
+  int threads;                  /* --threads N (0: every core) */
 } ropts;
 
 static int usage(const char *msg, const char *arg) {
@@ -69,6 +71,11 @@ static int parse_args(int argc, char **argv, ropts *o) {
     } else if (opt(argc, argv, &i, "--backend", &v)) {
       if (!v) return usage("--backend needs a name", NULL);
       o->backend = v;
+    } else if (opt(argc, argv, &i, "--threads", &v)) {
+      char *end = NULL;
+      long n = v ? strtol(v, &end, 10) : 0;
+      if (!v || *end || n < 1 || n > 64) return usage("--threads needs 1..64", NULL);
+      o->threads = (int)n;
     } else if (opt(argc, argv, &i, "--stats", NULL)) {
       o->stats = true;
     } else if (argv[i][0] == '-') {
@@ -107,6 +114,7 @@ static int cmd_run(int argc, char **argv) {
   ovta_error err = {0};
   int rc = parse_args(argc, argv, &o);
   if (!rc) {
+    ovta_set_threads(o.threads); /* the pool the kernels' parallel loops call (isa/parallel.c) */
     for (int i = 0; i < o.nin && !rc; i++) rc = ovta_npy_load(o.in_file[i], &vals[i], &err);
     if (!rc) rc = open_plan(&o, &p, &err);
     if (!rc) rc = ovta_plan_set_inputs(p, o.nin, o.in_name, o.in_file, vals, &err);

@@ -39,6 +39,7 @@ static const char *help =
     "  --calib FILE.npy      calibration images, same format (default: the first 64 --images)\n"
     "  --calib-count K       use the first K calibration images (default: all, at most 1000)\n"
     "  --count N             evaluate the first N images (default: all)\n"
+    "  --threads N           threads of the CPU kernels (default: every core; same results)\n"
     "  --backend NAME        where the int8 model runs: cpu (default), fsim, tsim\n"
     "  --config NAME         hardware config of the accelerator backend (default: $OVTA_CONFIG or\n"
     "                        \"default\")\n"
@@ -265,6 +266,7 @@ typedef struct opts {
   int64_t calib_count;    /* --calib-count (-1: the default) */
   prep pp;                /* --preprocess, --mean, --std */
   bool json, quiet;       /* --json, --quiet */
+  int64_t threads;        /* --threads N (0: every core) */
 } opts;
 
 /* The results of one model (fp32 or int8) over all images. */
@@ -313,6 +315,8 @@ static int parse_valued(int argc, char **argv, int *i, opts *o) {
   const char *v;
   if (tool_opt(argc, argv, i, "--count", &v)) {
     if (!v || !tool_number(v, 1, INT64_C(1) << 40, &o->count)) return tool_usage("eval", "--count needs a number >= 1");
+  } else if (tool_opt(argc, argv, i, "--threads", &v)) {
+    if (!v || !tool_number(v, 1, 64, &o->threads)) return tool_usage("eval", "--threads needs 1..64");
   } else if (tool_opt(argc, argv, i, "--calib-count", &v)) {
     if (!v || !tool_number(v, 1, 1000, &o->calib_count)) return tool_usage("eval", "--calib-count needs 1..1000");
   } else if (tool_opt(argc, argv, i, "--preprocess", &v)) {
@@ -709,6 +713,7 @@ int ovta_cmd_eval(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   int rc = parse_args(argc, argv, &r.o);
   if (rc) return rc < 0 ? 0 : rc;
+  ovta_set_threads((int)r.o.threads);
   r.t_start = ovta_now_s();
   ovta_error err = {0};
   /* the data, the model (then its classes and the reference logits), both compiles, the run */

@@ -53,6 +53,7 @@ static const char *help =
     "  --calib FILE.npy       calibration samples for a float model (default: --images)\n"
     "  --calib-count N        use the first N calibration samples (default up to 64)\n"
     "  --vt N                 virtual threads 1 or 2 (default 2) when compiling\n"
+    "  --threads N            threads of the CPU kernels (default: every core; same results)\n"
     "  --json                 print one JSON object instead of the table\n"
     "  --json-out FILE        also write that JSON object to FILE (with the table on stdout)\n"
     "  --output-dir DIR       write the model's outputs as DIR/NAME.npy (like `ovta run`)\n"
@@ -90,6 +91,7 @@ typedef struct popts {
   int64_t calib_count;     /* --calib-count N (0: up to OVTA_CALIB_DEFAULT_COUNT) */
   int64_t vt;              /* --vt 1|2 (0: the default) */
   bool json;               /* --json */
+  int64_t threads;         /* --threads N (0: every core) */
 } popts;
 
 /* ---------------------------------------------------------------- 2. Model and input */
@@ -565,6 +567,8 @@ static int parse_one(int argc, char **argv, int *i, popts *o) {
     o->calib = v;
   } else if (tool_opt(argc, argv, i, "--calib-count", &v)) {
     if (!v || !tool_number(v, 1, 100000, &o->calib_count)) return tool_usage("profile", "--calib-count needs a count");
+  } else if (tool_opt(argc, argv, i, "--threads", &v)) {
+    if (!v || !tool_number(v, 1, 64, &o->threads)) return tool_usage("profile", "--threads needs 1..64");
   } else if (tool_opt(argc, argv, i, "--vt", &v)) {
     if (!v || !tool_number(v, 1, 2, &o->vt)) return tool_usage("profile", "--vt needs 1 or 2");
   } else if (tool_opt(argc, argv, i, "--json", NULL)) {
@@ -629,6 +633,7 @@ int ovta_cmd_profile(int argc, char **argv) {
     free((char *)o.input_name);
     return rc < 0 ? 0 : rc;
   }
+  ovta_set_threads((int)o.threads);
   ovta_error err = {0};
   char raw[4096] = "";
   ovta_dev_opts dopts = {0};

@@ -21,7 +21,10 @@ static const char *help =
     "                          RGBA, palette; 8 or 16 bits) is fed as float32 [1,C,H,W] =\n"
     "                          pixel/255 (gray: C = 1)\n"
     "  --output-dir DIR        where the outputs go (created; default: .)\n"
-    "  --repeat N              run N times and print the mean time per run\n"
+    "  --repeat N              after one untimed run, N timed runs: prints the mean wall time\n"
+    "                          per run and the medians of the wall and CPU (all threads) time\n"
+    "  --threads N             threads for the CPU kernels' parallel loops (default: every\n"
+    "                          core); results are the same for any N\n"
     "  --backend NAME          cpu, or a device (fsim, tsim, ...) for a folder compiled with\n"
     "                          `ovta compile --target accel` (default for those: fsim)\n"
     "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n";
@@ -38,6 +41,7 @@ typedef struct ropts {
   int64_t repeat;               /* --repeat N (0: once, untimed) */
   const char *backend;          /* --backend NAME, or NULL */
   bool stats;                   /* --stats */
+  int64_t threads;              /* --threads N (0: every core) */
 } ropts;
 
 /* All arguments into o: 0, 2 on a usage error, -1 after --help. */
@@ -63,6 +67,8 @@ static int parse_args(int argc, char **argv, ropts *o) {
       o->stats = true;
     } else if (tool_opt(argc, argv, &i, "--repeat", &v)) {
       if (!v || !tool_number(v, 1, 1000000, &o->repeat)) return tool_usage("run", "--repeat needs a count");
+    } else if (tool_opt(argc, argv, &i, "--threads", &v)) {
+      if (!v || !tool_number(v, 1, 64, &o->threads)) return tool_usage("run", "--threads needs 1..64");
     } else if (argv[i][0] == '-') {
       return tool_usage("run", "unknown option %s", argv[i]);
     } else if (!o->model) {
@@ -135,14 +141,37 @@ static int feed_inputs(const ropts *o, ovta_exec *e, ovta_tensor *const *vals, o
   return ovta_plan_set_inputs(ovta_exec_plan(e), o->nin, o->in_name, o->in_file, a, err);
 }
 
-/* One run, then --repeat N timed runs. */
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (sorted in place). */
+static double median(double *v, int64_t n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* One run, then --repeat N timed runs: the mean wall time, the median wall and CPU times. */
 static int run_model(const ropts *o, ovta_exec *e, ovta_error *err) {
   int rc = ovta_exec_run(e, err);
   if (rc || o->repeat <= 0) return rc;
+  double *wall = malloc(sizeof(double) * (size_t)o->repeat), *cpu = malloc(sizeof(double) * (size_t)o->repeat);
+  if (!wall || !cpu) {
+    free(wall), free(cpu);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %lld timings", (long long)o->repeat);
+  }
   double a = ovta_now_s();
-  for (int64_t r = 0; r < o->repeat && !rc; r++) rc = ovta_exec_run(e, err);
+  for (int64_t r = 0; r < o->repeat && !rc; r++) {
+    double w0 = ovta_now_s(), c0 = ovta_cpu_s();
+    rc = ovta_exec_run(e, err);
+    wall[r] = ovta_now_s() - w0, cpu[r] = ovta_cpu_s() - c0;
+  }
   double us = (ovta_now_s() - a) * 1e6 / (double)o->repeat;
-  printf("time per run: %.3f us (%lld runs)\n", us, (long long)o->repeat);
+  if (!rc)
+    printf("time per run: %.3f us (%lld runs, %d threads); median %.3f us, CPU time median %.3f us\n", us,
+           (long long)o->repeat, ovta_get_threads(), median(wall, o->repeat) * 1e6, median(cpu, o->repeat) * 1e6);
+  free(wall), free(cpu);
   return rc;
 }
 
@@ -166,6 +195,7 @@ int ovta_cmd_run(int argc, char **argv) {
   ovta_graph *g = NULL;
   ovta_exec *e = NULL;
   if (rc) goto done; /* usage (2) or --help (-1) */
+  ovta_set_threads((int)o.threads);
   for (int i = 0; i < o.nin && !rc; i++) rc = tool_input_read(o.in_file[i], o.in_name[i], &vals[i], &err);
   if (!rc) rc = open_plan(&o, vals, &g, &e, &err);
   if (!rc) rc = feed_inputs(&o, e, vals, &err);
