@@ -381,12 +381,12 @@ static LLVMValueRef g_call_t(gctx *g, const lir_expr *e, LLVMValueRef *a, LLVMTy
 
 static LLVMValueRef g_call(gctx *g, const lir_expr *e) {
   if (e->op == LIR_OPAQUE) return g_runtime_call(g, e); /* the verifier let only runtime calls through */
-  LLVMValueRef a[2];
-  for (int i = 0; i < e->nargs && i < 2; i++) a[i] = g_expr(g, e->args[i]);
+  LLVMValueRef a[3];
+  for (int i = 0; i < e->nargs && i < 3; i++) a[i] = g_expr(g, e->args[i]);
   if (e->dtype != LIR_F16) return g_call_t(g, e, a, ty(g, e->dtype), e->dtype == LIR_F32);
   /* f16: computed in f32, rounded to f16 once */
   LLVMTypeRef f = LLVMFloatTypeInContext(g->m->ctx);
-  for (int i = 0; i < e->nargs && i < 2; i++) a[i] = LLVMBuildFPExt(g->b, a[i], f, "");
+  for (int i = 0; i < e->nargs && i < 3; i++) a[i] = LLVMBuildFPExt(g->b, a[i], f, "");
   return LLVMBuildFPTrunc(g->b, g_call_t(g, e, a, f, true), ty(g, LIR_F16), "");
 }
 
@@ -400,6 +400,7 @@ static LLVMValueRef g_call_t(gctx *g, const lir_expr *e, LLVMValueRef *a, LLVMTy
   case LIR_CEIL: return intrinsic(g, "llvm.ceil", t, 1, a);
   case LIR_ROUND_EVEN: return intrinsic(g, "llvm.rint", t, 1, a); /* default rounding mode: half to even */
   case LIR_POW: return intrinsic(g, "llvm.pow", t, 2, a);
+  case LIR_FMULADD: return intrinsic(g, "llvm.fmuladd", t, 3, a);
   case LIR_TANH: return libcall(g, f32 ? "tanhf" : "tanh", t, 1, a);
   case LIR_ERF: return libcall(g, f32 ? "erff" : "erf", t, 1, a);
   case LIR_SIN: return intrinsic(g, "llvm.sin", t, 1, a);

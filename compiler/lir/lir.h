@@ -120,6 +120,8 @@ typedef enum lir_intrin {
   LIR_ERF, LIR_POW, LIR_SIGMOID, /* sigmoid: 1/(1+exp(-x)) */
   LIR_SIN, LIR_COS, LIR_TAN, LIR_ASIN, LIR_ACOS, LIR_ATAN, /* libm's, float only */
   LIR_SINH, LIR_COSH, LIR_ASINH, LIR_ACOSH, LIR_ATANH,
+  LIR_FMULADD,    /* fmuladd(a, b, c) = a * b + c, float only; fused into one rounding where the
+                     CPU has an FMA (llvm.fmuladd), so the vectorizer may use FMA instructions */
   LIR_OPAQUE,     /* named accelerator or runtime intrinsic (callee), not CPU-compilable */
   LIR_INTRIN_COUNT
 } lir_intrin;

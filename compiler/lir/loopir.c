@@ -762,7 +762,7 @@ static int v_expr(vctx *c, const lir_expr *e) {
     }
     if ((unsigned)e->op >= LIR_INTRIN_COUNT)
       return OVTA_FAIL(c->err, OVTA_EINVAL, "%s: bad intrinsic %d", fn, e->op);
-    int want = e->op == LIR_POW ? 2 : 1;
+    int want = e->op == LIR_POW ? 2 : e->op == LIR_FMULADD ? 3 : 1;
     if (e->nargs != want)
       return OVTA_FAIL(c->err, OVTA_EINVAL, "%s: intrinsic %d with %d args", fn, e->op, e->nargs);
     bool int_ok = e->op == LIR_ABS;
@@ -885,7 +885,7 @@ static const char *const BIN_SYM[LIR_BINOP_COUNT] = {
     "&", "|", "^", "==", "!=", "<", "<=", ">", ">="};
 static const char *const INTRIN_NAMES[LIR_INTRIN_COUNT] = {
     "exp", "log", "tanh", "sqrt", "abs", "floor", "ceil", "round_even", "erf", "pow", "sigmoid",
-    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "opaque"};
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "fmuladd", "opaque"};
 
 static void d_expr(FILE *o, const lir_expr *e) {
   switch (e->kind) {

@@ -1,0 +1,188 @@
+/* conv_tiled.c: the fast schedules of float 2-D convs (cpu_conv_core takes them when they
+ * apply): a register-tiled direct conv and a depthwise one. The rules are those of Conv
+ * (conv.c: Y[n, m, oh, ow] = sum_{c, kh, kw} X[n, g*Cg + c, oh*sh - pt + kh*dh, ow*sw - pl + kw*dw]
+ * * W[m, c, kh, kw], zero outside X, then the post-op of the accumulator). Every output element
+ * is summed by one thread over (c, kh, kw) in that order from 0 (the post-op adds the bias), so
+ * results do not depend on the thread count. */
+
+#include "cpu_internal.h"
+
+#define TILE_M 8  /* output channels of a register tile */
+#define TILE_W 16 /* output positions of a register tile (two 8-float vectors) */
+
+/* The geometry of one conv: padded input planes XP[C][PH][PW] (zeros around X's interior at
+ * (pt, pl)) and how outputs map onto them. flat: stride 1, the output positions p = oh*PW + ow
+ * of a plane PW wide (columns ow >= OW computed and dropped), tiles of TILE_W consecutive p;
+ * else per output row, tiles of TILE_W columns, and each padded row stored as its sw phases
+ * (column x at (x % sw) * PWs + x / sw, PW = sw * PWs): the input columns of consecutive outputs
+ * ow*sw + kw*dw are then consecutive in phase (kw*dw) % sw, from ow + (kw*dw) / sw. */
+typedef struct geom {
+  int64_t N, C, IH, IW, M, Cg, KH, KW, OH, OW, G; /* shapes, groups */
+  int64_t sh, sw, dh, dw, pt, pl;                 /* strides, dilations, leading pads */
+  int64_t PH, PW, plane;                          /* padded plane: rows, row length, PH*PW */
+  int64_t PWs;                                    /* a phase's columns (PW / sw) */
+  bool flat;                                      /* stride 1: flat output positions */
+  int64_t tiles;                                  /* spatial tiles per output channel */
+  int64_t xp_len;                                 /* XP's elements (tail margin included) */
+} geom;
+
+static void geom_of(const lir_buf *X, const lir_buf *W, const lir_buf *Y, const convp *c, int64_t G, geom *q) {
+  q->N = X->shape[0], q->C = X->shape[1], q->IH = X->shape[2], q->IW = X->shape[3];
+  q->M = W->shape[0], q->Cg = W->shape[1], q->KH = W->shape[2], q->KW = W->shape[3];
+  q->OH = Y->shape[2], q->OW = Y->shape[3], q->G = G;
+  q->sh = c->stride[0], q->sw = c->stride[1], q->dh = c->dil[0], q->dw = c->dil[1];
+  q->pt = c->pad[0], q->pl = c->pad[1];
+  q->flat = q->sh == 1 && q->sw == 1;
+  int64_t rows = (q->OH - 1) * q->sh + (q->KH - 1) * q->dh + 1, cols = (q->OW - 1) * q->sw + (q->KW - 1) * q->dw + 1;
+  int64_t wb = (q->OW + TILE_W - 1) / TILE_W;
+  q->PH = rows > q->IH + q->pt ? rows : q->IH + q->pt;
+  q->PW = cols > q->IW + q->pl ? cols : q->IW + q->pl;
+  if (!q->flat && (wb * TILE_W - 1) * q->sw + (q->KW - 1) * q->dw + 1 > q->PW)
+    q->PW = (wb * TILE_W - 1) * q->sw + (q->KW - 1) * q->dw + 1;
+  q->PWs = (q->PW + q->sw - 1) / q->sw;
+  q->PW = q->PWs * q->sw;
+  q->plane = q->PH * q->PW;
+  q->tiles = q->flat ? (q->OH * q->PW + TILE_W - 1) / TILE_W : q->OH * wb;
+  /* the last tile of the last channel reads up to TILE_W - 1 positions past its plane */
+  q->xp_len = q->C * q->plane + TILE_W * q->sw + q->PW;
+}
+
+/* XP = 0, then X[n]'s interior copied in: a parallel loop over channels. */
+static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n) {
+  lir_var *c = lir_var_new(F, "c", LIR_I64), *z = lir_var_new(F, "z", LIR_I64);
+  lir_var *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64);
+  lir_expr *C = lir_ref(F, c), *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
+  lir_expr *cb = lir_muli(F, C, q->plane);
+  lir_stmt *zero = lir_for(F, z, I(0), I(q->plane), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, cb, Z), lir_f32(F, 0)));
+  lir_expr *col = lir_addi(F, Wv, q->pl);
+  if (q->sw > 1) col = lir_add(F, lir_muli(F, lir_bin(F, LIR_MOD, col, I(q->sw)), q->PWs), lir_bin(F, LIR_DIV, col, I(q->sw)));
+  lir_expr *dst = lir_add(F, cb, lir_add(F, lir_muli(F, lir_addi(F, H, q->pt), q->PW), col));
+  lir_stmt *copy = lir_for(F, h, I(0), I(q->IH), LIR_FOR_SERIAL, lir_for(F, w, I(0), I(q->IW), LIR_FOR_VECTORIZED,
+      lir_store1(F, XP, dst, lir_load(F, X, (lir_expr *[]){n, C, H, Wv}))));
+  /* the tail margin past the last plane */
+  lir_var *t = lir_var_new(F, "t", LIR_I64);
+  lir_stmt *tail = lir_for(F, t, I(q->C * q->plane), I(q->xp_len - q->C * q->plane), LIR_FOR_SERIAL,
+                           lir_store1(F, XP, lir_ref(F, t), lir_f32(F, 0)));
+  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, SEQ(zero, copy)), tail);
+}
+
+/* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
+ * step s): acc[i][j] = sum_r XP[base + off[r] + j*s] * W[m0 + i, r] over r = (c, kh, kw), the
+ * i loop unrolled and the j loop vectorized so the accumulators stay in vector registers. */
+static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, int64_t R,
+                          lir_expr *m0, lir_expr *base, int64_t s) {
+  lir_var *r = lir_var_new(F, "r", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_var *o = lir_var_new(F, "o", LIR_I64), *wv = lir_var_new(F, "wv", LIR_F32);
+  lir_var *i0 = lir_var_new(F, "i", LIR_I64), *j0 = lir_var_new(F, "j", LIR_I64);
+  lir_expr *Rr = lir_ref(F, r), *Iv = lir_ref(F, i), *J = lir_ref(F, j);
+  lir_expr *x = lir_load1(F, XP, lir_add(F, lir_ref(F, o), lir_muli(F, J, s)));
+  lir_expr *ai[2] = {Iv, J};
+  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
+  lir_stmt *jl = lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
+  lir_expr *w = lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rr}); /* W viewed [M, R] */
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, w, jl));
+  lir_stmt *rl = lir_for(F, r, I(0), I(R), LIR_FOR_SERIAL, lir_let(F, o, lir_add(F, lir_load1(F, off, Rr), base), il));
+  lir_expr *zi[2] = {lir_ref(F, i0), lir_ref(F, j0)};
+  lir_stmt *init = lir_for(F, i0, I(0), I(mt), LIR_FOR_UNROLLED,
+                           lir_for(F, j0, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, zi, lir_f32(F, 0))));
+  return SEQ(init, rl);
+}
+
+/* The tiled conv: for n: XP = padded X[n]; off[r] = c*plane + kh*dh*PW + kw*dw; then in parallel
+ * over blocks of mt output channels (mt: 8, or 4, 2, 1 dividing M/G), every spatial tile summed
+ * (tile_sum) and stored through the post-op. */
+static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
+  int64_t Mg = q->M / q->G, R = q->Cg * q->KH * q->KW;
+  int64_t mt = Mg % 8 == 0 ? 8 : Mg % 4 == 0 ? 4 : Mg % 2 == 0 ? 2 : 1;
+  int64_t xl = q->xp_len, acc_sh[2] = {TILE_M, TILE_W};
+  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
+  lir_buf *off = lir_buf_new(F, "off", LIR_I64, 1, &R, LIR_SCOPE_LOCAL);
+  view(W, 2, (int64_t[]){q->M, R});
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
+  /* off[r] */
+  lir_var *c = lir_var_new(F, "c", LIR_I64), *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64);
+  lir_expr *Cv = lir_ref(F, c), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
+  lir_expr *ri = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->KH), KH), q->KW), KW);
+  lir_expr *kx = lir_muli(F, KW, q->dw); /* the column within a row, or its phase and start */
+  if (q->sw > 1) kx = lir_add(F, lir_muli(F, lir_bin(F, LIR_MOD, kx, I(q->sw)), q->PWs), lir_bin(F, LIR_DIV, kx, I(q->sw)));
+  lir_expr *ov = lir_add(F, lir_muli(F, Cv, q->plane), lir_add(F, lir_muli(F, KH, q->dh * q->PW), kx));
+  lir_stmt *offs = lir_for(F, c, I(0), I(q->Cg), LIR_FOR_SERIAL, lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL,
+      lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL, lir_store1(F, off, ri, ov))));
+  /* per image */
+  lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
+  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt), *T = lir_ref(F, t);
+  lir_expr *cbase = lir_muli(F, lir_muli(F, lir_bin(F, LIR_DIV, m0, I(Mg)), q->Cg), q->plane);
+  lir_expr *base, *oh, *ow0;
+  if (q->flat) {
+    base = lir_muli(F, T, TILE_W);
+    oh = ow0 = NULL;
+  } else {
+    int64_t wb = (q->OW + TILE_W - 1) / TILE_W;
+    oh = lir_bin(F, LIR_DIV, T, I(wb));
+    ow0 = lir_muli(F, lir_bin(F, LIR_MOD, T, I(wb)), TILE_W);
+    base = lir_add(F, lir_muli(F, oh, q->sh * q->PW), ow0);
+  }
+  lir_stmt *sum = tile_sum(l, acc, XP, W, off, mt, R, m0, lir_add(F, cbase, base), 1);
+  /* the stores: position j of the tile, when it is an output */
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *ok, *yi[4];
+  if (q->flat) {
+    lir_expr *pos = lir_add(F, lir_muli(F, T, TILE_W), J);
+    yi[2] = lir_bin(F, LIR_DIV, pos, I(q->PW)), yi[3] = lir_bin(F, LIR_MOD, pos, I(q->PW));
+    ok = lir_bin(F, LIR_AND, lir_bin(F, LIR_LT, pos, I(q->OH * q->PW)), lir_bin(F, LIR_LT, yi[3], I(q->OW)));
+  } else {
+    yi[2] = oh, yi[3] = lir_add(F, ow0, J);
+    ok = lir_bin(F, LIR_LT, yi[3], I(q->OW));
+  }
+  yi[0] = Nv, yi[1] = m;
+  lir_stmt *st = lir_if(F, ok, cpu_post_store(l, p, Y, yi, m, lir_load(F, acc, (lir_expr *[]){Iv, J})), NULL);
+  lir_stmt *stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
+  lir_stmt *tiles = lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, lir_alloc_stmt(F, acc, tiles));
+  lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
+  F->body = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, off, SEQ(offs, img)));
+  return 0;
+}
+
+/* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
+ * padded plane of that channel copied into a local buffer, then per output row a row accumulator
+ * summed over (kh, kw) with the column loop innermost and vectorized (fmuladd). */
+static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
+  int64_t plane = q->plane + TILE_W * q->sw, OW = q->OW;
+  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &plane, LIR_SCOPE_LOCAL);
+  lir_buf *row = lir_buf_new(F, "row", LIR_F32, 1, &OW, LIR_SCOPE_LOCAL);
+  lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *z = lir_var_new(F, "z", LIR_I64);
+  lir_var *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
+  lir_var *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_var *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64), *wv = lir_var_new(F, "wv", LIR_F32);
+  lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
+  lir_expr *OH = lir_ref(F, oh), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw), *J = lir_ref(F, j);
+  view1(W);
+  lir_stmt *zero = lir_for(F, z, I(0), I(plane), LIR_FOR_VECTORIZED, lir_store1(F, XP, Z, lir_f32(F, 0)));
+  lir_expr *dst = lir_add(F, lir_muli(F, lir_addi(F, H, q->pt), q->PW), lir_addi(F, Wv, q->pl));
+  lir_stmt *copy = lir_for(F, h, I(0), I(q->IH), LIR_FOR_SERIAL, lir_for(F, w, I(0), I(q->IW), LIR_FOR_VECTORIZED,
+      lir_store1(F, XP, dst, lir_load(F, X, (lir_expr *[]){Nv, Cv, H, Wv}))));
+  lir_expr *J0 = lir_ref(F, j0), *J1 = lir_ref(F, j1);
+  lir_stmt *init = lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J0, lir_f32(F, 0)));
+  lir_expr *xo = lir_add(F, lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, OH, q->sh), lir_muli(F, KH, q->dh)), q->PW),
+                                    lir_muli(F, KW, q->dw)), lir_muli(F, J, q->sw));
+  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){lir_load1(F, XP, xo), lir_ref(F, wv), lir_load1(F, row, J)});
+  lir_expr *wi = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->KH), KH), q->KW), KW);
+  lir_stmt *acc = lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL, lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL,
+      lir_let(F, wv, lir_load1(F, W, wi), lir_for(F, j, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J, fma)))));
+  lir_stmt *store = lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED,
+                            cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J1}, Cv, lir_load1(F, row, J1)));
+  lir_stmt *rows = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, SEQ(init, acc, store));
+  lir_stmt *chan = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, row, SEQ(zero, copy, rows)));
+  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan));
+  return 0;
+}
+
+int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, const post *p) {
+  if (c->k != 2 || X->dtype != LIR_F32 || W->dtype != LIR_F32 || Y->dtype != LIR_F32) return 1;
+  geom q;
+  geom_of(X, W, Y, c, G, &q);
+  if (G == q.C && q.Cg == 1 && q.M == q.C) return conv_depthwise(l, X, W, Y, &q, p);
+  if (q.Cg * q.KH * q.KW < 4) return 1; /* too little to sum per output: the generic schedule */
+  return conv_tiled(l, X, W, Y, &q, p);
+}
