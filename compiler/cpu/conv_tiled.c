@@ -8,23 +8,24 @@
 #include "cpu_internal.h"
 
 #define TILE_M 8  /* output channels of a register tile */
-#define TILE_W 16 /* output positions of a register tile (two 8-float vectors) */
+#define TILE_W 32 /* output positions of a register tile (two 16-float vectors) */
 
-/* The geometry of one conv: padded input planes XP[C][PH][PW] (zeros around X's interior at
- * (pt, pl)) and how outputs map onto them. flat: stride 1, the output positions p = oh*PW + ow
- * of a plane PW wide (columns ow >= OW computed and dropped), tiles of TILE_W consecutive p;
- * else per output row, tiles of TILE_W columns, and each padded row stored as its sw phases
- * (column x at (x % sw) * PWs + x / sw, PW = sw * PWs): the input columns of consecutive outputs
- * ow*sw + kw*dw are then consecutive in phase (kw*dw) % sw, from ow + (kw*dw) / sw. */
+/* The geometry of one conv: X[n] zero-padded and split into its stride phases: plane
+ * (c, a, b) of XP holds the padded input rows y = a (mod sh) and columns x = b (mod sw), element
+ * (y / sh, x / sw), PHs x PWs. Output (oh, ow) reads tap (kh, kw) at padded (oh*sh + kh*dh,
+ * ow*sw + kw*dw): plane (c, (kh*dh) % sh, (kw*dw) % sw), element p + ((kh*dh) / sh) * PWs +
+ * (kw*dw) / sw with p = oh * PWs + ow. So the output positions p of a PWs-wide plane (columns
+ * ow >= OW computed and dropped) read consecutive inputs, whatever the stride: tiles of TILE_W
+ * consecutive p. */
 typedef struct geom {
   int64_t N, C, IH, IW, M, Cg, KH, KW, OH, OW, G; /* shapes, groups */
   int64_t sh, sw, dh, dw, pt, pl;                 /* strides, dilations, leading pads */
-  int64_t PH, PW, plane;                          /* padded plane: rows, row length, PH*PW */
-  int64_t PWs;                                    /* a phase's columns (PW / sw) */
-  bool flat;                                      /* stride 1: flat output positions */
+  int64_t PHs, PWs, plane;                        /* a phase plane: rows, columns, PHs*PWs */
   int64_t tiles;                                  /* spatial tiles per output channel */
   int64_t xp_len;                                 /* XP's elements (tail margin included) */
 } geom;
+
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void geom_of(const lir_buf *X, const lir_buf *W, const lir_buf *Y, const convp *c, int64_t G, geom *q) {
   q->N = X->shape[0], q->C = X->shape[1], q->IH = X->shape[2], q->IW = X->shape[3];
@@ -32,38 +33,48 @@ static void geom_of(const lir_buf *X, const lir_buf *W, const lir_buf *Y, const 
   q->OH = Y->shape[2], q->OW = Y->shape[3], q->G = G;
   q->sh = c->stride[0], q->sw = c->stride[1], q->dh = c->dil[0], q->dw = c->dil[1];
   q->pt = c->pad[0], q->pl = c->pad[1];
-  q->flat = q->sh == 1 && q->sw == 1;
-  int64_t rows = (q->OH - 1) * q->sh + (q->KH - 1) * q->dh + 1, cols = (q->OW - 1) * q->sw + (q->KW - 1) * q->dw + 1;
-  int64_t wb = (q->OW + TILE_W - 1) / TILE_W;
-  q->PH = rows > q->IH + q->pt ? rows : q->IH + q->pt;
-  q->PW = cols > q->IW + q->pl ? cols : q->IW + q->pl;
-  if (!q->flat && (wb * TILE_W - 1) * q->sw + (q->KW - 1) * q->dw + 1 > q->PW)
-    q->PW = (wb * TILE_W - 1) * q->sw + (q->KW - 1) * q->dw + 1;
-  q->PWs = (q->PW + q->sw - 1) / q->sw;
-  q->PW = q->PWs * q->sw;
-  q->plane = q->PH * q->PW;
-  q->tiles = q->flat ? (q->OH * q->PW + TILE_W - 1) / TILE_W : q->OH * wb;
-  /* the last tile of the last channel reads up to TILE_W - 1 positions past its plane */
-  q->xp_len = q->C * q->plane + TILE_W * q->sw + q->PW;
+  /* the interior, and every tap of every output */
+  q->PHs = imax((q->IH + q->pt + q->sh - 1) / q->sh, q->OH + (q->KH - 1) * q->dh / q->sh);
+  q->PWs = imax((q->IW + q->pl + q->sw - 1) / q->sw, q->OW + (q->KW - 1) * q->dw / q->sw);
+  q->plane = q->PHs * q->PWs;
+  q->tiles = (q->OH * q->PWs + TILE_W - 1) / TILE_W;
+  /* the last tile of the last plane reads up to TILE_W - 1 + PWs positions past it */
+  q->xp_len = q->C * q->sh * q->sw * q->plane + TILE_W + q->PWs;
 }
 
-/* XP = 0, then X[n]'s interior copied in: a parallel loop over channels. */
-static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n) {
-  lir_var *c = lir_var_new(F, "c", LIR_I64), *z = lir_var_new(F, "z", LIR_I64);
-  lir_var *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64);
-  lir_expr *C = lir_ref(F, c), *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
-  lir_expr *cb = lir_muli(F, C, q->plane);
-  lir_stmt *zero = lir_for(F, z, I(0), I(q->plane), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, cb, Z), lir_f32(F, 0)));
-  lir_expr *col = lir_addi(F, Wv, q->pl);
-  if (q->sw > 1) col = lir_add(F, lir_muli(F, lir_bin(F, LIR_MOD, col, I(q->sw)), q->PWs), lir_bin(F, LIR_DIV, col, I(q->sw)));
-  lir_expr *dst = lir_add(F, cb, lir_add(F, lir_muli(F, lir_addi(F, H, q->pt), q->PW), col));
+/* Channel C of X[n] into its phase planes at XP[cb..]: zeros, then the interior. */
+static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n, lir_expr *C, lir_expr *cb) {
+  lir_var *z = lir_var_new(F, "z", LIR_I64), *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64);
+  lir_expr *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
+  int64_t cplane = q->sh * q->sw * q->plane;
+  lir_stmt *zero = lir_for(F, z, I(0), I(cplane), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, cb, Z), lir_f32(F, 0)));
+  lir_expr *y = lir_addi(F, H, q->pt), *x = lir_addi(F, Wv, q->pl);
+  lir_expr *ya = q->sh > 1 ? lir_bin(F, LIR_MOD, y, I(q->sh)) : I(0), *yr = q->sh > 1 ? lir_bin(F, LIR_DIV, y, I(q->sh)) : y;
+  lir_expr *xb = q->sw > 1 ? lir_bin(F, LIR_MOD, x, I(q->sw)) : I(0), *xr = q->sw > 1 ? lir_bin(F, LIR_DIV, x, I(q->sw)) : x;
+  lir_expr *pl = lir_add(F, lir_muli(F, ya, q->sw), xb); /* the phase plane */
+  lir_expr *dst = lir_add(F, cb, lir_add(F, lir_muli(F, pl, q->plane), lir_add(F, lir_muli(F, yr, q->PWs), xr)));
   lir_stmt *copy = lir_for(F, h, I(0), I(q->IH), LIR_FOR_SERIAL, lir_for(F, w, I(0), I(q->IW), LIR_FOR_VECTORIZED,
       lir_store1(F, XP, dst, lir_load(F, X, (lir_expr *[]){n, C, H, Wv}))));
-  /* the tail margin past the last plane */
-  lir_var *t = lir_var_new(F, "t", LIR_I64);
-  lir_stmt *tail = lir_for(F, t, I(q->C * q->plane), I(q->xp_len - q->C * q->plane), LIR_FOR_SERIAL,
+  return SEQ(zero, copy);
+}
+
+/* Where tap (kh, kw) of input channel c (of the group) starts in XP, for output position 0. */
+static lir_expr *tap_off(L *l, const geom *q, lir_expr *Cv, lir_expr *KH, lir_expr *KW) {
+  lir_expr *ty = lir_muli(F, KH, q->dh), *tx = lir_muli(F, KW, q->dw);
+  lir_expr *pa = q->sh > 1 ? lir_bin(F, LIR_MOD, ty, I(q->sh)) : I(0), *pb = q->sw > 1 ? lir_bin(F, LIR_MOD, tx, I(q->sw)) : I(0);
+  lir_expr *ra = q->sh > 1 ? lir_bin(F, LIR_DIV, ty, I(q->sh)) : ty, *rb = q->sw > 1 ? lir_bin(F, LIR_DIV, tx, I(q->sw)) : tx;
+  lir_expr *plane = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->sh), pa), q->sw), pb);
+  return lir_add(F, lir_muli(F, plane, q->plane), lir_add(F, lir_muli(F, ra, q->PWs), rb));
+}
+
+/* XP = X[n] in phase planes (a parallel loop over channels), then the zero tail margin. */
+static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n) {
+  lir_var *c = lir_var_new(F, "c", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
+  int64_t cplane = q->sh * q->sw * q->plane;
+  lir_expr *C = lir_ref(F, c);
+  lir_stmt *tail = lir_for(F, t, I(q->C * cplane), I(q->xp_len - q->C * cplane), LIR_FOR_SERIAL,
                            lir_store1(F, XP, lir_ref(F, t), lir_f32(F, 0)));
-  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, SEQ(zero, copy)), tail);
+  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane))), tail);
 }
 
 /* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
@@ -88,7 +99,7 @@ static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf *
   return SEQ(init, rl);
 }
 
-/* The tiled conv: for n: XP = padded X[n]; off[r] = c*plane + kh*dh*PW + kw*dw; then in parallel
+/* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
  * over blocks of mt output channels (mt: 8, or 4, 2, 1 dividing M/G), every spatial tile summed
  * (tile_sum) and stored through the post-op. */
 static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
@@ -103,37 +114,20 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, c
   lir_var *c = lir_var_new(F, "c", LIR_I64), *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
   lir_expr *ri = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->KH), KH), q->KW), KW);
-  lir_expr *kx = lir_muli(F, KW, q->dw); /* the column within a row, or its phase and start */
-  if (q->sw > 1) kx = lir_add(F, lir_muli(F, lir_bin(F, LIR_MOD, kx, I(q->sw)), q->PWs), lir_bin(F, LIR_DIV, kx, I(q->sw)));
-  lir_expr *ov = lir_add(F, lir_muli(F, Cv, q->plane), lir_add(F, lir_muli(F, KH, q->dh * q->PW), kx));
+  lir_expr *ov = tap_off(l, q, Cv, KH, KW);
   lir_stmt *offs = lir_for(F, c, I(0), I(q->Cg), LIR_FOR_SERIAL, lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL,
       lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL, lir_store1(F, off, ri, ov))));
   /* per image */
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt), *T = lir_ref(F, t);
-  lir_expr *cbase = lir_muli(F, lir_muli(F, lir_bin(F, LIR_DIV, m0, I(Mg)), q->Cg), q->plane);
-  lir_expr *base, *oh, *ow0;
-  if (q->flat) {
-    base = lir_muli(F, T, TILE_W);
-    oh = ow0 = NULL;
-  } else {
-    int64_t wb = (q->OW + TILE_W - 1) / TILE_W;
-    oh = lir_bin(F, LIR_DIV, T, I(wb));
-    ow0 = lir_muli(F, lir_bin(F, LIR_MOD, T, I(wb)), TILE_W);
-    base = lir_add(F, lir_muli(F, oh, q->sh * q->PW), ow0);
-  }
-  lir_stmt *sum = tile_sum(l, acc, XP, W, off, mt, R, m0, lir_add(F, cbase, base), 1);
+  lir_expr *cbase = lir_muli(F, lir_muli(F, lir_bin(F, LIR_DIV, m0, I(Mg)), q->Cg), q->sh * q->sw * q->plane);
+  lir_stmt *sum = tile_sum(l, acc, XP, W, off, mt, R, m0, lir_add(F, cbase, lir_muli(F, T, TILE_W)), 1);
   /* the stores: position j of the tile, when it is an output */
   lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
-  lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *ok, *yi[4];
-  if (q->flat) {
-    lir_expr *pos = lir_add(F, lir_muli(F, T, TILE_W), J);
-    yi[2] = lir_bin(F, LIR_DIV, pos, I(q->PW)), yi[3] = lir_bin(F, LIR_MOD, pos, I(q->PW));
-    ok = lir_bin(F, LIR_AND, lir_bin(F, LIR_LT, pos, I(q->OH * q->PW)), lir_bin(F, LIR_LT, yi[3], I(q->OW)));
-  } else {
-    yi[2] = oh, yi[3] = lir_add(F, ow0, J);
-    ok = lir_bin(F, LIR_LT, yi[3], I(q->OW));
-  }
+  lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *yi[4];
+  lir_expr *pos = lir_add(F, lir_muli(F, T, TILE_W), J);
+  yi[2] = lir_bin(F, LIR_DIV, pos, I(q->PWs)), yi[3] = lir_bin(F, LIR_MOD, pos, I(q->PWs));
+  lir_expr *ok = lir_bin(F, LIR_AND, lir_bin(F, LIR_LT, pos, I(q->OH * q->PWs)), lir_bin(F, LIR_LT, yi[3], I(q->OW)));
   yi[0] = Nv, yi[1] = m;
   lir_stmt *st = lir_if(F, ok, cpu_post_store(l, p, Y, yi, m, lir_load(F, acc, (lir_expr *[]){Iv, J})), NULL);
   lir_stmt *stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
@@ -145,35 +139,32 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, c
 }
 
 /* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
- * padded plane of that channel copied into a local buffer, then per output row a row accumulator
- * summed over (kh, kw) with the column loop innermost and vectorized (fmuladd). */
+ * channel's phase planes (geom) in a local buffer, then per output row a row accumulator summed
+ * over (kh, kw) with the column loop innermost and vectorized (fmuladd), reading consecutive
+ * inputs whatever the stride. */
 static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
-  int64_t plane = q->plane + TILE_W * q->sw, OW = q->OW;
-  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &plane, LIR_SCOPE_LOCAL);
+  int64_t cplane = q->sh * q->sw * q->plane, OW = q->OW;
+  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &cplane, LIR_SCOPE_LOCAL);
   lir_buf *row = lir_buf_new(F, "row", LIR_F32, 1, &OW, LIR_SCOPE_LOCAL);
-  lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *z = lir_var_new(F, "z", LIR_I64);
-  lir_var *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
+  lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
   lir_var *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_var *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64), *wv = lir_var_new(F, "wv", LIR_F32);
-  lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
-  lir_expr *OH = lir_ref(F, oh), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw), *J = lir_ref(F, j);
+  lir_var *o = lir_var_new(F, "o", LIR_I64);
+  lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
+  lir_expr *J = lir_ref(F, j), *J0 = lir_ref(F, j0), *J1 = lir_ref(F, j1);
   view1(W);
-  lir_stmt *zero = lir_for(F, z, I(0), I(plane), LIR_FOR_VECTORIZED, lir_store1(F, XP, Z, lir_f32(F, 0)));
-  lir_expr *dst = lir_add(F, lir_muli(F, lir_addi(F, H, q->pt), q->PW), lir_addi(F, Wv, q->pl));
-  lir_stmt *copy = lir_for(F, h, I(0), I(q->IH), LIR_FOR_SERIAL, lir_for(F, w, I(0), I(q->IW), LIR_FOR_VECTORIZED,
-      lir_store1(F, XP, dst, lir_load(F, X, (lir_expr *[]){Nv, Cv, H, Wv}))));
-  lir_expr *J0 = lir_ref(F, j0), *J1 = lir_ref(F, j1);
   lir_stmt *init = lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J0, lir_f32(F, 0)));
-  lir_expr *xo = lir_add(F, lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, OH, q->sh), lir_muli(F, KH, q->dh)), q->PW),
-                                    lir_muli(F, KW, q->dw)), lir_muli(F, J, q->sw));
-  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){lir_load1(F, XP, xo), lir_ref(F, wv), lir_load1(F, row, J)});
+  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3,
+                           (lir_expr *[]){lir_load1(F, XP, lir_add(F, lir_ref(F, o), J)), lir_ref(F, wv), lir_load1(F, row, J)});
   lir_expr *wi = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->KH), KH), q->KW), KW);
+  lir_stmt *jl = lir_for(F, j, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J, fma));
+  lir_expr *ob = lir_add(F, tap_off(l, q, I(0), KH, KW), lir_muli(F, OH, q->PWs));
   lir_stmt *acc = lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL, lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL,
-      lir_let(F, wv, lir_load1(F, W, wi), lir_for(F, j, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J, fma)))));
+      lir_let(F, wv, lir_load1(F, W, wi), lir_let(F, o, ob, jl))));
   lir_stmt *store = lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED,
                             cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J1}, Cv, lir_load1(F, row, J1)));
   lir_stmt *rows = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, SEQ(init, acc, store));
-  lir_stmt *chan = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, row, SEQ(zero, copy, rows)));
+  lir_stmt *chan = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, row, SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0)), rows)));
   F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan));
   return 0;
 }

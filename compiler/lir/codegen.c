@@ -590,6 +590,8 @@ static void target_attrs(lir_module *m, LLVMValueRef fn) {
                           LLVMCreateStringAttribute(m->ctx, "target-features", 15, m->features,
                                                     (unsigned)strlen(m->features)));
   fn_attr(m, fn, "nounwind");
+  if (strstr(m->features, "+avx512f")) /* LLVM's default on these CPUs is 256-bit vectors */
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(m->ctx, "prefer-vector-width", 19, "512", 3));
 }
 
 
