@@ -176,6 +176,20 @@ then
     "$OVTA" run models/fmnist/fmnist_cnn.onnx --input image="$T/trunc.png" --output-dir "$T/bad_out"
   expect_error "run: non-PNG file named .png" "$T/garbage.png: not a PNG file*" \
     "$OVTA" run models/fmnist/fmnist_cnn.onnx --input image="$T/garbage.png" --output-dir "$T/bad_out"
+  # the CPU kernels' parallel loops: every output computed by one thread in the same order, so
+  # the outputs are bit-identical for any --threads (the CNN, and MobileNetV2's depthwise and
+  # pointwise convs); --repeat prints the timings
+  for m in fmnist/fmnist_cnn fmnist_mbv2/fmnist_mbv2; do
+    run "$OVTA" run models/$m.onnx --input image="$T/img0.npy" --output-dir "$T/t1" --threads 1; rc1=$rc
+    run "$OVTA" run models/$m.onnx --input image="$T/img0.npy" --output-dir "$T/t2" --threads 2 --repeat 3; rc2=$rc
+    t1=$(ls "$T/t1"/*.npy 2>/dev/null | head -n1) t2=$(ls "$T/t2"/*.npy 2>/dev/null | head -n1)
+    if [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] && [ -n "$t1" ] && [ -n "$t2" ] && cmp -s "$t1" "$t2" &&
+       grep -q '^time per run: .* (3 runs, 2 threads); median .* us, CPU time median .* us$' "$T/out"; then
+      ok "run $m: --threads 1 and 2 give bit-identical outputs"
+    else bad "run $m: --threads 1 and 2 give bit-identical outputs" "exit $rc1/$rc2 or outputs differ"; fi
+    rm -rf "$T/t1" "$T/t2"
+  done
+  expect_error "run --threads 0" "--threads needs 1..64*" "$OVTA" run models/fmnist/fmnist_cnn.onnx --input image="$T/img0.npy" --threads 0
 else
   bad "PNG inputs" "could not write the test PNG with /usr/bin/python3"
 fi

@@ -57,6 +57,10 @@ same() {
   else bad "$name: ovta-rt = ovta run" "rc $rc1/$rc, outputs differ or missing"; fi
 }
 same "cpu" "$T/cpu.ovta" cpu
+# kernels.so calls the thread pool (ovta_par_for) that ovta-rt itself defines and exports
+run "$RT" run "$T/cpu.ovta" --threads 2 --input image="$T/img0.npy" --output-dir "$T/cpu2.rt-out"
+if [ $rc -eq 0 ] && cmp -s "$T/cpu.ovta-out/logits.npy" "$T/cpu2.rt-out/logits.npy"; then ok "cpu: ovta-rt --threads 2 = ovta run"
+else bad "cpu: ovta-rt --threads 2 = ovta run" "rc $rc or outputs differ"; fi
 same "accel on fsim" "$T/acc.ovta" fsim
 if [ -f build/tsim/default/libovta_tsim.so ]; then same "accel on tsim" "$T/acc.ovta" tsim
 else skip "accel on tsim: ovta-rt = ovta run" "the default config's Verilator model is not built (make tsim-default)"; fi
