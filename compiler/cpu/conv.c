@@ -55,8 +55,8 @@ int cpu_conv_core(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, lir
     int64_t o = (X->shape[2 + i] + c.pad[i] + c.pad_end[i] - ((c.kern[i] - 1) * c.dil[i] + 1)) / c.stride[i] + 1;
     if (o != Y->shape[2 + i]) return bad(l, "output shape does not match the conv attributes");
   }
-  if (acc_t == LIR_F32 && !zx && !zw) { /* float 2-D convs: the tiled schedules (conv_tiled.c) */
-    rc = cpu_conv_fast(l, X, W, Y, &c, G, p);
+  if (!zx && !zw) { /* 2-D float and 8-bit convs: the tiled schedules (conv_tiled.c) */
+    rc = cpu_conv_fast(l, X, W, Y, &c, G, acc_t, p);
     if (rc <= 0) return rc;
   }
   /* for n, m, spatial dims but the last: row[:] = 0; for c, k...: for the last output dim ow over

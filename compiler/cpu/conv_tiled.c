@@ -47,7 +47,7 @@ static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_exp
   lir_var *z = lir_var_new(F, "z", LIR_I64), *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64);
   lir_expr *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
   int64_t cplane = q->sh * q->sw * q->plane;
-  lir_stmt *zero = lir_for(F, z, I(0), I(cplane), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, cb, Z), lir_f32(F, 0)));
+  lir_stmt *zero = lir_for(F, z, I(0), I(cplane), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, cb, Z), cst(l, XP->dtype, 0)));
   lir_expr *y = lir_addi(F, H, q->pt), *x = lir_addi(F, Wv, q->pl);
   lir_expr *ya = q->sh > 1 ? lir_bin(F, LIR_MOD, y, I(q->sh)) : I(0), *yr = q->sh > 1 ? lir_bin(F, LIR_DIV, y, I(q->sh)) : y;
   lir_expr *xb = q->sw > 1 ? lir_bin(F, LIR_MOD, x, I(q->sw)) : I(0), *xr = q->sw > 1 ? lir_bin(F, LIR_DIV, x, I(q->sw)) : x;
@@ -73,8 +73,14 @@ static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
   int64_t cplane = q->sh * q->sw * q->plane;
   lir_expr *C = lir_ref(F, c);
   lir_stmt *tail = lir_for(F, t, I(q->C * cplane), I(q->xp_len - q->C * cplane), LIR_FOR_SERIAL,
-                           lir_store1(F, XP, lir_ref(F, t), lir_f32(F, 0)));
+                           lir_store1(F, XP, lir_ref(F, t), cst(l, XP->dtype, 0)));
   return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane))), tail);
+}
+
+/* acc + x * w in acc's type: fmuladd for floats; for integers x (8-bit) widened first. */
+static lir_expr *mac(L *l, lir_expr *x, lir_expr *w, lir_expr *acc) {
+  if (lir_dtype_is_float(acc->dtype)) return lir_call(F, LIR_FMULADD, acc->dtype, 3, (lir_expr *[]){x, w, acc});
+  return lir_add(F, acc, lir_mul(F, as_type(l, acc->dtype, x), w));
 }
 
 /* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
@@ -83,33 +89,33 @@ static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
 static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, int64_t R,
                           lir_expr *m0, lir_expr *base, int64_t s) {
   lir_var *r = lir_var_new(F, "r", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
-  lir_var *o = lir_var_new(F, "o", LIR_I64), *wv = lir_var_new(F, "wv", LIR_F32);
+  lir_var *o = lir_var_new(F, "o", LIR_I64), *wv = lir_var_new(F, "wv", acc->dtype);
   lir_var *i0 = lir_var_new(F, "i", LIR_I64), *j0 = lir_var_new(F, "j", LIR_I64);
   lir_expr *Rr = lir_ref(F, r), *Iv = lir_ref(F, i), *J = lir_ref(F, j);
   lir_expr *x = lir_load1(F, XP, lir_add(F, lir_ref(F, o), lir_muli(F, J, s)));
   lir_expr *ai[2] = {Iv, J};
-  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
+  lir_expr *fma = mac(l, x, lir_ref(F, wv), lir_load(F, acc, ai));
   lir_stmt *jl = lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
   lir_expr *w = lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rr}); /* W viewed [M, R] */
-  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, w, jl));
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, as_type(l, acc->dtype, w), jl));
   lir_stmt *rl = lir_for(F, r, I(0), I(R), LIR_FOR_SERIAL, lir_let(F, o, lir_add(F, lir_load1(F, off, Rr), base), il));
   lir_expr *zi[2] = {lir_ref(F, i0), lir_ref(F, j0)};
   lir_stmt *init = lir_for(F, i0, I(0), I(mt), LIR_FOR_UNROLLED,
-                           lir_for(F, j0, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, zi, lir_f32(F, 0))));
+                           lir_for(F, j0, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, zi, cst(l, acc->dtype, 0))));
   return SEQ(init, rl);
 }
 
 /* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
  * over blocks of mt output channels (mt: 8, or 4, 2, 1 dividing M/G), every spatial tile summed
  * (tile_sum) and stored through the post-op. */
-static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
+static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   int64_t Mg = q->M / q->G, R = q->Cg * q->KH * q->KW;
   int64_t mt = Mg % 8 == 0 ? 8 : Mg % 4 == 0 ? 4 : Mg % 2 == 0 ? 2 : 1;
   int64_t xl = q->xp_len, acc_sh[2] = {TILE_M, TILE_W};
-  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
+  lir_buf *XP = lir_buf_new(F, "xp", X->dtype, 1, &xl, LIR_SCOPE_LOCAL);
   lir_buf *off = lir_buf_new(F, "off", LIR_I64, 1, &R, LIR_SCOPE_LOCAL);
   view(W, 2, (int64_t[]){q->M, R});
-  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
+  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 2, acc_sh, LIR_SCOPE_LOCAL);
   /* off[r] */
   lir_var *c = lir_var_new(F, "c", LIR_I64), *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
@@ -142,25 +148,24 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, c
  * channel's phase planes (geom) in a local buffer, then per output row a row accumulator summed
  * over (kh, kw) with the column loop innermost and vectorized (fmuladd), reading consecutive
  * inputs whatever the stride. */
-static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
+static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   int64_t cplane = q->sh * q->sw * q->plane, OW = q->OW;
-  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &cplane, LIR_SCOPE_LOCAL);
-  lir_buf *row = lir_buf_new(F, "row", LIR_F32, 1, &OW, LIR_SCOPE_LOCAL);
+  lir_buf *XP = lir_buf_new(F, "xp", X->dtype, 1, &cplane, LIR_SCOPE_LOCAL);
+  lir_buf *row = lir_buf_new(F, "row", acc_t, 1, &OW, LIR_SCOPE_LOCAL);
   lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
   lir_var *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
-  lir_var *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64), *wv = lir_var_new(F, "wv", LIR_F32);
+  lir_var *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64), *wv = lir_var_new(F, "wv", acc_t);
   lir_var *o = lir_var_new(F, "o", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
   lir_expr *J = lir_ref(F, j), *J0 = lir_ref(F, j0), *J1 = lir_ref(F, j1);
   view1(W);
-  lir_stmt *init = lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J0, lir_f32(F, 0)));
-  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3,
-                           (lir_expr *[]){lir_load1(F, XP, lir_add(F, lir_ref(F, o), J)), lir_ref(F, wv), lir_load1(F, row, J)});
+  lir_stmt *init = lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J0, cst(l, acc_t, 0)));
+  lir_expr *fma = mac(l, lir_load1(F, XP, lir_add(F, lir_ref(F, o), J)), lir_ref(F, wv), lir_load1(F, row, J));
   lir_expr *wi = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->KH), KH), q->KW), KW);
   lir_stmt *jl = lir_for(F, j, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J, fma));
   lir_expr *ob = lir_add(F, tap_off(l, q, I(0), KH, KW), lir_muli(F, OH, q->PWs));
   lir_stmt *acc = lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL, lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL,
-      lir_let(F, wv, lir_load1(F, W, wi), lir_let(F, o, ob, jl))));
+      lir_let(F, wv, as_type(l, acc_t, lir_load1(F, W, wi)), lir_let(F, o, ob, jl))));
   lir_stmt *store = lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED,
                             cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J1}, Cv, lir_load1(F, row, J1)));
   lir_stmt *rows = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, SEQ(init, acc, store));
@@ -169,11 +174,15 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *
   return 0;
 }
 
-int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, const post *p) {
-  if (c->k != 2 || X->dtype != LIR_F32 || W->dtype != LIR_F32 || Y->dtype != LIR_F32) return 1;
+/* Float convs (f32 accumulators), and integer convs of 8-bit X and W without zero points (i32
+ * accumulators: wrapping sums, the same whatever their order). */
+int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, lir_dtype acc_t, const post *p) {
+  bool f32 = acc_t == LIR_F32 && X->dtype == LIR_F32 && W->dtype == LIR_F32 && Y->dtype == LIR_F32;
+  bool i8 = acc_t == LIR_I32 && (X->dtype == LIR_I8 || X->dtype == LIR_U8) && (W->dtype == LIR_I8 || W->dtype == LIR_U8);
+  if (c->k != 2 || (!f32 && !i8)) return 1;
   geom q;
   geom_of(X, W, Y, c, G, &q);
-  if (G == q.C && q.Cg == 1 && q.M == q.C) return conv_depthwise(l, X, W, Y, &q, p);
+  if (G == q.C && q.Cg == 1 && q.M == q.C) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
   if (q.Cg * q.KH * q.KW < 4) return 1; /* too little to sum per output: the generic schedule */
-  return conv_tiled(l, X, W, Y, &q, p);
+  return conv_tiled(l, X, W, Y, acc_t, &q, p);
 }

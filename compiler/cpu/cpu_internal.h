@@ -215,9 +215,9 @@ int cpu_window(L *l, const lir_buf *X, const lir_buf *Y, const int64_t *kern, co
 /* The conv nest, any spatial rank, groups, zero points, post (conv.c; the rule above it). */
 int cpu_conv_core(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, lir_buf *zx, lir_buf *zw,
                   const post *p);
-/* The tiled schedules of a float 2-D conv (checked by cpu_conv_core): F's body built (0), an
- * error, or 1 when they do not apply (conv_tiled.c). */
-int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, const post *p);
+/* The tiled schedules of a 2-D conv, float or 8-bit without zero points (checked by
+ * cpu_conv_core): F's body built (0), an error, or 1 when they do not apply (conv_tiled.c). */
+int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, lir_dtype acc_t, const post *p);
 /* The activation of a fused op (attribute "act") into p (conv.c). */
 int cpu_fused_act(L *l, post *p);
 
