@@ -6,7 +6,8 @@
 
 Writes OUT_DIR/NAME.onnx (input "image" [1,3,224,224], output "logits" [1,1000]) and
 OUT_DIR/NAME_input.npy (one seeded float32 input) for NAME in resnet18, mobilenet_v2.
-BatchNorm statistics are seeded non-trivial values (folded into the convs by the exporter).
+BatchNorm statistics are seeded non-trivial values (folded into the convs by the exporter),
+as models/zoo/export.py seeds them (its seed_weights).
 """
 import os
 import sys
@@ -15,17 +16,14 @@ import numpy as np
 import torch
 import torchvision
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", "zoo"))
+from export import seed_weights  # noqa: E402  (models/zoo/export.py)
+
 
 def export(name, out):
     torch.manual_seed(0)
     net = getattr(torchvision.models, name)(weights=None)
-    with torch.no_grad():
-        for m in net.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
-                m.running_mean.uniform_(-0.1, 0.1)
-                m.running_var.uniform_(0.5, 1.5)
-                m.weight.uniform_(0.5, 1.5)
-                m.bias.uniform_(-0.1, 0.1)
+    seed_weights(net)
     net.eval()
     x = torch.randn(1, 3, 224, 224)
     torch.onnx.export(net, x, os.path.join(out, name + ".onnx"), opset_version=13, input_names=["image"],

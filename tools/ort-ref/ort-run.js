@@ -116,14 +116,7 @@ async function time(model, threads, n, inputs) {
 
 async function run(model, outdir, inputs) {
   const ort = loadOrt();
-  const feeds = {};
-  for (const a of inputs) {
-    const eq = a.indexOf('=');
-    if (eq <= 0) die('input ' + a + ': expected NAME=FILE.npy');
-    const t = readNpy(a.slice(eq + 1));
-    const data = t.type === 'bool' ? Array.from(t.data, (v) => v !== 0) : t.data;
-    feeds[a.slice(0, eq)] = new ort.Tensor(t.type, data, t.shape);
-  }
+  const feeds = feedsOf(ort, inputs);
   let sess;
   try {
     sess = await ort.InferenceSession.create(model, { executionProviders: ['cpu'], intraOpNumThreads: 1, interOpNumThreads: 1 });
