@@ -21,6 +21,7 @@ pkgs=(
   clang libclang-rt-14-dev         # fuzzers and sanitizer runtimes
   libxrt-dev                       # the xrt board backend (Alveo) is compiled and its device-free paths tested
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf  # make cross ARCH=aarch64|armv7 (ovta-rt for the boards)
+  libc6-dev-arm64-cross libc6-dev-armhf-cross    # their C libraries (only recommended by the compilers)
   qemu-user                        # make test-board-emu: the cross-built ovta-rt under qemu-aarch64/qemu-arm
   libcjson-dev:arm64 libcjson-dev:armhf  # ovta-rt's one library besides libc, for the boards (multiarch)
 )
