@@ -11,7 +11,7 @@
 
 CROSS_ARCHES := aarch64 armv7
 CROSS_RTS := $(CROSS_ARCHES:%=build-%/ovta-rt)
-.PHONY: cross test-board-emu $(CROSS_RTS)
+.PHONY: cross test-board-emu
 
 ## cross ARCH=aarch64|armv7: build-ARCH/ovta-rt with Debian's cross gcc; build-ARCH/bin/ovta-rt stripped (boards/README.md)
 cross:
@@ -22,9 +22,13 @@ cross:
 
 ifeq ($(CROSS_ARCH),)
 # From the host build: always ask the cross make, which knows whether anything changed.
+.PHONY: $(CROSS_RTS)
 $(CROSS_RTS): build-%/ovta-rt:
-	@$(MAKE) --no-print-directory CROSS_ARCH=$* B=build-$* build-$*/ovta-rt build-$*/bin/ovta-rt
+	@$(MAKE) --no-print-directory CROSS_ARCH=$* B=build-$* cross-rt
 else
+.PHONY: cross-rt
+cross-rt: $(B)/ovta-rt $(B)/bin/ovta-rt
+	@:
 $(B)/bin/ovta-rt: $(B)/ovta-rt
 	@mkdir -p $(dir $@)
 	$(CROSS_TRIPLE)-strip -o $@ $<
