@@ -11,7 +11,7 @@
 
 CROSS_ARCHES := aarch64 armv7
 CROSS_RTS := $(CROSS_ARCHES:%=build-%/ovta-rt)
-.PHONY: cross test-board-emu
+.PHONY: cross test-board-emu test-board-emu-nodes
 
 ## cross ARCH=aarch64|armv7: build-ARCH/ovta-rt with Debian's cross gcc; build-ARCH/bin/ovta-rt stripped (boards/README.md)
 cross:
@@ -54,3 +54,11 @@ $(B)/tests/boards/test_board_emu: tests/boards/test_board_emu.sh $(BOARD_EMU_DEP
 ## test-board-emu: the cross-built ovta-rt (both ARCHes) under qemu-user on the virtual boards, fsim and cpu, against the host
 test-board-emu: $(B)/tests/boards/test_board_emu
 	@bash tests/boards/test_board_emu.sh $(SRC)/$(B) --verbose
+
+# tests/boards/cross_nodes.sh: the ONNX node tests' CPU code for ARCH under qemu-user against the
+# host's `ovta run` (minutes; not in make test). NODES=SUBSTRING picks some.
+## test-board-emu-nodes ARCH=aarch64|armv7 [NODES=FILTER]: every ONNX node test as ARM code under qemu-user vs the host
+test-board-emu-nodes: $(B)/ovta
+	@test -n "$(filter $(ARCH),$(CROSS_ARCHES))" || { echo "make test-board-emu-nodes ARCH=NAME: NAME is one of $(CROSS_ARCHES)"; exit 2; }
+	@$(MAKE) --no-print-directory build-$(ARCH)/ovta-rt
+	@bash tests/boards/cross_nodes.sh $(B) $(ARCH) $(NODES)
