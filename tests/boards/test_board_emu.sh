@@ -53,7 +53,7 @@ one_arch() {
   local arch=$1 cfg=$2 triple=$3 mcpu=$4 qemu=$5 sysroot=$6 em=$7
   local rt=build-$arch/ovta-rt acc=$T/$arch-acc.ovta cpu=$T/$arch-cpu.ovta
   local why=""
-  [ -x "$rt" ] || why="$rt is not built (no $sysroot cross compiler: bash tools/install-deps.sh, then make cross ARCH=$arch)"
+  [ -x "$rt" ] || why="$rt is not built (no ${sysroot##*/}-gcc? bash tools/install-deps.sh, then make cross ARCH=$arch)"
   [ -z "$why" ] && ! command -v "$qemu" >/dev/null && why="$qemu is not installed (qemu-user: bash tools/install-deps.sh)"
   [ -z "$why" ] && [ ! -d "$sysroot/lib" ] && why="$sysroot/lib is missing (the cross C library)"
   [ -z "$why" ] && [ ! -f "$B/tsim/$cfg/libovta_tsim.so" ] && why="the $cfg Verilator model is not built (make $B/tsim/$cfg/libovta_tsim.so)"
