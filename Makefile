@@ -10,7 +10,19 @@ SAN ?= 0
 FUZZ ?= 0
 TSAN ?= 0
 CC := gcc
-ifeq ($(FUZZ),1)
+# CROSS_ARCH=aarch64|armv7 (set by `make cross ARCH=...`, boards/cross.mk): build-ARCH/, the
+# runtime (ovta-rt) compiled by Debian's cross gcc; the tools that generate sources (the isa
+# generator) are still built for and run on this machine, with HOST_CC.
+CROSS_ARCH ?=
+CROSS_TRIPLE_aarch64 := aarch64-linux-gnu
+CROSS_TRIPLE_armv7 := arm-linux-gnueabihf
+ifneq ($(CROSS_ARCH),)
+CROSS_TRIPLE := $(CROSS_TRIPLE_$(CROSS_ARCH))
+$(if $(CROSS_TRIPLE),,$(error CROSS_ARCH=$(CROSS_ARCH): not aarch64 or armv7))
+B ?= build-$(CROSS_ARCH)
+CC := $(CROSS_TRIPLE)-gcc
+SANFLAGS :=
+else ifeq ($(FUZZ),1)
 B ?= build-fuzz
 CC := clang
 SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -27,6 +39,8 @@ SANFLAGS :=
 endif
 
 CXX := g++
+# the compiler of tools that run during the build (the isa generator)
+HOST_CC := $(if $(CROSS_ARCH),gcc,$(CC))
 OPT ?= -O2
 # BASE_CPPFLAGS: what every object sees; the compiler's layers add their own include paths
 # (compiler/compiler.mk), everything else sees all of CPPFLAGS.
@@ -78,6 +92,7 @@ include driver/driver.mk
 include hw/sim/sim.mk
 include hw/sim/tsim.mk
 include boards/boards.mk
+include boards/cross.mk
 include hw/rtl/rtl.mk
 include jit-runtime/runtime.mk
 include plan/plan.mk
@@ -134,8 +149,8 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@bash tools/run-main.sh $(B)
 
-## clean: remove build/, build-san/, build-fuzz/ and build-tsan/
+## clean: remove build/, build-san/, build-fuzz/, build-tsan/ and the cross builds (build-aarch64/, build-armv7/)
 clean:
-	rm -rf build build-san build-fuzz build-tsan
+	rm -rf build build-san build-fuzz build-tsan build-aarch64 build-armv7
 
 -include $(shell find $(B)/obj $(B)/tests -name '*.d' 2>/dev/null)

@@ -94,7 +94,7 @@ int ovta_npy_load(const char *path, ovta_array *out, ovta_error *err) {
   ovta_array_clear(out);
   char *d;
   size_t n;
-  int rc = ovta_read_file(path, (size_t)1 << 34, &d, &n, err);
+  int rc = ovta_read_file(path, OVTA_SIZE_CAP(34), &d, &n, err);
   if (rc) return rc;
   if (n < 10 || memcmp(d, "\x93NUMPY", 6) != 0) {
     rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: not a .npy file (bad magic)", path);
@@ -162,7 +162,7 @@ int ovta_npy_load(const char *path, ovta_array *out, ovta_error *err) {
     p = end;
   }
   int64_t numel = ovta_shape_numel(shape, rank);
-  if (numel < 0 || numel > (int64_t)(((size_t)1 << 40) / ovta_dtype_size(dt))) {
+  if (numel < 0 || numel > (int64_t)(OVTA_SIZE_CAP(40) / ovta_dtype_size(dt))) {
     rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: the element count of shape %.*s overflows", path, shlen, sh);
     goto hdone;
   }

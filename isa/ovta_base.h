@@ -119,6 +119,10 @@ int ovta_config_derive(ovta_config *cfg, ovta_error *err);
 /* The config as JSON text (keys and derived values); caller frees. NULL on out of memory. */
 char *ovta_config_to_json(const ovta_config *cfg, bool with_derived);
 
+/* 2^bits bytes as a size_t cap: SIZE_MAX where size_t is narrower (32-bit ARM boards), so the
+ * file and arena limits below stay limits there instead of a shift past the type's width. */
+#define OVTA_SIZE_CAP(bits) ((uint64_t)1 << (bits) > SIZE_MAX ? SIZE_MAX : (size_t)((uint64_t)1 << (bits)))
+
 /* Read a whole file (NUL-terminated, *len without the NUL); caller frees. Caps at max_bytes. */
 int ovta_read_file(const char *path, size_t max_bytes, char **data, size_t *len, ovta_error *err);
 

@@ -23,7 +23,7 @@
 
 #define OVTA_PLAN_FORMAT "ovta-exec-1"
 #define OVTA_PLAN_ALIGN 64                         /* arena and params offsets */
-#define OVTA_PLAN_MAX_ARENA ((size_t)1 << 34)      /* 16 GiB: the largest arena or tensor a plan may have */
+#define OVTA_PLAN_MAX_ARENA OVTA_SIZE_CAP(34)      /* 16 GiB (32-bit: SIZE_MAX): the largest arena or tensor */
 
 /* A step's entry point: one pointer per argument (CPU kernels), none used (host code). */
 typedef void (*ovta_kernel_fn)(void **args);

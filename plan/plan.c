@@ -53,7 +53,7 @@ void ovta_plan_free(ovta_plan *p) {
 
 int ovta_plan_bind(ovta_plan *e, ovta_plan_resolve_fn resolve, void *ctx, ovta_error *err) {
   if (e->arena_size > OVTA_PLAN_MAX_ARENA)
-    return OVTA_FAIL(err, OVTA_ENOMEM, "the plan needs a %zu-byte arena, above the limit of %zu bytes (16 GiB)",
+    return OVTA_FAIL(err, OVTA_ENOMEM, "the plan needs a %zu-byte arena, above the limit of %zu bytes",
                      e->arena_size, OVTA_PLAN_MAX_ARENA);
   e->arena = aligned_alloc(OVTA_PLAN_ALIGN, align_up(e->arena_size ? e->arena_size : 1));
   if (!e->arena) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for a %zu-byte arena", e->arena_size);
@@ -368,7 +368,7 @@ static int read_bin(const char *dir, const char *name, void **d, size_t *n, ovta
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   char *p;
-  int rc = ovta_read_file(path, (size_t)1 << 34, &p, n, err);
+  int rc = ovta_read_file(path, OVTA_PLAN_MAX_ARENA, &p, n, err);
   *d = p;
   return rc;
 }
@@ -412,9 +412,9 @@ static int load_header(ovta_plan *e, const cJSON *root, const char *where, ovta_
     e->accel = true;
     e->report = strdup(cJSON_IsString(rp) ? rp->valuestring : "");
   }
-  if (!jint(root, "arena_bytes", (int64_t)1 << 40, &v)) return malformed(e, where, err);
+  if (!jint(root, "arena_bytes", (int64_t)OVTA_SIZE_CAP(40), &v)) return malformed(e, where, err);
   e->arena_size = (size_t)v;
-  if (!jint(root, "unshared_bytes", (int64_t)1 << 50, &v)) return malformed(e, where, err);
+  if (!jint(root, "unshared_bytes", (int64_t)OVTA_SIZE_CAP(50), &v)) return malformed(e, where, err);
   e->unshared = (size_t)v;
   return 0;
 }
@@ -447,15 +447,17 @@ static int load_tensor(ovta_plan *e, const cJSON *it, const char *where, ovta_er
   }
   x->where = strcmp(wh->valuestring, "params") == 0 ? OVTA_PLAN_PARAMS : strcmp(wh->valuestring, "dma") == 0 ? OVTA_PLAN_DMA : OVTA_PLAN_ARENA;
   x->dma = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "dma")) || x->where == OVTA_PLAN_DMA;
-  if (!jint(it, "offset", (int64_t)1 << 50, &v)) goto bad;
+  if (!jint(it, "offset", (int64_t)OVTA_SIZE_CAP(50), &v)) goto bad;
   x->offset = (size_t)v;
-  if (!jint(it, "bytes", (int64_t)1 << 50, &v)) goto bad;
+  if (!jint(it, "bytes", (int64_t)OVTA_SIZE_CAP(50), &v)) goto bad;
   x->nbytes = (size_t)v;
   int64_t numel = ovta_shape_numel(x->shape, x->rank);
   size_t lim = x->where == OVTA_PLAN_PARAMS ? e->params_size : x->where == OVTA_PLAN_DMA ? x->nbytes : e->arena_size;
   if (x->where == OVTA_PLAN_DMA) x->offset = 0;
+  size_t ds = ovta_dtype_size(x->dtype);
   e->nt++;
-  if (numel < 0 || (size_t)numel * ovta_dtype_size(x->dtype) != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset)
+  /* numel * ds may not wrap size_t (32-bit boards) */
+  if (numel < 0 || (ds && (uint64_t)numel > SIZE_MAX / ds) || (size_t)numel * ds != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset)
     return OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
   return 0;
 bad:

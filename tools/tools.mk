@@ -67,12 +67,17 @@ bench-layers: $(LAYERS_BENCH)
 # accelerator host code in kernels.so finds the shims ovta_vrt_* among the executable's dynamic
 # symbols.
 OVTA_RT := $(B)/ovta-rt
-OVTA_RT_LDLIBS := -lcjson -lm -lpthread -ldl
+# kernels.so is linked by ld.lld alone, without the target's libraries: what its code calls
+# besides ovta_vrt_* and libc must be in ovta-rt's global scope, so libm is needed even when
+# ovta-rt itself calls nothing in it (rintf on ARMv7, which has no rounding instruction; expf
+# and the like), and on 32-bit ARM libgcc_s too (__aeabi_ldivmod: 64-bit division).
+OVTA_RT_LDLIBS := -lcjson -Wl,--push-state,--no-as-needed -lm $(if $(filter armv7,$(CROSS_ARCH)),-lgcc_s) \
+  -Wl,--pop-state -lpthread -ldl
 TOOLS += $(OVTA_RT)
 .PHONY: ovta-rt
 ## ovta-rt: build/ovta-rt, the runtime alone: runs `ovta compile` folders, no compiler, LLVM or protobuf
 ovta-rt: $(OVTA_RT)
-$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h $(RT_LIB) $(GEN)
+$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h tools/tools.mk $(RT_LIB) $(GEN)
 	$(CC) $(PLAN_CPPFLAGS) $(CFLAGS) -o $@ $< $(RT_LIB) $(LDFLAGS) \
 	  -Wl,--export-dynamic-symbol='ovta_vrt_*' -Wl,--export-dynamic-symbol='ovta_par_*' $(OVTA_RT_LDLIBS)
 

@@ -733,7 +733,7 @@ int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
     ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
   snprintf(path, sizeof path, "%s/kernels.o", dir);
   char *obj = NULL;
-  if (!rc && e->p.ns && !(rc = ovta_read_file(path, (size_t)1 << 34, &obj, &n, err))) e->obj = obj, e->obj_len = n;
+  if (!rc && e->p.ns && !(rc = ovta_read_file(path, OVTA_SIZE_CAP(34), &obj, &n, err))) e->obj = obj, e->obj_len = n;
   if (!rc) rc = finish(e, err);
   if (rc) ovta_exec_free(e);
   else *out = e;

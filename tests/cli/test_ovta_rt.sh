@@ -65,6 +65,24 @@ same "accel on fsim" "$T/acc.ovta" fsim
 if [ -f build/tsim/default/libovta_tsim.so ]; then same "accel on tsim" "$T/acc.ovta" tsim
 else skip "accel on tsim: ovta-rt = ovta run" "the default config's Verilator model is not built (make tsim-default)"; fi
 
+# kernels.so calling libm (expf): ovta-rt keeps libm loaded for it (tools/tools.mk), and the
+# values match ONNX's own expected output
+N=/usr/share/libonnx-testdata/data/node/test_exp/test_data_set_0
+"$PY" -c "
+import numpy as np, onnx, sys
+from onnx import numpy_helper
+for pb, f in ((sys.argv[1], sys.argv[2]), (sys.argv[3], sys.argv[4])):
+    t = onnx.TensorProto(); t.ParseFromString(open(pb, 'rb').read()); np.save(f, numpy_helper.to_array(t))
+" $N/input_0.pb "$T/exp_x.npy" $N/output_0.pb "$T/exp_y.npy"
+run "$OVTA" compile $N/../model.onnx -o "$T/exp.ovta"
+run "$RT" run "$T/exp.ovta" --input x="$T/exp_x.npy" --output-dir "$T/exp-out"
+if [ $rc -eq 0 ] && llvm-nm-15 -D --undefined-only "$T/exp.ovta/kernels.so" | grep -q ' expf$'; then
+  pycheck "libm in kernels.so (expf): = ONNX's output" "
+import numpy as np, sys
+a = np.load(sys.argv[1]); r = np.load(sys.argv[2])
+print('ok' if a.shape == r.shape and np.allclose(a, r, rtol=1e-5, atol=1e-6) else 'differs')" "$T/exp-out/y.npy" "$T/exp_y.npy"
+else bad "libm in kernels.so (expf): = ONNX's output" "rc $rc, or kernels.so calls no expf"; fi
+
 # the fp32 plan's logits against torch's for the same image (independent reference)
 pycheck "cpu: logits match torch" "
 import numpy as np, sys

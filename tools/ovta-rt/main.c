@@ -18,10 +18,22 @@ static const char *help =
     "options:\n"
     "  --input NAME=FILE.npy   value of graph input NAME (repeatable)\n"
     "  --output-dir DIR        where the outputs go (created; default: .)\n"
-    "  --backend NAME          the device of an accelerator plan: zynq, xrt, vboard, fsim, tsim\n"
-    "                          (default: fsim)\n"
+    "  --backend NAME          the device of an accelerator plan (default: fsim); this build has:\n"
+    "                          %s\n"
     "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n"
     "  --threads N             threads of the CPU kernels (default: every core; same results)\n";
+
+/* The backends compiled in (a cross build for a board: zynq and fsim), joined by sep. */
+static const char *backends(const char *sep) {
+  static char buf[256];
+  size_t n = 0;
+  buf[0] = 0;
+  for (const char *const *b = ovta_backend_names(); *b && n < sizeof buf; b++)
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", n ? sep : "", *b);
+  return buf;
+}
+
+static void print_help(void) { printf(help, backends(", ")); }
 
 #define MAX_IN 64
 
@@ -57,7 +69,7 @@ static int parse_args(int argc, char **argv, ropts *o) {
   const char *v = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      fputs(help, stdout);
+      print_help();
       return -1;
     } else if (opt(argc, argv, &i, "--input", &v)) {
       const char *eq = v ? strchr(v, '=') : NULL;
@@ -96,8 +108,8 @@ static int open_plan(const ropts *o, ovta_plan **p, ovta_error *err) {
   if (ovta_plan_accel_nodes(*p) > 0) {
     const char *b = o->backend ? o->backend : "fsim";
     if (!strcmp(b, "cpu"))
-      return OVTA_FAIL(err, OVTA_EINVAL, "%s runs %d node(s) on the accelerator: use --backend zynq|xrt|vboard|fsim|tsim",
-                       o->plan, ovta_plan_accel_nodes(*p));
+      return OVTA_FAIL(err, OVTA_EINVAL, "%s runs %d node(s) on the accelerator: use --backend %s",
+                       o->plan, ovta_plan_accel_nodes(*p), backends("|"));
     return ovta_plan_attach(*p, b, NULL, err);
   }
   if (o->backend && strcmp(o->backend, "cpu"))
@@ -130,7 +142,7 @@ static int cmd_run(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-    fputs(help, stdout);
+    print_help();
     return 0;
   }
   if (argc < 2 || strcmp(argv[1], "run") != 0) return usage("expected a command: run", NULL);
