@@ -18,7 +18,7 @@ case $ARCH in
   aarch64) triple=aarch64-linux-gnu mcpu=cortex-a53 q=(qemu-aarch64 -L /usr/aarch64-linux-gnu) ;;
   *) echo "ARCH is armv7 or aarch64" >&2; exit 2 ;;
 esac
-RT=build-$ARCH/ovta-rt
+RT=build-$ARCH/ovta-rt  # run with --threads 1: qemu-user hangs in pthread_create (tests/boards/test_board_emu.sh)
 [ -x "$RT" ] || { echo "$RT is not built: make cross ARCH=$ARCH" >&2; exit 2; }
 
 # every test's inputs as .npy, and its --input options (one python for all)
@@ -60,7 +60,7 @@ while IFS=$'\t' read -r name opts; do
     "$B/ovta" run "$W/host.ovta" $opts --output-dir "$W/host-out" >/dev/null 2>&1 || { n_skip=$((n_skip + 1)); continue; }
   # shellcheck disable=SC2086
   if ! "$B/ovta" compile "$D/$name/model.onnx" --triple "$triple" --mcpu "$mcpu" -o "$W/arm.ovta" >"$W/log" 2>&1 ||
-    ! "${q[@]}" "$RT" run "$W/arm.ovta" $opts --output-dir "$W/arm-out" >>"$W/log" 2>&1; then
+    ! "${q[@]}" "$RT" run --threads 1 "$W/arm.ovta" $opts --output-dir "$W/arm-out" >>"$W/log" 2>&1; then
     n_fail=$((n_fail + 1)); fails+=("$name: $(grep -m1 error: "$W/log")"); echo "[  FAILED  ] $name: $(grep -m1 error: "$W/log")"
     continue
   fi
