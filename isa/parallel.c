@@ -7,7 +7,7 @@
  * the caller returns when every chunk is done. Which thread runs a chunk varies, what it computes
  * does not (each iteration is computed by one thread, in order), so results are the same for any
  * thread count. A loop started inside a body, or while another thread's loop runs, runs serially
- * on its caller. */
+ * on its caller. A child process after fork() starts its own workers. */
 #include "ovta_base.h"
 
 #include <pthread.h>
@@ -93,8 +93,23 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+/* In a child after fork() only the forking thread exists: forget the workers (started again
+ * on demand) and reset the locks, which another thread may have held. */
+static void after_fork_child(void) {
+  pthread_mutex_init(&P.mu, NULL);
+  pthread_cond_init(&P.wake, NULL);
+  pthread_cond_init(&P.done, NULL);
+  P.started = 0, P.joined = 0, P.finished = 0;
+  atomic_flag_clear(&P.busy);
+  in_body = false;
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static void register_fork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
+
 /* Start workers up to want - 1; the count started. */
 static int start_workers(int want) {
+  pthread_once(&fork_once, register_fork);
   while (P.started < want - 1) {
     pthread_t t;
     pthread_attr_t a;

@@ -8,6 +8,7 @@
 #include "cpu_internal.h"
 
 #define TILE_M 8  /* output channels of a register tile */
+#define ROW_TILES_MIN 24 /* output rows at least this wide are tiled row by row */
 #define TILE_W 32 /* output positions of a register tile (two 16-float vectors) */
 
 /* The geometry of one conv: X[n] zero-padded and split into its stride phases: plane
@@ -16,11 +17,15 @@
  * ow*sw + kw*dw): plane (c, (kh*dh) % sh, (kw*dw) % sw), element p + ((kh*dh) / sh) * PWs +
  * (kw*dw) / sw with p = oh * PWs + ow. So the output positions p of a PWs-wide plane (columns
  * ow >= OW computed and dropped) read consecutive inputs, whatever the stride: tiles of TILE_W
- * consecutive p. */
+ * consecutive p, across rows (small outputs: little is dropped) or, for rows of ROW_TILES_MIN
+ * outputs or more, from the start of a row (ow0 = k*TILE_W): then a tile stores one contiguous
+ * row segment, a vectorized loop, instead of testing and placing each position. */
 typedef struct geom {
   int64_t N, C, IH, IW, M, Cg, KH, KW, OH, OW, G; /* shapes, groups */
   int64_t sh, sw, dh, dw, pt, pl;                 /* strides, dilations, leading pads */
   int64_t PHs, PWs, plane;                        /* a phase plane: rows, columns, PHs*PWs */
+  bool rows;                                      /* tiles within output rows (OW >= ROW_TILES_MIN) */
+  int64_t wb;                                     /* rows: tiles per output row */
   int64_t tiles;                                  /* spatial tiles per output channel */
   int64_t xp_len;                                 /* XP's elements (tail margin included) */
 } geom;
@@ -37,7 +42,9 @@ static void geom_of(const lir_buf *X, const lir_buf *W, const lir_buf *Y, const 
   q->PHs = imax((q->IH + q->pt + q->sh - 1) / q->sh, q->OH + (q->KH - 1) * q->dh / q->sh);
   q->PWs = imax((q->IW + q->pl + q->sw - 1) / q->sw, q->OW + (q->KW - 1) * q->dw / q->sw);
   q->plane = q->PHs * q->PWs;
-  q->tiles = (q->OH * q->PWs + TILE_W - 1) / TILE_W;
+  q->rows = q->OW >= ROW_TILES_MIN;
+  q->wb = (q->OW + TILE_W - 1) / TILE_W;
+  q->tiles = q->rows ? q->OH * q->wb : (q->OH * q->PWs + TILE_W - 1) / TILE_W;
   /* the last tile of the last plane reads up to TILE_W - 1 + PWs positions past it */
   q->xp_len = q->C * q->sh * q->sw * q->plane + TILE_W + q->PWs;
 }
@@ -127,16 +134,27 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt), *T = lir_ref(F, t);
   lir_expr *cbase = lir_muli(F, lir_muli(F, lir_bin(F, LIR_DIV, m0, I(Mg)), q->Cg), q->sh * q->sw * q->plane);
-  lir_stmt *sum = tile_sum(l, acc, XP, W, off, mt, R, m0, lir_add(F, cbase, lir_muli(F, T, TILE_W)), 1);
-  /* the stores: position j of the tile, when it is an output */
+  lir_expr *oh = q->rows ? lir_bin(F, LIR_DIV, T, I(q->wb)) : NULL;
+  lir_expr *ow0 = q->rows ? lir_muli(F, lir_bin(F, LIR_MOD, T, I(q->wb)), TILE_W) : NULL;
+  lir_expr *p0 = q->rows ? lir_add(F, lir_muli(F, oh, q->PWs), ow0) : lir_muli(F, T, TILE_W);
+  lir_stmt *sum = tile_sum(l, acc, XP, W, off, mt, R, m0, lir_add(F, cbase, p0), 1);
   lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *yi[4];
-  lir_expr *pos = lir_add(F, lir_muli(F, T, TILE_W), J);
-  yi[2] = lir_bin(F, LIR_DIV, pos, I(q->PWs)), yi[3] = lir_bin(F, LIR_MOD, pos, I(q->PWs));
-  lir_expr *ok = lir_bin(F, LIR_AND, lir_bin(F, LIR_LT, pos, I(q->OH * q->PWs)), lir_bin(F, LIR_LT, yi[3], I(q->OW)));
+  lir_expr *a = lir_load(F, acc, (lir_expr *[]){Iv, J});
   yi[0] = Nv, yi[1] = m;
-  lir_stmt *st = lir_if(F, ok, cpu_post_store(l, p, Y, yi, m, lir_load(F, acc, (lir_expr *[]){Iv, J})), NULL);
-  lir_stmt *stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
+  lir_stmt *stores;
+  if (q->rows) { /* the row segment ow0 .. min(ow0 + TILE_W, OW) */
+    yi[2] = oh, yi[3] = lir_add(F, ow0, J);
+    lir_expr *len = lir_min(F, I(TILE_W), lir_sub(F, I(q->OW), ow0));
+    stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL,
+                     lir_for(F, j, I(0), len, LIR_FOR_VECTORIZED, cpu_post_store(l, p, Y, yi, m, a)));
+  } else { /* position j of the tile, when it is an output */
+    lir_expr *pos = lir_add(F, p0, J);
+    yi[2] = lir_bin(F, LIR_DIV, pos, I(q->PWs)), yi[3] = lir_bin(F, LIR_MOD, pos, I(q->PWs));
+    lir_expr *ok = lir_bin(F, LIR_AND, lir_bin(F, LIR_LT, pos, I(q->OH * q->PWs)), lir_bin(F, LIR_LT, yi[3], I(q->OW)));
+    lir_stmt *st = lir_if(F, ok, cpu_post_store(l, p, Y, yi, m, a), NULL);
+    stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
+  }
   lir_stmt *tiles = lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
   lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, lir_alloc_stmt(F, acc, tiles));
   lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
