@@ -75,9 +75,13 @@ int ovta_plan_check_manifest(char *txt, size_t len, const char *where, ovta_erro
 
 int ovta_plan_load_files(ovta_plan *e, const cJSON *root, const char *where, ovta_error *err) {
   const cJSON *fs = cJSON_GetObjectItemCaseSensitive(root, "files"), *f;
-  if (!cJSON_GetObjectItemCaseSensitive(root, "plan_fnv1a64"))
+  const cJSON *self = cJSON_GetObjectItemCaseSensitive(root, "plan_fnv1a64");
+  uint64_t v;
+  if (!self)
     return OVTA_FAIL(err, OVTA_EPARSE, "%s: no digests of the plan's files (a plan written before ovta checked them): recompile it with ovta compile", where);
-  if (!cJSON_IsObject(fs)) return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed manifest (files)", where);
+  /* (a well-formed one was checked against the text by ovta_plan_check_manifest) */
+  if (!cJSON_IsString(self) || strlen(self->valuestring) != 16 || !parse_hex16(self->valuestring, &v) || !cJSON_IsObject(fs))
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: malformed manifest (files, plan_fnv1a64)", where);
   cJSON_ArrayForEach(f, fs) {
     int k = 0;
     while (k < OVTA_PLAN_MAX_FILES && strcmp(f->string, ovta_plan_file_names[k]) != 0) k++;

@@ -143,4 +143,12 @@ expect_error "ovta run, plan without digests" "$T/d.ovta/plan.json: no digests o
 ERR_TOOL=ovta-rt expect_error "ovta-rt run, plan without digests" "$T/d.ovta/plan.json: no digests of the plan's files*recompile it with ovta compile" \
   "$RT" run "$T/d.ovta" --backend fsim --input image="$T/img0.npy" --output-dir "$T/o"
 
+# the manifest's own digest of another length (the JSON still valid): refused as malformed
+rm -rf "$T/d.ovta" && cp -r "$T/good.ovta" "$T/d.ovta"
+sed -i 's/\("plan_fnv1a64":[[:space:]]*"[0-9a-f]\{15\}\)[0-9a-f]"/\1"/' "$T/d.ovta/plan.json"
+expect_error "ovta run, plan_fnv1a64 of 15 digits" "$T/d.ovta/plan.json: malformed manifest*" \
+  "$OVTA" run "$T/d.ovta" --backend fsim --input image="$T/img0.npy" --output-dir "$T/o"
+ERR_TOOL=ovta-rt expect_error "ovta-rt run, plan_fnv1a64 of 15 digits" "$T/d.ovta/plan.json: malformed manifest*" \
+  "$RT" run "$T/d.ovta" --backend fsim --input image="$T/img0.npy" --output-dir "$T/o"
+
 finish
