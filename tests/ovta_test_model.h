@@ -51,6 +51,20 @@ static inline ovta_graph *fmnist_int8(const ovta_config *cfg) {
   return g;
 }
 
+/* The int8 model for cfg built twice: *cpu on the CPU path (the reference), *acc with its
+ * accelerator nodes on device `backend`. Returns the int8 graph (caller frees it and both). */
+static inline ovta_graph *fmnist_int8_execs(const ovta_config *cfg, const char *backend, ovta_exec **cpu,
+                                            ovta_exec **acc) {
+  ovta_error err = {0};
+  ovta_graph *g = fmnist_int8(cfg);
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, cpu, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = cfg, o.backend = backend;
+  OVTA_ASSERT_OK(ovta_exec_build(g, &o, acc, &err), err);
+  return g;
+}
+
 /* One run of e on x as its first input: its first output (caller frees). */
 static inline ovta_tensor *ovta_test_run1(ovta_exec *e, const ovta_tensor *x) {
   ovta_error err = {0};

@@ -104,13 +104,8 @@ static void int8_on(const char *backend, int runs, int m) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  ovta_graph *g = fmnist_int8(&cfg);
   ovta_exec *cpu, *acc;
-  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
-  ovta_exec_opts o;
-  ovta_exec_opts_init(&o);
-  o.accel = true, o.cfg = &cfg, o.backend = backend;
-  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  ovta_graph *g = fmnist_int8_execs(&cfg, backend, &cpu, &acc);
   ovta_graph_free(g);
   assert_true(ovta_exec_accel_nodes(acc) >= 3);
   ovta_tensor *ref[NIMG], *got[NIMG];

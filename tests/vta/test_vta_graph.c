@@ -44,13 +44,8 @@ static void model_on(const char *backend, const char *cfgname, int nimg) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
-  ovta_graph *g = fmnist_int8(&cfg);
   ovta_exec *cpu, *acc;
-  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
-  ovta_exec_opts o;
-  ovta_exec_opts_init(&o);
-  o.accel = true, o.cfg = &cfg, o.backend = backend;
-  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  ovta_graph *g = fmnist_int8_execs(&cfg, backend, &cpu, &acc);
   /* all three convs, the dense layer, both max pools (int8 ovta.QMaxPool) and the global
    * average pool (int8 ovta.QGlobalAvgPool) on the accelerator, the first conv channel-padded
    * 1 -> BLOCK_IN */
