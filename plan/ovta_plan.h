@@ -7,7 +7,8 @@
  *
  * Sections:
  *   1. Plans       - the tensor table, the steps, the memory (plan.c)
- *   2. Load, save  - plan.json + params.bin; code from kernels.so (dlopen) or a caller's resolver
+ *   2. Load, save  - plan.json + params.bin; code from kernels.so (dlopen) or a caller's resolver;
+ *                    the manifest of digests of the folder's files (digest.c)
  *   3. Run         - inputs, device, run, outputs, counters
  *   4. Shims       - ovta_vrt_*: the runtime calls of the accelerator host code (vrt.c)
  *   5. Commands    - what `ovta run` and `ovta-rt run` share: inputs, outputs, --stats (io.c)
@@ -94,6 +95,17 @@ typedef struct ovta_plan_step {
   ovta_plan_stats last; /* device counters of the last execution */
 } ovta_plan_step;
 
+/* The files of a plan folder besides plan.json, in the order of ovta_plan_file_names. */
+#define OVTA_PLAN_MAX_FILES 3
+extern const char *const ovta_plan_file_names[OVTA_PLAN_MAX_FILES]; /* params.bin, kernels.o, kernels.so */
+
+/* One file's entry in the manifest (plan.json "files"). */
+typedef struct ovta_plan_file {
+  bool listed;       /* the manifest lists it */
+  uint64_t bytes;    /* its size */
+  uint64_t fnv1a64;  /* FNV-1a 64 of its bytes */
+} ovta_plan_file;
+
 /* A plan: filled by the compiler (compiler/exec/) or read from a folder (ovta_plan_read). */
 typedef struct ovta_plan {
   int nt;               /* tensors */
@@ -116,6 +128,7 @@ typedef struct ovta_plan {
   ovta_dev *dev;        /* attached device */
   ovta_rt *rt;          /* its queue */
   void *so;             /* kernels.so's dlopen handle (ovta_plan_load), or NULL */
+  ovta_plan_file files[OVTA_PLAN_MAX_FILES]; /* the manifest of a plan read from a folder */
 } ovta_plan;
 
 /* Free what p holds (device, buffers, blobs, code handle); p itself is the caller's. */
@@ -136,6 +149,25 @@ int ovta_plan_load(const char *dir, ovta_plan **out, ovta_error *err);
 void ovta_plan_free(ovta_plan *p);
 /* Write DIR/plan.json and DIR/params.bin (DIR created if missing); the code is the caller's. */
 int ovta_plan_save(const ovta_plan *p, const char *dir, ovta_error *err);
+/* Record in DIR/plan.json the size and FNV-1a 64 digest of every file of the folder present
+ * (ovta_plan_file_names), then plan.json's own digest (digest.c has the format). Run last, once
+ * every file is written (ovta compile). */
+int ovta_plan_seal(const char *dir, ovta_error *err);
+/* FNV-1a 64 of n bytes. */
+uint64_t ovta_fnv1a64(const void *data, size_t n);
+/* plan.json's text (len bytes, where: its path) against its own digest: 0 when it matches, 1
+ * when it has none (an old plan, or cut before the digest: the caller tells which), else an
+ * error naming the file. */
+int ovta_plan_check_manifest(char *txt, size_t len, const char *where, ovta_error *err);
+struct cJSON;
+/* The manifest's "files" into p->files; a plan without digests is refused ("recompile"). */
+int ovta_plan_load_files(ovta_plan *p, const struct cJSON *root, const char *where, ovta_error *err);
+/* DIR/NAME's bytes (data, n: already read) against the manifest: an error naming the file when
+ * it is not listed, its size differs or its digest does. */
+int ovta_plan_check_file(const ovta_plan *p, const char *dir, const char *name, const void *data, size_t n,
+                         ovta_error *err);
+/* The same for DIR/NAME read from disk (a file another library opens, e.g. kernels.so). */
+int ovta_plan_check_path(const ovta_plan *p, const char *dir, const char *name, ovta_error *err);
 /* Write n bytes to a file. */
 int ovta_plan_write_file(const char *path, const void *d, size_t n, ovta_error *err);
 

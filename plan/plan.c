@@ -118,6 +118,7 @@ int ovta_plan_load(const char *dir, ovta_plan **out, ovta_error *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/kernels.so", dir);
   int rc = ovta_plan_read(dir, p, err);
+  if (!rc && p->ns) rc = ovta_plan_check_path(p, dir, "kernels.so", err);
   if (!rc && p->ns) rc = check_machine(p, path, err);
   if (!rc && p->ns && !(p->so = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
     const char *why = dlerror();
@@ -385,8 +386,10 @@ static int read_plan_json(const char *dir, char *where, size_t wlen, cJSON **roo
   snprintf(where, wlen, "%s/plan.json", dir);
   int rc = read_bin(dir, "plan.json", &txt, &len, err);
   if (rc) return rc;
-  *root = cJSON_Parse(txt);
+  rc = ovta_plan_check_manifest(txt, len, where, err); /* 1: no digest (ovta_plan_load_files tells) */
+  *root = rc >= 0 ? cJSON_ParseWithLength(txt, len) : NULL;
   free(txt);
+  if (rc < 0) return rc;
   return *root ? 0 : OVTA_FAIL(err, OVTA_EPARSE, "%s: not valid JSON", where);
 }
 
@@ -425,7 +428,8 @@ static int load_params(ovta_plan *e, const cJSON *root, const char *dir, ovta_er
   e->s = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "steps")) + 1, sizeof *e->s);
   e->in = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "inputs")) + 1, sizeof(int));
   e->out = calloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "outputs")) + 1, sizeof(int));
-  return read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err);
+  int rc = read_bin(dir, "params.bin", (void **)&e->params, &e->params_size, err);
+  return rc ? rc : ovta_plan_check_file(e, dir, "params.bin", e->params, e->params_size, err);
 }
 
 /* One tensor of plan.json as the next plan tensor: name, dtype, static shape, where it lives; its
@@ -566,7 +570,8 @@ int ovta_plan_read(const char *dir, ovta_plan *e, ovta_error *err) {
   cJSON *root = NULL;
   int rc = read_plan_json(dir, where, sizeof where, &root, err);
   if (rc) return rc;
-  rc = load_header(e, root, where, err);                    /* format, accel config and report, sizes */
+  rc = ovta_plan_load_files(e, root, where, err);           /* the manifest of digests */
+  if (!rc) rc = load_header(e, root, where, err);                    /* format, accel config and report, sizes */
   if (!rc) rc = load_params(e, root, dir, err);             /* params.bin */
   if (!rc) rc = load_tensors_and_steps(e, root, where, err);/* the tensor table, the steps */
   if (!rc) rc = load_io(e, root, where, err);               /* graph inputs and outputs */

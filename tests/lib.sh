@@ -9,6 +9,8 @@
 #                                   "error:", the first stderr line being "ovta: error: MESSAGE"
 #                                   (MESSAGE may contain * wildcards; ERR_TOOL=ovta-rt: "ovta-rt: error:")
 #   pycheck NAME SCRIPT ARGS...     pass when `$PY -c SCRIPT ARGS` prints exactly "ok"
+#   plan_reseal DIR                 rewrite DIR/plan.json's own digest after a test edited it
+#                                   (FNV-1a 64, computed here independently of plan/digest.c)
 #   finish                          print the tally, exit 1 when anything failed
 # shellcheck shell=bash
 
@@ -63,6 +65,25 @@ pycheck() {
   shift 2
   res=$("$PY" -c "$script" "$@" 2>&1)
   if [ "$res" = ok ]; then ok "$name"; else bad "$name" "$res"; fi
+}
+
+# FNV-1a 64 in Python, the tests' own implementation (plan/digest.c has the format).
+FNV_PY='
+def fnv(b):
+    h = 0xcbf29ce484222325
+    for c in b: h = ((h ^ c) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+'
+
+plan_reseal() {
+  "$PY" -c "$FNV_PY"'
+import re, sys
+p = sys.argv[1] + "/plan.json"
+t = open(p, "rb").read()
+m = list(re.finditer(rb"\"plan_fnv1a64\"\s*:\s*\"([0-9a-f]{16})\"", t))[-1]
+t = t[:m.start(1)] + b"0" * 16 + t[m.end(1):]
+t = t[:m.start(1)] + b"%016x" % fnv(t) + t[m.end(1):]
+open(p, "wb").write(t)' "$1"
 }
 
 finish() {

@@ -35,6 +35,36 @@ static inline ovta_graph *fmnist_load(void) {
   return g;
 }
 
+/* The passes of the int8 plans of the model tests, and the calibration images they use. */
+#define FM_INT8_PIPELINE "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify"
+#define FM_NCAL 16
+
+/* The model quantized to int8 for cfg with the first FM_NCAL calibration images (caller frees). */
+static inline ovta_graph *fmnist_int8(const ovta_config *cfg) {
+  ovta_error err = {0};
+  ovta_graph *g = fmnist_load();
+  ovta_tensor *cal;
+  OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
+  ovta_calib_opts co = {.samples = cal, .count = FM_NCAL, .passes = FM_INT8_PIPELINE, .cfg = cfg};
+  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
+  ovta_tensor_free(cal);
+  return g;
+}
+
+/* The int8 model for cfg built twice: *cpu on the CPU path (the reference), *acc with its
+ * accelerator nodes on device `backend`. Returns the int8 graph (caller frees it and both). */
+static inline ovta_graph *fmnist_int8_execs(const ovta_config *cfg, const char *backend, ovta_exec **cpu,
+                                            ovta_exec **acc) {
+  ovta_error err = {0};
+  ovta_graph *g = fmnist_int8(cfg);
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, cpu, &err), err);
+  ovta_exec_opts o;
+  ovta_exec_opts_init(&o);
+  o.accel = true, o.cfg = cfg, o.backend = backend;
+  OVTA_ASSERT_OK(ovta_exec_build(g, &o, acc, &err), err);
+  return g;
+}
+
 /* One run of e on x as its first input: its first output (caller frees). */
 static inline ovta_tensor *ovta_test_run1(ovta_exec *e, const ovta_tensor *x) {
   ovta_error err = {0};

@@ -716,6 +716,7 @@ int ovta_exec_save(const ovta_exec *e, const char *dir, ovta_error *err) {
   snprintf(path, sizeof path, "%s/kernels.so", dir);
   if (!rc) remove(path);
   if (!rc && e->p.ns) rc = link_shared(dir, err);
+  if (!rc) rc = ovta_plan_seal(dir, err); /* the digests of every file, last */
   return rc;
 }
 
@@ -733,7 +734,10 @@ int ovta_exec_load(const char *dir, ovta_exec **out, ovta_error *err) {
     ovta_error_wrap(err, "%s: the plan cannot run here (compile it on this machine, or with --triple for it)", dir);
   snprintf(path, sizeof path, "%s/kernels.o", dir);
   char *obj = NULL;
-  if (!rc && e->p.ns && !(rc = ovta_read_file(path, OVTA_SIZE_CAP(34), &obj, &n, err))) e->obj = obj, e->obj_len = n;
+  if (!rc && e->p.ns && !(rc = ovta_read_file(path, OVTA_SIZE_CAP(34), &obj, &n, err))) {
+    e->obj = obj, e->obj_len = n;
+    rc = ovta_plan_check_file(&e->p, dir, "kernels.o", obj, n, err);
+  }
   if (!rc) rc = finish(e, err);
   if (rc) ovta_exec_free(e);
   else *out = e;

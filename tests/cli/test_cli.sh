@@ -234,6 +234,7 @@ expect_error "compile --triple unknown" "*no target for nosuch-unknown-linux*" "
 # a plan compiled for a CPU feature this machine lacks is refused at load, not run into SIGILL
 cp -r "$T/vv.ovta" "$T/feat.ovta"
 sed -i 's/"features":[[:space:]]*"/&+ovtanosuchfeature,/' "$T/feat.ovta/plan.json"
+plan_reseal "$T/feat.ovta"
 expect_error "run a plan needing a CPU feature this machine lacks" "*compiled for a CPU with ovtanosuchfeature, which this machine lacks" \
   "$OVTA" run "$T/feat.ovta" --backend fsim --input image="$T/img1.npy" --output-dir "$T/featout"
 

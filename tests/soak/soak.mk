@@ -3,7 +3,7 @@
 # normal one (TEST_SAN below).
 SOAK_SECONDS ?= 60
 TESTS += $(B)/tests/soak/soak
-.PHONY: soak test-san test-valgrind test-tsan print-tests
+.PHONY: soak test-soak-long test-san test-valgrind test-tsan print-tests
 
 $(B)/tests/soak/soak: tests/soak/soak.c $(RANDPROG_DEPS)
 	@mkdir -p $(dir $@)
@@ -13,6 +13,14 @@ $(B)/tests/soak/soak: tests/soak/soak.c $(RANDPROG_DEPS)
 ## soak [SOAK_SECONDS=60]: one device per config runs reference, random and bad programs
 soak: $(B)/tests/soak/soak
 	SOAK_SECONDS=$(SOAK_SECONDS) $(B)/tests/soak/soak
+
+# tests/soak/test_model_soak.c (a test_*.c of TESTS, tests/tests.mk): the Fashion-MNIST int8 model
+# run back to back on fsim and tsim, outputs and memory checked; 100 and 5 runs in `make test`.
+SOAK_LONG_FSIM ?= 1000
+SOAK_LONG_TSIM ?= 50
+## test-soak-long [SOAK_LONG_FSIM=1000] [SOAK_LONG_TSIM=50]: the model soak at length, with its figures
+test-soak-long: $(B)/tests/soak/test_model_soak
+	SOAK_FSIM_RUNS=$(SOAK_LONG_FSIM) SOAK_TSIM_RUNS=$(SOAK_LONG_TSIM) $(B)/tests/soak/test_model_soak
 
 ## test-san: the whole `make test` suite in the SAN=1 build only (ASan + UBSan + LeakSanitizer)
 test-san:

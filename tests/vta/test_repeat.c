@@ -20,28 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NCAL 16
 #define NIMG 5
 #define RUNS 60
-
-static const char int8_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
 
 static ovta_graph *fp32_graph(void) {
   ovta_graph *g = fmnist_load();
   ovta_error err = {0};
   ovta_compile_opts co = {0};
   OVTA_ASSERT_OK(ovta_compile_pipeline(g, &co, &err), err);
-  return g;
-}
-
-static ovta_graph *int8_graph(const ovta_config *cfg) {
-  ovta_graph *g = fmnist_load();
-  ovta_error err = {0};
-  ovta_tensor *cal;
-  OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
-  ovta_calib_opts co = {.samples = cal, .count = NCAL, .passes = int8_pipeline, .cfg = cfg};
-  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
-  ovta_tensor_free(cal);
   return g;
 }
 
@@ -118,13 +104,8 @@ static void int8_on(const char *backend, int runs, int m) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  ovta_graph *g = int8_graph(&cfg);
   ovta_exec *cpu, *acc;
-  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
-  ovta_exec_opts o;
-  ovta_exec_opts_init(&o);
-  o.accel = true, o.cfg = &cfg, o.backend = backend;
-  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  ovta_graph *g = fmnist_int8_execs(&cfg, backend, &cpu, &acc);
   ovta_graph_free(g);
   assert_true(ovta_exec_accel_nodes(acc) >= 3);
   ovta_tensor *ref[NIMG], *got[NIMG];

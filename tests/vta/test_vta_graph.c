@@ -18,21 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NCAL 16
+#define NCAL FM_NCAL
 
-static const char int8_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
-
-/* The int8 graph of the model for cfg (quantized with NCAL calibration images). */
-static ovta_graph *int8_graph(const ovta_config *cfg) {
-  ovta_error err = {0};
-  ovta_graph *g = fmnist_load();
-  ovta_tensor *cal;
-  OVTA_ASSERT_OK(ovta_npy_read(FM "calib_images.npy", "calib", &cal, &err), err);
-  ovta_calib_opts co = {.samples = cal, .count = NCAL, .passes = int8_pipeline, .cfg = cfg};
-  OVTA_ASSERT_OK(ovta_calibrate_quantize(g, &co, NULL, &err), err);
-  ovta_tensor_free(cal);
-  return g;
-}
+static const char int8_pipeline[] = FM_INT8_PIPELINE;
 
 /* every accelerator node ran on the device: its GEMM micro-ops were executed */
 static int check_stats(ovta_exec *e) {
@@ -56,13 +44,8 @@ static void model_on(const char *backend, const char *cfgname, int nimg) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
-  ovta_graph *g = int8_graph(&cfg);
   ovta_exec *cpu, *acc;
-  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
-  ovta_exec_opts o;
-  ovta_exec_opts_init(&o);
-  o.accel = true, o.cfg = &cfg, o.backend = backend;
-  OVTA_ASSERT_OK(ovta_exec_build(g, &o, &acc, &err), err);
+  ovta_graph *g = fmnist_int8_execs(&cfg, backend, &cpu, &acc);
   /* all three convs, the dense layer, both max pools (int8 ovta.QMaxPool) and the global
    * average pool (int8 ovta.QGlobalAvgPool) on the accelerator, the first conv channel-padded
    * 1 -> BLOCK_IN */
@@ -428,7 +411,7 @@ static void test_save_load(void **st) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
-  ovta_graph *g = int8_graph(&cfg);
+  ovta_graph *g = fmnist_int8(&cfg);
   ovta_exec_opts o;
   ovta_exec_opts_init(&o);
   o.accel = true, o.cfg = &cfg;
@@ -498,7 +481,7 @@ static void test_cli(void **st) {
            OVTA_SRC_DIR, dir, dir, dir);
   assert_int_not_equal(system(cmd), 0);
   /* the reference: the same int8 graph (same calibration) on the CPU path, in the library */
-  ovta_graph *g = int8_graph(&cfg);
+  ovta_graph *g = fmnist_int8(&cfg);
   ovta_exec *cpu;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &cpu, &err), err);
   ovta_tensor *yc = ovta_test_run1(cpu, x), *ya;
