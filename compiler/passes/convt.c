@@ -95,11 +95,7 @@ int pass_convt(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
       return err->code ? err->code : OVTA_ENOMEM;
     ovta_node_del_attr(n, "output_padding");
     n->inputs[0] = z, n->inputs[1] = wc;
-    ovta_tensor *y = n->outputs[0];
-    int64_t want[4] = {y->shape[0], y->shape[1], y->shape[2], y->shape[3]};
-    if ((rc = ovta_infer_node(g, n, err))) return rc;
-    if (memcmp(want, y->shape, sizeof want))
-      return OVTA_FAIL(err, OVTA_EINTERNAL, "node %s (ConvTranspose): the rewritten Conv's output shape differs", n->name);
+    if ((rc = px_reinfer_same_shape(g, n, "ConvTranspose", err))) return rc;
     i = pos;
     rc = ovta_graph_index(g, err);
   }

@@ -50,5 +50,8 @@ ovta_tensor *px_new_ints(ovta_graph *g, const char *base, int n, const int64_t *
  * and inferred; NULL (err set) when c is NULL or on failure. */
 ovta_tensor *px_add_node(ovta_graph *g, int *pos, const char *op, const char *base, ovta_tensor *in, ovta_tensor *c,
                          ovta_error *err);
+/* n inferred again after a rewrite that must keep its output's shape (rank 4); what names the
+ * rewrite in the error when the shape changed. */
+int px_reinfer_same_shape(ovta_graph *g, ovta_node *n, const char *what, ovta_error *err);
 
 #endif

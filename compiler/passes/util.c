@@ -130,3 +130,14 @@ ovta_tensor *px_add_node(ovta_graph *g, int *pos, const char *op, const char *ba
   (*pos)++;
   return y;
 }
+
+/* n inferred again after a rewrite that must keep its output's shape (rank 4); what names the
+ * rewrite in the error when the shape changed. */
+int px_reinfer_same_shape(ovta_graph *g, ovta_node *n, const char *what, ovta_error *err) {
+  ovta_tensor *y = n->outputs[0];
+  int64_t want[4] = {y->shape[0], y->shape[1], y->shape[2], y->shape[3]};
+  int rc = ovta_infer_node(g, n, err);
+  if (!rc && memcmp(want, y->shape, sizeof want))
+    rc = OVTA_FAIL(err, OVTA_EINTERNAL, "node %s (%s): the rewritten conv's output shape differs", n->name, what);
+  return rc;
+}
