@@ -465,6 +465,28 @@ static int ev_transpose(ev *e) {
   return OVTA_OK;
 }
 
+/* DepthToSpace / SpaceToDepth (blocksize b) over the spatial side viewed as [N, C, H, b, W, b]:
+ * depth channel (i*b + j)*C + c (DCR; CRD: c*b^2 + i*b + j, DepthToSpace only) holds spatial
+ * element [c, h*b + i, w*b + j]. */
+static int ev_space_depth(ev *e, bool to_space) {
+  const ovta_tensor *x = IN(e, 0);
+  ovta_tensor *y = e->out[0];
+  const ovta_tensor *s = to_space ? y : x, *d = to_space ? x : y; /* spatial side, depth side */
+  int64_t b = ovta_node_attr_i(e->n, "blocksize", 1), N = s->shape[0], C = s->shape[1], H = d->shape[2], W = d->shape[3];
+  bool crd = to_space && !strcmp(ovta_node_attr_s(e->n, "mode", "DCR"), "CRD");
+  size_t es = ovta_dtype_size(x->dtype);
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t h = 0; h < H * b; h++)
+        for (int64_t w = 0; w < W * b; w++) {
+          int64_t ij = (h % b) * b + w % b, dc = crd ? c * b * b + ij : ij * C + c;
+          int64_t so = ((n * C + c) * H * b + h) * W * b + w, dof = ((n * C * b * b + dc) * H + h / b) * W + w / b;
+          int64_t yo = to_space ? so : dof, xo = to_space ? dof : so;
+          memcpy((char *)y->data + yo * es, (const char *)x->data + xo * es, es);
+        }
+  return OVTA_OK;
+}
+
 static int ev_concat(ev *e) {
   ovta_tensor *y = e->out[0];
   int64_t axis = ovta_node_attr_i(e->n, "axis", 0);
@@ -715,6 +737,7 @@ int ovta_eval_node_ref(void *ctx, const ovta_graph *g, const ovta_node *n, ovta_
       !strcmp(op, "Unsqueeze"))
     return ev_copy(&e);
   if (!strcmp(op, "Transpose")) return ev_transpose(&e);
+  if (!strcmp(op, "DepthToSpace") || !strcmp(op, "SpaceToDepth")) return ev_space_depth(&e, op[0] == 'D');
   if (!strcmp(op, "Gather")) return ev_gather(&e);
   if (!strcmp(op, "Slice")) return ev_slice(&e);
   if (!strcmp(op, "Expand")) return ev_expand(&e);

@@ -13,13 +13,6 @@ typedef struct convt {
   int64_t g;                               /* groups */
 } convt;
 
-static bool ints2(const ovta_node *n, const char *name, int cnt, int64_t *v) {
-  const ovta_attr *a = ovta_node_attr(n, name);
-  if (!a || a->type != OVTA_ATTR_INTS || a->n != cnt) return false;
-  for (int i = 0; i < cnt; i++) v[i] = a->ints[i];
-  return true;
-}
-
 static bool convt_match(const ovta_node *n, convt *c) {
   if (strcmp(n->op, "ConvTranspose") || n->n_outputs != 1 || !n->outputs[0]) return false;
   const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *b = ovta_node_in(n, 2);
@@ -28,30 +21,12 @@ static bool convt_match(const ovta_node *n, convt *c) {
   for (int d = 0; d < 4; d++)
     if (x->shape[d] < 1) return false;
   int64_t pads[4], dil[2];
-  if (!ints2(n, "kernel_shape", 2, c->k) || !ints2(n, "strides", 2, c->s) || !ints2(n, "pads", 4, pads) ||
-      !ints2(n, "output_padding", 2, c->op) || !ints2(n, "dilations", 2, dil) || dil[0] != 1 || dil[1] != 1)
+  if (!px_attr_ints(n, "kernel_shape", 2, c->k) || !px_attr_ints(n, "strides", 2, c->s) || !px_attr_ints(n, "pads", 4, pads) ||
+      !px_attr_ints(n, "output_padding", 2, c->op) || !px_attr_ints(n, "dilations", 2, dil) || dil[0] != 1 || dil[1] != 1)
     return false;
   c->pb[0] = pads[0], c->pb[1] = pads[1], c->pe[0] = pads[2], c->pe[1] = pads[3];
   c->g = ovta_node_attr_i(n, "group", 1);
   return c->s[0] >= 1 && c->s[1] >= 1 && c->s[0] <= 64 && c->s[1] <= 64;
-}
-
-/* A new int64 vector constant. */
-static ovta_tensor *ints_const(ovta_graph *g, const char *base, int n, const int64_t *v, ovta_error *err) {
-  int64_t s[1] = {n};
-  ovta_tensor *t = px_new_const(g, base, OVTA_DT_I64, 1, s, err);
-  for (int i = 0; t && i < n; i++) ovta_tensor_put_f(t, i, (double)v[i]);
-  return t;
-}
-
-/* Node `op`(in, c) -> a new float value, inserted at *pos (which moves past it) and inferred. */
-static ovta_tensor *add_node(ovta_graph *g, int *pos, const char *op, ovta_tensor *in, ovta_tensor *c, ovta_error *err) {
-  ovta_tensor *y = c ? px_new_value(g, in->name, OVTA_DT_F32, NULL, err) : NULL;
-  ovta_tensor *ins[2] = {in, c};
-  ovta_node *n = y ? px_new_node(g, *pos, op, "convt", 2, ins, y, err) : NULL;
-  if (!n || ovta_infer_node(g, n, err)) return NULL;
-  (*pos)++;
-  return y;
 }
 
 /* X [N,C,H,W] with s-1 zeros inserted after every element of H and W, then padded by pb at the
@@ -64,12 +39,12 @@ static ovta_tensor *zero_insert(ovta_graph *g, int *pos, ovta_tensor *x, const c
   if (c->s[0] > 1 || c->s[1] > 1) {
     int64_t r6[6] = {N, C, H, 1, W, 1}, p6[12] = {0}, r4[4] = {N, C, H * c->s[0], W * c->s[1]};
     p6[6 + 3] = c->s[0] - 1, p6[6 + 5] = c->s[1] - 1;
-    v = add_node(g, pos, "Reshape", v, ints_const(g, "shape", 6, r6, err), err);
-    v = v ? add_node(g, pos, "Pad", v, ints_const(g, "pads", 12, p6, err), err) : NULL;
-    v = v ? add_node(g, pos, "Reshape", v, ints_const(g, "shape", 4, r4, err), err) : NULL;
+    v = px_add_node(g, pos, "Reshape", "convt", v, px_new_ints(g, "shape", 6, r6, err), err);
+    v = v ? px_add_node(g, pos, "Pad", "convt", v, px_new_ints(g, "pads", 12, p6, err), err) : NULL;
+    v = v ? px_add_node(g, pos, "Reshape", "convt", v, px_new_ints(g, "shape", 4, r4, err), err) : NULL;
   }
   int64_t p4[8] = {0, 0, pb[0], pb[1], 0, 0, pe[0], pe[1]};
-  if (v && (pb[0] || pb[1] || pe[0] || pe[1])) v = add_node(g, pos, "Pad", v, ints_const(g, "pads", 8, p4, err), err);
+  if (v && (pb[0] || pb[1] || pe[0] || pe[1])) v = px_add_node(g, pos, "Pad", "convt", v, px_new_ints(g, "pads", 8, p4, err), err);
   return v;
 }
 
@@ -120,11 +95,7 @@ int pass_convt(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err) {
       return err->code ? err->code : OVTA_ENOMEM;
     ovta_node_del_attr(n, "output_padding");
     n->inputs[0] = z, n->inputs[1] = wc;
-    ovta_tensor *y = n->outputs[0];
-    int64_t want[4] = {y->shape[0], y->shape[1], y->shape[2], y->shape[3]};
-    if ((rc = ovta_infer_node(g, n, err))) return rc;
-    if (memcmp(want, y->shape, sizeof want))
-      return OVTA_FAIL(err, OVTA_EINTERNAL, "node %s (ConvTranspose): the rewritten Conv's output shape differs", n->name);
+    if ((rc = px_reinfer_same_shape(g, n, "ConvTranspose", err))) return rc;
     i = pos;
     rc = ovta_graph_index(g, err);
   }

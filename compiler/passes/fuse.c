@@ -102,14 +102,6 @@ static int to_dense(ovta_graph *g, ovta_node *n, ovta_error *err) {
   return OVTA_OK;
 }
 
-/* A new constant int64 vector of the n values v (a Reshape's shape). */
-static ovta_tensor *shape_const(ovta_graph *g, int n, const int64_t *v, ovta_error *err) {
-  int64_t s[1] = {n};
-  ovta_tensor *t = px_new_const(g, "shape", OVTA_DT_I64, 1, s, err);
-  for (int i = 0; t && i < n; i++) ovta_tensor_put_f(t, i, (double)v[i]);
-  return t;
-}
-
 /* A [M, K]-shaped value x that A is a Reshape of, when A has no other use (the previous
  * projection's output Reshape, from flatten_dense): that Reshape removed, x returned; else NULL. */
 static ovta_tensor *rows_of(ovta_graph *g, const ovta_tensor *a, int64_t M, int64_t K) {
@@ -133,11 +125,11 @@ static int flatten_dense(ovta_graph *g, ovta_node *n, ovta_error *err) {
   for (int d = 0; d < a->rank - 1; d++) M *= a->shape[d];
   int64_t s_in[2] = {M, K};
   ovta_tensor la = {.rank = 2, .shape = {M, K}}, ly = {.rank = 2, .shape = {M, N}};
-  ovta_tensor *so = shape_const(g, y->rank, y->shape, err);
+  ovta_tensor *so = px_new_ints(g, "shape", y->rank, y->shape, err);
   ovta_tensor *y2 = so ? px_new_value(g, y->name, y->dtype, &ly, err) : NULL;
   ovta_tensor *a2 = y2 ? rows_of(g, a, M, K) : NULL;
   if (y2 && !a2) {
-    ovta_tensor *si = shape_const(g, 2, s_in, err);
+    ovta_tensor *si = px_new_ints(g, "shape", 2, s_in, err);
     a2 = si ? px_new_value(g, a->name, a->dtype, &la, err) : NULL;
     ovta_tensor *in1[2] = {a, si};
     if (a2 && !px_new_node(g, px_node_index(g, n), "Reshape", "reshape", 2, in1, a2, err)) a2 = NULL;

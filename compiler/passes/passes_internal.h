@@ -16,6 +16,7 @@ int pass_fold_bn(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_convt(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_fuse(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_split_groups(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_s2d(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_partition(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
@@ -41,5 +42,16 @@ bool px_is_graph_output(const ovta_graph *g, const ovta_tensor *t);
 int px_single_user(const ovta_graph *g, const ovta_tensor *t);
 int px_node_index(const ovta_graph *g, const ovta_node *n);
 bool px_is_const(const ovta_tensor *t);
+/* The INTS attribute `name` of n into v when it has exactly cnt values. */
+bool px_attr_ints(const ovta_node *n, const char *name, int cnt, int64_t *v);
+/* A new int64 vector constant of n values. */
+ovta_tensor *px_new_ints(ovta_graph *g, const char *base, int n, const int64_t *v, ovta_error *err);
+/* Node `op`(in, c) named after base -> a new float value, inserted at *pos (which moves past it)
+ * and inferred; NULL (err set) when c is NULL or on failure. */
+ovta_tensor *px_add_node(ovta_graph *g, int *pos, const char *op, const char *base, ovta_tensor *in, ovta_tensor *c,
+                         ovta_error *err);
+/* n inferred again after a rewrite that must keep its output's shape (rank 4); what names the
+ * rewrite in the error when the shape changed. */
+int px_reinfer_same_shape(ovta_graph *g, ovta_node *n, const char *what, ovta_error *err);
 
 #endif

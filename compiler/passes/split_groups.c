@@ -61,14 +61,6 @@ static ovta_tensor *rows(ovta_graph *g, const ovta_tensor *t, int64_t r0, int64_
   return c;
 }
 
-/* A new int64 vector constant of one element. */
-static ovta_tensor *i64_1(ovta_graph *g, const char *base, int64_t v, ovta_error *err) {
-  int64_t s[1] = {1};
-  ovta_tensor *t = px_new_const(g, base, OVTA_DT_I64, 1, s, err);
-  if (t) ((int64_t *)t->data)[0] = v;
-  return t;
-}
-
 /* Every attribute of src onto dst (dst's own ones replaced). */
 static int copy_attrs(ovta_node *dst, const ovta_node *src, ovta_error *err) {
   int rc = OVTA_OK;
@@ -94,8 +86,9 @@ static int copy_attrs(ovta_node *dst, const ovta_node *src, ovta_error *err) {
 static ovta_tensor *emit_part(ovta_graph *g, int *pos, const ovta_node *n, part p, ovta_error *err) {
   ovta_tensor *x = n->inputs[0], *w = n->inputs[1], *b = ovta_node_in(n, 2);
   int64_t G = ovta_node_attr_i(n, "group", 1), cg = x->shape[1] / G, og = w->shape[0] / G;
-  ovta_tensor *sl[4] = {x, i64_1(g, "starts", p.g0 * cg, err), i64_1(g, "ends", (p.g0 + p.gn) * cg, err),
-                        i64_1(g, "axes", 1, err)};
+  int64_t st = p.g0 * cg, en = (p.g0 + p.gn) * cg, ax = 1;
+  ovta_tensor *sl[4] = {x, px_new_ints(g, "starts", 1, &st, err), px_new_ints(g, "ends", 1, &en, err),
+                        px_new_ints(g, "axes", 1, &ax, err)};
   ovta_tensor *xs = sl[1] && sl[2] && sl[3] ? px_new_value(g, x->name, OVTA_DT_F32, NULL, err) : NULL;
   ovta_node *s = xs ? px_new_node(g, *pos, "Slice", "split_groups", 4, sl, xs, err) : NULL;
   if (!s || ovta_infer_node(g, s, err)) return NULL;

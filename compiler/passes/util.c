@@ -102,3 +102,42 @@ int px_node_index(const ovta_graph *g, const ovta_node *n) {
 }
 
 bool px_is_const(const ovta_tensor *t) { return t && t->data != NULL; }
+
+/* The INTS attribute `name` of n into v when it has exactly cnt values. */
+bool px_attr_ints(const ovta_node *n, const char *name, int cnt, int64_t *v) {
+  const ovta_attr *a = ovta_node_attr(n, name);
+  if (!a || a->type != OVTA_ATTR_INTS || a->n != cnt) return false;
+  for (int i = 0; i < cnt; i++) v[i] = a->ints[i];
+  return true;
+}
+
+/* A new int64 vector constant of n values. */
+ovta_tensor *px_new_ints(ovta_graph *g, const char *base, int n, const int64_t *v, ovta_error *err) {
+  int64_t s[1] = {n};
+  ovta_tensor *t = px_new_const(g, base, OVTA_DT_I64, 1, s, err);
+  for (int i = 0; t && i < n; i++) ((int64_t *)t->data)[i] = v[i];
+  return t;
+}
+
+/* Node `op`(in, c) named after base -> a new float value, inserted at *pos (which moves past it)
+ * and inferred; NULL (err set) when c is NULL or on failure. */
+ovta_tensor *px_add_node(ovta_graph *g, int *pos, const char *op, const char *base, ovta_tensor *in, ovta_tensor *c,
+                         ovta_error *err) {
+  ovta_tensor *y = c ? px_new_value(g, in->name, OVTA_DT_F32, NULL, err) : NULL;
+  ovta_tensor *ins[2] = {in, c};
+  ovta_node *n = y ? px_new_node(g, *pos, op, base, 2, ins, y, err) : NULL;
+  if (!n || ovta_infer_node(g, n, err)) return NULL;
+  (*pos)++;
+  return y;
+}
+
+/* n inferred again after a rewrite that must keep its output's shape (rank 4); what names the
+ * rewrite in the error when the shape changed. */
+int px_reinfer_same_shape(ovta_graph *g, ovta_node *n, const char *what, ovta_error *err) {
+  ovta_tensor *y = n->outputs[0];
+  int64_t want[4] = {y->shape[0], y->shape[1], y->shape[2], y->shape[3]};
+  int rc = ovta_infer_node(g, n, err);
+  if (!rc && memcmp(want, y->shape, sizeof want))
+    rc = OVTA_FAIL(err, OVTA_EINTERNAL, "node %s (%s): the rewritten conv's output shape differs", n->name, what);
+  return rc;
+}
