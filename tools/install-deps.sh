@@ -16,6 +16,7 @@ pkgs=(
   dataset-fashion-mnist            # the shipped model's data set
   gnuplot-nox                      # profile plots
   clang libclang-rt-14-dev         # fuzzers and sanitizer runtimes
+  libxgboost-dev                   # ovta tune: the XGBoost cost model (C API)
   libxrt-dev                       # the xrt board backend (Alveo) is compiled and its device-free paths tested
 )
 missing=()
