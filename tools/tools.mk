@@ -34,6 +34,14 @@ $(B)/tests/cli/test_cli: tests/cli/test_cli.sh $(B)/ovta
 	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_cli.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
 
+# `ovta tune`'s tests: tests/cli/test_tune.sh (Fashion-MNIST, a few trials per layer on tsim).
+TESTS += $(B)/tests/cli/test_tune
+
+$(B)/tests/cli/test_tune: tests/cli/test_tune.sh $(B)/ovta
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_tune.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@
+
 # build/ovta-opt: graph passes on a model file (tools/ovta-opt/main.c); build/ovta-vta: one
 # accelerator operator through the lowering stages (tools/ovta-vta/main.c).
 OVTA_OPT := $(B)/ovta-opt

@@ -59,8 +59,8 @@ static bool parse_record(const char *line, tune_record *rec) {
   return ok;
 }
 
-int tune_log_read(const char *path, tune_record **out, int *n, ovta_error *err) {
-  *out = NULL, *n = 0;
+int tune_log_read(const char *path, tune_record **out, int *n, long *end, ovta_error *err) {
+  *out = NULL, *n = 0, *end = 0;
   FILE *f = fopen(path, "r");
   if (!f) return errno == ENOENT ? OVTA_OK : OVTA_FAIL(err, OVTA_EIO, "%s: %s", path, strerror(errno));
   char *line = NULL;
@@ -71,10 +71,11 @@ int tune_log_read(const char *path, tune_record **out, int *n, ovta_error *err) 
     lineno++;
     bool complete = line[len - 1] == '\n';
     tune_record rec;
-    if (!parse_record(line, &rec)) {
+    if (!complete || !parse_record(line, &rec)) {
       if (complete) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s:%d: not a tuning record", path, lineno);
       continue; /* a killed run's last partial line */
     }
+    *end += (long)len;
     tune_record *g = realloc(*out, (size_t)(cnt + 1) * sizeof *g);
     if (!g) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
     else *out = g, g[cnt++] = rec;

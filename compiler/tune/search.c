@@ -125,8 +125,9 @@ static int choose(search *s, const tune_outcome *out, int want, uint64_t seed, i
 /* Measure the batch, log and note each trial. */
 static int measure(search *s, const char *name, const tune_opts *o, const int *pick, int np, tune_outcome *out,
                    ovta_error *err) {
-  tune_trial tr[64];
+  tune_trial tr[64] = {0};
   tune_result res[64];
+  if (np > 64) np = 64;
   for (int j = 0; j < np; j++) tr[j] = (tune_trial){.op = s->op, .t = s->cand[pick[j]]};
   int rc = tune_run_batch(o->runner, tr, np, res, err);
   for (int j = 0; !rc && j < np; j++) {

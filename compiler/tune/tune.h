@@ -75,9 +75,9 @@ typedef struct tune_record {
 } tune_record;
 
 /* Records of a JSON-lines log (one object a line, tune_log_append's form); a missing file is
- * empty. A truncated last line (a killed run) is skipped; any other bad line is an error naming
- * the line. */
-int tune_log_read(const char *path, tune_record **out, int *n, ovta_error *err);
+ * empty. A last line without its newline (a killed run) is skipped; *end gets the bytes up to
+ * it (truncate there before appending); any other bad line is an error naming the line. */
+int tune_log_read(const char *path, tune_record **out, int *n, long *end, ovta_error *err);
 /* Append one record as one line and flush it. */
 int tune_log_append(FILE *f, const tune_record *rec, ovta_error *err);
 

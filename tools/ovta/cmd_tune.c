@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exec.h"
 #include "tune.h"
@@ -158,8 +159,11 @@ static int tune_all(const topts *o, const ovta_config *cfg, const layers *L, tun
   snprintf(logpath, sizeof logpath, o->log ? "%s" : "%s.log", o->log ? o->log : o->out);
   tune_record *prior = NULL;
   int nprior = 0;
-  int rc = tune_log_read(logpath, &prior, &nprior, err);
+  long end = 0;
+  int rc = tune_log_read(logpath, &prior, &nprior, &end, err);
   FILE *f = rc ? NULL : fopen(logpath, "a");
+  if (f && ftell(f) != end && ftruncate(fileno(f), end)) /* a killed run's partial last line */
+    rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot truncate its partial last line", logpath);
   if (!rc && !f) rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot append", logpath);
   tune_runner run = {.backend = o->backend, .cfg = cfg, .jobs = (int)o->jobs, .timeout_s = o->timeout_s,
                      .watchdog_cycles = (uint64_t)o->watchdog};
