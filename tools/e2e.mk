@@ -4,7 +4,7 @@
 #   tests/e2e/          end-to-end test of `ovta eval`, and of depthwise / grouped convs on the
 #                       accelerator (test_dwconv.sh, data/) (in `make test`)
 # and the targets bench-resnet18, test-ort and test-zoo below.
-OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c tools/ovta/cmd_tune.c
+OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c
 
 TESTS += $(B)/tests/e2e/test_e2e $(B)/tests/e2e/test_dwconv
 

@@ -3,7 +3,8 @@
  * each round measures a batch: once a few trials succeeded, an XGBoost model trained on the
  * log of cycles of the measured ones ranks a random pool of unmeasured candidates and the batch
  * takes the best predicted, each slot with probability 1/4 a random candidate instead (epsilon
- * exploration); before that the batch is random. Records already in the log count as measured. */
+ * exploration); before that the batch takes the planner's runners-up (lowest estimates). Records
+ * already in the log count as measured. */
 #include "tune.h"
 
 #include <math.h>
@@ -97,6 +98,24 @@ static int rank_pool(search *s, int *pool, int np, uint64_t seed, ovta_error *er
   return rc;
 }
 
+/* Before the model: the untried candidates not in pick[0..np) with the lowest estimates (the
+ * planner's runners-up), up to max, into pool. */
+static int by_estimate(search *s, const int *pick, int np, int *pool, int max) {
+  int k = 0;
+  for (int i = 0; i < s->n; i++) {
+    bool taken = s->state[i] != 0;
+    for (int j = 0; !taken && j < np; j++) taken = pick[j] == i;
+    if (taken) continue;
+    int at; /* insertion into the sorted pool; a full pool drops its worst */
+    if (k < max) at = k++;
+    else if (s->cand[pool[max - 1]].est <= s->cand[i].est) continue;
+    else at = max - 1;
+    for (; at > 0 && s->cand[pool[at - 1]].est > s->cand[i].est; at--) pool[at] = pool[at - 1];
+    pool[at] = i;
+  }
+  return k;
+}
+
 /* Choose the next batch (at most want candidates) into pick; returns its size. */
 static int choose(search *s, const tune_outcome *out, int want, uint64_t seed, int *pick, ovta_error *err) {
   int np = 0, ntrain = 0;
@@ -108,6 +127,8 @@ static int choose(search *s, const tune_outcome *out, int want, uint64_t seed, i
   if (ntrain >= MIN_TRAIN && npool > 1) {
     int rc = rank_pool(s, pool, npool, seed, err);
     if (rc) return -rc;
+  } else {
+    npool = by_estimate(s, pick, np, pool, POOL);
   }
   /* ranked (or random) pool: take the head; epsilon: a random one from the rest */
   int head = 0, tail = npool;
