@@ -40,6 +40,13 @@ typedef struct tune_trial {
   const vta_op *op;        /* the layer (its shifts stay the caller's) */
   vta_tiling t;            /* the candidate */
 } tune_trial;
+/* A trial as one JSON object (the op with every field and its shifts, the knobs, the estimate;
+ * log.c): what a batch-scheduler runner (Slurm) submits to a worker. Malloc'd; NULL: no memory. */
+char *tune_trial_to_json(const tune_trial *t);
+/* The trial of tune_trial_to_json's text into *t; t->op is allocated (tune_trial_free). An error
+ * names origin and the first bad field. */
+int tune_trial_from_json(const char *json, const char *origin, tune_trial *t, ovta_error *err);
+void tune_trial_free(tune_trial *t);
 
 /* The outcome of a trial. */
 typedef struct tune_result {

@@ -2,7 +2,7 @@
  * known function (held-out error far below the variance; its ranking finds the true minimum far
  * more often than chance) deterministically; the schedule space of a ResNet-18 layer holds the
  * planner's choice with the lowest estimate, every candidate plans with its knobs; the log reads
- * back what it wrote and drops a partial last line. */
+ * back what it wrote and drops a partial last line; a trial reads back from its JSON. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,10 +151,50 @@ static void test_log_roundtrip(void **state) {
   assert_int_equal(n, 0);
 }
 
+/* A trial through its JSON (what a Slurm runner would submit) is the same trial: every op field,
+ * the shifts, the knobs, the estimate; the same plan. A bad field is an error naming it. */
+static void test_trial_json(void **state) {
+  (void)state;
+  ovta_config cfg;
+  ovta_error err = {0};
+  assert_int_equal(ovta_config_load("default", &cfg, &err), 0);
+  vta_op op;
+  vta_op_conv(&op, "/layer1/conv \"a\"", cfg.batch, 64, 14, 14, 64, 3, 2, 1);
+  int64_t sh[64];
+  for (int i = 0; i < 64; i++) sh[i] = 8 + i % 5;
+  op.has_bias = true, op.shifts = sh, op.clip_min = 0, op.pad_b = 0;
+  tune_trial a = {.op = &op, .t = {.k = {1, 2, 4, 7, 7, 2}, .est = 4321.5}}, b;
+  char *s = tune_trial_to_json(&a);
+  assert_non_null(s);
+  assert_int_equal(tune_trial_from_json(s, "t.json", &b, &err), 0);
+  assert_true(b.op->shifts && b.op->shifts != sh);
+  assert_memory_equal(b.op->shifts, sh, sizeof sh);
+  vta_op o2 = *b.op;
+  o2.shifts = sh;
+  assert_memory_equal(&o2, &op, sizeof op);
+  assert_memory_equal(&b.t, &a.t, sizeof a.t);
+  vta_plan pa, pb;
+  assert_int_equal(vta_plan_make(&cfg, a.op, &a.t.k, &pa, &err), 0);
+  assert_int_equal(vta_plan_make(&cfg, b.op, &b.t.k, &pb, &err), 0);
+  pb.op.shifts = pa.op.shifts;
+  assert_memory_equal(&pa, &pb, sizeof pa);
+  tune_trial_free(&b);
+  assert_null(b.op);
+  char *bad = strdup(s), *at = strstr(bad, "\"stride_w\":2");
+  assert_non_null(at);
+  at[8] = 'x'; /* "stride_x":2, stride_w missing */
+  assert_int_not_equal(tune_trial_from_json(bad, "t.json", &b, &err), 0);
+  assert_string_equal(err.msg, "t.json: not a tuning trial (field stride_w)");
+  assert_int_not_equal(tune_trial_from_json("[1", "t.json", &b, &err), 0);
+  assert_string_equal(err.msg, "t.json: not a tuning trial (not JSON)");
+  free(bad), free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_learns), cmocka_unit_test(test_model_ranks), cmocka_unit_test(test_model_errors),
       cmocka_unit_test(test_space),        cmocka_unit_test(test_log_roundtrip),
+      cmocka_unit_test(test_trial_json),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
