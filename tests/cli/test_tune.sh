@@ -5,7 +5,8 @@
 # after a killed run's partial last line), the same seed gives the same trials, the tuning file
 # applied by `ovta compile --tuning` gives each layer the cycles of its best logged trial and
 # never more than the planner's own choice, `ovta eval --tuning` gives the CPU int8 path's logits,
-# and failing (timed-out) candidates are recorded as failed without stopping the search.
+# failing (timed-out) candidates are recorded as failed without stopping the search, and
+# `--measure` runs one trial from its JSON (a batch-scheduler runner's worker).
 # usage: test_tune.sh PATH/TO/ovta
 set -u
 OVTA=${1:?usage: test_tune.sh PATH/TO/ovta}
@@ -113,6 +114,32 @@ if t != {'ops': {}}: bad.append('tuning %r' % t)
 print('; '.join(bad) or 'ok')" "$T/f.json.log" "$T/f.json"
 if grep -q 'every trial failed (2); the planner.s choice stays' "$T/err"; then ok "failed layers reported"
 else bad "failed layers reported" "no summary line"; fi
+
+# ---- --measure: one trial from its JSON (the worker of a batch-scheduler runner): cycles on
+# tsim (outputs checked against the C reference inside), the knobs applied (another t_oc, other
+# cycles), knobs that do not fit an error record, a bad field an error naming it
+"$PY" -c "
+import json
+op = dict(name='c', kind=0, has_bias=True, n=1, c=16, h=14, w=14, o=32, kh=3, kw=3, stride_h=1, stride_w=1,
+          pad_t=1, pad_l=1, pad_b=1, pad_r=1, shift=9, n_shifts=0, clip_min=0, clip_max=127, shift_a=0,
+          shift_b=0, groups=1, mult=0, up_h=0, up_w=0, shifts=[7 + i % 4 for i in range(32)])
+k = dict(t_n=1, t_oc=2, t_ic=1, t_h=14, t_w=14, vthreads=1)
+for name, kk in [('m1', k), ('m2', dict(k, t_oc=1)), ('m3', dict(k, t_oc=3))]:
+    json.dump(dict(op=op, knobs=kk, est=0), open('$T/%s.json' % name, 'w'))
+json.dump(dict(op=dict(op, groups='x'), knobs=k), open('$T/m4.json', 'w'))"
+M1=$("$OVTA" tune --measure "$T/m1.json" --backend $BE); rc1=$?
+M2=$("$OVTA" tune --measure "$T/m2.json" --backend $BE); rc2=$?
+M3=$("$OVTA" tune --measure "$T/m3.json" --backend $BE); rc3=$?
+pycheck "--measure: a trial's JSON measured, its knobs applied, a misfit an error record" "
+import json, sys
+a, b, c = (json.loads(x) for x in sys.argv[1:4])
+bad = [] if ($rc1, $rc2, $rc3) == (0, 0, 0) else ['exit status $rc1 $rc2 $rc3']
+if '$BE' == 'tsim' and not (a.get('cycles', 0) > 0 and b.get('cycles', 0) > 0 and a['cycles'] != b['cycles']):
+    bad.append('cycles %r %r' % (a, b))
+if '$BE' == 'fsim' and not ('cycles' in a and 'cycles' in b): bad.append('%r %r' % (a, b))
+if 'cycles' in c or 't_oc' not in c.get('error', ''): bad.append('misfit %r' % c)
+print('; '.join(bad) or 'ok')" "$M1" "$M2" "$M3"
+expect_error "--measure: bad field" "$T/m4.json: not a tuning trial (field groups)*" "$OVTA" tune --measure "$T/m4.json"
 
 # ---- a corrupt log line (not the last) is an error naming it
 printf 'garbage\n{"x":1}\n' > "$T/bad.log"

@@ -9,6 +9,7 @@
  */
 #include "ovta_tool.h"
 
+#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,6 +22,7 @@
 static const char *const usage =
     "usage: ovta tune MODEL [--calib C.npy] [--config NAME] [--backend tsim|fsim] [--trials N] [--jobs N]\n"
     "                 [--seed S] [--timeout SEC] [--watchdog CYCLES] [--layers A,B] [--log FILE] -o TUNING.json\n"
+    "       ovta tune --measure TRIAL.json [--config NAME] [--backend tsim|fsim] [--watchdog CYCLES]\n"
     "\n"
     "Search the tiling knobs (t_n t_oc t_ic t_h t_w, virtual threads) of each accelerator conv/dense\n"
     "layer: every candidate is the layer alone measured on the backend (tsim: cycles; fsim counts no\n"
@@ -40,10 +42,14 @@ static const char *const usage =
     "  --watchdog CYCLES tsim: stop a run without progress for this many cycles (default: tsim's)\n"
     "  --layers A,B      only these layers (node names)\n"
     "  --log FILE        the trial log (default TUNING.json.log)\n"
-    "  -o TUNING.json    the tuning file\n";
+    "  -o TUNING.json    the tuning file\n"
+    "  --measure TRIAL   measure one trial in this process, the worker side of a batch-scheduler\n"
+    "                    runner: TRIAL is a JSON object {\"op\": {..every field of the layer..},\n"
+    "                    \"knobs\": {..}} (tune_trial_to_json); prints {\"cycles\": C} or {\"error\": WHY}\n";
 
 typedef struct topts {
   const char *model, *calib, *cfgname, *backend, *layers, *log, *out;
+  const char *measure;     /* --measure TRIAL.json: the worker mode */
   int64_t trials, jobs, seed, watchdog;
   double timeout_s;
 } topts;
@@ -59,9 +65,10 @@ static int parse_opt(int argc, char **argv, int *i, topts *o) {
       if (!v || !tool_number(v, lo[k], hi[k], num[k])) return tool_usage("tune", "%s needs a number", nname[k]);
       return 0;
     }
-  const char **str[] = {&o->calib, &o->cfgname, &o->backend, &o->layers, &o->log, &o->out, &o->out};
-  static const char *const sname[] = {"--calib", "--config", "--backend", "--layers", "--log", "-o", "--output"};
-  for (int k = 0; k < 7; k++)
+  const char **str[] = {&o->calib, &o->cfgname, &o->backend, &o->layers, &o->log, &o->out, &o->out, &o->measure};
+  static const char *const sname[] = {"--calib", "--config", "--backend", "--layers", "--log", "-o", "--output",
+                                      "--measure"};
+  for (int k = 0; k < 8; k++)
     if (tool_opt(argc, argv, i, sname[k], &v)) {
       if (!v) return tool_usage("tune", "%s needs a value", sname[k]);
       *str[k] = v;
@@ -90,6 +97,8 @@ static int parse_args(int argc, char **argv, topts *o) {
     int rc = parse_opt(argc, argv, &i, o);
     if (rc) return rc;
   }
+  if (o->measure && o->model) return tool_usage("tune", "--measure takes no model");
+  if (o->measure) return 0;
   if (!o->model) return tool_usage("tune", "no model given");
   if (!o->out) return tool_usage("tune", "no tuning file given (-o TUNING.json)");
   if (strcmp(o->backend, "tsim") && strcmp(o->backend, "fsim"))
@@ -180,12 +189,42 @@ static int tune_all(const topts *o, const ovta_config *cfg, const layers *L, tun
   return rc;
 }
 
+/* --measure: one trial of a JSON file measured here; its outcome as one JSON line on stdout (a
+ * failed trial is an outcome, not an error). */
+static int measure_one(const topts *o, const ovta_config *cfg, ovta_error *err) {
+  size_t len = 0;
+  char *text = NULL;
+  tune_trial t = {0};
+  int rc = ovta_read_file(o->measure, 1 << 20, &text, &len, err);
+  if (!rc) rc = tune_trial_from_json(text, o->measure, &t, err);
+  free(text);
+  if (rc) return rc;
+  tune_runner run = {.backend = o->backend, .cfg = cfg, .jobs = 1, .watchdog_cycles = (uint64_t)o->watchdog};
+  uint64_t cycles = 0;
+  ovta_error e = {0};
+  cJSON *out = cJSON_CreateObject();
+  if (tune_measure(&run, &t, &cycles, &e)) cJSON_AddStringToObject(out, "error", e.msg);
+  else cJSON_AddNumberToObject(out, "cycles", (double)cycles);
+  char *s = cJSON_PrintUnformatted(out);
+  cJSON_Delete(out);
+  tune_trial_free(&t);
+  if (!s) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  printf("%s\n", s);
+  free(s);
+  return OVTA_OK;
+}
+
 int ovta_cmd_tune(int argc, char **argv) {
   topts o;
   int rc = parse_args(argc, argv, &o);
   if (rc) return rc < 0 ? 0 : rc;
   ovta_error err = {0};
   ovta_config cfg;
+  if (o.measure) {
+    rc = ovta_config_load(tool_config_name(o.cfgname), &cfg, &err);
+    if (!rc) rc = measure_one(&o, &cfg, &err);
+    return rc ? tool_error(&err, NULL) : 0;
+  }
   ovta_graph *g = NULL;
   layers L = {0};
   tune_outcome *res = NULL;
