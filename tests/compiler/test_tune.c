@@ -79,14 +79,21 @@ static void test_model_errors(void **state) {
 
 /* ResNet-18's C5 (28x28, 128 -> 128, 3x3): the space holds the planner's choice, whose estimate
  * is the lowest of its thread count, and every candidate plans with its knobs. */
+/* The default config and a biased ReLU conv on it (c -> o channels, hw x hw, k x k, stride s,
+ * pad k / 2, shift 12). */
+static void conv_on_default(ovta_config *cfg, vta_op *op, const char *name, int c, int hw, int o, int k, int s) {
+  ovta_error err = {0};
+  assert_int_equal(ovta_config_load("default", cfg, &err), 0);
+  vta_op_conv(op, name, cfg->batch, c, hw, hw, o, k, s, k / 2);
+  op->has_bias = true, op->shift = 12, op->clip_min = 0;
+}
+
 static void test_space(void **state) {
   (void)state;
   ovta_config cfg;
   ovta_error err = {0};
-  assert_int_equal(ovta_config_load("default", &cfg, &err), 0);
   vta_op op;
-  vta_op_conv(&op, "C5", cfg.batch, 128, 28, 28, 128, 3, 1, 1);
-  op.has_bias = true, op.shift = 12, op.clip_min = 0;
+  conv_on_default(&cfg, &op, "C5", 128, 28, 128, 3, 1);
   int n = 0;
   assert_int_equal(vta_plan_space(&cfg, &op, NULL, 0, &n, &err), 0);
   assert_true(n > 10);
@@ -157,12 +164,11 @@ static void test_trial_json(void **state) {
   (void)state;
   ovta_config cfg;
   ovta_error err = {0};
-  assert_int_equal(ovta_config_load("default", &cfg, &err), 0);
   vta_op op;
-  vta_op_conv(&op, "/layer1/conv \"a\"", cfg.batch, 64, 14, 14, 64, 3, 2, 1);
+  conv_on_default(&cfg, &op, "/layer1/conv \"a\"", 64, 14, 64, 3, 2);
   int64_t sh[64];
   for (int i = 0; i < 64; i++) sh[i] = 8 + i % 5;
-  op.has_bias = true, op.shifts = sh, op.clip_min = 0, op.pad_b = 0;
+  op.shifts = sh, op.pad_b = 0;
   tune_trial a = {.op = &op, .t = {.k = {1, 2, 4, 7, 7, 2}, .est = 4321.5}}, b;
   char *s = tune_trial_to_json(&a);
   assert_non_null(s);
