@@ -5,15 +5,17 @@
 #   cpu     graph operators -> loop IR                                     cpu/cpu.h
 #   accel   accelerator planning, schedule, lowering stages               accel/accel.h
 #   exec    the compile pipeline, the executor, plans, profiling data     exec/exec.h
+#   tune    the autotuner: search, trial runner, log (XGBoost)            tune/tune.h
 # A layer's objects see only the headers of the layers it may include (COMPILER_USES_*), so a
 # lower layer including a higher one's header fails to build. Tools, tests and benches see all.
-COMPILER_LAYERS := graph passes lir cpu accel exec
+COMPILER_LAYERS := graph passes lir cpu accel exec tune
 COMPILER_USES_graph := graph
 COMPILER_USES_passes := passes graph
 COMPILER_USES_lir := lir
 COMPILER_USES_cpu := cpu lir graph
 COMPILER_USES_accel := accel lir graph
 COMPILER_USES_exec := exec accel cpu lir passes graph
+COMPILER_USES_tune := tune accel lir graph
 # The hardware-side folders each compiler layer may include (isa/ and $(B)/gen always).
 COMPILER_HW_graph :=
 COMPILER_HW_passes :=
@@ -21,6 +23,7 @@ COMPILER_HW_lir :=
 COMPILER_HW_cpu :=
 COMPILER_HW_accel := -Ijit-runtime -Idriver -Iplan
 COMPILER_HW_exec := -Ijit-runtime -Idriver -Iplan
+COMPILER_HW_tune := -Ijit-runtime -Idriver -Iplan
 COMPILER_INC := $(foreach l,$(COMPILER_LAYERS),-Icompiler/$(l))
 CPPFLAGS += $(COMPILER_INC)
 # $(call compiler_layer_cppflags,LAYER): the preprocessor flags of LAYER's objects (also used by
@@ -54,4 +57,6 @@ $(B)/obj/compiler/lir/codegen.o: CPPFLAGS += -I$(LLVM_INC)
 LLD ?= $(firstword $(wildcard /usr/bin/ld.lld-15 /usr/lib/llvm-15/bin/ld.lld) ld.lld-15)
 $(B)/obj/compiler/exec/exec.o: CPPFLAGS += -DOVTA_LLD=\"$(LLD)\"
 LDLIBS += -L$(LLVM_LIBDIR) -lLLVM-15
+# tune: the cost model is Debian's libxgboost-dev (C API).
+LDLIBS += -lxgboost
 FILECHECK ?= /usr/lib/llvm-15/bin/FileCheck

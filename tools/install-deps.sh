@@ -19,6 +19,7 @@ pkgs=(
   dataset-fashion-mnist            # the shipped model's data set
   gnuplot-nox                      # profile plots
   clang libclang-rt-14-dev         # fuzzers and sanitizer runtimes
+  libxgboost-dev                   # ovta tune: the XGBoost cost model (C API)
   libxrt-dev                       # the xrt board backend (Alveo) is compiled and its device-free paths tested
   gcc-aarch64-linux-gnu gcc-arm-linux-gnueabihf  # make cross ARCH=aarch64|armv7 (ovta-rt for the boards)
   libc6-dev-arm64-cross libc6-dev-armhf-cross    # their C libraries (only recommended by the compilers)

@@ -8,7 +8,7 @@ OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c too
   tools/ovta/image.c
 OVTA_TOOL_DEFS :=
 ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter driver/backend_fsim.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
-OVTA_TOOL_SRCS += tools/ovta/load.c
+OVTA_TOOL_SRCS += tools/ovta/load.c tools/ovta/cmd_tune.c
 OVTA_TOOL_DEFS += -DOVTA_HAVE_DRIVER
 endif
 # `ovta eval`, `make bench-resnet18`, `make test-ort` and the e2e test: tools/e2e.mk.
@@ -32,6 +32,14 @@ TESTS += $(B)/tests/cli/test_cli
 $(B)/tests/cli/test_cli: tests/cli/test_cli.sh $(B)/ovta
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_cli.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@
+
+# `ovta tune`'s tests: tests/cli/test_tune.sh (Fashion-MNIST, a few trials per layer on tsim).
+TESTS += $(B)/tests/cli/test_tune
+
+$(B)/tests/cli/test_tune: tests/cli/test_tune.sh $(B)/ovta
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_tune.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
 
 # build/ovta-opt: graph passes on a model file (tools/ovta-opt/main.c); build/ovta-vta: one

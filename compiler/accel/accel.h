@@ -163,6 +163,16 @@ typedef struct vta_plan {
  * instruction estimate). OVTA_EUNSUPPORTED naming the op when it cannot run on the accelerator. */
 int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *k, vta_plan *p,
                   ovta_error *err);
+/* One fitting tiling of an operator (knobs fully set) and its estimated cycles (the planner's
+ * cost model). */
+typedef struct vta_tiling {
+  vta_knobs k;   /* every field set: t_n t_oc t_ic t_h t_w and vthreads */
+  double est;    /* estimated cycles */
+} vta_tiling;
+/* The schedule space of a conv/dense op: every tiling that fits, with 1 and 2 virtual threads,
+ * in the planner's order; the first cap go to out, *n gets the count of all. The refusal of
+ * vta_plan_make when no thread count plans; OVTA_EUNSUPPORTED for an ALU operator. */
+int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err);
 /* One-line description: "tile n1 oc2 ic4 h7 w14, vt 2, inp 1024/1024 ..." */
 void vta_plan_str(const vta_plan *p, char *buf, size_t n);
 

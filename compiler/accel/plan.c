@@ -202,6 +202,42 @@ static double cost(const vta_plan *p) {
 }
 
 
+/* Call fn on every tiling of p (its op, config and virtual threads set) that fits the SRAMs and
+ * agrees with the knobs set in k, with its estimated cycles. */
+typedef void (*tiling_fn)(void *ctx, const vta_plan *q, double cost);
+static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, void *ctx) {
+  vta_knobs k = *kp;
+  int dn[64], doc[64], dic[64], dh[64], dw[64];
+  int nn = ndivisors(p->nb, dn, 64), noc = ndivisors(p->ob, doc, 64), nic = ndivisors(p->gk, dic, 64);
+  int nh = ndivisors(p->oh, dh, 64), nw = ndivisors(p->ow, dw, 64);
+  vta_plan q = *p;
+  for (int a = 0; a < nn; a++) {
+    if (k.t_n && dn[a] != k.t_n) continue;
+    for (int b = 0; b < noc; b++) {
+      if (k.t_oc && doc[b] != k.t_oc) continue;
+      for (int c = 0; c < nic; c++) {
+        if (k.t_ic && dic[c] != k.t_ic) continue;
+        for (int d = 0; d < nh; d++) {
+          if (k.t_h && dh[d] != k.t_h) continue;
+          for (int e = 0; e < nw; e++) {
+            if (k.t_w && dw[e] != k.t_w) continue;
+            q.t_n = dn[a], q.t_oc = doc[b], q.t_ic = dic[c], q.t_h = dh[d], q.t_w = dw[e];
+            fill_sizes(&q);
+            if (fits(&q)) fn(ctx, &q, cost(&q));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* each_tiling's callback of vta_plan_make: the cheapest (first on a tie). */
+typedef struct best_ctx { double best; tiling bt; } best_ctx;
+static void keep_best(void *ctx, const vta_plan *q, double cst) {
+  best_ctx *b = ctx;
+  if (b->best < 0 || cst < b->best) b->best = cst, b->bt = (tiling){q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w};
+}
+
 int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p,
                   ovta_error *err) {
   if (vta_kind_alu(op->kind)) return vta_alu_plan_make(cfg, op, kn, p, err);
@@ -261,38 +297,16 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
   if (p->uop_budget < 1) p->uop_budget = 1;
 
-  int dn[64], doc[64], dic[64], dh[64], dw[64];
-  int nn = ndivisors(p->nb, dn, 64), noc = ndivisors(p->ob, doc, 64), nic = ndivisors(p->gk, dic, 64);
-  int nh = ndivisors(p->oh, dh, 64), nw = ndivisors(p->ow, dw, 64);
   const int *want[5] = {&k.t_n, &k.t_oc, &k.t_ic, &k.t_h, &k.t_w};
   const int full[5] = {p->nb, p->ob, p->gk, p->oh, p->ow};
   static const char *const kname[5] = {"t_n", "t_oc", "t_ic", "t_h", "t_w"};
   for (int i = 0; i < 5; i++)
     if (*want[i] && (*want[i] > full[i] || full[i] % *want[i]))
       return OVTA_FAIL(err, OVTA_EINVAL, "%s: knob %s = %d does not divide %d", nm, kname[i], *want[i], full[i]);
-  double best = -1;
-  tiling bt = {0};
-  vta_plan q = *p;
-  for (int a = 0; a < nn; a++) {
-    if (k.t_n && dn[a] != k.t_n) continue;
-    for (int b = 0; b < noc; b++) {
-      if (k.t_oc && doc[b] != k.t_oc) continue;
-      for (int c = 0; c < nic; c++) {
-        if (k.t_ic && dic[c] != k.t_ic) continue;
-        for (int d = 0; d < nh; d++) {
-          if (k.t_h && dh[d] != k.t_h) continue;
-          for (int e = 0; e < nw; e++) {
-            if (k.t_w && dw[e] != k.t_w) continue;
-            q.t_n = dn[a], q.t_oc = doc[b], q.t_ic = dic[c], q.t_h = dh[d], q.t_w = dw[e];
-            fill_sizes(&q);
-            if (!fits(&q)) continue;
-            double cst = cost(&q);
-            if (best < 0 || cst < best) best = cst, bt = (tiling){q.t_n, q.t_oc, q.t_ic, q.t_h, q.t_w};
-          }
-        }
-      }
-    }
-  }
+  best_ctx bc = {.best = -1};
+  each_tiling(p, &k, keep_best, &bc);
+  double best = bc.best;
+  tiling bt = bc.bt;
   if (best < 0)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
                      "%s: no tiling fits the SRAMs of config %s with %d virtual thread(s) (inp %d, wgt %d, acc %d "
@@ -303,6 +317,36 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   snprintf(p->why, sizeof p->why, "%s (estimated cost %.0f)",
            (k.t_n || k.t_oc || k.t_ic || k.t_h || k.t_w) ? "knobs + search" : "search", best);
   return OVTA_OK;
+}
+
+/* each_tiling's callback of vta_plan_space: append while there is room, count all. */
+typedef struct space_ctx { vta_tiling *out; int cap, n, vt; } space_ctx;
+static void collect(void *ctx, const vta_plan *q, double cst) {
+  space_ctx *c = ctx;
+  if (c->n < c->cap)
+    c->out[c->n] = (vta_tiling){.k = {q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, c->vt}, .est = cst};
+  c->n++;
+}
+
+int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err) {
+  space_ctx c = {.out = out, .cap = cap};
+  int rc = OVTA_OK, ok = 0;
+  for (int vt = 1; vt <= 2; vt++) {
+    vta_plan p;
+    vta_knobs k = {.vthreads = vt};
+    ovta_error e = {0};
+    int r = vta_plan_make(cfg, op, &k, &p, &e);
+    if (r) { /* the first refusal is the answer when no thread count plans */
+      if (!rc && err) *err = e;
+      if (!rc) rc = r;
+      continue;
+    }
+    if (vta_kind_alu(op->kind)) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: an ALU operator has no tiling knobs", op->name);
+    c.vt = vt, ok++;
+    each_tiling(&p, &(vta_knobs){.vthreads = vt}, collect, &c);
+  }
+  *n = c.n;
+  return ok ? OVTA_OK : rc;
 }
 
 void vta_plan_str(const vta_plan *p, char *buf, size_t n) {

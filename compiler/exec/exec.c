@@ -178,16 +178,20 @@ static int new_exec(build *b, ovta_error *err) {
  * caller's pipeline has not run them: exec_accel_needs), and indexed. */
 static int accel_passes(build *b, ovta_error *err) {
   if (!b->o->accel) return 0;
+  return ovta_graph_prepare_accel(b->g, &b->e->p.cfg, err);
+}
+
+int ovta_graph_prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_error *err) {
   bool need_pack, need_part;
-  exec_accel_needs(b->g, &need_pack, &need_part);
+  exec_accel_needs(g, &need_pack, &need_part);
   int rc = 0;
   if (need_pack || need_part) {
     ovta_compile_opts co = {0};
-    co.cfg = &b->e->p.cfg;
+    co.cfg = cfg;
     co.passes = need_pack ? "pack,partition" : "partition";
-    if ((rc = ovta_compile_pipeline(b->g, &co, err))) return rc;
+    if ((rc = ovta_compile_pipeline(g, &co, err))) return rc;
   }
-  return ovta_graph_index(b->g, err);
+  return ovta_graph_index(g, err);
 }
 
 /* The accelerator plan of node n (operator, knobs from the tuning JSON, tiling), or why it runs

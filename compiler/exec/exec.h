@@ -115,6 +115,10 @@ typedef struct ovta_calib_opts {
 int ovta_calibrate_quantize(ovta_graph *g, const ovta_calib_opts *o, int64_t *used, ovta_error *err);
 /* Whether g is quantized already (has an ovta.QConv or ovta.QDense): no calibration needed. */
 bool ovta_graph_quantized(const ovta_graph *g);
+/* The accelerator passes a build with cfg runs on a quantized graph (pack, partition: those the
+ * graph has not had) and the index: afterwards the nodes with target OVTA_TARGET_ACCEL are the
+ * ones the build plans (`ovta tune` tunes these, by the names the build looks up). */
+int ovta_graph_prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_error *err);
 
 /* ---------------------------------------------------------------- Profiles (profile.c) */
 

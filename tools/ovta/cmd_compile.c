@@ -220,6 +220,11 @@ static int quantize(const copts *o, ovta_graph *g, const ovta_config *cfg, ovta_
   return rc;
 }
 
+int tool_quantize_accel(ovta_graph *g, const char *calib, const ovta_config *cfg, ovta_error *err) {
+  copts o = {.calib = calib};
+  return quantize(&o, g, cfg, err);
+}
+
 /* --target accel: the config, the tuning file and (a float model) quantization; the executor
  * options for the accelerator. */
 static int prepare_accel(copts *o, ovta_graph *g, ovta_config *cfg, char **tjson, ovta_error *err) {

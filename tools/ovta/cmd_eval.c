@@ -43,6 +43,7 @@ static const char *help =
     "  --backend NAME        where the int8 model runs: cpu (default), fsim, tsim\n"
     "  --config NAME         hardware config of the accelerator backend (default: $OVTA_CONFIG or\n"
     "                        \"default\")\n"
+    "  --tuning FILE.json    tiling knobs per accelerator node (as ovta compile; ovta tune writes it)\n"
     "  --preprocess MODE     unit (default) or none, see above; --mean M, --std S\n"
     "  --json                print the results as one JSON object instead of text\n"
     "  --quiet               no progress on stderr (else a bar on a terminal, a line per tenth\n"
@@ -154,8 +155,8 @@ static int engine_open_cpu(ovta_graph *g, engine *out, ovta_error *err) {
  * the graph executor with accel on (pack and partition run on a copy; ovta.QConv / ovta.QDense
  * become accelerator kernels, the rest stays on the CPU path), attached to the device. A plan
  * with no node on the accelerator is refused: never CPU numbers reported as accelerator ones. */
-static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_config *cfg, engine *out,
-                             ovta_error *err) {
+static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_config *cfg, const char *tuning,
+                             engine *out, ovta_error *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->where, sizeof out->where, "%s", backend);
   out->g = g;
@@ -165,7 +166,12 @@ static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_conf
   eo.accel = true;
   eo.cfg = cfg;
   eo.backend = backend;
-  int rc = ovta_exec_build(g, &eo, &out->exec, err);
+  char *tjson = NULL;
+  size_t tl;
+  int rc = tuning ? ovta_read_file(tuning, (size_t)1 << 24, &tjson, &tl, err) : 0;
+  eo.tuning_json = tjson;
+  if (!rc) rc = ovta_exec_build(g, &eo, &out->exec, err);
+  free(tjson);
   if (rc) return ovta_error_wrap(err, "--backend %s", backend), rc;
   out->accel_nodes = ovta_exec_accel_nodes(out->exec);
   if (out->accel_nodes == 0)
@@ -262,6 +268,7 @@ typedef struct opts {
   const char *calib;      /* --calib images, or NULL (the first --images) */
   const char *backend;    /* --backend: where the int8 model runs */
   const char *config;     /* --config NAME, or NULL */
+  const char *tuning;     /* --tuning FILE.json, or NULL */
   int64_t count;          /* --count (-1: all images) */
   int64_t calib_count;    /* --calib-count (-1: the default) */
   prep pp;                /* --preprocess, --mean, --std */
@@ -345,6 +352,7 @@ static const char **string_opt(int argc, char **argv, int *i, opts *o, const cha
   if (tool_opt(argc, argv, i, "--calib", v)) return &o->calib;
   if (tool_opt(argc, argv, i, "--backend", v)) return &o->backend;
   if (tool_opt(argc, argv, i, "--config", v)) return &o->config;
+  if (tool_opt(argc, argv, i, "--tuning", v)) return &o->tuning;
   return NULL;
 }
 
@@ -608,7 +616,7 @@ static int build_int8(eval_run *r, ovta_error *err) {
                         .cfg = &r->cfg};
   int rc = ovta_calibrate_quantize(r->g8, &co, NULL, err);
   if (rc) return rc;
-  if (strcmp(r->o.backend, "cpu")) rc = engine_open_accel(r->g8, r->o.backend, &r->cfg, &r->e8, err);
+  if (strcmp(r->o.backend, "cpu")) rc = engine_open_accel(r->g8, r->o.backend, &r->cfg, r->o.tuning, &r->e8, err);
   else rc = engine_open_cpu(r->g8, &r->e8, err);
   r->q.compile_s = ovta_now_s() - t0;
   return rc;

@@ -15,6 +15,7 @@ static const ovta_cmd cmds[] = {
     {"run", ovta_cmd_run, "run a compiled model or a model file on the CPU: .npy inputs in, one .npy per output"},
     {"profile", ovta_cmd_profile, "one inference with a per-layer profile: cycles, MACs, utilization, bytes; trace, plots"},
     {"bench", ovta_cmd_bench, "run the standard benchmarks (matmul, layers, simulators, a model) and print JSON"},
+    {"tune", ovta_cmd_tune, "search the tiling knobs of each accelerator layer by measuring them (tuning JSON)"},
 };
 enum { NCMDS = sizeof cmds / sizeof cmds[0] };
 

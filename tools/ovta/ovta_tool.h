@@ -35,6 +35,7 @@ int ovta_cmd_run(int argc, char **argv);     /* cmd_run.c */
 int ovta_cmd_eval(int argc, char **argv);    /* cmd_eval.c */
 int ovta_cmd_profile(int argc, char **argv); /* cmd_profile.c */
 int ovta_cmd_bench(int argc, char **argv);   /* cmd_bench.c */
+int ovta_cmd_tune(int argc, char **argv);    /* cmd_tune.c */
 
 /* ---------------------------------------------------------------- 2. Helpers */
 
@@ -52,6 +53,12 @@ bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val)
 bool tool_is_help(const char *arg);
 /* A number (decimal, 0x hex) in [min, max]. */
 bool tool_number(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* A float model quantized for the accelerator config, calibrated on the .npy samples of calib
+ * (as `ovta compile --target accel --calib`; cmd_compile.c). */
+struct ovta_graph;
+struct ovta_config;
+int tool_quantize_accel(struct ovta_graph *g, const char *calib, const struct ovta_config *cfg, ovta_error *err);
 
 /* The config to use: --config NAME when given, else $OVTA_CONFIG, else "default". */
 const char *tool_config_name(const char *opt);

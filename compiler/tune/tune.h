@@ -1,0 +1,119 @@
+/* tune.h: the autotuner (compiler/tune/, `ovta tune`): owns the search over the tiling knobs of
+ * one accelerator layer, the measurement of one candidate, the trial runner and the resumable
+ * trial log. The candidates come from the planner (vta_plan_space, accel.h); the tuning file it
+ * writes is the one `ovta compile --tuning` reads (vta_knobs_from_json).
+ *
+ * Sections:
+ *   1. Cost model - XGBoost (Debian's libxgboost-dev, C API) regression on trial features (xgb.c).
+ *   2. Trials     - one candidate measured alone (measure.c); the local runner: forked worker
+ *                   processes, a watchdog per trial (runner.c).
+ *   3. Search     - per layer: measured trials train the model, the model ranks a random pool,
+ *                   the top plus random picks are measured (search.c); the log (log.c).
+ */
+#ifndef OVTA_TUNE_H
+#define OVTA_TUNE_H
+
+#include "accel.h"
+
+#include <stdio.h>
+
+/* ---------------------------------------------------------------- 1. Cost model */
+
+typedef struct tune_model tune_model;
+/* Fit a boosted-tree regression of y on the rows of x (n rows, nf features, row-major), `rounds`
+ * boosting rounds, one thread, seeded: the same inputs give the same model. */
+int tune_model_fit(const float *x, const float *y, int n, int nf, int rounds, uint64_t seed, tune_model **out,
+                   ovta_error *err);
+/* Predictions for n rows of x into out. */
+int tune_model_predict(tune_model *m, const float *x, int n, int nf, float *out, ovta_error *err);
+void tune_model_free(tune_model *m);
+
+/* The features of a tiling of op: the knobs, the planner's estimate and derived quantities
+ * (tiles, reduction steps, SRAM fill). TUNE_NFEAT floats into f. */
+#define TUNE_NFEAT 13
+int tune_features(const ovta_config *cfg, const vta_op *op, const vta_tiling *t, float *f, ovta_error *err);
+
+/* ---------------------------------------------------------------- 2. Trials */
+
+/* One trial: everything a worker needs to measure a candidate (a remote runner would send it). */
+typedef struct tune_trial {
+  const vta_op *op;        /* the layer (its shifts stay the caller's) */
+  vta_tiling t;            /* the candidate */
+} tune_trial;
+/* A trial as one JSON object (the op with every field and its shifts, the knobs, the estimate;
+ * log.c): what a batch-scheduler runner (Slurm) submits to a worker. Malloc'd; NULL: no memory. */
+char *tune_trial_to_json(const tune_trial *t);
+/* The trial of tune_trial_to_json's text into *t; t->op is allocated (tune_trial_free). An error
+ * names origin and the first bad field. */
+int tune_trial_from_json(const char *json, const char *origin, tune_trial *t, ovta_error *err);
+void tune_trial_free(tune_trial *t);
+
+/* The outcome of a trial. */
+typedef struct tune_result {
+  bool ok;                 /* measured, and the outputs match the reference */
+  uint64_t cycles;         /* ok: device cycles (a backend without a cycle counter: the estimate) */
+  char error[200];         /* !ok: why (the layer's error, "timeout after S s", a crashed worker) */
+} tune_result;
+
+
+/* Where trials run. The local runner forks up to `jobs` workers, each measuring one trial and
+ * sending its tune_result over a pipe; a worker past `timeout_s` is killed and its trial failed.
+ * A batch scheduler (Slurm) would take the same trials and return the same results. */
+typedef struct tune_runner {
+  const char *backend;     /* device backend: "tsim", "fsim" */
+  const ovta_config *cfg;  /* the accelerator config */
+  int jobs;                /* worker processes (>= 1) */
+  double timeout_s;        /* wall-clock limit of one trial (<= 0: none) */
+  uint64_t watchdog_cycles;/* tsim's watchdog (0: its default) */
+} tune_runner;
+/* Measure one candidate in this process: the layer alone on random data on a fresh device of
+ * r's backend, the output checked against vta_reference (a mismatch is an error). */
+int tune_measure(const tune_runner *r, const tune_trial *t, uint64_t *cycles, ovta_error *err);
+/* Run n trials; res[i] is trial i's outcome. Fails only when workers cannot be started. */
+int tune_run_batch(const tune_runner *r, const tune_trial *t, int n, tune_result *res, ovta_error *err);
+
+/* ---------------------------------------------------------------- 3. Search and log */
+
+/* One log record: a trial of a layer. */
+typedef struct tune_record {
+  char layer[128];         /* the node name */
+  vta_tiling t;            /* the candidate */
+  tune_result r;           /* its outcome */
+} tune_record;
+
+/* Records of a JSON-lines log (one object a line, tune_log_append's form); a missing file is
+ * empty. A last line without its newline (a killed run) is skipped; *end gets the bytes up to
+ * it (truncate there before appending); any other bad line is an error naming the line. */
+int tune_log_read(const char *path, tune_record **out, int *n, long *end, ovta_error *err);
+/* Append one record as one line and flush it. */
+int tune_log_append(FILE *f, const tune_record *rec, ovta_error *err);
+
+/* Search options. */
+typedef struct tune_opts {
+  const tune_runner *runner;
+  int trials;              /* trials per layer, counting those already in the log */
+  uint64_t seed;           /* the search's random choices and the model's */
+  FILE *log;               /* new records are appended here */
+  void (*progress)(void *ctx, const char *layer, int done, int total, uint64_t best); /* after each batch */
+  void *ctx;
+} tune_opts;
+
+/* What the search found for a layer. */
+typedef struct tune_outcome {
+  bool found;              /* some trial succeeded */
+  vta_tiling best;         /* the fewest cycles (ties: the earlier trial) */
+  uint64_t best_cycles;
+  vta_tiling heuristic;    /* vta_plan_make's own choice (always measured first) */
+  bool heuristic_ok;
+  uint64_t heuristic_cycles;
+  int trials, failed;      /* records of the layer (log and new), failed ones */
+} tune_outcome;
+
+/* Tune layer `name` (op): prior records of the log count as trials already done. */
+int tune_layer(const ovta_config *cfg, const char *name, const vta_op *op, const tune_opts *o,
+               const tune_record *prior, int nprior, tune_outcome *out, ovta_error *err);
+
+/* A tuning JSON {"ops": {NAME: {t_n.., vthreads}}} of the layers with found[i]. */
+int tune_write_tuning(const char *path, char *const *names, const tune_outcome *res, int n, ovta_error *err);
+
+#endif
