@@ -289,9 +289,9 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   int br = bias_rows(p);
   p->bias_base = op->has_bias && br * p->vt <= 255 && br <= p->acc_part / 4 ? cfg->acc_depth - br : -1;
   /* per-channel shifts: SHR with the shifts as tensor operand, held in the ACC with the bias */
-  if (op->shifts && (op->kind != VTA_CONV || !op->has_bias || p->bias_base < 0))
+  if (op->shifts && (!op->has_bias || p->bias_base < 0))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
-                     "%s: per-channel shifts need a conv with a bias whose bias and shifts (%d ACC elements) stay in "
+                     "%s: per-channel shifts need a bias whose bias and shifts (%d ACC elements) stay in "
                      "the ACC",
                      nm, br);
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);

@@ -418,8 +418,8 @@ int vta_op_from_node(const ovta_graph *g, const ovta_node *n, const ovta_config 
   } else {
     vta_op_dense(op, n->name, (int)N, (int)C, (int)O);
   }
-  const ovta_attr *shs = conv ? ovta_node_attr(n, "shifts") : NULL;
-  int64_t ol = y->logical_rank == 4 ? y->logical[1] : O; /* the logical channels (O: padded to the groups) */
+  const ovta_attr *shs = ovta_node_attr(n, "shifts");
+  int64_t ol = y->logical_rank == 4 || y->logical_rank == 2 ? y->logical[1] : O; /* the logical channels (O: padded) */
   if (shs && (shs->type != OVTA_ATTR_INTS || (shs->n != O && shs->n != ol)))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s (%s): shifts: not one per output channel (%lld)", n->name, n->op,
                      (long long)ol);

@@ -177,7 +177,7 @@ static int lower_fused_float(L *l, bool dense) {
   return cpu_conv_core(l, l->in[0], l->in[1], l->out[0], LIR_F32, NULL, NULL, &p);
 }
 
-/* ovta.QConv with `shifts` (graph.h): a local i32 buffer of the per-channel shifts (clamped to
+/* ovta.QConv / ovta.QDense with `shifts` (graph.h): a local i32 buffer of the per-channel shifts (clamped to
  * -32..32, the same requantization), filled at the start; *fill: its stores. */
 static int qconv_shifts(L *l, lir_buf **sb, lir_stmt **fill) {
   const ovta_attr *a = ovta_node_attr(l->n, "shifts");
@@ -198,23 +198,19 @@ static int qconv_shifts(L *l, lir_buf **sb, lir_stmt **fill) {
 }
 
 /* ovta.QConv / ovta.QDense: int8 acc = sum x*w (int32) + b; y = clamp(ovta_requant(acc, shift),
- * clip_min, clip_max); ovta.QConv with `shifts`: shifts[m] for output channel m. */
+ * clip_min, clip_max); with `shifts`: shifts[m] for output channel m. */
 static int lower_fused_q(L *l, bool dense) {
   if (!l->in[0] || !l->in[1] || !l->out[0]) return bad(l, "missing input or output");
   post p = {.kind = P_QFUSED, .bias = l->in[2], .shift = (int)ovta_node_attr_i(l->n, "shift", 0),
             .qlo = ovta_node_attr_i(l->n, "clip_min", -128), .qhi = ovta_node_attr_i(l->n, "clip_max", 127)};
-  if (!dense) {
-    lir_stmt *fill;
-    int rc = qconv_shifts(l, &p.shifts, &fill);
-    if (!rc) rc = cpu_conv_core(l, l->in[0], l->in[1], l->out[0], LIR_I32, NULL, NULL, &p);
-    if (!rc && p.shifts) F->body = lir_alloc_stmt(F, p.shifts, SEQ(fill, F->body));
-    return rc;
-  }
-  if (dense) {
-    if (l->in[0]->ndim != 2 || l->in[1]->ndim != 2) return bad(l, "X and W must be 2-D");
-    return cpu_matmul_core(l, l->in[0], l->in[1], l->out[0], false, true, LIR_I32, NULL, NULL, &p);
-  }
-  return cpu_conv_core(l, l->in[0], l->in[1], l->out[0], LIR_I32, NULL, NULL, &p);
+  if (dense && (l->in[0]->ndim != 2 || l->in[1]->ndim != 2)) return bad(l, "X and W must be 2-D");
+  lir_stmt *fill;
+  int rc = qconv_shifts(l, &p.shifts, &fill);
+  if (!rc)
+    rc = dense ? cpu_matmul_core(l, l->in[0], l->in[1], l->out[0], false, true, LIR_I32, NULL, NULL, &p)
+               : cpu_conv_core(l, l->in[0], l->in[1], l->out[0], LIR_I32, NULL, NULL, &p);
+  if (!rc && p.shifts) F->body = lir_alloc_stmt(F, p.shifts, SEQ(fill, F->body));
+  return rc;
 }
 
 /* ---------------------------------------------------------------- table */

@@ -293,7 +293,7 @@ static int ev_conv(ev *e, double xz, double wz) {
 }
 
 /* Gemm / MatMul (rank 2, or batched with broadcasting) / ovta.Dense / ovta.QDense /
- * MatMulInteger. */
+ * MatMulInteger. ovta.QDense with `shifts`: output channel n requantized by shifts[n]. */
 static int ev_matmul(ev *e, double az, double bz) {
   const char *op = e->n->op;
   const ovta_tensor *a = IN(e, 0), *b = IN(e, 1), *c = NULL;
@@ -309,6 +309,8 @@ static int ev_matmul(ev *e, double az, double bz) {
   int yr = y->rank - (ar == 1 ? 0 : 1) - (br == 1 ? 0 : 1);
   if (yr < 0) yr = 0;
   int shift = (int)ovta_node_attr_i(e->n, "shift", 0);
+  const ovta_attr *shs = q ? ovta_node_attr(e->n, "shifts") : NULL; /* per output channel (graph.h) */
+  if (shs && (shs->type != OVTA_ATTR_INTS || shs->n != N)) return fail(e, OVTA_EINVAL, "shifts must be one INT per output channel");
   int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
   const char *act_name = ovta_node_attr_s(e->n, "act", "none");
   for (int64_t bt = 0; bt < batch; bt++) {
@@ -339,7 +341,7 @@ static int ev_matmul(ev *e, double az, double bz) {
         int64_t yi = (bt * M + m) * N + n;
         if (q) {
           if (c) iacc += ovta_tensor_get_i(c, n);
-          ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shift, lo, hi));
+          ovta_tensor_put_f(y, yi, ovta_requant((int32_t)iacc, shs ? qconv_shift(shs->ints[n]) : shift, lo, hi));
           continue;
         }
         acc *= alpha;

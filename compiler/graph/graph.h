@@ -37,10 +37,11 @@
  *               acc = sum(x*w) (int32) + b;  y = clamp(ovta_requant(acc, shift), clip_min, clip_max)
  *               INT attributes: shift, clip_min, clip_max (relu: clip_min 0). Scales: tensor
  *               quant.exp; exp(B) = exp(X) + exp(W); shift = exp(Y) - exp(X) - exp(W).
- *               ovta.QConv per-channel form: INTS attribute `shifts` (one per output channel
+ *               Per-channel form (QConv, QDense): INTS attribute `shifts` (one per output channel
  *               o, `shift` then absent and ignored): y = clamp(ovta_requant(acc, shifts[o]), ..);
  *               W's channel o has its own exponent ew[o], B[o] is at exp(X) + ew[o],
- *               shifts[o] = exp(Y) - exp(X) - ew[o] (the quantize pass's rule for grouped convs).
+ *               shifts[o] = exp(Y) - exp(X) - ew[o] (the quantize pass's rule: grouped convs, and
+ *               convs and dense layers whose weights have outlier channels).
  *   ovta.QAdd   (A:i8, B:i8) -> Y:i8   residual add, A, B and Y of one shape (no broadcasting):
  *               y = clamp(ovta_requant((a << shift_a) + (b << shift_b), shift), clip_min, clip_max)
  *               in int32 (wrapping). INT attributes shift_a, shift_b (0..31), shift, clip_min,

@@ -80,11 +80,12 @@ static int infer_qlinearmatmul(ctx *c) {
   return ix_set_out(c, 0, yz->dtype, r, s);
 }
 
-/* ovta.Dense: X [M, K], W [N, K], optional B [N] -> [M, N]; ovta.QDense the same in int8. */
+/* ovta.Dense: X [M, K], W [N, K], optional B [N] -> [M, N]; ovta.QDense the same in int8, with
+ * `shift` or per-channel `shifts` (one INT per output channel, W's first dim). */
 static int infer_dense(ctx *c) {
   bool q = !strcmp(c->n->op, "ovta.QDense");
   ovta_tensor *x, *w, *b = ix_in(c, 2);
-  if (ix_allow(c, q ? "shift,clip_min,clip_max" : "act,act_min,act_max,act_alpha,act_beta") || (!q && ix_check_act(c)) ||
+  if (ix_allow(c, q ? "shift,shifts,clip_min,clip_max" : "act,act_min,act_max,act_alpha,act_beta") || (!q && ix_check_act(c)) ||
       ix_count_io(c, 2, 3, 1, 1) || ix_need(c, 0, &x) || ix_need(c, 1, &w) || (b && ix_need(c, 2, &b)))
     return c->err->code;
   if (x->rank != 2 || w->rank != 2) return ix_bad(c, OVTA_EINVAL, "X and W must be 2-D");
@@ -93,6 +94,9 @@ static int infer_dense(ctx *c) {
   if (b && (b->rank != 1 || b->shape[0] != w->shape[0])) return ix_bad(c, OVTA_EINVAL, "B must have shape [%lld]", (long long)w->shape[0]);
   if (q && (x->dtype != OVTA_DT_I8 || w->dtype != OVTA_DT_I8 || (b && b->dtype != OVTA_DT_I32)))
     return ix_bad(c, OVTA_EINVAL, "X and W must be i8 and B i32");
+  const ovta_attr *sh = q ? ovta_node_attr(c->n, "shifts") : NULL;
+  if (sh && (sh->type != OVTA_ATTR_INTS || sh->n != w->shape[0]))
+    return ix_bad(c, OVTA_EINVAL, "shifts must be INTS, one per output channel");
   int64_t s[2] = {x->shape[0], w->shape[0]};
   return ix_set_out(c, 0, q ? OVTA_DT_I8 : x->dtype, 2, s);
 }

@@ -501,12 +501,40 @@ static int q_consts_pc(ovta_graph *g, const ovta_tensor *w, const ovta_tensor *b
   return 0;
 }
 
-/* Whether conv/dense n gets per-channel weight exponents: a grouped ovta.Conv (group > 1) with
- * 4-D weights, unless the options ask for per-tensor scales everywhere. */
+static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
+
+/* Whether the per-tensor exponent of w ([O][...]) is at least 2 above the median of its output
+ * channels' own exponents: one outlier weight (e.g. a sample torch's trunc_normal_ clamps to its
+ * bound, 100 standard deviations out) would leave most channels a quarter of their int8 range or
+ * less. All-zero channels do not count. */
+static bool outlier_channels(const ovta_tensor *w) {
+  int64_t m = w->shape[0], per = m > 0 ? ovta_tensor_numel(w) / m : 0, k = 0;
+  int *e = malloc((size_t)(m > 0 ? m : 1) * sizeof *e);
+  if (!e) return false;
+  float all = 0;
+  for (int64_t o = 0; o < m; o++) {
+    float mx = 0;
+    for (int64_t i = o * per; i < (o + 1) * per; i++) mx = fmaxf(mx, (float)fabs(ovta_tensor_get_f(w, i)));
+    if (mx > 0) e[k++] = ovta_quant_exp_for(mx);
+    all = fmaxf(all, mx);
+  }
+  qsort(e, (size_t)k, sizeof *e, cmp_int);
+  bool r = k > 0 && ovta_quant_exp_for(all) - e[k / 2] >= 2;
+  free(e);
+  return r;
+}
+
+/* Whether conv/dense n gets per-channel weight exponents (q_consts_pc): a grouped ovta.Conv
+ * (group > 1) with 4-D weights, and an ungrouped ovta.Conv (4-D weights) or an ovta.Dense whose
+ * weights have outlier channels (outlier_channels); never when the options ask for per-tensor
+ * scales everywhere. */
 static bool q_per_channel(const qstate *q, const ovta_node *n) {
   const ovta_tensor *w = n->inputs[1], *b = ovta_node_in(n, 2);
-  return !q->per_tensor && !strcmp(n->op, "ovta.Conv") && ovta_node_attr_i(n, "group", 1) > 1 && w->rank == 4 &&
-         w->shape[0] > 0 && (!b || ovta_tensor_numel(b) == w->shape[0]);
+  bool conv = !strcmp(n->op, "ovta.Conv"), dense = !strcmp(n->op, "ovta.Dense");
+  if (q->per_tensor || !(conv ? w->rank == 4 : dense && w->rank == 2) || w->shape[0] <= 0 ||
+      (b && ovta_tensor_numel(b) != w->shape[0]))
+    return false;
+  return (conv && ovta_node_attr_i(n, "group", 1) > 1) || outlier_channels(w);
 }
 
 /* ovta.Conv / ovta.Dense -> ovta.QConv / ovta.QDense: int8 input, weights and output, int32 bias,
@@ -556,8 +584,9 @@ static int q_linear(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
  *   channel o, ew[o] = ovta_quant_exp_for(max |W[o]|) (at least exp(Y) - exp(X) - 31; an all-zero
  *   channel takes the per-tensor exponent), bias b[o] at exp(X) + ew[o], and the INTS attribute
  *   shifts[o] = exp(Y) - exp(X) - ew[o] instead of shift (q_consts_pc): one exponent for channels
- *   of very different ranges would leave the small ones a few int8 levels. The activations stay
- *   per tensor.
+ *   of very different ranges would leave the small ones a few int8 levels. Ungrouped convs and
+ *   dense layers get the same when their weights have outlier channels (q_per_channel). The
+ *   activations stay per tensor.
  * Then residual adds and max pools fed by quantized values (qadd_match / qpool_match, at least
  * one input produced quantized) become ovta.QAdd / ovta.QMaxPool: an input produced quantized is
  * used as it is (its exponent), e0 = min(exp(A), exp(B)) (|exp(A) - exp(B)| <= 16, else the add

@@ -8,7 +8,7 @@
  *     --config=NAME        hardware config for pack (default: "default")
  *     --calib=FILE.pb      a calibration sample (TensorProto) for a one-input graph; repeatable
  *     --calib-random=N     N calibration samples, uniform in [-1, 1] (fixed seed)
- *     --quant-per-tensor   quantize: one weight exponent per tensor for grouped convs too
+ *     --quant-per-tensor   quantize: one weight exponent per tensor everywhere (no per-channel shifts)
  *     --emit=text|json|none  what to print at the end (default text)
  *     --list-passes        print the passes and exit
  * Errors go to stderr as one line; exit status 1.
