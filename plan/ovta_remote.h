@@ -119,12 +119,16 @@ typedef struct ovta_serve_opts {
   int session_s;          /* a whole session at most (default 600) */
   size_t max_data;        /* a FILE or INPT frame at most (default OVTA_REMOTE_DEFAULT_MAX_DATA) */
   int max_sessions;       /* stop after this many (0: serve forever; tests) */
+  bool in_process;        /* serve sessions in this process, not a child each (emulators whose
+                             fork hangs: bookworm's qemu-user); a crash then ends the server, and
+                             the session limit is checked between frames only */
   FILE *log;              /* one line per session event (stderr) */
 } ovta_serve_opts;
 
 /* Listen and serve sessions one at a time (the device is used by one client; others wait in
  * the listen queue); each session runs in a child process with a deadline, so a crash, a hang
- * or a dropped client ends only it. Returns on a setup error (or after max_sessions). */
+ * or a dropped client ends only it (in_process: see above). Returns on a setup error (or after
+ * max_sessions). */
 int ovta_remote_serve(const ovta_serve_opts *o, ovta_error *err);
 
 /* ---------------------------------------------------------------- 3. Client (client.c) */

@@ -47,6 +47,7 @@ typedef struct session {
   char *in_name[MAX_IN];    /* their names */
   ovta_array in_val[MAX_IN];/* their values (copies) */
   int runs;                 /* RUNs done */
+  double deadline;          /* the session ends at this time (ovta_now_s) */
 } session;
 
 static void slog(const session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -309,6 +310,11 @@ static int run_session(session *s) {
   while (!rc) {
     ovta_remote_frame f;
     uint8_t *buf = NULL;
+    if (ovta_now_s() > s->deadline) { /* --in-process has no alarm: checked between frames */
+      OVTA_FAIL(&err, OVTA_ETIMEOUT, "over the session time limit (%d s)", s->o->session_s);
+      reply_err(s, -1, &err);
+      break;
+    }
     rc = ovta_remote_recv(s->fd, s->o->max_data, &f, &buf, &err);
     if (rc == OVTA_EIO || rc == OVTA_ETIMEOUT) { /* closed, dropped or stalled: nobody to tell */
       slog(s, "ended: %s", err.msg);
@@ -325,24 +331,50 @@ static int run_session(session *s) {
   return rc;
 }
 
-/* The child of one connection. */
-static void child(const ovta_serve_opts *o, const char *token, int fd, int id) {
-  session s = {.o = o, .token = token, .fd = fd, .id = id};
-  alarm((unsigned)o->session_s); /* the whole session: a stalled client ends with SIGALRM */
+/* One connection's session: its folder, timeouts, the frames, the folder removed; 0 when it
+ * ended well. */
+static int serve_one(const ovta_serve_opts *o, const char *token, int fd, int id, int server_pid) {
+  session s = {.o = o, .token = token, .fd = fd, .id = id, .deadline = ovta_now_s() + o->session_s};
   struct timeval tv = {.tv_sec = (time_t)o->timeout_s, .tv_usec = (suseconds_t)((o->timeout_s - (double)(time_t)o->timeout_s) * 1e6)};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  snprintf(s.dir, sizeof s.dir, "%s/sessions/%d-%d", o->work_dir, (int)getppid(), id);
+  snprintf(s.dir, sizeof s.dir, "%s/sessions/%d-%d", o->work_dir, server_pid, id);
+  int rc;
   if (mkdir(s.dir, 0700) != 0) {
     ovta_error err = {0};
     OVTA_FAIL(&err, OVTA_EIO, "session folder %s: %s", s.dir, strerror(errno));
-    _exit(reply_err(&s, 1, &err) ? 1 : 1);
+    rc = reply_err(&s, 1, &err);
+  } else {
+    rc = run_session(&s);
+    remove_session_dir(s.dir);
   }
-  int rc = run_session(&s);
-  remove_session_dir(s.dir);
   shutdown(fd, SHUT_RDWR);
   close(fd);
-  _exit(rc ? 1 : 0);
+  return rc;
+}
+
+/* The session of fd in a child process (alarm: the whole session's deadline), waited for. */
+static void serve_forked(const ovta_serve_opts *o, const char *token, int lfd, int fd, int id) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(lfd);
+    alarm((unsigned)o->session_s); /* a stalled session or run ends with SIGALRM */
+    _exit(serve_one(o, token, fd, id, (int)getppid()) ? 1 : 0);
+  }
+  close(fd);
+  if (pid < 0) {
+    if (o->log) fprintf(o->log, "ovta-rt serve: session %d: fork: %s\n", id, strerror(errno));
+    return;
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(st) && o->log)
+    fprintf(o->log, "ovta-rt serve: session %d: ended by signal %d%s\n", id, WTERMSIG(st),
+            WTERMSIG(st) == SIGALRM ? " (over the session time limit)" : ""), fflush(o->log);
+  char d[4200];
+  snprintf(d, sizeof d, "%s/sessions/%d-%d", o->work_dir, (int)getpid(), id);
+  remove_session_dir(d); /* what a killed session left */
 }
 
 /* The listening socket on o->listen; its address as text into where. */
@@ -409,25 +441,8 @@ int ovta_remote_serve(const ovta_serve_opts *o, ovta_error *err) {
     char h[NI_MAXHOST] = "?", p[NI_MAXSERV] = "?";
     getnameinfo((struct sockaddr *)&sa, sl, h, sizeof h, p, sizeof p, NI_NUMERICHOST | NI_NUMERICSERV);
     if (o->log) fprintf(o->log, "ovta-rt serve: session %d: from %s:%s\n", id, h, p), fflush(o->log);
-    pid_t pid = fork();
-    if (pid == 0) {
-      close(lfd);
-      child(o, token, fd, id);
-    }
-    close(fd);
-    if (pid < 0) {
-      if (o->log) fprintf(o->log, "ovta-rt serve: session %d: fork: %s\n", id, strerror(errno));
-      continue;
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    if (WIFSIGNALED(st) && o->log)
-      fprintf(o->log, "ovta-rt serve: session %d: ended by signal %d%s\n", id, WTERMSIG(st),
-              WTERMSIG(st) == SIGALRM ? " (over the session time limit)" : ""), fflush(o->log);
-    char d[4200];
-    snprintf(d, sizeof d, "%s/sessions/%d-%d", o->work_dir, (int)getpid(), id);
-    remove_session_dir(d); /* what a killed session left */
+    if (o->in_process) serve_one(o, token, fd, id, (int)getpid());
+    else serve_forked(o, token, lfd, fd, id);
   }
   close(lfd);
   return rc;

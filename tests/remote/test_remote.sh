@@ -124,6 +124,20 @@ if [ $rc -eq 0 ] && grep -q '^ovta profile: .* on fsim (config' "$T/out" && grep
   ok "profile --remote prints the table"
 else bad "profile --remote prints the table" "rc $rc"; fi
 
+# eval: the int8 model compiled here, run there image by image: the same scores as local
+ev=(eval $M/fmnist_cnn.onnx --images $M/test_images.npy --labels $M/test_labels.npy --count 20 --backend fsim --json --quiet)
+run "$OVTA" "${ev[@]}"
+cp "$T/out" "$T/eval-local.json"
+run "$OVTA" "${ev[@]}" --remote "$ADDR" --token-file "$T/token"
+cp "$T/out" "$T/eval-remote.json"
+pycheck "eval --remote: the int8 model on the server scores as local (20 images)" '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+keys = lambda d: (d["int8"]["correct"], d["int8"]["accel_nodes"], d["int8"]["accel_macs_per_image"], d["fp32"]["correct"],
+                  d["int8_vs_fp32"])
+print("ok" if a["count"] == 20 and a["int8"]["accel_nodes"] == 7 and keys(a) == keys(b) else "differ: %s %s" % (keys(a), keys(b)))' \
+  "$T/eval-local.json" "$T/eval-remote.json"
+
 # ---- the token
 printf 'not-the-token\n' >"$T/badtok" && chmod 600 "$T/badtok"
 expect_error "a wrong token is refused" "$ADDR: refused: bad token" \
@@ -186,7 +200,7 @@ else bad "no session folder left behind" "$(ls "$T/work-main/sessions")"; fi
 kill "$SPID" 2>/dev/null
 
 # ---- the server under qemu-user: the cross-built aarch64 ovta-rt (--threads 1: bookworm's
-# qemu-user cannot create threads in dynamically linked ARM programs, boards/README.md)
+# qemu-user cannot create threads or fork in dynamically linked ARM programs, boards/README.md)
 QRT=build-aarch64/ovta-rt
 why=""
 [ -x "$QRT" ] || why="$QRT is not built (make cross ARCH=aarch64)"
@@ -196,7 +210,9 @@ if [ -n "$why" ]; then
   skip "aarch64 server under qemu-user" "$why"
 else
   run "$OVTA" compile $M/fmnist_cnn.onnx --input-shape image=1x1x28x28 --triple aarch64-linux-gnu --mcpu cortex-a53 -o "$T/a64.ovta"
-  if start_server qemu qemu-aarch64 -L /usr/aarch64-linux-gnu "$QRT" serve --threads 1 --max-sessions 1; then
+  # --in-process: fork, like pthread_create, hangs in dynamically linked ARM programs under
+  # bookworm's qemu-user 7.2
+  if start_server qemu qemu-aarch64 -L /usr/aarch64-linux-gnu "$QRT" serve --in-process --threads 1 --max-sessions 1; then
     run "$OVTA" run "$T/a64.ovta" --remote "$ADDR" --token-file "$T/token" --input image="$T/img0.npy" --output-dir "$T/r-a64"
     same "aarch64 ovta-rt under qemu serves the host's client (fp32 plan = host)" "$T/r-a64" "$T/ref-cpu"
     wait "$SPID" 2>/dev/null

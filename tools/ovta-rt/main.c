@@ -59,7 +59,11 @@ static const char *serve_help =
     "  --timeout S         seconds a receive or send may wait (default 30)\n"
     "  --session-limit S   seconds a whole session may take (default 600)\n"
     "  --max-bytes N       the largest plan file or input accepted, in bytes (default 256 MiB)\n"
-    "  --max-sessions N    exit after N sessions (default: serve until killed)\n";
+    "  --max-sessions N    exit after N sessions (default: serve until killed)\n"
+    "  --in-process        serve each session in the server process instead of a child process\n"
+    "                      (for emulators whose fork hangs, e.g. Debian bookworm's qemu-user; a\n"
+    "                      crash then ends the server, and --session-limit is checked between\n"
+    "                      requests only)\n";
 
 /* A number argument in [lo, hi] into *v. */
 static bool number(const char *s, double lo, double hi, double *v) {
@@ -213,6 +217,8 @@ static int cmd_serve(int argc, char **argv) {
     } else if (opt(argc, argv, &i, "--max-bytes", &v)) {
       if (!number(v, 1024, 4294967295.0, &d) || d != (double)(uint64_t)d) return usage_serve("--max-bytes needs 1024..4294967295");
       o.max_data = d > (double)SIZE_MAX ? SIZE_MAX : (size_t)d;
+    } else if (opt(argc, argv, &i, "--in-process", NULL)) {
+      o.in_process = true;
     } else if (opt(argc, argv, &i, "--max-sessions", &v)) {
       if (!number(v, 1, 1e9, &d) || d != (int)d) return usage_serve("--max-sessions needs a count");
       o.max_sessions = (int)d;
