@@ -32,6 +32,18 @@ static int unexpected(ovta_remote *r, const ovta_remote_frame *f, const char *wa
   return OVTA_FAIL(err, OVTA_EPARSE, "%s: expected %s, got a %s frame", r->addr, want, ovta_remote_type_tag(f->type));
 }
 
+/* A send failed with rc: when the server closed the session after an ERR reply (a request it
+ * refused), that reply's message is the error. */
+static int after_send_error(ovta_remote *r, int rc, ovta_error *err) {
+  if (rc != OVTA_EIO) return rc;
+  ovta_remote_frame f;
+  uint8_t *buf = NULL;
+  ovta_error e2 = {0};
+  if (ovta_remote_recv(r->fd, r->max_data, &f, &buf, &e2) == 0 && f.type == OVTA_RM_ERR) rc = unexpected(r, &f, "", err);
+  free(buf);
+  return rc;
+}
+
 /* Receive a JSON reply of type t into *j. */
 static int recv_json(ovta_remote *r, ovta_remote_type t, cJSON **j, ovta_error *err) {
   ovta_remote_frame f;
@@ -134,6 +146,7 @@ static int offer(ovta_remote *r, const char *dir, bool *uploaded, ovta_error *er
     uint8_t pre[2 + 64];
     memcpy(pre, h, 2), memcpy(pre + 2, nm, strlen(nm));
     rc = ovta_remote_send(r->fd, OVTA_RM_FILE, pre, 2 + strlen(nm), data[k], n[k], err);
+    if (rc) rc = after_send_error(r, rc, err);
   }
   cJSON_Delete(have);
   for (int k = 0; k < OVTA_REMOTE_PLAN_FILES; k++) free(data[k]);
@@ -222,7 +235,8 @@ int ovta_remote_run(ovta_remote *r, int n, const char *const *names, const ovta_
     rc = ovta_remote_send_json(r->fd, OVTA_RM_RUN, j, err);
     cJSON_Delete(j);
   }
-  if (rc) return ovta_error_wrap(err, "%s", r->addr), rc;
+  if (rc && (rc = after_send_error(r, rc, err)) == OVTA_EIO) ovta_error_wrap(err, "%s", r->addr);
+  if (rc) return rc;
   rc = recv_results(r, res, err);
   if (rc) ovta_remote_result_clear(res);
   return rc;

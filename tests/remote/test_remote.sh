@@ -195,6 +195,18 @@ run "$OVTA" run "$T/cpu.ovta" --input image="$T/img1.npy" --output-dir "$T/ref-c
 rc=$((r1 + r2))
 same "two concurrent clients: the first right" "$T/c1" "$T/ref-acc"
 same "two concurrent clients: the second right" "$T/c2" "$T/ref-cpu1"
+# one session at a time: each session's log lines come before the next session starts
+pycheck "sessions one at a time on the device (the log never interleaves)" '
+import re, sys
+cur, seen, bad = None, set(), []
+for line in open(sys.argv[1]):
+    m = re.match(r"ovta-rt serve: session (\d+): (.*)", line)
+    if not m: continue
+    n = int(m.group(1))
+    if m.group(2).startswith("from "):
+        seen.add(cur); cur = n
+    elif n != cur or n in seen: bad.append(line.strip())
+print("ok" if not bad and len(seen) >= 20 else "interleaved: %s (%d sessions)" % (bad[:2], len(seen)))' "$T/main.log"
 if ! ls "$T/work-main/sessions" | grep -q .; then ok "no session folder left behind"
 else bad "no session folder left behind" "$(ls "$T/work-main/sessions")"; fi
 kill "$SPID" 2>/dev/null

@@ -694,7 +694,6 @@ static int build_int8(eval_run *r, ovta_error *err) {
   }
   if (strcmp(r->o.backend, "cpu")) rc = engine_open_accel(r->g8, r->o.backend, &r->cfg, r->o.tuning, cgp, &r->e8, err);
   else rc = engine_open_cpu(r->g8, cgp, &r->e8, err);
-  if (!rc && r->o.remote.addr) rc = engine_remote(&r->e8, &r->o.remote, r->o.backend, (int)r->o.threads, err);
   r->q.compile_s = ovta_now_s() - t0;
   return rc;
 }
@@ -809,6 +808,8 @@ int ovta_cmd_eval(int argc, char **argv) {
   if (!rc) rc = load_reference(&r, &err);
   if (!rc) rc = build_int8(&r, &err);
   if (!rc) rc = build_fp32(&r, &err);
+  if (!rc && r.o.remote.addr) /* connected last: the server times out idle sessions */
+    rc = engine_remote(&r.e8, &r.o.remote, r.o.backend, (int)r.o.threads, &err);
   if (!rc) rc = run_all(&r, &err);
   if (!rc) {
     r.wall = ovta_now_s() - r.t_start;
