@@ -50,6 +50,7 @@ typedef struct session {
   double deadline;          /* the session ends at this time (ovta_now_s) */
 } session;
 
+static void remove_session_dir(const char *dir);
 static void slog(const session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void slog(const session *s, const char *fmt, ...) {
   if (!s->o->log) return;
@@ -189,6 +190,10 @@ static int on_load(session *s, const ovta_remote_frame *f, ovta_error *err) {
     char d[4200];
     plan_dir(s, d, sizeof d);
     rc = ovta_plan_load(d, &s->plan, err);
+    if (rc) { /* damaged since it was kept: dropped, so that the next client sends it again */
+      slog(s, "plan %s kept in %s does not load: removed", s->hash, d);
+      remove_session_dir(d);
+    }
   } else {
     rc = load_uploaded(s, err);
   }
@@ -315,7 +320,8 @@ static int run_session(session *s) {
       reply_err(s, -1, &err);
       break;
     }
-    rc = ovta_remote_recv(s->fd, s->o->max_data, &f, &buf, &err);
+    /* before the token, data frames are refused by size (no large buffer for a stranger) */
+    rc = ovta_remote_recv(s->fd, s->hello ? s->o->max_data : 0, &f, &buf, &err);
     if (rc == OVTA_EIO || rc == OVTA_ETIMEOUT) { /* closed, dropped or stalled: nobody to tell */
       slog(s, "ended: %s", err.msg);
       free(buf);

@@ -62,6 +62,8 @@ elif case == "unknown-type":
     s.sendall(frame(b"EVIL", b"{}"))
 elif case == "bad-json":
     s.sendall(frame(b"HELO", b"{\"version\": 1, \"token\": "))
+elif case == "file-before-hello":
+    s.sendall(b"OVR1FILE" + struct.pack("<I", 100 << 20))  # 100 MiB declared by a stranger
 elif case == "no-hello":
     s.sendall(js(b"RUN ", {"stats": True}))
 elif case == "wrong-token":

@@ -93,6 +93,16 @@ if grep -q 'plan already there, not sent' "$T/err" && [ "$n_recv" -eq 1 ] && [ "
   ok "second run does not send the plan again (server: 1 received, 1 cached)"
 else bad "second run does not send the plan again" "received $n_recv, cached $n_cached"; fi
 
+# a kept plan damaged on the server: refused once and dropped, then sent again
+kept=$(ls -d "$T"/work-main/plans/*/ | head -1)
+printf 'x' >>"$kept/params.bin"
+run "$OVTA" run "$T/cpu.ovta" --remote "$ADDR" --token-file "$T/token" --input image="$T/img0.npy" --output-dir "$T/x"
+if [ $rc -eq 1 ] && grep -q "error: $ADDR: .*params.bin: damaged" "$T/err" && [ ! -d "$kept" ]; then
+  ok "a plan damaged on the server is refused and dropped"
+else bad "a plan damaged on the server is refused and dropped" "rc $rc"; fi
+run "$OVTA" run "$T/cpu.ovta" --remote "$ADDR" --token-file "$T/token" --input image="$T/img0.npy" --output-dir "$T/r-cpu3"
+same "then it is sent again and runs" "$T/r-cpu3" "$T/ref-cpu"
+
 run "$OVTA" run "$T/acc.ovta" --remote "$ADDR" --token-file "$T/token" --backend fsim --stats --input image="$T/img0.npy" \
   --output-dir "$T/r-acc"
 grep '^node ' "$T/out" >"$T/r-acc.stats"
@@ -160,6 +170,7 @@ raw "bad magic" bad-magic "ERR not an ovta remote frame (bad magic)"
 raw "unknown frame type" unknown-type "ERR unknown frame type 'EVIL'"
 raw "broken JSON" bad-json "ERR HELO frame: not a JSON object"
 raw "a request before HELO" no-hello "ERR refused: HELO with the token first"
+raw "a data frame before HELO is refused by its size" file-before-hello "ERR frame FILE of 104857600 bytes is over its limit of 0"
 raw "a wrong token (raw)" wrong-token "ERR refused: bad token"
 raw "an oversized control frame" oversized-json "ERR frame PLAN of 1048576 bytes is over its limit of 65536"
 raw "an oversized file frame (4 GiB declared)" oversized-file "ERR frame FILE of 4294967295 bytes is over its limit"
