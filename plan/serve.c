@@ -9,7 +9,9 @@
  * a child process with a per-receive timeout and a whole-session deadline (alarm): a hostile
  * request gets an ERR reply and ends only its session; a dropped or stalled client frees the
  * device when its child ends. The parent waits for one child before accepting the next
- * connection, so concurrent clients queue on the device (the listen backlog). */
+ * connection, so concurrent clients queue on the device (the listen backlog). --in-process
+ * (emulators whose fork hangs) serves sessions in the server itself: the same checks, but a
+ * crash ends the server and the session limit is checked between frames. */
 #include "ovta_remote.h"
 
 #include <dirent.h>

@@ -75,6 +75,16 @@ run "$RT" serve --work-dir "$T/w0"
 if [ $rc -eq 2 ] && grep -q 'error: --token-file FILE is required' "$T/err"; then ok "serve: no token file is refused"
 else bad "serve: no token file is refused" "rc $rc"; fi
 
+# without --listen: loopback only (127.0.0.1:9091; if the port is taken here, the error names it)
+"$RT" serve --token-file "$T/token" --work-dir "$T/w-default" 2>"$T/default.log" &
+dpid=$!
+for _ in $(seq 50); do grep -q 'listening on\|error:' "$T/default.log" && break; sleep 0.1; done
+kill "$dpid" 2>/dev/null
+wait "$dpid" 2>/dev/null
+if grep -q '^ovta-rt serve: listening on 127.0.0.1:9091 \|^ovta-rt: error: --listen 127.0.0.1:9091: ' "$T/default.log"; then
+  ok "listens on loopback by default"
+else bad "listens on loopback by default" "$(cat "$T/default.log")"; fi
+
 if ! start_server main "$RT" serve --timeout 1; then
   bad "server starts" "$(cat "$T/main.log")"
   finish
