@@ -153,8 +153,8 @@ static int offer(ovta_remote *r, const char *dir, bool *uploaded, ovta_error *er
   return rc;
 }
 
-int ovta_remote_open_plan(ovta_remote *r, const char *dir, const char *backend, int threads, bool *uploaded,
-                          ovta_error *err) {
+int ovta_remote_open_plan(ovta_remote *r, const char *dir, const char *backend, int threads, bool trace,
+                          bool *uploaded, ovta_error *err) {
   int rc = offer(r, dir, uploaded, err);
   cJSON *ok = NULL;
   if (!rc) {
@@ -162,6 +162,7 @@ int ovta_remote_open_plan(ovta_remote *r, const char *dir, const char *backend, 
     if (backend) cJSON_AddStringToObject(l, "backend", backend);
     else cJSON_AddNullToObject(l, "backend");
     cJSON_AddNumberToObject(l, "threads", threads);
+    cJSON_AddBoolToObject(l, "trace", trace);
     rc = ovta_remote_send_json(r->fd, OVTA_RM_LOAD, l, err);
     cJSON_Delete(l);
   }
@@ -239,6 +240,24 @@ int ovta_remote_run(ovta_remote *r, int n, const char *const *names, const ovta_
   if (rc) return rc;
   rc = recv_results(r, res, err);
   if (rc) ovta_remote_result_clear(res);
+  return rc;
+}
+
+int ovta_remote_trace(ovta_remote *r, const char *path, ovta_error *err) {
+  int rc = ovta_remote_send(r->fd, OVTA_RM_TRCE, NULL, 0, NULL, 0, err);
+  ovta_remote_frame f;
+  uint8_t *buf = NULL;
+  if (rc) return ovta_error_wrap(err, "%s", r->addr), rc;
+  rc = ovta_remote_recv(r->fd, r->max_data, &f, &buf, err);
+  if (rc) return ovta_error_wrap(err, "%s", r->addr), rc;
+  char name[OVTA_REMOTE_MAX_NAME + 1];
+  const uint8_t *data;
+  size_t n;
+  if (f.type != OVTA_RM_FILE) rc = unexpected(r, &f, "FILE trace.raw", err);
+  else if (!(rc = ovta_remote_file_decode(&f, name, sizeof name, &data, &n, err)) && strcmp(name, "trace.raw"))
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: sent %s for the trace", r->addr, name);
+  if (!rc) rc = ovta_plan_write_file(path, data, n, err);
+  free(buf);
   return rc;
 }
 

@@ -40,6 +40,7 @@ typedef enum ovta_remote_type {
   OVTA_RM_OUTP,     /* server: one output (tensor) */
   OVTA_RM_STAT,     /* server: per-step counters of the run (JSON) */
   OVTA_RM_ERR,      /* server: an error (JSON {"error": text}) */
+  OVTA_RM_TRCE,     /* client: close the device, send its trace (empty) */
   OVTA_RM_NTYPES
 } ovta_remote_type;
 
@@ -53,8 +54,9 @@ typedef struct ovta_remote_frame {
   size_t len;            /* its bytes */
 } ovta_remote_frame;
 
-/* The largest payload of a frame of type t when data frames (FILE, INPT, OUTP) may hold
- * max_data bytes: control frames OVTA_REMOTE_MAX_JSON, BYE 0. */
+/* The largest payload of a frame of type t when data frames (FILE, INPT, OUTP, and STAT: the
+ * counters of a plan of any size) may hold max_data bytes: other control frames
+ * OVTA_REMOTE_MAX_JSON, BYE 0. */
 size_t ovta_remote_max_payload(ovta_remote_type t, size_t max_data);
 /* Parse one frame at the start of buf (n bytes): 0 and *f, *used (bytes of the frame) when it
  * is complete; OVTA_REMOTE_MORE when n is too short (header and length checked so far); else an
@@ -141,9 +143,10 @@ int ovta_remote_connect(const char *addr, const char *token_file, double timeout
                         ovta_error *err);
 /* Offer the plan folder dir (its hash); send its files unless the server has them
  * (*uploaded tells); then load it on backend (NULL: the server's default, fsim for an
- * accelerator plan) with threads (0: the server's). */
-int ovta_remote_open_plan(ovta_remote *r, const char *dir, const char *backend, int threads, bool *uploaded,
-                          ovta_error *err);
+ * accelerator plan) with threads (0: the server's); trace: the device records a Chrome trace
+ * (tsim), fetched by ovta_remote_trace. */
+int ovta_remote_open_plan(ovta_remote *r, const char *dir, const char *backend, int threads, bool trace,
+                          bool *uploaded, ovta_error *err);
 /* What one remote run brought back. */
 typedef struct ovta_remote_result {
   int nout;            /* outputs */
@@ -155,6 +158,10 @@ void ovta_remote_result_clear(ovta_remote_result *res);
 /* Send the n inputs, run, receive outputs and counters into *res (cleared first). */
 int ovta_remote_run(ovta_remote *r, int n, const char *const *names, const ovta_array *vals, ovta_remote_result *res,
                     ovta_error *err);
+/* After the runs: the server closes the device (the plan is unloaded: no more runs) and sends
+ * the trace it recorded, written to path (the device's raw trace, as ovta_dev_opts
+ * .chrome_trace_path gets it locally). */
+int ovta_remote_trace(ovta_remote *r, const char *path, ovta_error *err);
 /* Say goodbye and close (r may be NULL). */
 void ovta_remote_close(ovta_remote *r);
 

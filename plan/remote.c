@@ -19,15 +19,18 @@
  *   magic "OVR1" (4 bytes) | type (4 ASCII bytes) | length (uint32, little-endian) | payload
  *
  * checked before anything is allocated: the magic, a known type, and length <= the type's limit
- * (control frames OVTA_REMOTE_MAX_JSON, data frames the server's --max-bytes, BYE 0). Payloads:
+ * (control frames OVTA_REMOTE_MAX_JSON; FILE, INPT, OUTP and STAT - the counters of a plan of
+ * any size - the receiver's data limit: the server's --max-bytes, 0 before the token; BYE 0).
+ * Payloads:
  *
  *   JSON (HELO PLAN LOAD RUN OK HAVE STAT ERR): one JSON object, UTF-8, not NUL-terminated.
  *   FILE: name length (uint16 LE) | name | the file's bytes. The name is a plain file name
- *         (ovta_remote_name_ok) and one of plan.json, params.bin, kernels.so.
+ *         (ovta_remote_name_ok): from the client one of plan.json, params.bin, kernels.so; from
+ *         the server trace.raw.
  *   INPT, OUTP (a tensor): name length (uint16 LE, 1..255) | name (no NUL) | dtype (uint8, the
  *         ONNX number of ovta_dtype, not string/undef) | rank (uint8, 0..8) | rank dims (int64
  *         LE each, >= 0) | the elements, C order, little-endian: exactly numel x element size.
- *   BYE: empty.
+ *   BYE, TRCE: empty.
  *
  * The conversation (client -> server, server replies; any request may get ERR {"error": text},
  * after which the server closes the session):
@@ -36,9 +39,13 @@
  *   PLAN {"hash": H, "files": {"plan.json": N, "params.bin": N, "kernels.so": N}}
  *                                                -> HAVE {"have": true|false}
  *   FILE x each file listed (when have is false), no reply
- *   LOAD {"backend": NAME|null, "threads": N}     -> OK {"inputs": [names], "accel_nodes": N}
+ *   LOAD {"backend": NAME|null, "threads": N, "trace": bool}
+ *                                                -> OK {"inputs": [names], "accel_nodes": N, "backend": B}
  *   INPT x each input, then RUN {"stats": bool}   -> OUTP x each output, [STAT [counters]], OK {}
- *   (INPT..RUN repeat: one plan, many runs) ... BYE
+ *   (INPT..RUN repeat: one plan, many runs)
+ *   TRCE (LOAD had "trace": true)                -> FILE trace.raw (the device closed, the plan
+ *                                                   unloaded: no more runs)
+ *   BYE
  *
  * H is FNV-1a 64 of plan.json as 16 hex digits: plan.json records the size and digest of every
  * other file (plan/digest.c), so H names the folder. The server keeps loaded folders under
@@ -46,7 +53,7 @@
 
 static const char magic[4] = {'O', 'V', 'R', '1'};
 static const char *const tags[OVTA_RM_NTYPES] = {"HELO", "PLAN", "FILE", "LOAD", "INPT", "RUN ",
-                                                 "BYE ", "OK  ", "HAVE", "OUTP", "STAT", "ERR "};
+                                                 "BYE ", "OK  ", "HAVE", "OUTP", "STAT", "ERR ", "TRCE"};
 const char *const ovta_remote_plan_files[OVTA_REMOTE_PLAN_FILES] = {"plan.json", "params.bin", "kernels.so"};
 
 const char *ovta_remote_type_tag(ovta_remote_type t) { return t >= 0 && t < OVTA_RM_NTYPES ? tags[t] : "????"; }
@@ -54,8 +61,8 @@ const char *ovta_remote_type_tag(ovta_remote_type t) { return t >= 0 && t < OVTA
 static bool is_data(ovta_remote_type t) { return t == OVTA_RM_FILE || t == OVTA_RM_INPT || t == OVTA_RM_OUTP; }
 
 size_t ovta_remote_max_payload(ovta_remote_type t, size_t max_data) {
-  if (t == OVTA_RM_BYE) return 0;
-  return is_data(t) ? max_data : OVTA_REMOTE_MAX_JSON;
+  if (t == OVTA_RM_BYE || t == OVTA_RM_TRCE) return 0;
+  return is_data(t) || t == OVTA_RM_STAT ? max_data : OVTA_REMOTE_MAX_JSON;
 }
 
 static uint32_t get_u32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
@@ -154,7 +161,7 @@ int ovta_remote_file_decode(const ovta_remote_frame *f, char *name, size_t cap, 
 
 int ovta_remote_json_decode(const ovta_remote_frame *f, cJSON **out, ovta_error *err) {
   *out = NULL;
-  if (is_data(f->type) || f->type == OVTA_RM_BYE)
+  if (is_data(f->type) || f->type == OVTA_RM_BYE || f->type == OVTA_RM_TRCE)
     return OVTA_FAIL(err, OVTA_EINVAL, "%s frame carries no JSON", tags[f->type]);
   cJSON *j = cJSON_ParseWithLength((const char *)f->data, f->len);
   if (!j || !cJSON_IsObject(j)) {

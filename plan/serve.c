@@ -49,6 +49,7 @@ typedef struct session {
   char *in_name[MAX_IN];    /* their names */
   ovta_array in_val[MAX_IN];/* their values (copies) */
   int runs;                 /* RUNs done */
+  bool trace;               /* LOAD asked the device for a trace (SESSION_DIR/trace.raw) */
   double deadline;          /* the session ends at this time (ovta_now_s) */
 } session;
 
@@ -180,6 +181,7 @@ static int on_load(session *s, const ovta_remote_frame *f, ovta_error *err) {
   int rc = ovta_remote_json_decode(f, &j, err);
   if (rc) return rc;
   const cJSON *b = cJSON_GetObjectItemCaseSensitive(j, "backend"), *t = cJSON_GetObjectItemCaseSensitive(j, "threads");
+  s->trace = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "trace"));
   char backend[64] = "";
   if (cJSON_IsString(b)) snprintf(backend, sizeof backend, "%s", b->valuestring);
   int threads = cJSON_IsNumber(t) && t->valuedouble >= 1 && t->valuedouble <= 64 ? t->valueint : 0;
@@ -206,7 +208,10 @@ static int on_load(session *s, const ovta_remote_frame *f, ovta_error *err) {
     rc = OVTA_FAIL(err, OVTA_EINVAL, "the plan runs %d node(s) on the accelerator: --backend cpu cannot run it", na);
   } else if (na > 0) {
     if (!backend[0]) snprintf(backend, sizeof backend, "fsim");
-    rc = ovta_plan_attach(s->plan, backend, NULL, err);
+    char tr[4200];
+    snprintf(tr, sizeof tr, "%s/trace.raw", s->dir);
+    ovta_dev_opts dopts = {.chrome_trace_path = s->trace ? tr : NULL};
+    rc = ovta_plan_attach(s->plan, backend, &dopts, err);
   } else if (backend[0] && strcmp(backend, "cpu")) {
     rc = OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan was compiled for the cpu (ovta compile --target accel)", backend);
   }
@@ -276,6 +281,25 @@ static int on_run(session *s, const ovta_remote_frame *f, ovta_error *err) {
   return rc;
 }
 
+/* TRCE: the device closed (its trace complete), the trace sent back as FILE trace.raw. */
+static int on_trace(session *s, ovta_error *err) {
+  if (!s->plan || !s->trace) return OVTA_FAIL(err, OVTA_EINVAL, "TRCE: %s", s->plan ? "LOAD asked for no trace" : "no plan loaded");
+  ovta_plan_free(s->plan); /* closes the device: the trace is complete */
+  s->plan = NULL;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/trace.raw", s->dir);
+  char *data;
+  size_t n;
+  if (access(path, F_OK) != 0) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "TRCE: the device recorded no trace (tsim does)");
+  int rc = ovta_read_file(path, OVTA_SIZE_CAP(31), &data, &n, err);
+  if (rc) return rc;
+  static const uint8_t name[2 + 9] = {9, 0, 't', 'r', 'a', 'c', 'e', '.', 'r', 'a', 'w'};
+  rc = ovta_remote_send(s->fd, OVTA_RM_FILE, name, sizeof name, data, n, err);
+  free(data);
+  if (!rc) slog(s, "trace sent (%zu bytes)", n);
+  return rc;
+}
+
 /* One frame handled: 0 to go on, 1 after BYE, else an error. */
 static int handle(session *s, const ovta_remote_frame *f, ovta_error *err) {
   if (!s->hello && f->type != OVTA_RM_HELO) return OVTA_FAIL(err, OVTA_EINVAL, "refused: HELO with the token first");
@@ -286,6 +310,7 @@ static int handle(session *s, const ovta_remote_frame *f, ovta_error *err) {
   case OVTA_RM_LOAD: return on_load(s, f, err);
   case OVTA_RM_INPT: return on_input(s, f, err);
   case OVTA_RM_RUN: return on_run(s, f, err);
+  case OVTA_RM_TRCE: return on_trace(s, err);
   case OVTA_RM_BYE: return 1;
   default: return OVTA_FAIL(err, OVTA_EINVAL, "a %s frame is the server's to send", ovta_remote_type_tag(f->type));
   }

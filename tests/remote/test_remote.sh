@@ -16,6 +16,7 @@ OVTA=$B/ovta
 RT=$B/ovta-rt
 M=models/fmnist
 RAW=tests/remote/rawclient.py
+export OVTA_TSIM_DIR=$B/tsim
 SERVERS=()
 trap 'for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null; done; rm -rf "$T"' EXIT
 
@@ -157,6 +158,23 @@ keys = lambda d: (d["int8"]["correct"], d["int8"]["accel_nodes"], d["int8"]["acc
                   d["int8_vs_fp32"])
 print("ok" if a["count"] == 20 and a["int8"]["accel_nodes"] == 7 and keys(a) == keys(b) else "differ: %s %s" % (keys(a), keys(b)))' \
   "$T/eval-local.json" "$T/eval-remote.json"
+
+# the tsim timeline: recorded by the server's tsim, brought back: the same as a local profile's
+if [ -f "$B/tsim/default/libovta_tsim.so" ]; then
+  run "$OVTA" profile "$T/acc.ovta" --backend tsim --input image="$T/img1.npy" --json --trace-json "$T/tl-local.json"
+  cp "$T/out" "$T/prof-tsim-local.json"
+  run "$OVTA" profile "$T/acc.ovta" --remote "$ADDR" --token-file "$T/token" --backend tsim --input image="$T/img1.npy" --json \
+    --trace-json "$T/tl-remote.json"
+  cp "$T/out" "$T/prof-tsim-remote.json"
+  pycheck "profile --remote --backend tsim: the same cycles and the same timeline as local" '
+import json, sys
+a, b, ta, tb = (json.load(open(f)) for f in sys.argv[1:5])
+ev = lambda t: t["traceEvents"] if isinstance(t, dict) else t
+cyc = lambda p: [l["cycles"] for l in p["layers"]]
+ok = a["totals"]["cycles"] and cyc(a) == cyc(b) and len(ev(ta)) > 100 and ev(ta) == ev(tb)
+print("ok" if ok else "differ: cycles %s / %s, %d / %d events" % (a["totals"]["cycles"], b["totals"]["cycles"], len(ev(ta)), len(ev(tb))))' \
+    "$T/prof-tsim-local.json" "$T/prof-tsim-remote.json" "$T/tl-local.json" "$T/tl-remote.json"
+else skip "profile --remote --backend tsim" "$B/tsim/default/libovta_tsim.so is not built"; fi
 
 # ---- the token
 printf 'not-the-token\n' >"$T/badtok" && chmod 600 "$T/badtok"

@@ -173,7 +173,7 @@ static int engine_remote(engine *en, const tool_remote *t, const char *backend, 
   }
   snprintf(dir, sizeof dir, "%s/int8.ovta", en->tmp);
   int rc = ovta_exec_save(en->exec, dir, err);
-  if (!rc) rc = tool_remote_open(t, dir, backend, threads, &en->rm, &en->rplan, err);
+  if (!rc) rc = tool_remote_open(t, dir, backend, threads, false, &en->rm, &en->rplan, err);
   return rc;
 }
 

@@ -68,7 +68,8 @@ static const char *help =
     "                         and DIR/utilization.png (per layer); the data in DIR/layers.dat.\n"
     "                         Needs cycles (tsim)\n"
     TOOL_REMOTE_HELP
-    "                        (a compiled folder; the same table; not with --trace-json)\n\n"
+    "                        (a compiled folder; the same table, and --trace-json with the\n"
+    "                        server's tsim)\n\n"
     "JSON: {model, backend, config, peak_macs_per_cycle, bus_bytes_per_cycle, clock_mhz, layers:\n"
     "[{index, name, op, where, cycles, macs, utilization, bytes_read {uop, wgt, inp, acc},\n"
     "bytes_written, insns, uops, gemm_uops, alu_uops, time_us}], totals {...same fields}}.\n"
@@ -598,8 +599,8 @@ static int parse_args(int argc, char **argv, popts *o) {
   if (o->trace && strcmp(o->backend, "tsim"))
     return tool_usage("profile", "--trace-json needs --backend tsim (the timeline is in device cycles)");
   if (o->plots && strcmp(o->backend, "tsim")) return tool_usage("profile", "--plots needs --backend tsim (cycles)");
-  if (o->remote.addr && (o->trace || o->dram_lat || o->dram_bw))
-    return tool_usage("profile", "--trace-json, --dram-latency and --dram-bw are not available with --remote");
+  if (o->remote.addr && (o->dram_lat || o->dram_bw))
+    return tool_usage("profile", "--dram-latency and --dram-bw are not available with --remote");
   if (o->remote.token_file && !o->remote.addr) return tool_usage("profile", "--token-file goes with --remote");
   return 0;
 }
@@ -621,7 +622,7 @@ static int profile_run(const popts *o, const ovta_dev_opts *dopts, ovta_profile 
 }
 
 /* --remote: one inference on `ovta-rt serve`; the profile from the counters it sends back. */
-static int profile_remote(const popts *o, ovta_profile *p, ovta_error *err) {
+static int profile_remote(const popts *o, const char *raw_trace, ovta_profile *p, ovta_error *err) {
   if (!is_dir(o->model))
     return OVTA_FAIL(err, OVTA_EINVAL, "--remote profiles a folder made by `ovta compile`; %s is not one", o->model);
   if (o->calib || o->config || o->vt)
@@ -631,7 +632,7 @@ static int profile_remote(const popts *o, ovta_profile *p, ovta_error *err) {
   ovta_plan pl = {0};
   ovta_remote_result res = {0};
   int rc = read_input(o, &x, err);
-  if (!rc) rc = tool_remote_open(&o->remote, o->model, o->backend, (int)o->threads, &r, &pl, err);
+  if (!rc) rc = tool_remote_open(&o->remote, o->model, o->backend, (int)o->threads, raw_trace != NULL, &r, &pl, err);
   const char *nm = o->input_name;
   if (!rc && !nm && pl.nin != 1)
     rc = OVTA_FAIL(err, OVTA_EINVAL, "the model has %d inputs: use --input NAME=FILE.npy", pl.nin);
@@ -642,6 +643,7 @@ static int profile_remote(const popts *o, ovta_profile *p, ovta_error *err) {
     rc = tool_remote_run(r, &pl, 1, &nm, &a, &res, err);
   }
   if (!rc) rc = ovta_profile_collect_plan(&pl, p, err);
+  if (!rc && raw_trace) rc = ovta_remote_trace(r, raw_trace, err); /* the device's raw trace, as locally */
   if (!rc && o->outdir && mkdir(o->outdir, 0777) != 0 && errno != EEXIST)
     rc = OVTA_FAIL(err, OVTA_EIO, "--output-dir %s: %s", o->outdir, strerror(errno));
   for (int i = 0; !rc && o->outdir && i < res.nout; i++) rc = ovta_plan_write_array(o->outdir, res.names[i], &res.outs[i], NULL, err);
@@ -687,7 +689,7 @@ int ovta_cmd_profile(int argc, char **argv) {
     dopts.chrome_trace_path = raw;
   }
   ovta_profile p = {0};
-  rc = o.remote.addr ? profile_remote(&o, &p, &err) : profile_run(&o, &dopts, &p, &err);
+  rc = o.remote.addr ? profile_remote(&o, o.trace ? raw : NULL, &p, &err) : profile_run(&o, &dopts, &p, &err);
   if (!rc && o.trace) rc = write_trace(raw, o.trace, &p, &err);
   if (raw[0]) unlink(raw);
   if (!rc && o.plots) rc = write_plots(o.plots, &p, &err);

@@ -208,7 +208,7 @@ static int run_remote(const ropts *o, ovta_tensor *const *vals, ovta_error *err)
   ovta_remote *r = NULL;
   ovta_plan p;
   ovta_remote_result res = {0};
-  int rc = tool_remote_open(&o->remote, o->model, o->backend, (int)o->threads, &r, &p, err);
+  int rc = tool_remote_open(&o->remote, o->model, o->backend, (int)o->threads, false, &r, &p, err);
   if (!rc) rc = tool_remote_run(r, &p, o->nin, o->in_name, a, &res, err);
   if (!rc && o->stats) rc = ovta_plan_print_stats(&p, stdout, err);
   if (!rc && mkdir(o->outdir, 0777) != 0 && errno != EEXIST)

@@ -157,10 +157,10 @@ typedef struct tool_remote {
 /* argv[*i] is a --remote option of cmd: 1 when taken (into t), 0 when not one, 2 on a usage error. */
 int tool_remote_opt(const char *cmd, int argc, char **argv, int *i, tool_remote *t);
 /* A session with the folder dir loaded on backend (NULL: the server's default) with threads
- * (0: the server's); *plan is the folder's plan read here (no code: for names, --stats and
+ * (0: the server's; trace: the device records a trace, ovta_remote_trace); *plan is the folder's plan read here (no code: for names, --stats and
  * profiles; release it with ovta_plan_release). Says on stderr whether the plan was sent. */
-int tool_remote_open(const tool_remote *t, const char *dir, const char *backend, int threads, ovta_remote **r,
-                     ovta_plan *plan, ovta_error *err);
+int tool_remote_open(const tool_remote *t, const char *dir, const char *backend, int threads, bool trace,
+                     ovta_remote **r, ovta_plan *plan, ovta_error *err);
 /* One run: n inputs out, the outputs into *res, the counters into plan. */
 int tool_remote_run(ovta_remote *r, ovta_plan *plan, int n, const char *const *names, const ovta_array *vals,
                     ovta_remote_result *res, ovta_error *err);

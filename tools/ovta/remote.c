@@ -23,14 +23,14 @@ int tool_remote_opt(const char *cmd, int argc, char **argv, int *i, tool_remote 
   return 1;
 }
 
-int tool_remote_open(const tool_remote *t, const char *dir, const char *backend, int threads, ovta_remote **r,
-                     ovta_plan *plan, ovta_error *err) {
+int tool_remote_open(const tool_remote *t, const char *dir, const char *backend, int threads, bool trace,
+                     ovta_remote **r, ovta_plan *plan, ovta_error *err) {
   bool sent = false;
   *r = NULL;
   memset(plan, 0, sizeof *plan);
   int rc = ovta_plan_read(dir, plan, err);
   if (!rc) rc = ovta_remote_connect(t->addr, t->token_file, t->timeout_s ? (double)t->timeout_s : 300, r, err);
-  if (!rc) rc = ovta_remote_open_plan(*r, dir, backend, threads, &sent, err);
+  if (!rc) rc = ovta_remote_open_plan(*r, dir, backend, threads, trace, &sent, err);
   if (!rc) fprintf(stderr, "ovta: remote %s: %s\n", t->addr, sent ? "plan sent" : "plan already there, not sent");
   return rc;
 }
