@@ -105,6 +105,7 @@ include tests/gen/gen.mk
 include tests/bad/bad.mk
 include tests/soak/soak.mk
 include tests/readme/readme.mk
+include tests/remote/remote.mk
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 

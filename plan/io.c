@@ -46,18 +46,21 @@ static void output_path(const char *dir, const char *name, char *path, size_t le
   snprintf(path, len, "%s/%s.npy", dir, fn);
 }
 
+int ovta_plan_write_array(const char *dir, const char *name, const ovta_array *a, FILE *log, ovta_error *err) {
+  char path[4096], shape[128];
+  output_path(dir, name, path, sizeof path);
+  int rc = ovta_npy_store(path, name, a->dtype, a->rank, a->shape, a->data, a->nbytes, err);
+  ovta_shape_text(a->shape, a->rank, shape, sizeof shape);
+  if (!rc && log) fprintf(log, "%s: %s %s -> %s\n", name, ovta_dtype_name(a->dtype), shape, path);
+  return rc;
+}
+
 int ovta_plan_write_outputs(const ovta_plan *p, const char *dir, FILE *log, ovta_error *err) {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST) return OVTA_FAIL(err, OVTA_EIO, "%s: %s", dir, strerror(errno));
   for (int i = 0; i < p->nout; i++) {
     ovta_array a = {0};
     int rc = ovta_plan_get_output(p, i, &a, err);
-    if (rc) return rc;
-    const char *name = p->t[p->out[i]].name;
-    char path[4096], shape[128];
-    output_path(dir, name, path, sizeof path);
-    rc = ovta_npy_store(path, name, a.dtype, a.rank, a.shape, a.data, a.nbytes, err);
-    ovta_shape_text(a.shape, a.rank, shape, sizeof shape);
-    if (!rc && log) fprintf(log, "%s: %s %s -> %s\n", name, ovta_dtype_name(a.dtype), shape, path);
+    if (!rc) rc = ovta_plan_write_array(dir, p->t[p->out[i]].name, &a, log, err);
     ovta_array_clear(&a);
     if (rc) return rc;
   }

@@ -243,6 +243,8 @@ int ovta_plan_set_inputs(ovta_plan *p, int n, const char *const *names, const ch
 /* Every output as DIR/NAME.npy (DIR created; characters other than letters, digits, '.', '-' and
  * '_' in NAME become '_'), one line "NAME: DTYPE SHAPE -> PATH" each on log (may be NULL). */
 int ovta_plan_write_outputs(const ovta_plan *p, const char *dir, FILE *log, ovta_error *err);
+/* One array as DIR/NAME.npy (NAME made safe as above; DIR must exist), its line on log. */
+int ovta_plan_write_array(const char *dir, const char *name, const ovta_array *a, FILE *log, ovta_error *err);
 /* --stats: one line per step (cpu: runs; accel: instructions, micro-ops, cycles when counted). */
 int ovta_plan_print_stats(const ovta_plan *p, FILE *f, ovta_error *err);
 

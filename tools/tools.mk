@@ -5,7 +5,7 @@
 # `ovta sim` says it is not built yet.
 OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c tools/ovta/cmd_disasm.c \
   tools/ovta/cmd_sim.c tools/ovta/cmd_config.c tools/ovta/cmd_compile.c tools/ovta/cmd_run.c \
-  tools/ovta/image.c
+  tools/ovta/image.c tools/ovta/remote.c
 OVTA_TOOL_DEFS :=
 ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter driver/backend_fsim.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
 OVTA_TOOL_SRCS += tools/ovta/load.c tools/ovta/cmd_tune.c
@@ -85,7 +85,7 @@ TOOLS += $(OVTA_RT)
 .PHONY: ovta-rt
 ## ovta-rt: build/ovta-rt, the runtime alone: runs `ovta compile` folders, no compiler, LLVM or protobuf
 ovta-rt: $(OVTA_RT)
-$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h tools/tools.mk $(RT_LIB) $(GEN)
+$(OVTA_RT): tools/ovta-rt/main.c plan/ovta_plan.h plan/ovta_remote.h tools/tools.mk $(RT_LIB) $(GEN)
 	$(CC) $(PLAN_CPPFLAGS) $(CFLAGS) -o $@ $< $(RT_LIB) $(LDFLAGS) \
 	  -Wl,--export-dynamic-symbol='ovta_vrt_*' -Wl,--export-dynamic-symbol='ovta_par_*' $(OVTA_RT_LDLIBS)
 

@@ -154,6 +154,9 @@ typedef struct ovta_profile {
 /* The profile of e's last run (free with ovta_profile_free, also after an error). The rows own
  * their strings: the profile outlives e. */
 int ovta_profile_collect(const ovta_exec *e, ovta_profile *p, ovta_error *err);
+/* The same from a plan's counters (a plan read from its folder whose counters came back from a
+ * remote run, ovta_remote_stats_apply). */
+int ovta_profile_collect_plan(const ovta_plan *pl, ovta_profile *p, ovta_error *err);
 void ovta_profile_free(ovta_profile *p);
 /* MAC utilization of row r: MACs / (cycles x peak MACs per cycle); NAN without cycles. */
 double ovta_profile_util(const ovta_profile *p, const ovta_profile_row *r);

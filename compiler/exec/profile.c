@@ -32,26 +32,30 @@ static void add_to_total(ovta_profile_row *t, const ovta_profile_row *r) {
   t->gemm_uops += r->gemm_uops, t->alu_uops += r->alu_uops, t->us += r->us;
 }
 
-int ovta_profile_collect(const ovta_exec *e, ovta_profile *p, ovta_error *err) {
+int ovta_profile_collect_plan(const ovta_plan *pl, ovta_profile *p, ovta_error *err) {
   memset(p, 0, sizeof *p);
-  const ovta_config *c = ovta_exec_config(e);
-  if (c) {
+  if (pl->accel) {
+    const ovta_config *c = &pl->cfg;
     p->has_cfg = true, p->cfg = *c;
     p->peak_macs_per_cycle = (int64_t)c->batch * c->block_in * c->block_out;
     p->bus_bytes_per_cycle = c->axi_data_bits / 8;
   }
-  p->n = ovta_exec_num_steps(e);
+  p->n = pl->ns;
   p->rows = calloc((size_t)p->n + 1, sizeof *p->rows);
   p->total.name = strdup("total"), p->total.op = strdup(""), p->total.fn = strdup("");
   if (!p->rows || !p->total.name || !p->total.op || !p->total.fn) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   for (int i = 0; i < p->n; i++) {
-    ovta_exec_node_stats s;
-    int rc = ovta_exec_node_stats_get(e, i, &s, err);
+    ovta_plan_stats s;
+    int rc = ovta_plan_stats_get(pl, i, &s, err);
     if (!rc) rc = row_of(&s, &p->rows[i], err);
     if (rc) return rc;
     add_to_total(&p->total, &p->rows[i]);
   }
   return 0;
+}
+
+int ovta_profile_collect(const ovta_exec *e, ovta_profile *p, ovta_error *err) {
+  return ovta_profile_collect_plan(ovta_exec_plan((ovta_exec *)e), p, err);
 }
 
 static void row_free(ovta_profile_row *r) { free(r->name), free(r->op), free(r->fn); }

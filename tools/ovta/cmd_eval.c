@@ -10,10 +10,12 @@
 #include "ovta_tool.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "exec.h"
 
@@ -47,7 +49,11 @@ static const char *help =
     "  --preprocess MODE     unit (default) or none, see above; --mean M, --std S\n"
     "  --json                print the results as one JSON object instead of text\n"
     "  --quiet               no progress on stderr (else a bar on a terminal, a line per tenth\n"
-    "                        of the images otherwise)\n\n"
+    "                        of the images otherwise)\n"
+    TOOL_REMOTE_HELP
+    "                        (the int8 model, compiled here, runs there on --backend; fp32 here)\n"
+    "  --triple T, --mcpu C  with --remote: compile the int8 model for the server's machine (as\n"
+    "                        ovta compile; e.g. aarch64-linux-gnu and cortex-a53 for a board)\n\n"
     "With --backend fsim|tsim (or a board) the int8 model's ovta.QConv / ovta.QDense nodes run on\n"
     "the accelerator through the graph executor (the rest on the CPU path); tsim counts cycles:\n"
     "MAC utilization = MACs of the accelerator nodes / (cycles * BATCH * BLOCK_IN * BLOCK_OUT).\n"
@@ -141,14 +147,51 @@ typedef struct engine {
   int accel_nodes;               /* nodes on the accelerator (0: CPU path only) */
   int64_t peak_macs_per_cycle;   /* accelerator: batch * block_in * block_out (0: none) */
   const ovta_graph *g;           /* the compiled graph (MACs of the accelerator nodes by name) */
+  ovta_remote *rm;               /* --remote: the session running the plan, or NULL */
+  ovta_plan rplan;               /* --remote: the saved plan read back (names, counters) */
+  char tmp[64];                  /* --remote: the folder the plan was saved in ("": none) */
 } engine;
 
 /* g compiled for the CPU path (LLVM). */
-static int engine_open_cpu(ovta_graph *g, engine *out, ovta_error *err) {
+static int engine_open_cpu(ovta_graph *g, const lir_codegen_opts *cg, engine *out, ovta_error *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->where, sizeof out->where, "cpu");
   out->g = g;
-  return ovta_exec_build(g, NULL, &out->exec, err);
+  ovta_exec_opts eo;
+  ovta_exec_opts_init(&eo);
+  if (cg) eo.cg = *cg; /* --remote: for the server's machine */
+  return ovta_exec_build(g, &eo, &out->exec, err);
+}
+
+/* --remote: the compiled plan saved in a fresh folder and opened on the server. */
+static int engine_remote(engine *en, const tool_remote *t, const char *backend, int threads, ovta_error *err) {
+  char dir[128];
+  snprintf(en->tmp, sizeof en->tmp, "/tmp/ovta-eval-XXXXXX");
+  if (!mkdtemp(en->tmp)) {
+    en->tmp[0] = 0;
+    return OVTA_FAIL(err, OVTA_EIO, "a temporary folder for the plan: %s", strerror(errno));
+  }
+  snprintf(dir, sizeof dir, "%s/int8.ovta", en->tmp);
+  int rc = ovta_exec_save(en->exec, dir, err);
+  if (!rc) rc = tool_remote_open(t, dir, backend, threads, false, &en->rm, &en->rplan, err);
+  return rc;
+}
+
+/* One remote run of image x: output 0 into *y (the counters into en->rplan). */
+static int engine_run_remote(engine *en, const char *in_name, const ovta_tensor *x, ovta_tensor **y, ovta_error *err) {
+  ovta_array a = {.dtype = x->dtype, .rank = x->rank, .data = x->data, .nbytes = x->nbytes};
+  memcpy(a.shape, x->shape, sizeof a.shape);
+  ovta_remote_result res = {0};
+  int rc = tool_remote_run(en->rm, &en->rplan, 1, &in_name, &a, &res, err);
+  if (!rc && res.nout < 1) rc = OVTA_FAIL(err, OVTA_EINTERNAL, "the server sent no output");
+  if (!rc) {
+    *y = ovta_tensor_new(res.names[0], res.outs[0].dtype, res.outs[0].rank, res.outs[0].shape);
+    rc = *y ? ovta_tensor_alloc(*y, err) : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+    if (!rc && (*y)->nbytes != res.outs[0].nbytes) rc = OVTA_FAIL(err, OVTA_EINTERNAL, "output %s: size", res.names[0]);
+    if (!rc) memcpy((*y)->data, res.outs[0].data, res.outs[0].nbytes);
+  }
+  ovta_remote_result_clear(&res);
+  return rc;
 }
 
 /* The int8 graph g (quantized, not yet packed) on accelerator backend `backend` with config cfg:
@@ -156,7 +199,7 @@ static int engine_open_cpu(ovta_graph *g, engine *out, ovta_error *err) {
  * become accelerator kernels, the rest stays on the CPU path), attached to the device. A plan
  * with no node on the accelerator is refused: never CPU numbers reported as accelerator ones. */
 static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_config *cfg, const char *tuning,
-                             engine *out, ovta_error *err) {
+                             const lir_codegen_opts *cg, engine *out, ovta_error *err) {
   memset(out, 0, sizeof *out);
   snprintf(out->where, sizeof out->where, "%s", backend);
   out->g = g;
@@ -165,7 +208,8 @@ static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_conf
   ovta_exec_opts_init(&eo);
   eo.accel = true;
   eo.cfg = cfg;
-  eo.backend = backend;
+  eo.backend = cg ? NULL : backend; /* --remote: the device is the server's */
+  if (cg) eo.cg = *cg;
   char *tjson = NULL;
   size_t tl;
   int rc = tuning ? ovta_read_file(tuning, (size_t)1 << 24, &tjson, &tl, err) : 0;
@@ -186,12 +230,18 @@ static int engine_open_accel(ovta_graph *g, const char *backend, const ovta_conf
 static int engine_run(engine *en, const char *in_name, const ovta_tensor *x, ovta_tensor **y, run_stats *st,
                       ovta_error *err) {
   memset(st, 0, sizeof *st);
-  int rc = ovta_exec_set_input(en->exec, in_name, x, err);
-  if (!rc) rc = ovta_exec_run(en->exec, err);
-  if (!rc) rc = ovta_exec_get_output(en->exec, 0, y, err);
-  for (int i = 0; !rc && en->accel_nodes && i < ovta_exec_num_steps(en->exec); i++) {
-    ovta_exec_node_stats ns;
-    if ((rc = ovta_exec_node_stats_get(en->exec, i, &ns, err))) break;
+  int rc;
+  if (en->rm) {
+    rc = engine_run_remote(en, in_name, x, y, err);
+  } else {
+    rc = ovta_exec_set_input(en->exec, in_name, x, err);
+    if (!rc) rc = ovta_exec_run(en->exec, err);
+    if (!rc) rc = ovta_exec_get_output(en->exec, 0, y, err);
+  }
+  const ovta_plan *pl = en->rm ? &en->rplan : ovta_exec_plan(en->exec);
+  for (int i = 0; !rc && en->accel_nodes && i < pl->ns; i++) {
+    ovta_plan_stats ns;
+    if ((rc = ovta_plan_stats_get(pl, i, &ns, err))) break;
     if (!ns.accel) continue;
     st->has_cycles |= ns.has_cycles;
     st->cycles += ns.cycles;
@@ -204,6 +254,18 @@ static int engine_run(engine *en, const char *in_name, const ovta_tensor *x, ovt
 static void engine_close(engine *e) {
   ovta_exec_free(e->exec);
   e->exec = NULL;
+  ovta_remote_close(e->rm);
+  e->rm = NULL;
+  ovta_plan_release(&e->rplan);
+  if (e->tmp[0]) { /* the saved plan's files, its folder, the temporary folder */
+    static const char *const files[] = {"plan.json", "params.bin", "kernels.o", "kernels.so"};
+    char p[256];
+    for (int i = 0; i < 4; i++) snprintf(p, sizeof p, "%s/int8.ovta/%s", e->tmp, files[i]), unlink(p);
+    snprintf(p, sizeof p, "%s/int8.ovta", e->tmp);
+    rmdir(p);
+    rmdir(e->tmp);
+    e->tmp[0] = 0;
+  }
 }
 
 /* ---------------------------------------------------------------- 3. Models */
@@ -274,6 +336,8 @@ typedef struct opts {
   prep pp;                /* --preprocess, --mean, --std */
   bool json, quiet;       /* --json, --quiet */
   int64_t threads;        /* --threads N (0: every core) */
+  tool_remote remote;     /* --remote: the int8 model runs on `ovta-rt serve` there */
+  const char *triple, *mcpu; /* --triple, --mcpu (with --remote) */
 } opts;
 
 /* The results of one model (fp32 or int8) over all images. */
@@ -353,6 +417,8 @@ static const char **string_opt(int argc, char **argv, int *i, opts *o, const cha
   if (tool_opt(argc, argv, i, "--backend", v)) return &o->backend;
   if (tool_opt(argc, argv, i, "--config", v)) return &o->config;
   if (tool_opt(argc, argv, i, "--tuning", v)) return &o->tuning;
+  if (tool_opt(argc, argv, i, "--triple", v)) return &o->triple;
+  if (tool_opt(argc, argv, i, "--mcpu", v)) return &o->mcpu;
   return NULL;
 }
 
@@ -361,7 +427,9 @@ static int check_args(const opts *o) {
   if (!o->model) return tool_usage("eval", "no model given");
   if (!o->images) return tool_usage("eval", "no --images given");
   if (!o->labels) return tool_usage("eval", "no --labels given");
-  bool known = !strcmp(o->backend, "cpu");
+  if ((o->triple || o->mcpu) && !o->remote.addr) return tool_usage("eval", "--triple and --mcpu go with --remote");
+  if (o->remote.token_file && !o->remote.addr) return tool_usage("eval", "--token-file goes with --remote");
+  bool known = !strcmp(o->backend, "cpu") || o->remote.addr; /* the server knows its backends */
 #ifdef OVTA_HAVE_DRIVER
   for (const char *const *b = ovta_backend_names(); *b; b++) known |= !strcmp(*b, o->backend);
 #endif
@@ -379,7 +447,9 @@ static int parse_args(int argc, char **argv, opts *o) {
   for (int i = 1; i < argc; i++) {
     const char *v = NULL, **str;
     int rc;
-    if (tool_is_help(argv[i])) {
+    if ((rc = tool_remote_opt("eval", argc, argv, &i, &o->remote))) {
+      if (rc == 2) return 2;
+    } else if (tool_is_help(argv[i])) {
       fputs(help, stdout);
       return -1;
     } else if ((str = string_opt(argc, argv, &i, o, &v))) {
@@ -616,8 +686,14 @@ static int build_int8(eval_run *r, ovta_error *err) {
                         .cfg = &r->cfg};
   int rc = ovta_calibrate_quantize(r->g8, &co, NULL, err);
   if (rc) return rc;
-  if (strcmp(r->o.backend, "cpu")) rc = engine_open_accel(r->g8, r->o.backend, &r->cfg, r->o.tuning, &r->e8, err);
-  else rc = engine_open_cpu(r->g8, &r->e8, err);
+  lir_codegen_opts cg = {0}, *cgp = NULL;
+  if (r->o.remote.addr) {
+    ovta_exec_opts eo;
+    ovta_exec_opts_init(&eo);
+    cg = eo.cg, cg.triple = r->o.triple, cg.cpu = r->o.mcpu, cgp = &cg;
+  }
+  if (strcmp(r->o.backend, "cpu")) rc = engine_open_accel(r->g8, r->o.backend, &r->cfg, r->o.tuning, cgp, &r->e8, err);
+  else rc = engine_open_cpu(r->g8, cgp, &r->e8, err);
   r->q.compile_s = ovta_now_s() - t0;
   return rc;
 }
@@ -629,7 +705,7 @@ static int build_fp32(eval_run *r, ovta_error *err) {
   if (!r->g32) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   ovta_compile_opts co = {.cfg = &r->cfg, .passes = ovta_default_pipeline};
   int rc = ovta_compile_pipeline(r->g32, &co, err);
-  if (!rc) rc = engine_open_cpu(r->g32, &r->e32, err);
+  if (!rc) rc = engine_open_cpu(r->g32, NULL, &r->e32, err);
   if (rc) return rc;
   r->f.compile_s = ovta_now_s() - t0;
   r->macs = ovta_graph_macs(r->g32);
@@ -732,6 +808,8 @@ int ovta_cmd_eval(int argc, char **argv) {
   if (!rc) rc = load_reference(&r, &err);
   if (!rc) rc = build_int8(&r, &err);
   if (!rc) rc = build_fp32(&r, &err);
+  if (!rc && r.o.remote.addr) /* connected last: the server times out idle sessions */
+    rc = engine_remote(&r.e8, &r.o.remote, r.o.backend, (int)r.o.threads, &err);
   if (!rc) rc = run_all(&r, &err);
   if (!rc) {
     r.wall = ovta_now_s() - r.t_start;

@@ -66,7 +66,10 @@ static const char *help =
     "                         vs achieved MAC/cycle of the accelerator layers, compute roof\n"
     "                         BATCH*BLOCK_IN*BLOCK_OUT, memory roof AXI_DATA_BITS/8 bytes/cycle)\n"
     "                         and DIR/utilization.png (per layer); the data in DIR/layers.dat.\n"
-    "                         Needs cycles (tsim)\n\n"
+    "                         Needs cycles (tsim)\n"
+    TOOL_REMOTE_HELP
+    "                        (a compiled folder; the same table, and --trace-json with the\n"
+    "                        server's tsim)\n\n"
     "JSON: {model, backend, config, peak_macs_per_cycle, bus_bytes_per_cycle, clock_mhz, layers:\n"
     "[{index, name, op, where, cycles, macs, utilization, bytes_read {uop, wgt, inp, acc},\n"
     "bytes_written, insns, uops, gemm_uops, alu_uops, time_us}], totals {...same fields}}.\n"
@@ -92,6 +95,7 @@ typedef struct popts {
   int64_t vt;              /* --vt 1|2 (0: the default) */
   bool json;               /* --json */
   int64_t threads;         /* --threads N (0: every core) */
+  tool_remote remote;      /* --remote HOST:PORT: run on `ovta-rt serve` there */
 } popts;
 
 /* ---------------------------------------------------------------- 2. Model and input */
@@ -542,6 +546,8 @@ static int parse_output_opt(int argc, char **argv, int *i, popts *o) {
 /* One argument at argv[*i] (with its value, advancing *i): 0, 2 on a usage error, -1 after --help. */
 static int parse_one(int argc, char **argv, int *i, popts *o) {
   const char *v;
+  int r = tool_remote_opt("profile", argc, argv, i, &o->remote);
+  if (r) return r == 2 ? 2 : 0;
   if (tool_is_help(argv[*i])) {
     fputs(help, stdout);
     return -1;
@@ -593,6 +599,9 @@ static int parse_args(int argc, char **argv, popts *o) {
   if (o->trace && strcmp(o->backend, "tsim"))
     return tool_usage("profile", "--trace-json needs --backend tsim (the timeline is in device cycles)");
   if (o->plots && strcmp(o->backend, "tsim")) return tool_usage("profile", "--plots needs --backend tsim (cycles)");
+  if (o->remote.addr && (o->dram_lat || o->dram_bw))
+    return tool_usage("profile", "--dram-latency and --dram-bw are not available with --remote");
+  if (o->remote.token_file && !o->remote.addr) return tool_usage("profile", "--token-file goes with --remote");
   return 0;
 }
 
@@ -608,6 +617,39 @@ static int profile_run(const popts *o, const ovta_dev_opts *dopts, ovta_profile 
   if (!rc) rc = ovta_profile_collect(e, p, err);
   if (!rc && o->outdir) rc = write_outputs(e, o->outdir, err);
   ovta_exec_free(e); /* closes the device: the tsim trace is complete */
+  ovta_tensor_free(x);
+  return rc;
+}
+
+/* --remote: one inference on `ovta-rt serve`; the profile from the counters it sends back. */
+static int profile_remote(const popts *o, const char *raw_trace, ovta_profile *p, ovta_error *err) {
+  if (!is_dir(o->model))
+    return OVTA_FAIL(err, OVTA_EINVAL, "--remote profiles a folder made by `ovta compile`; %s is not one", o->model);
+  if (o->calib || o->config || o->vt)
+    return OVTA_FAIL(err, OVTA_EINVAL, "--calib, --config and --vt apply to a model file; %s is compiled", o->model);
+  ovta_tensor *x = NULL;
+  ovta_remote *r = NULL;
+  ovta_plan pl = {0};
+  ovta_remote_result res = {0};
+  int rc = read_input(o, &x, err);
+  if (!rc) rc = tool_remote_open(&o->remote, o->model, o->backend, (int)o->threads, raw_trace != NULL, &r, &pl, err);
+  const char *nm = o->input_name;
+  if (!rc && !nm && pl.nin != 1)
+    rc = OVTA_FAIL(err, OVTA_EINVAL, "the model has %d inputs: use --input NAME=FILE.npy", pl.nin);
+  if (!rc && !nm) nm = pl.t[pl.in[0]].name;
+  if (!rc) {
+    ovta_array a = {.dtype = x->dtype, .rank = x->rank, .data = x->data, .nbytes = x->nbytes};
+    memcpy(a.shape, x->shape, sizeof a.shape);
+    rc = tool_remote_run(r, &pl, 1, &nm, &a, &res, err);
+  }
+  if (!rc) rc = ovta_profile_collect_plan(&pl, p, err);
+  if (!rc && raw_trace) rc = ovta_remote_trace(r, raw_trace, err); /* the device's raw trace, as locally */
+  if (!rc && o->outdir && mkdir(o->outdir, 0777) != 0 && errno != EEXIST)
+    rc = OVTA_FAIL(err, OVTA_EIO, "--output-dir %s: %s", o->outdir, strerror(errno));
+  for (int i = 0; !rc && o->outdir && i < res.nout; i++) rc = ovta_plan_write_array(o->outdir, res.names[i], &res.outs[i], NULL, err);
+  ovta_remote_result_clear(&res);
+  ovta_remote_close(r);
+  ovta_plan_release(&pl);
   ovta_tensor_free(x);
   return rc;
 }
@@ -647,7 +689,7 @@ int ovta_cmd_profile(int argc, char **argv) {
     dopts.chrome_trace_path = raw;
   }
   ovta_profile p = {0};
-  rc = profile_run(&o, &dopts, &p, &err);
+  rc = o.remote.addr ? profile_remote(&o, o.trace ? raw : NULL, &p, &err) : profile_run(&o, &dopts, &p, &err);
   if (!rc && o.trace) rc = write_trace(raw, o.trace, &p, &err);
   if (raw[0]) unlink(raw);
   if (!rc && o.plots) rc = write_plots(o.plots, &p, &err);

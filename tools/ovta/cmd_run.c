@@ -3,6 +3,7 @@
  * .npy per graph output named after it. */
 #include "ovta_tool.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,7 +28,8 @@ static const char *help =
     "                          core); results are the same for any N\n"
     "  --backend NAME          cpu, or a device (fsim, tsim, ...) for a folder compiled with\n"
     "                          `ovta compile --target accel` (default for those: fsim)\n"
-    "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n";
+    "  --stats                 print per-node counters (accelerator: instructions, micro-ops, cycles)\n"
+    TOOL_REMOTE_HELP;
 
 #define MAX_IN 64
 
@@ -42,13 +44,17 @@ typedef struct ropts {
   const char *backend;          /* --backend NAME, or NULL */
   bool stats;                   /* --stats */
   int64_t threads;              /* --threads N (0: every core) */
+  tool_remote remote;           /* --remote HOST:PORT: run on `ovta-rt serve` there */
 } ropts;
 
 /* All arguments into o: 0, 2 on a usage error, -1 after --help. */
 static int parse_args(int argc, char **argv, ropts *o) {
   const char *v;
+  int r;
   for (int i = 1; i < argc; i++) {
-    if (tool_is_help(argv[i])) {
+    if ((r = tool_remote_opt("run", argc, argv, &i, &o->remote))) {
+      if (r == 2) return 2;
+    } else if (tool_is_help(argv[i])) {
       fputs(help, stdout);
       return -1;
     } else if (tool_opt(argc, argv, &i, "--input", &v)) {
@@ -78,6 +84,8 @@ static int parse_args(int argc, char **argv, ropts *o) {
     }
   }
   if (!o->model) return tool_usage("run", "no model given");
+  if (o->remote.addr && o->repeat) return tool_usage("run", "--repeat runs here, not with --remote");
+  if (o->remote.token_file && !o->remote.addr) return tool_usage("run", "--token-file goes with --remote");
   return 0;
 }
 
@@ -187,6 +195,31 @@ static int open_plan(const ropts *o, ovta_tensor *const *vals, ovta_graph **g, o
   return compile_model(o, vals, g, e, err);
 }
 
+/* --remote: the folder run by `ovta-rt serve`; the outputs and --stats as a local run prints them. */
+static int run_remote(const ropts *o, ovta_tensor *const *vals, ovta_error *err) {
+  struct stat st;
+  if (stat(o->model, &st) != 0 || !S_ISDIR(st.st_mode))
+    return OVTA_FAIL(err, OVTA_EINVAL, "--remote runs a folder made by `ovta compile`; %s is not one", o->model);
+  ovta_array a[MAX_IN];
+  for (int k = 0; k < o->nin; k++) { /* views of the tensors, not copies */
+    a[k] = (ovta_array){.dtype = vals[k]->dtype, .rank = vals[k]->rank, .data = vals[k]->data, .nbytes = vals[k]->nbytes};
+    memcpy(a[k].shape, vals[k]->shape, sizeof a[k].shape);
+  }
+  ovta_remote *r = NULL;
+  ovta_plan p;
+  ovta_remote_result res = {0};
+  int rc = tool_remote_open(&o->remote, o->model, o->backend, (int)o->threads, false, &r, &p, err);
+  if (!rc) rc = tool_remote_run(r, &p, o->nin, o->in_name, a, &res, err);
+  if (!rc && o->stats) rc = ovta_plan_print_stats(&p, stdout, err);
+  if (!rc && mkdir(o->outdir, 0777) != 0 && errno != EEXIST)
+    rc = OVTA_FAIL(err, OVTA_EIO, "%s: %s", o->outdir, strerror(errno));
+  for (int i = 0; !rc && i < res.nout; i++) rc = ovta_plan_write_array(o->outdir, res.names[i], &res.outs[i], stdout, err);
+  ovta_remote_result_clear(&res);
+  ovta_remote_close(r);
+  ovta_plan_release(&p);
+  return rc;
+}
+
 int ovta_cmd_run(int argc, char **argv) {
   ropts o = {.outdir = "."};
   int rc = parse_args(argc, argv, &o);
@@ -197,6 +230,11 @@ int ovta_cmd_run(int argc, char **argv) {
   if (rc) goto done; /* usage (2) or --help (-1) */
   ovta_set_threads((int)o.threads);
   for (int i = 0; i < o.nin && !rc; i++) rc = tool_input_read(o.in_file[i], o.in_name[i], &vals[i], &err);
+  if (!rc && o.remote.addr) {
+    rc = run_remote(&o, vals, &err);
+    if (rc) rc = tool_error(&err, NULL);
+    goto done;
+  }
   if (!rc) rc = open_plan(&o, vals, &g, &e, &err);
   if (!rc) rc = feed_inputs(&o, e, vals, &err);
   if (!rc) rc = run_model(&o, e, &err);

@@ -5,6 +5,7 @@
  *   2. Helpers     - errors, option parsing, reading programs (common.c).
  *   3. Loader      - a parsed program into a device (load.c; needs the driver).
  *   4. Progress    - progress reports on stderr for long runs (progress.c).
+ *   5. Remote      - `--remote HOST:PORT`: a plan folder run by `ovta-rt serve` (remote.c).
  *
  * Every subcommand returns the process exit status: 0 on success, 1 on an error (after printing
  * exactly one line "ovta: error: ..." on stderr, followed for assembler errors by the source
@@ -134,5 +135,34 @@ int ovta_program_load(ovta_dev *dev, const ovta_program *p, ovta_loaded *out, ov
 int ovta_loaded_read(const ovta_loaded *l, int b, uint64_t off, void *dst, size_t n, ovta_error *err);
 void ovta_loaded_free(ovta_loaded *l);
 #endif
+
+/* ---------------------------------------------------------------- 5. Remote (remote.c) */
+
+#include "ovta_remote.h"
+
+/* The options of a run on another machine (ovta run|profile|eval --remote). */
+typedef struct tool_remote {
+  const char *addr;        /* --remote HOST:PORT, or NULL: run here */
+  const char *token_file;  /* --token-file FILE (the server's shared token) */
+  int64_t timeout_s;       /* --remote-timeout S: a reply may take this long (default 300) */
+} tool_remote;
+
+#define TOOL_REMOTE_HELP \
+  "  --remote HOST:PORT    run the compiled folder on `ovta-rt serve` at HOST:PORT (e.g. a\n" \
+  "                        board): the folder is sent unless the server has it, the inputs are\n" \
+  "                        sent, outputs and counters come back\n" \
+  "  --token-file FILE     the server's shared token (a private file, chmod 600)\n" \
+  "  --remote-timeout S    seconds to wait for a reply (default 300)\n"
+
+/* argv[*i] is a --remote option of cmd: 1 when taken (into t), 0 when not one, 2 on a usage error. */
+int tool_remote_opt(const char *cmd, int argc, char **argv, int *i, tool_remote *t);
+/* A session with the folder dir loaded on backend (NULL: the server's default) with threads
+ * (0: the server's; trace: the device records a trace, ovta_remote_trace); *plan is the folder's plan read here (no code: for names, --stats and
+ * profiles; release it with ovta_plan_release). Says on stderr whether the plan was sent. */
+int tool_remote_open(const tool_remote *t, const char *dir, const char *backend, int threads, bool trace,
+                     ovta_remote **r, ovta_plan *plan, ovta_error *err);
+/* One run: n inputs out, the outputs into *res, the counters into plan. */
+int tool_remote_run(ovta_remote *r, ovta_plan *plan, int n, const char *const *names, const ovta_array *vals,
+                    ovta_remote_result *res, ovta_error *err);
 
 #endif
