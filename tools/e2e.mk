@@ -2,11 +2,12 @@
 #   ovta eval           tools/ovta/cmd_eval.c (+ progress.c): fp32 vs int8 accuracy of a classifier
 #   tools/run-main.sh   `make run` (Makefile): `ovta eval` on the shipped Fashion-MNIST model
 #   tests/e2e/          end-to-end test of `ovta eval`, and of depthwise / grouped convs on the
-#                       accelerator (test_dwconv.sh, data/), of pass s2d on a stem (test_stem.sh) (in `make test`)
+#                       accelerator (test_dwconv.sh, data/), of pass s2d on a stem (test_stem.sh), of
+#                       residual blocks' adds on the accelerator (test_residual.sh) (in `make test`)
 # and the targets bench-resnet18, test-ort and test-zoo below.
 OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c
 
-TESTS += $(B)/tests/e2e/test_e2e $(B)/tests/e2e/test_dwconv $(B)/tests/e2e/test_stem
+TESTS += $(B)/tests/e2e/test_e2e $(B)/tests/e2e/test_dwconv $(B)/tests/e2e/test_stem $(B)/tests/e2e/test_residual
 
 $(B)/tests/e2e/test_e2e: tests/e2e/test_e2e.sh $(B)/ovta
 	@mkdir -p $(dir $@)
@@ -23,6 +24,12 @@ $(B)/tests/e2e/test_dwconv: tests/e2e/test_dwconv.sh $(B)/ovta $(B)/ovta-opt
 $(B)/tests/e2e/test_stem: tests/e2e/test_stem.sh $(B)/ovta $(B)/ovta-opt
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec bash "%s/tests/e2e/test_stem.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@
+
+# two ResNet basic blocks: int8 on the cpu path = the adds on the accelerator, fsim and tsim (tests/e2e/data/residual_model.onnx)
+$(B)/tests/e2e/test_residual: tests/e2e/test_residual.sh $(B)/ovta $(B)/ovta-opt
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/e2e/test_residual.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
 
 .PHONY: bench-resnet18 bench-tfidf bench-cpu test-ort test-zoo
