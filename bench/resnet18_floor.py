@@ -14,8 +14,11 @@ layers' cycles (what is left if the adds and the pool cost nothing), and two est
 residual add fused into the epilogue of the conv producing one operand (the conv is compute
 bound, so the fused add costs its extra ALU / GEMM micro-ops per output vector of B x BO):
   * exact: the unfused int8 rule kept (conv requantized and clipped to int8 first, then the
-    add's shifts, ADD, SHR, CLP): the other operand's fill and identity GEMM (2), one left
-    shift (1), ADD (1), SHR (1), CLP (1): 6 micro-ops per output vector;
+    add's shifts and requantization): 6 micro-ops per output vector with the other operand in a
+    region of its own (fill, identity GEMM, one left shift, tensor ADD, SHR, CLP), 4 with it
+    accumulated onto the conv's clipped output by a GEMM against the identity times 2^d as the
+    standalone add now does (left shift or none, GEMM, SHR, CLP; + ADD when the rounding
+    constant cannot be a fill);
   * accumulator: the other operand added into the conv's accumulator before its one
     requantization (a new int8 rule: one rounding): its identity GEMM with weight 2^k, k <= 6
     (1), else GEMM + SHR -k (2): 1..2 micro-ops per output vector.
@@ -76,7 +79,7 @@ def main(argv):
     print("other accelerator layers (global average pool): %d" % tot["other"])
     base = tot["conv"] + tot["other"]
     print("conv/dense layers + the others (the adds and the pool free): %d" % base)
-    for name, per in (("exact rule", 6), ("accumulator rule, weight 2^k", 1), ("accumulator rule, GEMM + SHR", 2),
+    for name, per in (("exact rule, own region", 6), ("exact rule, accumulated", 4), ("accumulator rule, weight 2^k", 1), ("accumulator rule, GEMM + SHR", 2),
                       ("accumulator rule, bias after the shifted operand", 3)):
         print("adds fused (%s: %d uops per output vector), pool free: %d" % (name, per, base + per * tot["addvec"]))
     return 0
