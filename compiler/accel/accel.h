@@ -74,10 +74,10 @@ void vta_op_conv(vta_op *op, const char *name, int n, int c, int h, int w, int o
                  int pad);
 void vta_op_dense(vta_op *op, const char *name, int m, int k, int n);
 /* ALU operators (compiler/accel/alu.c): x [N/B][C/BI][H][W][B][BI] in, y in the same layout (o = c).
- * Buffers: add: x = a, w = b, bias = the identity weight block (vta_pack_identity), y;
- * maxpool: x, bias = the identity block, y (w unused). Both copy int8 tensors into the ACC by a
- * GEMM with the identity block, then work on the ALU (ADD/SHR with tensor operands, MAX over the
- * window), vthreads 1. Remainder tiles: tile sizes need not divide the extents. */
+ * Buffers: add: x = a, w = b, bias = two weight blocks (vta_pack_identity: the identity and the
+ * identity times 2^vta_add_wshift), y; maxpool: x, bias = the identity block, y (w unused). Both
+ * copy int8 tensors into the ACC by a GEMM with the identity block (the add: both inputs into one
+ * region), then work on the ALU (SHR, MAX over the window with tensor operands), vthreads 1. Remainder tiles: tile sizes need not divide the extents. */
 void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift);
 void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, int k, int stride, int pad);
 /* Global average pool (ovta.QGlobalAvgPool, graph.h): the HxW window of a max pool with the
@@ -329,8 +329,11 @@ void vta_pack_x(const vta_plan *p, const int8_t *x, int8_t *px);
 void vta_pack_w(const vta_plan *p, const int8_t *w, int8_t *pw);
 void vta_pack_bias(const vta_plan *p, const int32_t *b, int32_t *pb);
 void vta_unpack_y(const vta_plan *p, const int8_t *py, int8_t *y);
-/* The BLOCK_OUT x BLOCK_IN identity weight block (ALU operators' bias buffer, vta_bias_bytes). */
+/* The BLOCK_OUT x BLOCK_IN identity weight block (ALU operators' bias buffer, vta_bias_bytes); the
+ * add's buffer has a second block, the identity times 2^vta_add_wshift(op). */
 void vta_pack_identity(const vta_plan *p, int8_t *blk);
+/* The add's weight shift: |shift_a - shift_b| when it is 1..6, else 0 (accel/alu.c). */
+int vta_add_wshift(const vta_op *op);
 /* Plain-C references of the ALU operators on logical NCHW tensors. */
 void vta_reference_add(const vta_op *op, const int8_t *a, const int8_t *b, int8_t *y);
 void vta_reference_maxpool(const vta_op *op, const int8_t *x, int8_t *y);

@@ -1,8 +1,8 @@
 /* alu.c: ALU operators on the accelerator (compiler/accel/accel.h): residual add with requantization,
  * max pooling, global average pooling and nearest-neighbour upsampling - their plan, references, compute stage and schedule
  * stage; every later stage is the passes' (lower.c). All bring int8 tensors into the accumulator
- * with a GEMM against the identity weight block (INP -> ACC, exact), then run on the ALU: ADD with a
- * tensor operand (add), MAX with a tensor operand over the window, the channel blocks unrolled into
+ * with a GEMM against the identity weight block (INP -> ACC, exact), then run on the ALU: the add's
+ * inputs accumulated into one region with a left shift between them, MAX with a tensor operand over the window, the channel blocks unrolled into
  * micro-ops (maxpool; window positions in the padding are skipped, which is -inf padding), ADD over
  * the whole image's window then MUL, ADD, SHR, CLP (global average pool); the upsampling is the
  * identity GEMM alone, its micro-ops reading input pixel (r / fh, q / fw) for output pixel (r, q)
@@ -123,7 +123,7 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     if (t < 1) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: no tile fits the SRAMs", nm);
     p->t_n = 1, p->t_oc = 1, p->t_ic = 1, p->t_h = 1, p->t_w = (int)t;
     p->in_h = 1, p->in_w = (int)t;
-    p->inp_tile = p->acc_tile = (int)(2 * t), p->wgt_tile = 1;
+    p->inp_tile = (int)(2 * t), p->acc_tile = (int)t, p->wgt_tile = 2;
     p->tiles = (E + t - 1) / t;
     snprintf(p->why, sizeof p->why, "add: %lld elements in tiles of %lld", (long long)E, (long long)t);
     return OVTA_OK;
@@ -173,10 +173,22 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   return OVTA_OK;
 }
 
+/* The add's weight shift: the difference d of its input shifts when 1 <= d <= 6 (2^d fits an int8
+ * weight), else 0. The input with the larger shift is then copied into the ACC through the
+ * identity times 2^d (the second block of its identity buffer) instead of a SHR -d after it. */
+int vta_add_wshift(const vta_op *op) {
+  int d = op->shift_a > op->shift_b ? op->shift_a - op->shift_b : op->shift_b - op->shift_a;
+  return d >= 1 && d <= 6 ? d : 0;
+}
+
 void vta_pack_identity(const vta_plan *p, int8_t *blk) {
   int BI = p->cfg.block_in, BO = p->cfg.block_out;
   for (int o = 0; o < BO; o++)
     for (int i = 0; i < BI; i++) blk[o * BI + i] = o == i;
+  if (p->op.kind != VTA_ADD) return;
+  int8_t one = (int8_t)(1 << vta_add_wshift(&p->op)); /* the add's second block: 2^d on the diagonal */
+  for (int o = 0; o < BO; o++)
+    for (int i = 0; i < BI; i++) blk[(BO + o) * BI + i] = o == i ? one : 0;
 }
 
 
@@ -299,8 +311,8 @@ int vta_alu_compute(const vta_plan *p, lir_func *f, ovta_error *err) {
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int64_t E = (int64_t)p->nb * p->cb * p->op.h * p->op.w;
   int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI}, ys[6] = {p->nb, p->cb, p->oh, p->ow, B, BO};
-  int64_t fs[3] = {E, B, BI}, fy[3] = {E, B, BO}, is[3] = {1, BO, BI};
   bool add = p->op.kind == VTA_ADD;
+  int64_t fs[3] = {E, B, BI}, fy[3] = {E, B, BO}, is[3] = {add ? 2 : 1, BO, BI};
   lir_buf *x = add ? lir_param(f, "x", LIR_I8, 3, fs) : lir_param(f, "x", LIR_I8, 6, xs);
   lir_buf *w = add ? lir_param(f, "w", LIR_I8, 3, fs) : lir_param(f, "w", LIR_I8, 3, is);
   lir_param(f, "ident", LIR_I8, 3, is);
@@ -367,12 +379,12 @@ static lir_stmt *cache_copy(se *e, lir_buf *S, int nlead, lir_expr *const *lead,
   return lir_attr(SF, "cache_read", SI(e, ++e->ncache), sn_close(e, &s, st, 0));
 }
 
-/* The identity block into WGT: wgt[0, c0, o, i] = ident[c0, o, i]. */
+/* The identity block(s) into WGT: wgt[0, c0, o, i] = ident[c0, o, i] (the add: two blocks). */
 static lir_stmt *ident_copy(se *e, lir_buf *wgt) {
   lir_expr *lead[1] = {SI(e, 0)}, *dorg[1] = {SI(e, 0)};
   static const int copy_of[1] = {0};
   static const bool clamp[1] = {false};
-  int64_t ext[1] = {1};
+  int64_t ext[1] = {e->id->shape[0]};
   return cache_copy(e, wgt, 1, lead, e->id, dorg, copy_of, clamp, 1, ext);
 }
 
@@ -397,18 +409,25 @@ static lir_stmt *acc_store(se *e, snest *s, int nu, lir_expr *dst, lir_expr *v) 
 
 static lir_expr *i32c(se *e, int64_t v) { return lir_int(SF, LIR_I32, v); }
 
-/* Where the add's rounding constant r = 2^(shift-1) goes: into the initial value of input a's ACC
- * region (r >> shift_a, when shift_a < shift: (a + (r >> shift_a)) << shift_a = (a << shift_a) + r,
- * wrapping) or else of b's; *init_a / *init_b get the fills (0: none); returns the immediate of a
- * separate ALU ADD when neither input shift allows it (0: none). The plan keeps shift <= 15. */
-static int32_t add_round(const vta_op *op, int32_t *init_a, int32_t *init_b) {
+/* The add's order and fill: the input with the larger shift (hi) enters the ACC first, the other
+ * (lo) second, one region for both (sa >= sb: a first; ties: a first). The shift g applied to the
+ * fill on the way: hi when the difference hi - lo is a SHR between the copies, lo when it is the
+ * weight 2^(hi-lo) of the first copy (vta_add_wshift). The rounding constant r = 2^(shift-1) is the
+ * initial value as r >> g when g < shift (exact: (r >> g) << g = r), else it is returned as the
+ * immediate of one ALU ADD before the shift (0: none). *first is 0 (a) or 1 (b), *fill the
+ * initial value. The plan keeps shift <= 15. */
+static int32_t add_order(const vta_op *op, int *first, int32_t *fill) {
   int32_t r = vta_requant_round(op);
-  *init_a = *init_b = 0;
+  *first = op->shift_b > op->shift_a;
+  int hi = *first ? op->shift_b : op->shift_a, lo = *first ? op->shift_a : op->shift_b;
+  int g = vta_add_wshift(op) ? lo : hi;
+  *fill = 0;
   if (!r) return 0;
-  if (op->shift_a < op->shift) *init_a = r >> op->shift_a;
-  else if (op->shift_b < op->shift) *init_b = r >> op->shift_b;
-  else return r;
-  return 0;
+  if (g < op->shift) {
+    *fill = r >> g;
+    return 0;
+  }
+  return r;
 }
 
 /* The requantization of an add's sum (rounding constant r already in it unless radd): `+ radd`, the
@@ -422,18 +441,29 @@ static lir_expr *add_requant(se *e, lir_expr *v, int32_t radd) {
   return lir_bin(SF, LIR_MIN, v, i32c(e, op->clip_max));
 }
 
+/* `for e, b, o[, i]: acc[0, e, b, o] = V`: one elementwise nest over the tile's ACC region (V
+ * built by the caller from the nest's variables, acc element `a`). */
+static lir_expr *acc_elem(se *e, lir_buf *acc, snest *n) {
+  return elem(e, acc, 1, (int64_t[]){0}, 1, n->v, NULL, NULL, n->v[1], n->v[2]);
+}
+
 /* One add tile of s elements from flat element `tv * T + base` (tv: the tile loop, or NULL): a
- * and b into INP [2][s] (a first), the identity block into WGT, both copied into ACC [2][s] by a
- * GEMM with the identity (initial values: 0, or the fill carrying the rounding constant), then a
- * <<= shift_a, b <<= shift_b, a += b, requantize a, store it. */
+ * and b into INP [2][s] (a first), the two identity blocks into WGT (the identity, and the
+ * identity times 2^d, d = vta_add_wshift), then one ACC region [s]: the fill (0, or the rounding
+ * constant: add_order), the input P with the larger shift hi copied in by a GEMM - with the
+ * scaled block when 1 <= hi - lo <= 6, else the identity and `<<= hi - lo` after it - the other
+ * input Q added by a GEMM with the identity, `<<= lo`, the requantizing store. The sum is
+ * ((fill + P * 2^(hi-lo)) + Q) << lo, or ((fill + P) << (hi - lo) + Q) << lo: both (P << hi) +
+ * (Q << lo) + r, wrapping, the ovta.QAdd rule (vta_reference_add), in 4-6 ALU/GEMM passes per
+ * element instead of a region per input (two fills, the shifts, a tensor ADD). */
 static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
-  int64_t is[5] = {1, 2, s, B, BI}, ws[4] = {1, 1, BO, BI}, as[5] = {1, 2, s, B, BO};
+  int64_t is[5] = {1, 2, s, B, BI}, ws[4] = {1, 2, BO, BI}, as[4] = {1, s, B, BO};
   lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 5, is, LIR_SCOPE_INP);
   lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
-  lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 5, as, LIR_SCOPE_ACC);
+  lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 4, as, LIR_SCOPE_ACC);
   lir_block blk;
   lir_block_init(&blk, SF);
   for (int j = 0; j < 2; j++) {
@@ -443,45 +473,32 @@ static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s
     lir_block_add(&blk, cache_copy(e, inp, 2, lead, j ? e->w : e->x, dorg, copy_of, clamp, 1, &s));
   }
   lir_block_add(&blk, ident_copy(e, wgt));
-  int32_t fill[2], radd = add_round(op, &fill[0], &fill[1]);
+  int first;
+  int32_t fill, radd = add_order(op, &first, &fill);
+  int hi = first ? op->shift_b : op->shift_a, lo = first ? op->shift_a : op->shift_b, d = vta_add_wshift(op);
+  static const char *const en[4] = {"e", "b", "o", "i"};
   snest n;
-  if (!fill[0] && !fill[1]) { /* acc[j, e] = 0 */
-    sn_open(e, &n, 4, (int64_t[]){2, s, B, BO}, (const char *const[]){"j", "e", "b", "o"});
-    lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 2, n.v, NULL, NULL, n.v[2], n.v[3]), i32c(e, 0)));
-  } else { /* acc[0, e] = fill a; acc[1, e] = fill b */
-    for (int j = 0; j < 2; j++) {
-      sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
-      lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 2, (int64_t[]){0, j}, 1, n.v, NULL, NULL, n.v[1], n.v[2]),
-                                    i32c(e, fill[j])));
-    }
-  }
-  /* acc[j, e] += i32(inp[j, e]) * i32(identity) */
-  sn_open(e, &n, 5, (int64_t[]){2, s, B, BO, BI}, (const char *const[]){"j", "e", "b", "o", "i"});
-  {
-    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 2, n.v, NULL, NULL, n.v[2], n.v[3]);
-    lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 2, n.v, NULL, NULL, n.v[2], n.v[4]);
-    lir_expr *wi[4] = {SI(e, 0), SI(e, 0), SR(e, n.v[3]), SR(e, n.v[4])};
+  sn_open(e, &n, 3, (int64_t[]){s, B, BO}, en); /* acc[e] = fill */
+  lir_block_add(&blk, acc_store(e, &n, 0, acc_elem(e, acc, &n), i32c(e, fill)));
+  for (int k = 0; k < 2; k++) {
+    int j = k ? !first : first; /* the INP row of the input copied now */
+    /* acc[e] += i32(inp[j, e]) * i32(identity) */
+    sn_open(e, &n, 4, (int64_t[]){s, B, BO, BI}, en);
+    lir_expr *a = acc_elem(e, acc, &n);
+    lir_expr *x = elem(e, inp, 2, (int64_t[]){0, j}, 1, n.v, NULL, NULL, n.v[1], n.v[3]);
+    lir_expr *wi[4] = {SI(e, 0), SI(e, !k && d), SR(e, n.v[2]), SR(e, n.v[3])}; /* the scaled block: P */
     lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
     lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, acc, a->args), prod)));
+    int sh = k ? lo : d ? 0 : hi - lo; /* acc[e] <<= sh */
+    if (!sh) continue;
+    sn_open(e, &n, 3, (int64_t[]){s, B, BO}, en);
+    a = acc_elem(e, acc, &n);
+    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_SHL, lir_load(SF, acc, a->args), i32c(e, sh))));
   }
-  /* the input shifts (left shifts), then a += b */
-  const int sh[2] = {op->shift_a, op->shift_b};
-  for (int j = 0; j < 2; j++) {
-    if (!sh[j]) continue;
-    sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
-    lir_expr *a = elem(e, acc, 2, (int64_t[]){0, j}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
-    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_SHL, lir_load(SF, acc, a->args), i32c(e, sh[j]))));
-  }
-  sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
+  /* y = the requantized sum */
+  sn_open(e, &n, 3, (int64_t[]){s, B, BO}, en);
   {
-    lir_expr *a = elem(e, acc, 2, (int64_t[]){0, 0}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
-    lir_expr *bb = elem(e, acc, 2, (int64_t[]){0, 1}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
-    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, acc, a->args), bb)));
-  }
-  /* y = requantized a */
-  sn_open(e, &n, 3, (int64_t[]){s, B, BO}, (const char *const[]){"e", "b", "o"});
-  {
-    lir_expr *a = elem(e, acc, 2, (int64_t[]){0, 0}, 1, n.v, NULL, NULL, n.v[1], n.v[2]);
+    lir_expr *a = acc_elem(e, acc, &n);
     lir_expr *off = tv ? lir_muli(SF, SR(e, tv), T) : SI(e, base);
     lir_expr *yi[3] = {lir_add(SF, off, SR(e, n.v[0])), SR(e, n.v[1]), SR(e, n.v[2])};
     lir_block_add(&blk, sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, add_requant(e, a, radd))), 0));

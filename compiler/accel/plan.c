@@ -364,7 +364,7 @@ size_t vta_w_bytes(const vta_plan *p) {
   return (size_t)p->op.o * p->gk * p->cfg.block_in * p->op.kh * p->op.kw;
 }
 size_t vta_bias_bytes(const vta_plan *p) {
-  if (vta_kind_alu(p->op.kind)) return (size_t)p->cfg.block_out * p->cfg.block_in;
+  if (vta_kind_alu(p->op.kind)) return (size_t)(p->op.kind == VTA_ADD ? 2 : 1) * p->cfg.block_out * p->cfg.block_in;
   return (size_t)p->op.o * p->cfg.batch * 4 * (p->op.shifts ? 2 : 1);
 }
 size_t vta_y_bytes(const vta_plan *p) { return (size_t)p->op.n * p->op.o * p->oh * p->ow; }

@@ -239,11 +239,18 @@ static void test_add(void **st) {
     op.clip_min = 0;
     vta_knobs k = {.t_w = 7}; /* 50 (batch2: 25) elements in tiles of 7: a remainder tile */
     check("fsim", *cf, &op, &k);
-    /* where the rounding constant goes: into a's fill (above), b's fill (shift_a >= shift), a
-     * separate ALU ADD (both input shifts >= shift); no rounding (shift 0, negative); the clip
-     * as CLP (int8 bounds) or MAX + MIN (bounds outside int8: the low byte wraps) */
+    /* the input with the larger shift enters the one ACC region first (a: shift_a >= shift_b,
+     * else b): through the identity times 2^d when the shifts differ by d = 1..6, else through the
+     * identity with SHR -d after it (d 0; 9 0 10, 0 9 12: d 9); then the other input. The rounding
+     * constant is the fill when the shift applied to the fill on the way (the smaller input shift
+     * with a scaled block, the larger without) is below the shift (1 0 3, 1 3 5, 2 5 15, 2 2 15,
+     * 1 0 1 above, 9 0 10, 0 9 12), else a separate ALU ADD (3 0 2, 4 3 2, 0 2 2 above); no
+     * rounding (shift 0, negative); the clip as CLP (int8 bounds) or MAX + MIN (bounds outside
+     * int8: the low byte wraps) */
     static const int cases[][5] = {{3, 0, 2, -128, 127}, {4, 3, 2, -50, 60}, {0, 0, 0, -128, 127},
-                                   {0, 1, -1, -300, 300}, {2, 2, 15, -1, 1}, {1, 0, 3, -200, 100}};
+                                   {0, 1, -1, -300, 300}, {2, 2, 15, -1, 1}, {1, 0, 3, -200, 100},
+                                   {1, 3, 5, -128, 127},  {2, 5, 15, -40, 30}, {9, 0, 10, -128, 127},
+                                   {0, 9, 12, -100, 100}, {0, 6, 3, -128, 127}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
       vta_op_add(&op, "add_chain", 2, 16, 3, 5, cases[i][0], cases[i][1], cases[i][2]);
       op.clip_min = cases[i][3], op.clip_max = cases[i][4];
