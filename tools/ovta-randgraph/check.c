@@ -97,17 +97,53 @@ static int same_bytes(const ovta_tensor *a, const ovta_tensor *b, char *why, siz
   return 1;
 }
 
-/* Build g with o, run it on x: *y the first output. */
-static int build_run(ovta_graph *g, const ovta_exec_opts *o, const ovta_tensor *x, ovta_tensor **y, int *accel, ovta_error *err) {
+#define RG_MAX_OUT 4
+/* Outputs of one run (up to RG_MAX_OUT). */
+typedef struct outs {
+  int n;                      /* outputs */
+  ovta_tensor *y[RG_MAX_OUT]; /* their values */
+} outs;
+
+static void outs_free(outs *o) {
+  for (int i = 0; i < o->n; i++) ovta_tensor_free(o->y[i]);
+  o->n = 0;
+}
+
+/* Build g with o, run it on x: *y every output. */
+static int build_run(ovta_graph *g, const ovta_exec_opts *o, const ovta_tensor *x, outs *y, int *accel, ovta_error *err) {
   ovta_exec *e = NULL;
-  *y = NULL;
+  memset(y, 0, sizeof *y);
   int rc = ovta_exec_build(g, o, &e, err);
   if (!rc) rc = ovta_exec_set_input(e, "x", x, err);
   if (!rc) rc = ovta_exec_run(e, err);
-  if (!rc) rc = ovta_exec_get_output(e, 0, y, err);
+  int n = rc ? 0 : ovta_exec_num_outputs(e);
+  for (int i = 0; !rc && i < n && i < RG_MAX_OUT; i++)
+    if (!(rc = ovta_exec_get_output(e, i, &y->y[i], err))) y->n++;
   if (!rc && accel) *accel = ovta_exec_accel_nodes(e);
   ovta_exec_free(e);
   return rc;
+}
+
+/* close_f32 over every output: 0 when all hold; *rel the largest. */
+static int close_all(const outs *a, const outs *b, double *rel, char *why, size_t nwhy) {
+  if (a->n != b->n) return snprintf(why, nwhy, "%d outputs vs %d", a->n, b->n), 1;
+  for (int i = 0; i < a->n; i++) {
+    double r = 0;
+    char w[400];
+    int bad = close_f32(a->y[i], b->y[i], &r, w, sizeof w);
+    if (r > *rel) *rel = r;
+    if (bad) return snprintf(why, nwhy, "output %d: %s", i, w), 1;
+  }
+  return 0;
+}
+
+static int same_all(const outs *a, const outs *b, char *why, size_t nwhy) {
+  if (a->n != b->n) return snprintf(why, nwhy, "%d outputs vs %d", a->n, b->n), 1;
+  for (int i = 0; i < a->n; i++) {
+    char w[400];
+    if (same_bytes(a->y[i], b->y[i], w, sizeof w)) return snprintf(why, nwhy, "output %d: %s", i, w), 1;
+  }
+  return 0;
 }
 
 /* The ONNX form read back dumps like g (both inferred). */
@@ -133,26 +169,37 @@ static int onnx_roundtrip(const ovta_graph *g, rg_result *r) {
 }
 
 /* onnxruntime on g (fp32): model.onnx and x.npy in o->workdir, ort-run.js writes OUT.npy. */
-static int ort_check(const ovta_graph *g, const ovta_tensor *x, const ovta_tensor *yf, const rg_opts *o, rg_result *r) {
+static int ort_check(const ovta_graph *g, const ovta_tensor *x, const outs *yf, const rg_opts *o, rg_result *r) {
   ovta_error err = {0};
   char model[1024], xp[1024], cmd[4096], outp[1200];
   snprintf(model, sizeof model, "%s/model.onnx", o->workdir);
   snprintf(xp, sizeof xp, "%s/x.npy", o->workdir);
   if (ovta_onnx_save(g, model, &err) || ovta_npy_write(xp, x, &err)) return fail(r, RG_ORT, &err, "writing the ort inputs");
   snprintf(cmd, sizeof cmd, "node '%s' run '%s' '%s/ort' x='%s' >'%s/ort.log' 2>&1", o->ort_js, model, o->workdir, xp, o->workdir);
-  if (system(cmd)) {
-    snprintf(r->msg, sizeof r->msg, "onnxruntime failed (%s/ort.log)", o->workdir);
+  if (system(cmd)) { /* the log's last line (the ort-run error) into the message */
+    char log[1100], line[400] = "", last[400] = "";
+    snprintf(log, sizeof log, "%s/ort.log", o->workdir);
+    FILE *f = fopen(log, "r");
+    while (f && fgets(line, sizeof line, f)) snprintf(last, sizeof last, "%s", line);
+    if (f) fclose(f);
+    last[strcspn(last, "\n")] = 0;
+    snprintf(r->msg, sizeof r->msg, "onnxruntime failed: %s", last);
     r->stage = RG_ORT;
     return 1;
   }
-  snprintf(outp, sizeof outp, "%s/ort/%s.npy", o->workdir, g->outputs[0]->name);
-  ovta_tensor *yo = NULL;
-  if (ovta_npy_read(outp, "ort", &yo, &err)) return fail(r, RG_ORT, &err, "reading the ort output");
-  char why[400];
-  int bad = close_f32(yf, yo, &r->max_rel_ort, why, sizeof why);
+  outs yo = {0};
+  for (int i = 0; i < g->n_outputs && i < RG_MAX_OUT; i++, yo.n++) {
+    snprintf(outp, sizeof outp, "%s/ort/%s.npy", o->workdir, g->outputs[i]->name);
+    if (ovta_npy_read(outp, "ort", &yo.y[i], &err)) {
+      outs_free(&yo);
+      return fail(r, RG_ORT, &err, "reading the ort output");
+    }
+  }
+  char why[600];
+  int bad = close_all(yf, &yo, &r->max_rel_ort, why, sizeof why);
   if (bad) fail(r, RG_ORT, NULL, why);
   r->ort_done = true;
-  ovta_tensor_free(yo);
+  outs_free(&yo);
   return bad;
 }
 
@@ -167,25 +214,25 @@ static int int8_checks(uint64_t seed, ovta_graph *g, const ovta_tensor *x, const
     ovta_graph_free(q);
     return fail(r, RG_QUANT, &err, "calibrate and quantize");
   }
-  for (int i = 0; i < q->n_nodes; i++) r->qnodes += !strncmp(q->nodes[i]->op, "ovta.Q", 6);
+  for (int i = 0; i < q->n_nodes; i++) r->qnodes += !strcmp(q->nodes[i]->op, "ovta.QConv") || !strcmp(q->nodes[i]->op, "ovta.QDense");
   ovta_exec_opts eo;
   ovta_exec_opts_init(&eo);
   eo.cg.opt_level = o->opt_level;
-  ovta_tensor *yc = NULL, *ya = NULL, *yt = NULL;
-  char why[400];
+  outs yc = {0}, ya = {0}, yt = {0};
+  char why[600];
   int bad = 0;
   if (build_run(q, &eo, x, &yc, NULL, &err)) bad = fail(r, RG_INT8_CPU, &err, "int8 on the CPU path");
   eo.accel = true, eo.cfg = &cfg, eo.vthreads = 1 + (int)(seed % 2), eo.backend = "fsim";
   if (!bad && build_run(q, &eo, x, &ya, &r->accel_nodes, &err)) bad = fail(r, RG_ACCEL, &err, "int8 with the accelerator on fsim");
-  if (!bad && o->inject_fault && ya->nbytes) ((unsigned char *)ya->data)[ya->nbytes / 2] ^= 1;
-  if (!bad && same_bytes(ya, yc, why, sizeof why)) bad = fail(r, RG_ACCEL_EQ, NULL, why);
+  if (!bad && o->inject_fault && ya.n && ya.y[0]->nbytes) ((unsigned char *)ya.y[0]->data)[ya.y[0]->nbytes / 2] ^= 1;
+  if (!bad && same_all(&ya, &yc, why, sizeof why)) bad = fail(r, RG_ACCEL_EQ, NULL, why);
   if (!bad && o->tsim) {
     eo.backend = "tsim";
     if (build_run(q, &eo, x, &yt, NULL, &err)) bad = fail(r, RG_TSIM, &err, "int8 with the accelerator on tsim");
-    else if (same_bytes(yt, yc, why, sizeof why)) bad = fail(r, RG_TSIM_EQ, NULL, why);
+    else if (same_all(&yt, &yc, why, sizeof why)) bad = fail(r, RG_TSIM_EQ, NULL, why);
     else r->tsim_done = true;
   }
-  ovta_tensor_free(yc), ovta_tensor_free(ya), ovta_tensor_free(yt);
+  outs_free(&yc), outs_free(&ya), outs_free(&yt);
   ovta_graph_free(q);
   return bad;
 }
@@ -194,21 +241,25 @@ void rg_check(uint64_t seed, const rg_case *c, const rg_opts *o, rg_result *r) {
   memset(r, 0, sizeof *r);
   ovta_error err = {0};
   ovta_graph *g = NULL;
-  ovta_tensor *x = NULL, *cal = NULL, *yr = NULL, *yf = NULL;
-  char why[400];
+  ovta_tensor *x = NULL, *cal = NULL;
+  outs yr = {0}, yf = {0};
+  char why[600];
   if (ovta_graph_from_json(c->json, "randgraph.json", &g, &err) || ovta_infer_graph(g, &err)) fail(r, RG_PARSE, &err, "graph");
   else if (onnx_roundtrip(g, r)) {
   } else if (rg_inputs(c, &x, &cal)) fail(r, RG_PARSE, NULL, "inputs: out of memory");
-  else if (ovta_graph_run(g, NULL, NULL, &x, NULL, NULL, &yr, &err)) fail(r, RG_REF, &err, "reference evaluator");
+  else if (g->n_outputs > RG_MAX_OUT) fail(r, RG_PARSE, NULL, "too many outputs");
+  else if (ovta_graph_run(g, NULL, NULL, &x, NULL, NULL, yr.y, &err)) fail(r, RG_REF, &err, "reference evaluator");
   else {
+    yr.n = g->n_outputs;
     ovta_exec_opts eo;
     ovta_exec_opts_init(&eo);
     eo.cg.opt_level = o->opt_level;
     if (build_run(g, &eo, x, &yf, NULL, &err)) fail(r, RG_FP32, &err, "fp32 on the CPU path");
-    else if (close_f32(yf, yr, &r->max_rel_ref, why, sizeof why)) fail(r, RG_FP32_REF, NULL, why);
-    else if (o->ort_js && ort_check(g, x, yf, o, r)) {
+    else if (close_all(&yf, &yr, &r->max_rel_ref, why, sizeof why)) fail(r, RG_FP32_REF, NULL, why);
+    else if (o->ort_js && ort_check(g, x, &yf, o, r)) {
     } else int8_checks(seed, g, x, cal, o, r);
   }
-  ovta_tensor_free(x), ovta_tensor_free(cal), ovta_tensor_free(yr), ovta_tensor_free(yf);
+  ovta_tensor_free(x), ovta_tensor_free(cal);
+  outs_free(&yr), outs_free(&yf);
   ovta_graph_free(g);
 }

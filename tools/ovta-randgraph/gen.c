@@ -61,6 +61,7 @@ typedef struct val {
   char name[24]; /* tensor name */
   int rank;      /* 2 or 4 */
   int c, h, w;   /* [1, c, h, w] or [1, c] (h = w = 1) */
+  bool used;     /* a node consumes it */
 } val;
 
 #define MAX_VALS 64
@@ -115,7 +116,10 @@ static void add_node(gen *g, const char *op, const char *out, const char *attrs,
             op, op);
   g->nnodes++;
   const char *in;
-  for (int i = 0; (in = va_arg(ap, const char *)); i++) sb_printf(&g->nodes, "%s\"%s\"", i ? ", " : "", in);
+  for (int i = 0; (in = va_arg(ap, const char *)); i++) {
+    sb_printf(&g->nodes, "%s\"%s\"", i ? ", " : "", in);
+    for (int k = 0; k < g->nv; k++) g->v[k].used |= !strcmp(g->v[k].name, in);
+  }
   va_end(ap);
   sb_printf(&g->nodes, "], \"outputs\": [\"%s\"], \"attrs\": {%s}}", out, attrs);
   op_count(g, op);
@@ -125,7 +129,7 @@ static val *push(gen *g, const char *name, int rank, int c, int h, int w) {
   if (g->nv == MAX_VALS) return NULL;
   val *v = &g->v[g->nv++];
   snprintf(v->name, sizeof v->name, "%s", name);
-  v->rank = rank, v->c = c, v->h = h, v->w = w;
+  v->rank = rank, v->c = c, v->h = h, v->w = w, v->used = false;
   return v;
 }
 
@@ -154,12 +158,17 @@ typedef struct dim1 {
 } dim1;
 
 static dim1 conv_dim(gen *g, int n, int kmax) {
-  dim1 d;
-  d.pb = chance(&g->rng, 50) ? 0 : rint_in(&g->rng, 0, 2);
-  d.pe = chance(&g->rng, 70) ? d.pb : rint_in(&g->rng, 0, 2);
-  d.dl = chance(&g->rng, 15) ? 2 : 1;
-  int room = (n + d.pb + d.pe - 1) / d.dl + 1; /* the largest kernel that fits */
-  d.k = rint_in(&g->rng, 1, room < kmax ? room : kmax);
+  dim1 d = {1, 0, 0, 1, 1, n};
+  for (int tries = 0; tries < 20; tries++) {
+    d.dl = chance(&g->rng, 6) ? 2 : 1;
+    d.k = rint_in(&g->rng, 1, kmax);
+    /* mostly pads below the kernel (what the accelerator takes), sometimes up to 2 whatever the kernel */
+    int pmax = chance(&g->rng, 80) ? (d.k - 1 < 2 ? d.k - 1 : 2) : 2;
+    d.pb = chance(&g->rng, 40) ? 0 : rint_in(&g->rng, 0, pmax);
+    d.pe = chance(&g->rng, 70) ? d.pb : rint_in(&g->rng, 0, pmax);
+    if (d.dl * (d.k - 1) + 1 <= n + d.pb + d.pe) break;
+    d = (dim1){1, 0, 0, 1, 1, n};
+  }
   d.st = chance(&g->rng, 60) ? 1 : rint_in(&g->rng, 2, 3);
   d.out = (n + d.pb + d.pe - d.dl * (d.k - 1) - 1) / d.st + 1;
   return d;
@@ -364,10 +373,15 @@ int rg_generate(uint64_t seed, rg_case *out) {
   int depth = rint_in(&g.rng, 1, 8);
   for (int tries = 0; out->depth < depth && tries < 100 && g.nv < MAX_VALS - 4; tries++)
     if (one_op(&g)) out->depth++;
+  /* outputs: the last value, then up to 3 other values no node consumes (so no branch is dead) */
   val *y = &g.v[g.nv - 1];
   sbuf j = {0};
-  sb_printf(&j, "{\n  \"name\": \"randgraph_%llu\", \"opset\": 17,\n  \"inputs\": [\"x\"], \"outputs\": [\"%s\"],\n",
+  sb_printf(&j, "{\n  \"name\": \"randgraph_%llu\", \"opset\": 17,\n  \"inputs\": [\"x\"], \"outputs\": [\"%s\"",
             (unsigned long long)seed, y->name);
+  out->noutputs = 1;
+  for (int i = g.nv - 2; i >= 1 && out->noutputs < 4; i--)
+    if (!g.v[i].used) sb_printf(&j, ", \"%s\"", g.v[i].name), out->noutputs++;
+  sb_printf(&j, "],\n");
   sb_printf(&j, "  \"tensors\": [\n    {\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, %d, %d, %d]}%s%s\n  ],\n", c, h, w,
             "", g.tensors.p ? g.tensors.p : "");
   sb_printf(&j, "  \"nodes\": [%s\n  ]\n}\n", g.nodes.p ? g.nodes.p : "");

@@ -105,13 +105,22 @@ static int parse(int argc, char **argv, opts *o, int *print, uint64_t *pseed, co
   return 0;
 }
 
+/* mkdir -p */
+static void mkdirs(const char *dir) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s", dir);
+  for (char *q = p + 1; *q; q++)
+    if (*q == '/') *q = 0, mkdir(p, 0777), *q = '/';
+  mkdir(p, 0777);
+}
+
 /* The case's files in dir: graph.json, model.onnx, x.npy, calib.npy. */
 static int write_case(const rg_case *c, const char *dir) {
   char p[1200];
   ovta_error err = {0};
   ovta_graph *g = NULL;
   ovta_tensor *x = NULL, *cal = NULL;
-  mkdir(dir, 0777);
+  mkdirs(dir);
   snprintf(p, sizeof p, "%s/graph.json", dir);
   FILE *f = fopen(p, "w");
   int rc = !f || fputs(c->json, f) < 0;
@@ -132,7 +141,6 @@ static int write_case(const rg_case *c, const char *dir) {
 /* A failing seed's folder: the case and repro.txt. */
 static void reproducer(const opts *o, uint64_t seed, const rg_case *c, const rg_result *r) {
   char dir[1024], p[1200];
-  mkdir(o->out, 0777);
   snprintf(dir, sizeof dir, "%s/seed-%llu", o->out, (unsigned long long)seed);
   if (write_case(c, dir)) return;
   snprintf(p, sizeof p, "%s/repro.txt", dir);
@@ -169,7 +177,7 @@ static void run_case(const opts *o, uint64_t seed, const rg_case *c, rg_result *
     ro.workdir = work;
     ro.tsim = o->tsim_every && seed % (uint64_t)o->tsim_every == 0;
     if (!(o->ro.ort_js && o->ort_every && seed % (uint64_t)o->ort_every == 0)) ro.ort_js = NULL;
-    else mkdir(o->out, 0777), mkdir(work, 0777);
+    else mkdirs(work);
     rg_result res;
     rg_check(seed, c, &ro, &res);
     if (ro.ort_js) {

@@ -16,6 +16,7 @@ typedef struct rg_case {
   int64_t x_shape[4];         /* the input x: [1, C, H, W] */
   int depth;                  /* operators drawn (a branch conv counts with its Add/Concat) */
   int nodes;                  /* nodes in the graph */
+  int noutputs;               /* graph outputs (1..4) */
   int nops;                   /* distinct operators used */
   char ops[RG_MAX_OPS][24];   /* their names */
   uint64_t rng;               /* the stream after the graph: inputs and calibration follow it */
@@ -60,7 +61,7 @@ const char *rg_stage_name(rg_stage s);
 /* What one case did (passed from the case's process to the driver through a pipe). */
 typedef struct rg_result {
   int stage;            /* rg_stage: RG_OK or the first failure */
-  char msg[640];        /* why it failed */
+  char msg[1024];       /* why it failed */
   int qnodes;           /* ovta.QConv / ovta.QDense after quantization */
   int accel_nodes;      /* nodes the accelerator ran */
   bool ort_done;        /* onnxruntime compared */
