@@ -203,8 +203,22 @@ static int ort_check(const ovta_graph *g, const ovta_tensor *x, const outs *yf, 
   return bad;
 }
 
-static int int8_checks(uint64_t seed, ovta_graph *g, const ovta_tensor *x, const ovta_tensor *cal, const rg_opts *o,
-                       rg_result *r) {
+/* max |a - b| / max |b| over every output (int8 against fp32) */
+static double rel_err(const outs *a, const outs *b) {
+  double md = 0, mx = 0;
+  for (int i = 0; i < a->n && i < b->n; i++) {
+    int64_t n = ovta_tensor_numel(b->y[i]);
+    if (ovta_tensor_numel(a->y[i]) != n) return INFINITY;
+    for (int64_t k = 0; k < n; k++) {
+      double u = ovta_tensor_get_f(a->y[i], k), v = ovta_tensor_get_f(b->y[i], k);
+      md = fmax(md, fabs(u - v)), mx = fmax(mx, fabs(v));
+    }
+  }
+  return mx > 0 ? md / mx : md;
+}
+
+static int int8_checks(uint64_t seed, ovta_graph *g, const ovta_tensor *x, const ovta_tensor *cal, const outs *yf,
+                       const rg_opts *o, rg_result *r) {
   ovta_error err = {0};
   ovta_config cfg;
   if (ovta_config_load(o->config, &cfg, &err)) return fail(r, RG_QUANT, &err, "config");
@@ -222,6 +236,7 @@ static int int8_checks(uint64_t seed, ovta_graph *g, const ovta_tensor *x, const
   char why[600];
   int bad = 0;
   if (build_run(q, &eo, x, &yc, NULL, &err)) bad = fail(r, RG_INT8_CPU, &err, "int8 on the CPU path");
+  else r->int8_err = rel_err(&yc, yf);
   eo.accel = true, eo.cfg = &cfg, eo.vthreads = 1 + (int)(seed % 2), eo.backend = "fsim";
   if (!bad && build_run(q, &eo, x, &ya, &r->accel_nodes, &err)) bad = fail(r, RG_ACCEL, &err, "int8 with the accelerator on fsim");
   if (!bad && o->inject_fault && ya.n && ya.y[0]->nbytes) ((unsigned char *)ya.y[0]->data)[ya.y[0]->nbytes / 2] ^= 1;
@@ -257,7 +272,7 @@ void rg_check(uint64_t seed, const rg_case *c, const rg_opts *o, rg_result *r) {
     if (build_run(g, &eo, x, &yf, NULL, &err)) fail(r, RG_FP32, &err, "fp32 on the CPU path");
     else if (close_all(&yf, &yr, &r->max_rel_ref, why, sizeof why)) fail(r, RG_FP32_REF, NULL, why);
     else if (o->ort_js && ort_check(g, x, &yf, o, r)) {
-    } else int8_checks(seed, g, x, cal, o, r);
+    } else int8_checks(seed, g, x, cal, &yf, o, r);
   }
   ovta_tensor_free(x), ovta_tensor_free(cal);
   outs_free(&yr), outs_free(&yf);

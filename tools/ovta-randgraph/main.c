@@ -6,7 +6,7 @@
  *   ovta-randgraph --write SEED DIR    the case of SEED as files: graph.json, model.onnx, x.npy, calib.npy
  *
  * Seeds N, N+1, ... each make one graph (gen.c) checked in a child process (check.c), so a
- * crash or a hang (60 s) is a finding, not the end of the run. A failing seed gets a reproducer
+ * crash or a hang (120 CPU s, 900 s wall) is a finding, not the end of the run. A failing seed gets a reproducer
  * folder DIR/seed-N (the case's files, repro.txt: stage, message, the commands to replay it) and
  * the run goes on. At the end: graphs tried, failures by stage, per-operator counts; exit 1 when
  * a case failed. */
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,7 +24,8 @@
 #include "graph.h"
 #include "randgraph.h"
 
-#define CASE_TIMEOUT_S 60
+#define CASE_CPU_S 120   /* CPU seconds a case may use (SIGXCPU): a loop, whatever the load */
+#define CASE_WALL_S 900  /* wall seconds (SIGALRM): a case blocked */
 #define MAX_OPNAMES 32
 
 typedef struct opts {
@@ -45,6 +47,9 @@ typedef struct totals {
   long opcount[MAX_OPNAMES];
   int nop;
   double max_rel_ref, max_rel_ort;
+  long int8_far;        /* cases whose int8 output is off the fp32 one by > 25% of its range */
+  double int8_worst;    /* the largest such error, and its seed */
+  uint64_t int8_worst_seed;
 } totals;
 
 static void usage(FILE *f) {
@@ -64,7 +69,7 @@ static void usage(FILE *f) {
         "  --tsim-every K  tsim on seeds divisible by K (default 20; 0: never)\n"
         "  --config NAME   accelerator config (default: default)\n"
         "  -O N            LLVM optimization level of the CPU builds (default 3)\n"
-        "  -q              no line per case, only failures and the summary\n"
+        "  -q              no line per case: failures, a progress line every 100 graphs, the summary\n"
         "  --inject-fault  flip one bit of every accelerator output (tests the checker: all must fail)\n"
         "  --print SEED    print the graph of SEED (JSON) and exit\n"
         "  --write SEED DIR  write the case of SEED (graph.json, model.onnx, x.npy, calib.npy) and exit\n",
@@ -170,7 +175,9 @@ static void run_case(const opts *o, uint64_t seed, const rg_case *c, rg_result *
   pid_t pid = fork();
   if (pid == 0) {
     close(fd[0]);
-    alarm(CASE_TIMEOUT_S);
+    struct rlimit cpu = {CASE_CPU_S, CASE_CPU_S + 5};
+    setrlimit(RLIMIT_CPU, &cpu);
+    alarm(CASE_WALL_S);
     rg_opts ro = o->ro;
     char work[1100];
     snprintf(work, sizeof work, "%s/work-%d", o->out, (int)getpid());
@@ -205,7 +212,7 @@ static void run_case(const opts *o, uint64_t seed, const rg_case *c, rg_result *
     r->stage = RG_CRASH;
     if (WIFSIGNALED(st))
       snprintf(r->msg, sizeof r->msg, "the case's process died: signal %d (%s)%s", WTERMSIG(st), strsignal(WTERMSIG(st)),
-               WTERMSIG(st) == SIGALRM ? ", the 60 s timeout" : "");
+               WTERMSIG(st) == SIGALRM ? ", the wall-clock timeout" : WTERMSIG(st) == SIGXCPU ? ", the CPU time limit" : "");
     else snprintf(r->msg, sizeof r->msg, "the case's process exited with status %d without a result", WEXITSTATUS(st));
   }
 }
@@ -236,6 +243,8 @@ static void summary(const totals *t, double secs) {
   if (!t->nop) printf("\n");
   printf("  fp32 max error / max |ref|: %.3g against the reference evaluator, %.3g against onnxruntime\n", t->max_rel_ref,
          t->max_rel_ort);
+  printf("  int8 against fp32 (information): %ld graphs off by > 25%% of the output's range, the worst %.3g (seed %llu)\n",
+         t->int8_far, t->int8_worst, (unsigned long long)t->int8_worst_seed);
 }
 
 int main(int argc, char **argv) {
@@ -265,6 +274,8 @@ int main(int argc, char **argv) {
     t.ort += r.ort_done, t.tsim += r.tsim_done;
     if (r.max_rel_ref > t.max_rel_ref) t.max_rel_ref = r.max_rel_ref;
     if (r.max_rel_ort > t.max_rel_ort) t.max_rel_ort = r.max_rel_ort;
+    t.int8_far += r.int8_err > 0.25;
+    if (r.int8_err > t.int8_worst) t.int8_worst = r.int8_err, t.int8_worst_seed = seed;
     count_ops(&t, &c);
     if (r.stage) {
       t.failed++, t.by_stage[r.stage]++;
@@ -275,6 +286,8 @@ int main(int argc, char **argv) {
       printf("ok   seed %llu: %d nodes, %d quantized, %d on the accelerator%s%s\n", (unsigned long long)seed, c.nodes, r.qnodes,
              r.accel_nodes, r.ort_done ? ", ort" : "", r.tsim_done ? ", tsim" : "");
     }
+    if (o.quiet && t.tried % 100 == 0)
+      printf("... %ld graphs in %.0f s, %ld failed\n", t.tried, now() - t0, t.failed);
     fflush(stdout);
     free(c.json);
   }

@@ -68,6 +68,7 @@ typedef struct rg_result {
   bool tsim_done;       /* tsim compared */
   double max_rel_ref;   /* fp32: max |ovta - ref| / (max |ref|) */
   double max_rel_ort;   /* fp32: the same against onnxruntime */
+  double int8_err;      /* int8 (CPU path) against fp32: max |int8 - fp32| / max |fp32| (information, not a check) */
 } rg_result;
 
 struct ovta_tensor;
