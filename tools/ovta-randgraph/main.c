@@ -8,7 +8,7 @@
  * Seeds N, N+1, ... each make one graph (gen.c) checked in a child process (check.c), so a
  * crash or a hang (120 CPU s, 900 s wall) is a finding, not the end of the run. A failing seed gets a reproducer
  * folder DIR/seed-N (the case's files, repro.txt: stage, message, the commands to replay it) and
- * the run goes on. At the end: graphs tried, failures by stage, per-operator counts; exit 1 when
+ * the run goes on (SIGINT or SIGTERM: it stops after the current case). At the end: graphs tried, failures by stage, per-operator counts; exit 1 when
  * a case failed. */
 #include <errno.h>
 #include <signal.h>
@@ -38,6 +38,9 @@ typedef struct opts {
   bool quiet;          /* no line per case */
   rg_opts ro;          /* what the checks need */
 } opts;
+
+static volatile sig_atomic_t stop; /* SIGINT / SIGTERM: finish the case, print the summary */
+static void on_stop(int sig) { stop = sig; }
 
 /* Totals of a run. */
 typedef struct totals {
@@ -174,6 +177,7 @@ static void run_case(const opts *o, uint64_t seed, const rg_case *c, rg_result *
   }
   pid_t pid = fork();
   if (pid == 0) {
+    signal(SIGINT, SIG_IGN), signal(SIGTERM, SIG_DFL); /* Ctrl-C: the case finishes, then the summary */
     close(fd[0]);
     struct rlimit cpu = {CASE_CPU_S, CASE_CPU_S + 5};
     setrlimit(RLIMIT_CPU, &cpu);
@@ -203,10 +207,12 @@ static void run_case(const opts *o, uint64_t seed, const rg_case *c, rg_result *
     return;
   }
   ssize_t got = 0, k;
-  while (got < (ssize_t)sizeof *r && (k = read(fd[0], (char *)r + got, sizeof *r - (size_t)got)) > 0) got += k;
+  while (got < (ssize_t)sizeof *r && ((k = read(fd[0], (char *)r + got, sizeof *r - (size_t)got)) > 0 || (k < 0 && errno == EINTR)))
+    got += k > 0 ? k : 0;
   close(fd[0]);
   int st = 0;
-  waitpid(pid, &st, 0);
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
   if (got != (ssize_t)sizeof *r) {
     memset(r, 0, sizeof *r);
     r->stage = RG_CRASH;
@@ -263,9 +269,11 @@ int main(int argc, char **argv) {
   }
   totals t = {0};
   double t0 = now();
+  struct sigaction sa = {.sa_handler = on_stop};
+  sigaction(SIGINT, &sa, NULL), sigaction(SIGTERM, &sa, NULL);
   for (uint64_t seed = o.seed;; seed++) {
     if (o.count && t.tried >= o.count) break;
-    if (o.seconds && now() - t0 >= o.seconds) break;
+    if ((o.seconds && now() - t0 >= o.seconds) || stop) break;
     rg_case c;
     rg_result r;
     rg_generate(seed, &c);
