@@ -63,7 +63,7 @@ $(OVTA_RANDGRAPH): $(OVTA_RANDGRAPH_SRCS) tools/ovta-randgraph/randgraph.h $(LIB
 	$(CC) $(CPPFLAGS) -Itools/ovta-randgraph $(CFLAGS) -o $@ $(OVTA_RANDGRAPH_SRCS) $(LIB) $(LDFLAGS) \
 	  -Wl,--export-dynamic-symbol='ovta_par_*' $(OVTA_TOOL_LDLIBS) $(LDLIBS)
 .PHONY: fuzz-compiler
-## fuzz-compiler: the compiler's differential fuzzer for SECONDS (default 300): random graphs, fp32 vs ort, int8 CPU vs accelerator
+## fuzz-compiler [SECONDS=300]: the compiler's differential fuzzer: random graphs, fp32 vs ort, int8 CPU vs accelerator
 fuzz-compiler: $(OVTA_RANDGRAPH) $(B)/ovta
 	bash tests/fuzz/fuzz_compiler.sh $(B) $(or $(SECONDS),300)
 
