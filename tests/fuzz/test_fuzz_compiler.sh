@@ -41,6 +41,10 @@ if [ $rc -eq 0 ] && echo "$sum" | grep -q "^ovta-randgraph: $N graphs tried .* 0
 else bad "$N random graphs: fp32 and int8 CPU = accelerator" "$(echo "$out" | grep -E '^FAIL|^ovta-randgraph' | head -5)"; fi
 acc=$(echo "$sum" | sed -n 's/.* \([0-9]*\) ran on the accelerator.*/\1/p')
 if [ "${acc:-0}" -ge $((N / 2)) ]; then ok "the accelerator ran $acc nodes"; else bad "the accelerator ran nodes" "only ${acc:-0}"; fi
+# int8 is not fp32, but near it on these small graphs (a quantization bug shows here: seed 2014's
+# all-zero Concat member, tests/filecheck/quantize-concat-zero.json)
+if echo "$out" | grep -q 'int8 against fp32 (information): 0 graphs off by > 25%'; then ok "int8 within 25% of fp32's range on every graph"
+else bad "int8 within 25% of fp32's range on every graph" "$(echo "$out" | grep -E '^note|int8 against')"; fi
 ops=$(echo "$out" | grep 'graphs using each operator')
 missing=""
 for op in Conv Gemm MatMul MaxPool AveragePool GlobalAveragePool Add Concat Relu Clip Flatten Reshape; do
