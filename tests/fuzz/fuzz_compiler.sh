@@ -23,7 +23,7 @@ if command -v node >/dev/null && command -v npm >/dev/null; then
   fi
 fi
 if [ -d "$R/node_modules/onnxruntime-node" ]; then
-  export NODE_PATH=$PWD/$R/node_modules
+  NODE_PATH=$(cd "$R" && pwd)/node_modules; export NODE_PATH
   args+=(--ort tools/ort-ref/ort-run.js --ort-every 10)
 else
   echo "fuzz-compiler: onnxruntime not installed: fp32 only against the reference evaluator" >&2

@@ -24,7 +24,7 @@ else bad "a seed's graph is deterministic" "rc $rc"; fi
 args=(--seed 1 --count "$N" --out "$T/fc" --tsim-every 0)
 R=$B/ort-ref
 if command -v node >/dev/null && [ -d "$R/node_modules/onnxruntime-node" ]; then
-  export NODE_PATH=$PWD/$R/node_modules
+  NODE_PATH=$(cd "$R" && pwd)/node_modules; export NODE_PATH
   args+=(--ort tools/ort-ref/ort-run.js --ort-every 4)
   ort=1
 else
