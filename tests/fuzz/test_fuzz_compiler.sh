@@ -69,4 +69,15 @@ run "$B/ovta" compile "$d/graph.json" --target accel --calib "$d/calib.npy" -o "
 if [ $rc -eq 0 ]; then run "$B/ovta" run "$T/a.ovta" --backend fsim --input x="$d/x.npy" --output-dir "$T/a.out"; fi
 if [ $rc -eq 0 ] && ls "$T/a.out"/*.npy >/dev/null 2>&1; then ok "the reproducer's command line compiles and runs"
 else bad "the reproducer's command line compiles and runs" "rc $rc: $(head -2 "$T/err")"; fi
+# a plan compiled --target accel where no node landed on the accelerator (seed 3: Reshape,
+# Sigmoid) runs, with the default backend and with --backend fsim (found by the fuzzer, seed 8142:
+# it ran neither way)
+"$RG" --write 3 "$T/s3" && run "$B/ovta" compile "$T/s3/graph.json" --target accel --calib "$T/s3/calib.npy" -o "$T/s3.ovta"
+r1=$rc
+[ $r1 -eq 0 ] && run "$B/ovta" run "$T/s3.ovta" --input x="$T/s3/x.npy" --output-dir "$T/s3a"
+r2=$rc
+[ $r2 -eq 0 ] && run "$B/ovta" run "$T/s3.ovta" --backend fsim --input x="$T/s3/x.npy" --output-dir "$T/s3b"
+if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ $rc -eq 0 ] && diff -r "$T/s3a" "$T/s3b" >/dev/null && ls "$T/s3a/"*.npy >/dev/null 2>&1; then
+  ok "an accelerator plan with no accelerator node runs"
+else bad "an accelerator plan with no accelerator node runs" "rc $r1/$r2/$rc: $(head -1 "$T/err")"; fi
 finish
