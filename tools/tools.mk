@@ -52,6 +52,21 @@ $(OVTA_OPT): tools/ovta-opt/main.c $(LIB) $(GEN)
 $(OVTA_VTA): tools/ovta-vta/main.c $(LIB) $(GEN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
+# build/ovta-randgraph: the compiler's differential fuzzer (tools/ovta-randgraph/README.md): random
+# graphs from seeds, fp32 against the reference evaluator and onnxruntime, int8 CPU path against
+# the accelerator byte for byte. `make fuzz-compiler [SECONDS=300]`; a short fixed run in `make
+# test` (tests/fuzz/test_fuzz_compiler.sh).
+OVTA_RANDGRAPH := $(B)/ovta-randgraph
+OVTA_RANDGRAPH_SRCS := tools/ovta-randgraph/main.c tools/ovta-randgraph/gen.c tools/ovta-randgraph/check.c
+TOOLS += $(OVTA_RANDGRAPH)
+$(OVTA_RANDGRAPH): $(OVTA_RANDGRAPH_SRCS) tools/ovta-randgraph/randgraph.h $(LIB) $(GEN)
+	$(CC) $(CPPFLAGS) -Itools/ovta-randgraph $(CFLAGS) -o $@ $(OVTA_RANDGRAPH_SRCS) $(LIB) $(LDFLAGS) \
+	  -Wl,--export-dynamic-symbol='ovta_par_*' $(OVTA_TOOL_LDLIBS) $(LDLIBS)
+.PHONY: fuzz-compiler
+## fuzz-compiler [SECONDS=300]: the compiler's differential fuzzer: random graphs, fp32 vs ort, int8 CPU vs accelerator
+fuzz-compiler: $(OVTA_RANDGRAPH) $(B)/ovta
+	bash tests/fuzz/fuzz_compiler.sh $(B) $(or $(SECONDS),300)
+
 # The full-size ResNet-18 sweep (C2..C11, 1 and 2 virtual threads, every config): slow on small.
 .PHONY: test-vta-full bench-layers
 ## test-vta-full: test_vta with all ten full-size ResNet-18 layers on every config (minutes)

@@ -323,6 +323,10 @@ int ovta_onnx_load_mem(const void *data, size_t len, const char *origin, ovta_gr
 int ovta_onnx_read_tensor(const char *path, ovta_tensor **out, ovta_error *err);
 int ovta_onnx_read_tensor_mem(const void *data, size_t len, const char *origin, ovta_tensor **out,
                               ovta_error *err);
+/* Write a plain graph (ONNX operators, no packed or quantized tensors) as an ONNX ModelProto
+ * (onnx_write.c): constants as initializers, typed inputs and outputs. *data: malloc'ed bytes. */
+int ovta_onnx_write_mem(const ovta_graph *g, void **data, size_t *len, ovta_error *err);
+int ovta_onnx_save(const ovta_graph *g, const char *path, ovta_error *err);
 
 /* ---------------------------------------------------------------- 7. Inference */
 

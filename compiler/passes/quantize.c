@@ -344,12 +344,17 @@ static int uf_root(int *p, int i) {
  * input's exponent) the values they pass on, form a group; a group with a Concat takes the
  * largest exponent of its members (the coarsest scale: no member saturates) for every member,
  * so the convs / adds producing them requantize straight to it. An annotation in such a group
- * gives way to the group's exponent. Runs after q_calibrate, before the rewrite. */
+ * gives way to the group's exponent. A member calibrated all zero (a ReLU'd branch that never
+ * fires: ovta_quant_exp_for(0) is 0) is exact at any exponent and does not vote, unless every
+ * member is such (found by tools/ovta-randgraph, seed 2014: split-groups' convs of a grouped
+ * conv + ReLU, one group all zero, pulled the whole Concat to 2^0). Runs after q_calibrate,
+ * before the rewrite. */
 static int q_concat_exps(qstate *q, ovta_error *err) {
   int nt = q->nt0, *p = malloc(sizeof(int) * (size_t)(nt + 1)), *ge = malloc(sizeof(int) * (size_t)(nt + 1));
+  int *gz = malloc(sizeof(int) * (size_t)(nt + 1)); /* the largest exponent counting the all-zero members too */
   char *cat = calloc((size_t)nt + 1, 1);
-  if (!p || !ge || !cat) return free(p), free(ge), free(cat), OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-  for (int i = 0; i < nt; i++) p[i] = i, ge[i] = INT32_MIN;
+  if (!p || !ge || !gz || !cat) return free(p), free(ge), free(gz), free(cat), OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  for (int i = 0; i < nt; i++) p[i] = i, ge[i] = gz[i] = INT32_MIN;
   for (int j = 0; j < q->nn0; j++) {
     ovta_node *n = q->orig[j];
     if (q->kind[j] != QK_CONCAT && q->kind[j] != QK_POOL && q->kind[j] != QK_FLAT) continue;
@@ -363,13 +368,15 @@ static int q_concat_exps(qstate *q, ovta_error *err) {
     if (q->kind[j] == QK_CONCAT) cat[uf_root(p, q->orig[j]->outputs[0]->id)] = 1;
   for (int i = 0; i < nt; i++) {
     int r = uf_root(p, i);
-    if (cat[r] && q->have[i] && q->texp[i] > ge[r]) ge[r] = q->texp[i];
+    if (!cat[r] || !q->have[i]) continue;
+    if (q->texp[i] > gz[r]) gz[r] = q->texp[i];
+    if (q->cb.absmax[i] > 0 && q->texp[i] > ge[r]) ge[r] = q->texp[i];
   }
   for (int i = 0; i < nt; i++) {
-    int r = uf_root(p, i);
-    if (cat[r] && ge[r] != INT32_MIN) q->texp[i] = ge[r], q->have[i] = 1;
+    int r = uf_root(p, i), e = ge[r] != INT32_MIN ? ge[r] : gz[r];
+    if (cat[r] && e != INT32_MIN) q->texp[i] = e, q->have[i] = 1;
   }
-  free(p), free(ge), free(cat);
+  free(p), free(ge), free(gz), free(cat);
   return 0;
 }
 

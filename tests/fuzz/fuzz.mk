@@ -24,3 +24,11 @@ TESTS += $(FUZZ_REPLAY)
 $(B)/tests/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB) $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME=\"$*\" -o $@ tests/fuzz/replay.c $< $(LIB) $(LDFLAGS) $(FUZZ_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
+
+# The compiler's differential fuzzer, a short fixed run (tests/fuzz/test_fuzz_compiler.sh); long
+# runs: `make fuzz-compiler [SECONDS=300]` (tools/tools.mk).
+TESTS += $(B)/tests/fuzz/test_fuzz_compiler
+$(B)/tests/fuzz/test_fuzz_compiler: tests/fuzz/test_fuzz_compiler.sh $(OVTA_RANDGRAPH) $(B)/ovta
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/fuzz/test_fuzz_compiler.sh" "%s/$(OVTA_RANDGRAPH)" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@

@@ -92,7 +92,9 @@ static int parse_args(int argc, char **argv, ropts *o) {
 /* A folder from `ovta compile`; accelerator plans attached to --backend (default fsim). */
 static int open_folder(const ropts *o, ovta_exec **e, ovta_error *err) {
   int rc = ovta_exec_load(o->model, e, err);
-  if (!rc && ovta_exec_accel_nodes(*e) > 0) {
+  /* a plan compiled --target accel needs its device even when no node landed on the accelerator
+   * (ovta-randgraph seed 8142: it could be run neither with nor without --backend) */
+  if (!rc && (ovta_exec_accel_nodes(*e) > 0 || ovta_exec_config(*e))) {
     const char *b = o->backend ? o->backend : "fsim";
     if (!strcmp(b, "cpu"))
       return OVTA_FAIL(err, OVTA_EINVAL,
