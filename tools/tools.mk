@@ -8,7 +8,7 @@ OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c too
   tools/ovta/image.c
 OVTA_TOOL_DEFS :=
 ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter driver/backend_fsim.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
-OVTA_TOOL_SRCS += tools/ovta/load.c tools/ovta/cmd_tune.c
+OVTA_TOOL_SRCS += tools/ovta/load.c tools/ovta/cmd_tune.c tools/ovta/cmd_sweep.c
 OVTA_TOOL_DEFS += -DOVTA_HAVE_DRIVER
 endif
 # `ovta eval`, `make bench-resnet18`, `make test-ort` and the e2e test: tools/e2e.mk.

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int tool_fail(const char *fmt, ...) {
   char msg[1024];
@@ -144,3 +146,42 @@ int tool_read_program(const char *path, tool_input how, const char *cfg_opt, ovt
   }
   return 0;
 }
+
+/* ---------------------------------------------------------------- Plots (gnuplot) */
+
+/* Run gnuplot with -e DEFS SCRIPT; 0 when it exits 0. */
+int tool_gnuplot(const char *defs, const char *script, ovta_error *err) {
+  pid_t pid = fork();
+  if (pid < 0) return OVTA_FAIL(err, OVTA_EIO, "fork: %s", strerror(errno));
+  if (pid == 0) {
+    execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "plots need gnuplot (Debian: apt-get install gnuplot-nox)");
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return OVTA_FAIL(err, OVTA_EIO, "gnuplot %s failed (status %d)", script, st);
+  return 0;
+}
+
+/* The gnuplot terminal: pngcairo when gnuplot has it, else png, else svg. */
+const char *tool_plot_terminal(void) {
+  static char term[16];
+  if (term[0]) return term;
+  snprintf(term, sizeof term, "svg");
+  FILE *f = popen("gnuplot -e 'set terminal' 2>&1", "r");
+  if (!f) return term;
+  char line[256];
+  bool cairo = false, png = false;
+  while (fgets(line, sizeof line, f)) {
+    char w[64];
+    if (sscanf(line, " %63s", w) == 1) cairo |= !strcmp(w, "pngcairo"), png |= !strcmp(w, "png");
+  }
+  pclose(f);
+  if (cairo) snprintf(term, sizeof term, "pngcairo");
+  else if (png) snprintf(term, sizeof term, "png");
+  return term;
+}
+

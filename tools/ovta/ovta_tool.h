@@ -36,6 +36,7 @@ int ovta_cmd_eval(int argc, char **argv);    /* cmd_eval.c */
 int ovta_cmd_profile(int argc, char **argv); /* cmd_profile.c */
 int ovta_cmd_bench(int argc, char **argv);   /* cmd_bench.c */
 int ovta_cmd_tune(int argc, char **argv);    /* cmd_tune.c */
+int ovta_cmd_sweep(int argc, char **argv);   /* cmd_sweep.c */
 
 /* ---------------------------------------------------------------- 2. Helpers */
 
@@ -62,6 +63,10 @@ int tool_quantize_accel(struct ovta_graph *g, const char *calib, const struct ov
 
 /* The config to use: --config NAME when given, else $OVTA_CONFIG, else "default". */
 const char *tool_config_name(const char *opt);
+/* Run gnuplot -e DEFS SCRIPT (the scripts of tools/plot/); an error when it is missing or fails. */
+int tool_gnuplot(const char *defs, const char *script, ovta_error *err);
+/* The gnuplot terminal to use: pngcairo when gnuplot has it, else png, else svg. */
+const char *tool_plot_terminal(void);
 
 /* How a program file is read. */
 typedef enum tool_input { TOOL_INPUT_AUTO = 0, TOOL_INPUT_TEXT, TOOL_INPUT_BINARY } tool_input;
