@@ -334,14 +334,14 @@ static void csv_field(FILE *f, const char *s) {
 }
 
 int sweep_write_csv(const char *path, const sweep_point *p, const sweep_result *r, const bool *front, int n,
-                    char *const *models, int nmodels, ovta_error *err) {
+                    const int *index, char *const *models, int nmodels, ovta_error *err) {
   FILE *f = fopen(path, "w");
   if (!f) return OVTA_FAIL(err, OVTA_EIO, "sweep: %s: %s", path, strerror(errno));
   fputs("point,config,params,status,cycles", f);
   for (int m = 0; m < nmodels; m++) fputs(",cycles:", f), csv_field(f, models[m]);
   fputs(",lut,ff,dsp,bram36,fits,pareto,error\n", f);
   for (int i = 0; i < n; i++) {
-    fprintf(f, "%d,%s,", i, p[i].name);
+    fprintf(f, "%d,%s,", index ? index[i] : i, p[i].name);
     csv_field(f, p[i].params);
     fprintf(f, ",%s,", r[i].ok ? "ok" : "failed");
     if (r[i].ok) fprintf(f, "%llu", (unsigned long long)r[i].total);

@@ -202,9 +202,10 @@ int sweep_result_from_json(const char *json, sweep_result *r, ovta_error *err);
 /* The Pareto front of n results: front[i] = ok and no other ok point has fewer or equal cycles,
  * LUT, DSP and BRAM (the resources only when every ok point has them) and fewer of one. */
 void sweep_pareto(const sweep_result *r, int n, bool *front);
-/* The table as CSV and as JSON (models: the model names, the columns of the cycles). */
+/* The table as CSV and as JSON (models: the model names, the columns of the cycles; index: the
+ * point numbers of the rows, NULL: 0..n-1). */
 int sweep_write_csv(const char *path, const sweep_point *p, const sweep_result *r, const bool *front, int n,
-                    char *const *models, int nmodels, ovta_error *err);
+                    const int *index, char *const *models, int nmodels, ovta_error *err);
 int sweep_write_json(const char *path, const sweep_point *p, const sweep_result *r, const bool *front, int n,
                      char *const *models, int nmodels, const char *backend, const char *board, ovta_error *err);
 

@@ -501,21 +501,22 @@ static int write_tables(sweep *s, char **names, int nm, ovta_error *err) {
   snprintf(js, sizeof js, "%s/sweep.json", s->o->out);
   snprintf(pf, sizeof pf, "%s/pareto.csv", s->o->out);
   const char *part = strcmp(s->o->part, "none") ? s->o->part : NULL;
-  int rc = sweep_write_csv(csv, s->pts, s->res, front, s->n, names, nm, err);
+  int rc = sweep_write_csv(csv, s->pts, s->res, front, s->n, NULL, names, nm, err);
   if (!rc) rc = sweep_write_json(js, s->pts, s->res, front, s->n, names, nm, s->o->backend, part, err);
   /* pareto.csv: the front's rows alone */
   sweep_result *fr = rc ? NULL : calloc((size_t)s->n + 1, sizeof *fr);
   sweep_point *fp = rc ? NULL : calloc((size_t)s->n + 1, sizeof *fp);
   bool *ff = rc ? NULL : calloc((size_t)s->n + 1, 1);
-  int nf = 0;
-  for (int i = 0; fr && fp && ff && i < s->n; i++)
-    if (front[i]) fr[nf] = s->res[i], fp[nf] = s->pts[i], ff[nf++] = true;
-  if (!rc) rc = fr && fp && ff ? sweep_write_csv(pf, fp, fr, ff, nf, names, nm, err) : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  int nf = 0, *idx = rc ? NULL : calloc((size_t)s->n + 1, sizeof *idx);
+  for (int i = 0; fr && fp && ff && idx && i < s->n; i++)
+    if (front[i]) fr[nf] = s->res[i], fp[nf] = s->pts[i], idx[nf] = i, ff[nf++] = true;
+  if (!rc) rc = fr && fp && ff && idx ? sweep_write_csv(pf, fp, fr, ff, nf, idx, names, nm, err)
+                                      : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   if (!rc) rc = plot(s, front, err);
   int ok = 0;
   for (int i = 0; i < s->n; i++) ok += s->res[i].ok;
   if (!rc) fprintf(stderr, "ovta: sweep: %d point(s), %d measured, %d on the Pareto front -> %s, %s\n", s->n, ok, nf, csv, js);
-  free(front), free(fr), free(fp), free(ff);
+  free(front), free(fr), free(fp), free(ff), free(idx);
   return rc;
 }
 

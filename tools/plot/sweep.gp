@@ -22,6 +22,7 @@ if (hasres) {
   set xlabel "point"
   set style fill solid 0.8 border -1
   set boxwidth 0.6
+  set yrange [0:*]
   set xtics rotate by -40 left font ',8'
   plot datafile using 1:3:xtic(sprintf("%d %s", $1, strcol(2))) with boxes lc rgb '#2e86c1' title 'cycles', \
        '< grep -v "^#" '.datafile.' | awk "\$7 == 1"' using 1:3 with points pt 7 ps 1.6 lc rgb '#c0392b' title 'Pareto front'
