@@ -2,7 +2,10 @@
  * known function (held-out error far below the variance; its ranking finds the true minimum far
  * more often than chance) deterministically; the schedule space of a ResNet-18 layer holds the
  * planner's choice with the lowest estimate, every candidate plans with its knobs; the log reads
- * back what it wrote and drops a partial last line; a trial reads back from its JSON. */
+ * back what it wrote and drops a partial last line; a trial reads back from its JSON. The sweep
+ * (section 5): a space's points (the product, sizes as logs, a point equal to a shipped config
+ * named after it, the others after their values, invalid ones with the check's error), a result
+ * through its JSON, the Pareto front against a brute-force one on random results. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,11 +199,112 @@ static void test_trial_json(void **state) {
   free(bad), free(s);
 }
 
+/* The sweep's points of a space: 2 x 2 of the small config, and its errors. */
+static void test_sweep_space(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ovta_sweep_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  sweep_point *p = NULL;
+  int n = 0;
+  ovta_error err = {0};
+  const char *sp = "{\"base\": \"small\", \"params\": {\"BLOCK\": [8, 16], \"CMD_QUEUE_DEPTH\": [4, 64]},"
+                   " \"configs\": [\"default\"]}";
+  assert_int_equal(sweep_space(sp, "s.json", dir, &p, &n, &err), 0);
+  assert_int_equal(n, 5);
+  static const int blk[] = {3, 3, 4, 4}, cq[] = {4, 64, 4, 64};
+  for (int i = 0; i < 4; i++) {
+    assert_string_equal(p[i].error, "");
+    assert_int_equal(p[i].cfg.log_block, blk[i]);
+    assert_int_equal(p[i].cfg.cmd_queue_depth, cq[i]);
+    assert_int_equal(p[i].cfg.log_inp_buff_size, 10); /* the base's */
+  }
+  assert_string_equal(p[0].params, "BLOCK=8 CMD_QUEUE_DEPTH=4");
+  assert_string_equal(p[0].name, "small");  /* small itself */
+  assert_string_equal(p[4].name, "default");
+  for (int i = 1; i < 4; i++) {
+    assert_int_equal(strncmp(p[i].name, "sweep-", 6), 0);
+    for (int j = 0; j < i; j++) assert_string_not_equal(p[i].name, p[j].name);
+    ovta_config back; /* the written config file is the point's config */
+    assert_int_equal(ovta_config_load(p[i].cfgpath, &back, &err), 0);
+    assert_string_equal(back.name, p[i].name);
+    assert_int_equal(back.log_block, blk[i]);
+    assert_int_equal(back.cmd_queue_depth, cq[i]);
+    unlink(p[i].cfgpath);
+  }
+  free(p);
+  assert_int_equal(sweep_space("{\"params\": {\"LOG_BLOCK\": [9]}}", "s.json", dir, &p, &n, &err), 0);
+  assert_int_equal(n, 1);
+  assert_string_equal(p[0].name, "invalid");
+  assert_non_null(strstr(p[0].error, "LOG_BLOCK"));
+  free(p);
+  assert_int_not_equal(sweep_space("{\"params\": {\"BATCH\": [3]}}", "s.json", dir, &p, &n, &err), 0);
+  assert_string_equal(err.msg, "s.json: params.BATCH: 3 is not a power of two");
+  assert_int_not_equal(sweep_space("{\"params\": {\"FOO\": [3]}}", "s.json", dir, &p, &n, &err), 0);
+  assert_string_equal(err.msg, "s.json: params.FOO: not a config key (see `ovta config --json`)");
+  assert_int_not_equal(sweep_space("{\"params\": {\"LOG_BLOCK\": []}}", "s.json", dir, &p, &n, &err), 0);
+  assert_int_not_equal(sweep_space("{}", "s.json", dir, &p, &n, &err), 0);
+  rmdir(dir);
+}
+
+/* A result through its JSON; a bad one is an error. */
+static void test_sweep_result_json(void **state) {
+  (void)state;
+  sweep_result a = {.ok = true, .nmodels = 2, .cycles = {123456789012ull, 7}, .total = 123456789019ull, .synth = true,
+                    .lut = 35749, .ff = 6117, .dsp = 182, .bram36 = 116.5, .fits = true}, b;
+  ovta_error err = {0};
+  char *s = sweep_result_to_json(&a);
+  assert_int_equal(sweep_result_from_json(s, &b, &err), 0);
+  assert_memory_equal(&a, &b, sizeof a);
+  free(s);
+  sweep_result f = {.error = "timeout after 5 s"};
+  s = sweep_result_to_json(&f);
+  assert_int_equal(sweep_result_from_json(s, &b, &err), 0);
+  assert_memory_equal(&f, &b, sizeof f);
+  free(s);
+  assert_int_not_equal(sweep_result_from_json("{\"ok\": true, \"cycles\": [-1]}", &b, &err), 0);
+  assert_int_not_equal(sweep_result_from_json("{\"cycles\": []}", &b, &err), 0);
+}
+
+/* The front against brute force: random results (ties likely: small values), some failed, with
+ * and without resources; a failed point is never on it, a point with the fewest cycles always. */
+static void test_sweep_pareto(void **state) {
+  (void)state;
+  enum { N = 40 };
+  for (int round = 0; round < 200; round++) {
+    sweep_result r[N] = {0};
+    bool front[N], res = round % 2 == 0;
+    int n = 1 + (int)(uni() * N);
+    for (int i = 0; i < n; i++) {
+      r[i].ok = uni() < 0.85;
+      r[i].total = 1 + (uint64_t)(uni() * 6);
+      r[i].synth = res, r[i].lut = (int)(uni() * 6), r[i].dsp = (int)(uni() * 3), r[i].bram36 = (int)(uni() * 4) / 2.0;
+    }
+    sweep_pareto(r, n, front);
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < n; i++)
+      if (r[i].ok && r[i].total < best) best = r[i].total;
+    for (int i = 0; i < n; i++) {
+      bool dominated = false;
+      for (int j = 0; j < n && r[i].ok; j++) {
+        if (j == i || !r[j].ok) continue;
+        double a[4] = {(double)r[j].total, r[j].lut, r[j].dsp, r[j].bram36};
+        double b[4] = {(double)r[i].total, r[i].lut, r[i].dsp, r[i].bram36};
+        int k = res ? 4 : 1, le = 0, lt = 0;
+        for (int m = 0; m < k; m++) le += a[m] <= b[m], lt += a[m] < b[m];
+        if (le == k && lt) dominated = true;
+      }
+      assert_int_equal(front[i], r[i].ok && !dominated);
+      if (r[i].ok && r[i].total == best && !res) assert_true(front[i]);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_learns), cmocka_unit_test(test_model_ranks), cmocka_unit_test(test_model_errors),
       cmocka_unit_test(test_space),        cmocka_unit_test(test_log_roundtrip),
-      cmocka_unit_test(test_trial_json),
+      cmocka_unit_test(test_trial_json),   cmocka_unit_test(test_sweep_space),
+      cmocka_unit_test(test_sweep_result_json), cmocka_unit_test(test_sweep_pareto),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
