@@ -76,24 +76,13 @@ typedef struct sopts {
 
 static int parse_opt(int argc, char **argv, int *i, sopts *o) {
   const char *v;
-  int64_t *num[] = {&o->jobs, &o->retries};
-  static const char *const nname[] = {"--jobs", "--retries"};
-  static const int64_t lo[] = {1, 0}, hi[] = {64, 100};
-  for (int k = 0; k < 2; k++)
-    if (tool_opt(argc, argv, i, nname[k], &v)) {
-      if (!v || !tool_number(v, lo[k], hi[k], num[k])) return tool_usage("sweep", "%s needs a number", nname[k]);
-      return 0;
-    }
-  const char **str[] = {&o->space, &o->models, &o->images, &o->backend, &o->part, &o->out, &o->out, &o->point,
-                        &o->partition, &o->sbatch, &o->workdir};
-  static const char *const sname[] = {"--space", "--models", "--images", "--backend", "--part", "-o", "--output",
-                                      "--point", "--partition", "--sbatch", "--workdir"};
-  for (int k = 0; k < 11; k++)
-    if (tool_opt(argc, argv, i, sname[k], &v)) {
-      if (!v) return tool_usage("sweep", "%s needs a value", sname[k]);
-      *str[k] = v;
-      return 0;
-    }
+  const tool_numopt nums[] = {{"--jobs", 1, 64, &o->jobs}, {"--retries", 0, 100, &o->retries}};
+  const tool_stropt strs[] = {{"--space", &o->space},   {"--models", &o->models},       {"--images", &o->images},
+                              {"--backend", &o->backend}, {"--part", &o->part},          {"-o", &o->out},
+                              {"--output", &o->out},    {"--point", &o->point},         {"--partition", &o->partition},
+                              {"--sbatch", &o->sbatch}, {"--workdir", &o->workdir}};
+  int t = tool_opt_table(argc, argv, i, "sweep", nums, 2, strs, 11);
+  if (t) return t == 1 ? 0 : t;
   if (!strcmp(argv[*i], "--slurm")) {
     o->slurm = true;
     return 0;

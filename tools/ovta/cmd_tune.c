@@ -67,28 +67,19 @@ typedef struct topts {
 /* One option at argv[*i]; 2 on a usage error. */
 static int parse_opt(int argc, char **argv, int *i, topts *o) {
   const char *v;
-  int64_t *num[] = {&o->trials, &o->jobs, &o->seed, &o->watchdog, &o->retries};
-  static const char *const nname[] = {"--trials", "--jobs", "--seed", "--watchdog", "--retries"};
-  static const int64_t lo[] = {1, 1, 0, 1, 0}, hi[] = {1000000, 64, INT64_MAX, INT64_MAX, 100};
+  const tool_numopt nums[] = {{"--trials", 1, 1000000, &o->trials}, {"--jobs", 1, 64, &o->jobs},
+                              {"--seed", 0, INT64_MAX, &o->seed},    {"--watchdog", 1, INT64_MAX, &o->watchdog},
+                              {"--retries", 0, 100, &o->retries}};
+  const tool_stropt strs[] = {{"--calib", &o->calib},     {"--config", &o->cfgname},   {"--backend", &o->backend},
+                              {"--layers", &o->layers},   {"--log", &o->log},          {"-o", &o->out},
+                              {"--output", &o->out},      {"--measure", &o->measure},  {"--partition", &o->partition},
+                              {"--sbatch", &o->sbatch},   {"--workdir", &o->workdir}};
   if (!strcmp(argv[*i], "--slurm")) {
     o->slurm = true;
     return 0;
   }
-  for (int k = 0; k < 5; k++)
-    if (tool_opt(argc, argv, i, nname[k], &v)) {
-      if (!v || !tool_number(v, lo[k], hi[k], num[k])) return tool_usage("tune", "%s needs a number", nname[k]);
-      return 0;
-    }
-  const char **str[] = {&o->calib, &o->cfgname, &o->backend, &o->layers, &o->log, &o->out, &o->out, &o->measure,
-                        &o->partition, &o->sbatch, &o->workdir};
-  static const char *const sname[] = {"--calib", "--config", "--backend", "--layers", "--log", "-o", "--output",
-                                      "--measure", "--partition", "--sbatch", "--workdir"};
-  for (int k = 0; k < 11; k++)
-    if (tool_opt(argc, argv, i, sname[k], &v)) {
-      if (!v) return tool_usage("tune", "%s needs a value", sname[k]);
-      *str[k] = v;
-      return 0;
-    }
+  int t = tool_opt_table(argc, argv, i, "tune", nums, 5, strs, 11);
+  if (t) return t == 1 ? 0 : t;
   if (tool_opt(argc, argv, i, "--timeout", &v)) {
     char *end;
     o->timeout_s = v ? strtod(v, &end) : 0;

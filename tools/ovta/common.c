@@ -52,6 +52,24 @@ bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val)
   return true;
 }
 
+int tool_opt_table(int argc, char **argv, int *i, const char *cmd, const tool_numopt *nums, int nn,
+                   const tool_stropt *strs, int ns) {
+  const char *v;
+  for (int k = 0; k < nn; k++)
+    if (tool_opt(argc, argv, i, nums[k].name, &v)) {
+      if (!v || !tool_number(v, nums[k].lo, nums[k].hi, nums[k].dst))
+        return tool_usage(cmd, "%s needs a number", nums[k].name);
+      return 1;
+    }
+  for (int k = 0; k < ns; k++)
+    if (tool_opt(argc, argv, i, strs[k].name, &v)) {
+      if (!v) return tool_usage(cmd, "%s needs a value", strs[k].name);
+      *strs[k].dst = v;
+      return 1;
+    }
+  return 0;
+}
+
 bool tool_number(const char *s, int64_t min, int64_t max, int64_t *out) {
   if (!s || !*s) return false;
   char *end;

@@ -50,6 +50,21 @@ int tool_usage(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* Options: is argv[*i] the option `name` ("--x VALUE" or "--x=VALUE")? Then *val gets the
  * value (advancing *i past it), or NULL when the value is missing. Flags: pass val NULL. */
 bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* Table-driven options: a number option (its range) and a string option. */
+typedef struct tool_numopt {
+  const char *name;        /* "--jobs" */
+  int64_t lo, hi;          /* its range */
+  int64_t *dst;            /* where the value goes */
+} tool_numopt;
+typedef struct tool_stropt {
+  const char *name;        /* "-o" */
+  const char **dst;        /* where the value goes */
+} tool_stropt;
+/* argv[*i] against the tables (nums: nn, strs: ns; NULL-name-free arrays): 1 when it is one of
+ * them and its value is good, 0 when it is none of them, 2 (a usage error printed for cmd) when
+ * its value is missing or bad. */
+int tool_opt_table(int argc, char **argv, int *i, const char *cmd, const tool_numopt *nums, int nn,
+                   const tool_stropt *strs, int ns);
 /* Is argv[i] "-h" or "--help"? */
 bool tool_is_help(const char *arg);
 /* A number (decimal, 0x hex) in [min, max]. */
