@@ -30,8 +30,11 @@ int tune_run_capture(char *const *argv, char **out, const char *errpath) {
   if (pid == 0) {
     dup2(fd[1], 1);
     close(fd[0]), close(fd[1]);
-    int e = errpath && !strcmp(errpath, "-") ? 2 : open(errpath ? errpath : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0666);
+    int e = errpath && !strcmp(errpath, "-")
+                ? 2
+                : open(errpath ? errpath : "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0666);
     if (e >= 0 && e != 2) dup2(e, 2), close(e);
+    if (!out && errpath && strcmp(errpath, "-")) dup2(2, 1); /* nothing to capture: stdout to the log too */
     execvp(argv[0], argv);
     _exit(127);
   }
@@ -53,9 +56,12 @@ int tune_run_capture(char *const *argv, char **out, const char *errpath) {
   close(fd[0]);
   if (b) b[len] = 0;
   int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-  if (out) *out = b;
-  else free(b);
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (out)
+    *out = b;
+  else
+    free(b);
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -63,8 +69,10 @@ int tune_run_capture(char *const *argv, char **out, const char *errpath) {
 static void sh_quote(FILE *f, const char *s) {
   fputc('\'', f);
   for (; *s; s++)
-    if (*s == '\'') fputs("'\\''", f);
-    else fputc(*s, f);
+    if (*s == '\'')
+      fputs("'\\''", f);
+    else
+      fputc(*s, f);
   fputc('\'', f);
 }
 
@@ -119,8 +127,10 @@ static int submit(const tune_slurm *s, const char *dir, const char *name, int n,
   *job = out ? strtol(out, &end, 10) : 0;
   int rc = OVTA_OK;
   if (st != 0 || *job <= 0 || !end || (*end && *end != ';' && *end != '\n'))
-    rc = OVTA_FAIL(err, OVTA_EIO, "slurm: sbatch failed (status %d%s%.100s); is Slurm installed and its "
-                   "controller up (sinfo)?", st, out && *out ? ": " : "", out ? out : "");
+    rc = OVTA_FAIL(err, OVTA_EIO,
+                   "slurm: sbatch failed (status %d%s%.100s); is Slurm installed and its "
+                   "controller up (sinfo)?",
+                   st, out && *out ? ": " : "", out ? out : "");
   free(out);
   return rc;
 }
@@ -205,7 +215,8 @@ int tune_slurm_run(const tune_slurm *s, const char *name, int n, const char *con
     int left = 0;
     for (int i = 0; i < n; i++) left += todo[i];
     if (!left) break;
-    if (round) fprintf(stderr, "ovta: slurm: resubmitting %d failed task(s) (retry %d of %d)\n", left, round, s->retries);
+    if (round)
+      fprintf(stderr, "ovta: slurm: resubmitting %d failed task(s) (retry %d of %d)\n", left, round, s->retries);
     long job = 0;
     if ((rc = submit(s, dir, name, n, todo, &job, err))) break;
     fprintf(stderr, "ovta: slurm: job %ld, %d task(s) in %s\n", job, left, dir);
@@ -223,9 +234,12 @@ static void parse_measure(const char *out, tune_result *res) {
   cJSON *j = cJSON_Parse(out);
   const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "cycles"), *e = cJSON_GetObjectItemCaseSensitive(j, "error");
   *res = (tune_result){0};
-  if (cJSON_IsNumber(c) && c->valuedouble >= 0) res->ok = true, res->cycles = (uint64_t)c->valuedouble;
-  else if (cJSON_IsString(e)) snprintf(res->error, sizeof res->error, "%.199s", e->valuestring);
-  else snprintf(res->error, sizeof res->error, "unreadable --measure output: %.60s", out);
+  if (cJSON_IsNumber(c) && c->valuedouble >= 0)
+    res->ok = true, res->cycles = (uint64_t)c->valuedouble;
+  else if (cJSON_IsString(e))
+    snprintf(res->error, sizeof res->error, "%.199s", e->valuestring);
+  else
+    snprintf(res->error, sizeof res->error, "unreadable --measure output: %.60s", out);
   cJSON_Delete(j);
 }
 
@@ -249,22 +263,26 @@ int tune_run_batch_slurm(const tune_runner *r, const tune_trial *t, int n, tune_
   if ((mkdir(s->workdir, 0777) && errno != EEXIST) || (mkdir(dir, 0777) && errno != EEXIST))
     return OVTA_FAIL(err, OVTA_EIO, "slurm: %s: %s", dir, strerror(errno));
   if (r->watchdog_cycles) snprintf(wd, sizeof wd, "%llu", (unsigned long long)r->watchdog_cycles);
-  char (*paths)[4200] = calloc((size_t)n + 1, sizeof *paths), (*why)[200] = calloc((size_t)n + 1, sizeof *why);
+  char(*paths)[4200] = calloc((size_t)n + 1, sizeof *paths), (*why)[200] = calloc((size_t)n + 1, sizeof *why);
   const char *(*argv)[12] = calloc((size_t)n + 1, sizeof *argv);
   const char *const **argvs = calloc((size_t)n + 1, sizeof *argvs);
   char **outs = calloc((size_t)n + 1, sizeof *outs);
   int rc = paths && why && argv && argvs && outs ? OVTA_OK : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   for (int i = 0; !rc && i < n; i++) {
     rc = write_trial(dir, &t[i], i, paths[i], sizeof paths[i], err);
-    const char *a[12] = {s->exe, "tune", "--measure", paths[i], "--config", r->cfgname, "--backend", r->backend,
-                         wd[0] ? "--watchdog" : NULL, wd, NULL};
+    const char *a[12] = {s->exe,      "tune",     "--measure",
+                         paths[i],    "--config", r->cfgname,
+                         "--backend", r->backend, wd[0] ? "--watchdog" : NULL,
+                         wd,          NULL};
     memcpy(argv[i], a, sizeof a);
     argvs[i] = argv[i];
   }
   if (!rc) rc = tune_slurm_run(s, "ovta-tune", n, argvs, outs, why, err);
   for (int i = 0; !rc && i < n; i++) {
-    if (outs[i]) parse_measure(outs[i], &res[i]);
-    else res[i] = (tune_result){0}, snprintf(res[i].error, sizeof res[i].error, "%s", why[i]);
+    if (outs[i])
+      parse_measure(outs[i], &res[i]);
+    else
+      res[i] = (tune_result){0}, snprintf(res[i].error, sizeof res[i].error, "%s", why[i]);
   }
   for (int i = 0; outs && i < n; i++) free(outs[i]);
   free(paths), free(why), free(argv), free(argvs), free(outs);

@@ -119,8 +119,8 @@ static int make_point(cJSON *j, const char *cfgdir, sweep_point *p, ovta_error *
 
 /* A space key into the config key and its value (BATCH/BLOCK*: sizes into logs). */
 static int map_key(const char *key, double v, const char *origin, const char **ck, int *cv, ovta_error *err) {
-  static const char *const sizes[][2] = {{"BATCH", "LOG_BATCH"}, {"BLOCK", "LOG_BLOCK"}, {"BLOCK_IN", "LOG_BLOCK"},
-                                         {"BLOCK_OUT", "LOG_BLOCK"}};
+  static const char *const sizes[][2] = {
+      {"BATCH", "LOG_BATCH"}, {"BLOCK", "LOG_BLOCK"}, {"BLOCK_IN", "LOG_BLOCK"}, {"BLOCK_OUT", "LOG_BLOCK"}};
   if (v != floor(v) || v < 0 || v > 1 << 30)
     return OVTA_FAIL(err, OVTA_EPARSE, "%s: params.%s: %g is not a whole number >= 0", origin, key, v);
   *ck = key, *cv = (int)v;
@@ -202,30 +202,36 @@ static cJSON *config_json(const char *name, const char *origin, ovta_error *err)
   return j;
 }
 
-int sweep_space(const char *json, const char *origin, const char *cfgdir, sweep_point **pts, int *n,
-                ovta_error *err) {
+int sweep_space(const char *json, const char *origin, const char *cfgdir, sweep_point **pts, int *n, ovta_error *err) {
   *pts = NULL, *n = 0;
   cJSON *sp = cJSON_Parse(json);
   if (!cJSON_IsObject(sp)) {
     cJSON_Delete(sp);
     return OVTA_FAIL(err, OVTA_EPARSE, "%s: not a JSON object", origin);
   }
-  const cJSON *b = cJSON_GetObjectItemCaseSensitive(sp, "base"), *params = cJSON_GetObjectItemCaseSensitive(sp, "params"),
+  const cJSON *b = cJSON_GetObjectItemCaseSensitive(sp, "base"),
+              *params = cJSON_GetObjectItemCaseSensitive(sp, "params"),
               *cfgs = cJSON_GetObjectItemCaseSensitive(sp, "configs");
   int rc = OVTA_OK, total = 0, ncfg = cfgs ? cJSON_GetArraySize(cfgs) : 0;
   for (const cJSON *k = sp->child; k && !rc; k = k->next)
     if (strcmp(k->string, "base") && strcmp(k->string, "params") && strcmp(k->string, "configs") &&
         strcmp(k->string, "comment"))
       rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown key \"%s\" (base, params, configs, comment)", origin, k->string);
-  if (!rc && b && !cJSON_IsString(b)) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: \"base\" must be a config name or path", origin);
-  if (!rc && cfgs && !cJSON_IsArray(cfgs)) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: \"configs\" must be an array of names", origin);
-  if (!rc && !params && !ncfg) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: no \"params\" and no \"configs\": no points", origin);
+  if (!rc && b && !cJSON_IsString(b))
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: \"base\" must be a config name or path", origin);
+  if (!rc && cfgs && !cJSON_IsArray(cfgs))
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: \"configs\" must be an array of names", origin);
+  if (!rc && !params && !ncfg)
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: no \"params\" and no \"configs\": no points", origin);
   cJSON *base = rc ? NULL : config_json(b ? b->valuestring : "default", origin, err);
   if (!rc && !base) rc = OVTA_ECONFIG;
   if (!rc && params) rc = check_params(params, base, origin, &total, err);
-  if (!rc && total + ncfg > SWEEP_MAX_POINTS) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: more than %d points", origin, SWEEP_MAX_POINTS);
-  if (!rc && mkdir(cfgdir, 0777) && errno != EEXIST) rc = OVTA_FAIL(err, OVTA_EIO, "sweep: %s: %s", cfgdir, strerror(errno));
-  if (!rc && !(*pts = calloc((size_t)(total + ncfg) + 1, sizeof **pts))) rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  if (!rc && total + ncfg > SWEEP_MAX_POINTS)
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: more than %d points", origin, SWEEP_MAX_POINTS);
+  if (!rc && mkdir(cfgdir, 0777) && errno != EEXIST)
+    rc = OVTA_FAIL(err, OVTA_EIO, "sweep: %s: %s", cfgdir, strerror(errno));
+  if (!rc && !(*pts = calloc((size_t)(total + ncfg) + 1, sizeof **pts)))
+    rc = OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   for (int i = 0; !rc && params && i < total; i++) rc = product_point(params, base, i, cfgdir, &(*pts)[(*n)++], err);
   for (int i = 0; !rc && i < ncfg; i++) {
     const cJSON *c = cJSON_GetArrayItem(cfgs, i);
@@ -247,7 +253,8 @@ char *sweep_result_to_json(const sweep_result *r) {
   cJSON *o = cJSON_CreateObject(), *c = cJSON_AddArrayToObject(o, "cycles");
   cJSON_AddBoolToObject(o, "ok", r->ok);
   if (!r->ok) cJSON_AddStringToObject(o, "error", r->error);
-  for (int i = 0; i < r->nmodels && i < SWEEP_MAX_MODELS; i++) cJSON_AddItemToArray(c, cJSON_CreateNumber((double)r->cycles[i]));
+  for (int i = 0; i < r->nmodels && i < SWEEP_MAX_MODELS; i++)
+    cJSON_AddItemToArray(c, cJSON_CreateNumber((double)r->cycles[i]));
   cJSON_AddNumberToObject(o, "total", (double)r->total);
   if (r->synth) {
     cJSON_AddNumberToObject(o, "lut", r->lut), cJSON_AddNumberToObject(o, "ff", r->ff);
@@ -274,15 +281,18 @@ int sweep_result_from_json(const char *json, sweep_result *r, ovta_error *err) {
               *c = cJSON_GetObjectItemCaseSensitive(o, "cycles");
   double v = 0;
   int rc = OVTA_OK;
-  if (!cJSON_IsObject(o) || !cJSON_IsBool(ok)) rc = OVTA_FAIL(err, OVTA_EPARSE, "sweep result: no \"ok\"");
+  if (!cJSON_IsObject(o) || !cJSON_IsBool(ok))
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "sweep result: no \"ok\"");
   else if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) > SWEEP_MAX_MODELS)
     rc = OVTA_FAIL(err, OVTA_EPARSE, "sweep result: \"cycles\" is not an array of at most %d", SWEEP_MAX_MODELS);
   if (!rc) {
     r->ok = cJSON_IsTrue(ok);
     if (cJSON_IsString(e)) snprintf(r->error, sizeof r->error, "%.199s", e->valuestring);
     for (const cJSON *x = c->child; x && !rc; x = x->next) {
-      if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0)) rc = OVTA_FAIL(err, OVTA_EPARSE, "sweep result: bad cycles");
-      else r->cycles[r->nmodels++] = (uint64_t)x->valuedouble;
+      if (!cJSON_IsNumber(x) || !(x->valuedouble >= 0))
+        rc = OVTA_FAIL(err, OVTA_EPARSE, "sweep result: bad cycles");
+      else
+        r->cycles[r->nmodels++] = (uint64_t)x->valuedouble;
     }
     if (!rc && num(o, "total", &v)) r->total = (uint64_t)v;
     double l, f, d, b;
@@ -346,10 +356,14 @@ int sweep_write_csv(const char *path, const sweep_point *p, const sweep_result *
     fprintf(f, ",%s,", r[i].ok ? "ok" : "failed");
     if (r[i].ok) fprintf(f, "%llu", (unsigned long long)r[i].total);
     for (int m = 0; m < nmodels; m++)
-      if (r[i].ok) fprintf(f, ",%llu", (unsigned long long)r[i].cycles[m]);
-      else fputc(',', f);
-    if (r[i].ok && r[i].synth) fprintf(f, ",%d,%d,%d,%.1f,%s", r[i].lut, r[i].ff, r[i].dsp, r[i].bram36, r[i].fits ? "yes" : "no");
-    else fputs(",,,,,", f);
+      if (r[i].ok)
+        fprintf(f, ",%llu", (unsigned long long)r[i].cycles[m]);
+      else
+        fputc(',', f);
+    if (r[i].ok && r[i].synth)
+      fprintf(f, ",%d,%d,%d,%.1f,%s", r[i].lut, r[i].ff, r[i].dsp, r[i].bram36, r[i].fits ? "yes" : "no");
+    else
+      fputs(",,,,,", f);
     fprintf(f, ",%s,", front[i] ? "yes" : "no");
     csv_field(f, r[i].ok ? "" : r[i].error);
     fputc('\n', f);
@@ -360,11 +374,13 @@ int sweep_write_csv(const char *path, const sweep_point *p, const sweep_result *
 
 int sweep_write_json(const char *path, const sweep_point *p, const sweep_result *r, const bool *front, int n,
                      char *const *models, int nmodels, const char *backend, const char *board, ovta_error *err) {
-  cJSON *o = cJSON_CreateObject(), *ms = cJSON_AddArrayToObject(o, "models"), *pts = cJSON_AddArrayToObject(o, "points"),
-        *pf = cJSON_AddArrayToObject(o, "pareto");
+  cJSON *o = cJSON_CreateObject(), *ms = cJSON_AddArrayToObject(o, "models"),
+        *pts = cJSON_AddArrayToObject(o, "points"), *pf = cJSON_AddArrayToObject(o, "pareto");
   cJSON_AddStringToObject(o, "backend", backend);
-  if (board) cJSON_AddStringToObject(o, "part", board);
-  else cJSON_AddNullToObject(o, "part");
+  if (board)
+    cJSON_AddStringToObject(o, "part", board);
+  else
+    cJSON_AddNullToObject(o, "part");
   for (int m = 0; m < nmodels; m++) cJSON_AddItemToArray(ms, cJSON_CreateString(models[m]));
   for (int i = 0; i < n; i++) {
     char *rs = sweep_result_to_json(&r[i]);

@@ -156,8 +156,9 @@ struct tune_slurm {
  * Fails when sbatch or squeue cannot be used. */
 int tune_slurm_run(const tune_slurm *s, const char *name, int n, const char *const *const *argvs, char **outs,
                    char (*why)[200], ovta_error *err);
-/* Run argv (PATH searched), its stdout into *out (malloc'd, NUL-terminated; out may be NULL),
- * its stderr appended to errpath (NULL: /dev/null, "-": ours); the exit status, -1: did not run. */
+/* Run argv (PATH searched), its stdout into *out (malloc'd, NUL-terminated; out NULL: stdout
+ * goes where stderr goes), its stderr appended to errpath (NULL: /dev/null, "-": ours); the exit
+ * status, -1: did not run. */
 int tune_run_capture(char *const *argv, char **out, const char *errpath);
 /* tune_run_batch through r->slurm: each trial's JSON to `ovta tune --measure` on the cluster. */
 int tune_run_batch_slurm(const tune_runner *r, const tune_trial *t, int n, tune_result *res, ovta_error *err);

@@ -47,7 +47,8 @@ static const char *const usage =
     "  --backend B       tsim (default: cycles) or fsim (no Verilator build, no cycles: checks only)\n"
     "  --part BOARD      the part of boards/BOARD/board.json (family, capacity; default pynq-z2),\n"
     "                    or none: no synthesis (the front is then on cycles only)\n"
-    "  --jobs N          points at once, each in its own worker process (default 1)\n"
+    "  --jobs N          points at once, each in its own worker process (default 1); with\n"
+    "                    --slurm, array tasks running at once (default: Slurm's choice)\n"
     "  --timeout SEC     wall-clock limit of one point (default 3600)\n"
     "  -o DIR            the output folder\n"
     "  --slurm           run the points as a Slurm job array (sbatch; squeue to watch); the\n"
@@ -62,25 +63,28 @@ static const char *const usage =
 
 /* One model of the sweep. */
 typedef struct smodel {
-  char path[1024];     /* the model file */
-  char images[1024];   /* its images */
+  char path[1024];   /* the model file */
+  char images[1024]; /* its images */
 } smodel;
 
+/* The command line. */
 typedef struct sopts {
-  const char *space, *models, *images, *backend, *part, *out, *point;
-  const char *partition, *sbatch, *workdir;
-  bool slurm;            /* --slurm */
-  int64_t jobs, retries;
-  double timeout_s;
+  const char *space, *models, *images; /* --space, --models, --images */
+  const char *backend, *part, *out;    /* --backend, --part, -o */
+  const char *point;                   /* --point POINT.json: the worker mode */
+  const char *partition, *sbatch, *workdir; /* --slurm's options */
+  bool slurm;                          /* --slurm */
+  int64_t jobs, retries;               /* --jobs, --retries */
+  double timeout_s;                    /* --timeout */
 } sopts;
 
 static int parse_opt(int argc, char **argv, int *i, sopts *o) {
   const char *v;
   const tool_numopt nums[] = {{"--jobs", 1, 64, &o->jobs}, {"--retries", 0, 100, &o->retries}};
-  const tool_stropt strs[] = {{"--space", &o->space},   {"--models", &o->models},       {"--images", &o->images},
-                              {"--backend", &o->backend}, {"--part", &o->part},          {"-o", &o->out},
-                              {"--output", &o->out},    {"--point", &o->point},         {"--partition", &o->partition},
-                              {"--sbatch", &o->sbatch}, {"--workdir", &o->workdir}};
+  const tool_stropt strs[] = {{"--space", &o->space},     {"--models", &o->models},  {"--images", &o->images},
+                              {"--backend", &o->backend}, {"--part", &o->part},      {"-o", &o->out},
+                              {"--output", &o->out},      {"--point", &o->point},    {"--partition", &o->partition},
+                              {"--sbatch", &o->sbatch},   {"--workdir", &o->workdir}};
   int t = tool_opt_table(argc, argv, i, "sweep", nums, 2, strs, 11);
   if (t) return t == 1 ? 0 : t;
   if (!strcmp(argv[*i], "--slurm")) {
@@ -133,8 +137,8 @@ static int parse_models(const sopts *o, smodel **ms, int *n, ovta_error *err) {
     if (!rc && access(t, R_OK)) rc = OVTA_FAIL(err, OVTA_EIO, "--models: %s: %s", t, strerror(errno));
     if (!rc && access(img, R_OK)) rc = OVTA_FAIL(err, OVTA_EIO, "%s: %s", img, strerror(errno));
     if (!rc) {
-      snprintf((*ms)[*n].path, sizeof (*ms)[*n].path, "%s", t);
-      snprintf((*ms)[(*n)++].images, sizeof (*ms)[0].images, "%s", img);
+      snprintf((*ms)[*n].path, sizeof(*ms)[*n].path, "%s", t);
+      snprintf((*ms)[(*n)++].images, sizeof(*ms)[0].images, "%s", img);
     }
   }
   free(list);
@@ -146,12 +150,12 @@ static int parse_models(const sopts *o, smodel **ms, int *n, ovta_error *err) {
 
 /* A point as the worker gets it. */
 typedef struct spoint {
-  char name[64];            /* config name (the model's folder under build/tsim/) */
-  char config[1024];        /* config file */
-  char backend[16];         /* tsim or fsim */
-  char part[64];            /* board of the part, "" for no synthesis */
-  char logdir[1024];        /* where the build and run output go */
-  int nmodels;              /* models */
+  char name[64];                   /* config name (the model's folder under build/tsim/) */
+  char config[1024];               /* config file */
+  char backend[16];                /* tsim or fsim */
+  char part[64];                   /* board of the part, "" for no synthesis */
+  char logdir[1024];               /* where the build and run output go */
+  int nmodels;                     /* models */
   smodel models[SWEEP_MAX_MODELS]; /* and their images */
 } spoint;
 
@@ -160,8 +164,10 @@ static const char *self_exe(void) {
   static char self[4096];
   if (!self[0]) {
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) self[n] = 0;
-    else snprintf(self, sizeof self, "ovta");
+    if (n > 0)
+      self[n] = 0;
+    else
+      snprintf(self, sizeof self, "ovta");
   }
   return self;
 }
@@ -189,8 +195,18 @@ static int build_model(const spoint *p, const char *log, char *why, size_t cap) 
 
 /* One model's cycles (ovta profile --json: totals.cycles; fsim: 0). */
 static int run_model(const spoint *p, const smodel *m, const char *log, uint64_t *cycles, char *why, size_t cap) {
-  char *argv[] = {(char *)self_exe(), "profile", (char *)m->path, "--images", (char *)m->images, "--backend",
-                  (char *)p->backend, "--config", (char *)p->config, "--json", NULL}, *out = NULL;
+  char *argv[] = {(char *)self_exe(),
+                  "profile",
+                  (char *)m->path,
+                  "--images",
+                  (char *)m->images,
+                  "--backend",
+                  (char *)p->backend,
+                  "--config",
+                  (char *)p->config,
+                  "--json",
+                  NULL},
+       *out = NULL;
   int st = tune_run_capture(argv, &out, log);
   cJSON *j = st ? NULL : cJSON_Parse(out);
   const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "totals"), "cycles");
@@ -207,19 +223,25 @@ static int board_part(const char *board, char *family, size_t fcap, double cap4[
   char path[1200], *text = NULL;
   snprintf(path, sizeof path, "%s/boards/%.100s/board.json", OVTA_SRC_DIR, board);
   ovta_error e = {0};
-  if (ovta_read_file(path, 1 << 20, &text, NULL, &e)) return snprintf(why, cap, "--part %.40s: %.140s", board, e.msg), 1;
+  if (ovta_read_file(path, 1 << 20, &text, NULL, &e))
+    return snprintf(why, cap, "--part %.40s: %.140s", board, e.msg), 1;
   cJSON *j = cJSON_Parse(text);
   free(text);
-  const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "yosys_family"), *c = cJSON_GetObjectItemCaseSensitive(j, "capacity");
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "yosys_family"),
+              *c = cJSON_GetObjectItemCaseSensitive(j, "capacity");
   static const char *const k[4] = {"lut", "ff", "dsp", "bram36"};
   int rc = cJSON_IsString(f) ? 0 : 1;
   for (int i = 0; !rc && i < 4; i++) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(c, k[i]);
-    if (cJSON_IsNumber(x)) cap4[i] = x->valuedouble;
-    else rc = 1;
+    if (cJSON_IsNumber(x))
+      cap4[i] = x->valuedouble;
+    else
+      rc = 1;
   }
-  if (!rc) snprintf(family, fcap, "%s", f->valuestring);
-  else snprintf(why, cap, "%.150s: no yosys_family or capacity", path);
+  if (!rc)
+    snprintf(family, fcap, "%s", f->valuestring);
+  else
+    snprintf(why, cap, "%.150s: no yosys_family or capacity", path);
   cJSON_Delete(j);
   return rc;
 }
@@ -246,9 +268,11 @@ static int synth(const spoint *p, const char *log, sweep_result *r, char *why, s
   cJSON_AddBoolToObject(j, "ok", 1), cJSON_AddArrayToObject(j, "cycles");
   free(s), s = cJSON_PrintUnformatted(j);
   int rc = s && !sweep_result_from_json(s, &t, &e) && t.synth ? 0 : 1;
-  if (rc) snprintf(why, cap, "synthesis: %.150s has no lut/ff/dsp/bram36", out);
-  else r->synth = true, r->lut = t.lut, r->ff = t.ff, r->dsp = t.dsp, r->bram36 = t.bram36,
-       r->fits = t.lut <= lim[0] && t.ff <= lim[1] && t.dsp <= lim[2] && t.bram36 <= lim[3];
+  if (rc)
+    snprintf(why, cap, "synthesis: %.150s has no lut/ff/dsp/bram36", out);
+  else
+    r->synth = true, r->lut = t.lut, r->ff = t.ff, r->dsp = t.dsp, r->bram36 = t.bram36,
+    r->fits = t.lut <= lim[0] && t.ff <= lim[1] && t.dsp <= lim[2] && t.bram36 <= lim[3];
   free(s);
   cJSON_Delete(j);
   return rc;
@@ -308,7 +332,8 @@ static int point_from_json(const char *text, const char *origin, spoint *p, ovta
   size_t caps[] = {sizeof p->name, sizeof p->config, sizeof p->backend, sizeof p->part, sizeof p->logdir};
   int rc = cJSON_IsObject(o) ? OVTA_OK : OVTA_FAIL(err, OVTA_EPARSE, "%s: not a JSON object", origin);
   for (int k = 0; !rc && k < 5; k++)
-    if (!str_field(o, keys[k], dst[k], caps[k])) rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: bad or missing \"%s\"", origin, keys[k]);
+    if (!str_field(o, keys[k], dst[k], caps[k]))
+      rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: bad or missing \"%s\"", origin, keys[k]);
   if (!rc && strcmp(p->backend, "tsim") && strcmp(p->backend, "fsim"))
     rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: backend must be tsim or fsim", origin);
   if (!rc && (strchr(p->name, '/') || strchr(p->part, '/') || !p->name[0]))
@@ -345,12 +370,12 @@ static int point_main(const char *path, ovta_error *err) {
 /* The whole sweep's state. */
 typedef struct sweep {
   const sopts *o;
-  sweep_point *pts;         /* the points of the space */
-  int n;                    /* points */
-  spoint *work;             /* the worker's view of each point */
-  sweep_result *res;        /* their results */
-  bool *done;               /* result known (the log, or an invalid config) */
-  char logpath[1100];       /* DIR/points.jsonl */
+  sweep_point *pts;   /* the points of the space */
+  int n;              /* points */
+  spoint *work;       /* the worker's view of each point */
+  sweep_result *res;  /* their results */
+  bool *done;         /* result known (the log, or an invalid config) */
+  char logpath[1100]; /* DIR/points.jsonl */
 } sweep;
 
 /* The log record's key of a point: what was measured (config, backend, part, models). */
@@ -409,14 +434,15 @@ static void point_task(void *ctx, int i, void *out) { run_point(&((const spoint 
 static int run_pending(sweep *s, const int *pending, int np, ovta_error *err) {
   spoint *w = calloc((size_t)np + 1, sizeof *w);
   sweep_result *r = calloc((size_t)np + 1, sizeof *r);
-  char (*why)[200] = calloc((size_t)np + 1, sizeof *why);
+  char(*why)[200] = calloc((size_t)np + 1, sizeof *why);
   int rc = w && r && why ? OVTA_OK : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   for (int k = 0; !rc && k < np; k++) w[k] = s->work[pending[k]];
   if (!rc && !s->o->slurm) {
     tune_pool pool = {.jobs = (int)s->o->jobs, .timeout_s = s->o->timeout_s};
     rc = tune_pool_run(&pool, np, point_task, w, r, sizeof *r, why, err);
   } else if (!rc) {
-    char wd[1200], (*paths)[1300] = calloc((size_t)np + 1, sizeof *paths), **outs = calloc((size_t)np + 1, sizeof *outs);
+    char wd[1200], (*paths)[1300] = calloc((size_t)np + 1, sizeof *paths),
+                   **outs = calloc((size_t)np + 1, sizeof *outs);
     const char *(*argv)[5] = calloc((size_t)np + 1, sizeof *argv);
     const char *const **argvs = calloc((size_t)np + 1, sizeof *argvs);
     snprintf(wd, sizeof wd, "%s", s->o->workdir ? s->o->workdir : "");
@@ -432,8 +458,13 @@ static int run_pending(sweep *s, const int *pending, int np, ovta_error *err) {
       argv[k][0] = self_exe(), argv[k][1] = "sweep", argv[k][2] = "--point", argv[k][3] = paths[k];
       argvs[k] = argv[k];
     }
-    tune_slurm sl = {.exe = self_exe(), .workdir = wd, .partition = s->o->partition, .extra = s->o->sbatch,
-                     .max_running = 0, .timeout_s = s->o->timeout_s, .retries = (int)s->o->retries};
+    tune_slurm sl = {.exe = self_exe(),
+                     .workdir = wd,
+                     .partition = s->o->partition,
+                     .extra = s->o->sbatch,
+                     .max_running = s->o->jobs > 1 ? (int)s->o->jobs : 0,
+                     .timeout_s = s->o->timeout_s,
+                     .retries = (int)s->o->retries};
     if (!rc) rc = tune_slurm_run(&sl, "ovta-sweep", np, argvs, outs, why, err);
     for (int k = 0; !rc && k < np; k++) {
       ovta_error e = {0};
@@ -473,8 +504,8 @@ static int plot(const sweep *s, const bool *front, ovta_error *err) {
   if (!k) return OVTA_OK;
   const char *term = tool_plot_terminal();
   snprintf(img, sizeof img, "%s/sweep.%s", s->o->out, strcmp(term, "svg") ? "png" : "svg");
-  snprintf(defs, sizeof defs, "datafile='%s'; outfile='%s'; term='%s'; hasres=%d; backend='%s'; part='%s'",
-           dat, img, term, res, s->o->backend, s->o->part);
+  snprintf(defs, sizeof defs, "datafile='%s'; outfile='%s'; term='%s'; hasres=%d; backend='%s'; part='%s'", dat, img,
+           term, res, s->o->backend, s->o->part);
   snprintf(script, sizeof script, "%s/tools/plot/sweep.gp", OVTA_SRC_DIR);
   int rc = tool_gnuplot(defs, script, err);
   if (!rc) fprintf(stderr, "ovta: sweep: plot %s\n", img);
@@ -499,12 +530,14 @@ static int write_tables(sweep *s, char **names, int nm, ovta_error *err) {
   int nf = 0, *idx = rc ? NULL : calloc((size_t)s->n + 1, sizeof *idx);
   for (int i = 0; fr && fp && ff && idx && i < s->n; i++)
     if (front[i]) fr[nf] = s->res[i], fp[nf] = s->pts[i], idx[nf] = i, ff[nf++] = true;
-  if (!rc) rc = fr && fp && ff && idx ? sweep_write_csv(pf, fp, fr, ff, nf, idx, names, nm, err)
-                                      : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  if (!rc)
+    rc = fr && fp && ff && idx ? sweep_write_csv(pf, fp, fr, ff, nf, idx, names, nm, err)
+                               : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   if (!rc) rc = plot(s, front, err);
   int ok = 0;
   for (int i = 0; i < s->n; i++) ok += s->res[i].ok;
-  if (!rc) fprintf(stderr, "ovta: sweep: %d point(s), %d measured, %d on the Pareto front -> %s, %s\n", s->n, ok, nf, csv, js);
+  if (!rc)
+    fprintf(stderr, "ovta: sweep: %d point(s), %d measured, %d on the Pareto front -> %s, %s\n", s->n, ok, nf, csv, js);
   free(front), free(fr), free(fp), free(ff), free(idx);
   return rc;
 }
