@@ -159,19 +159,6 @@ typedef struct spoint {
   smodel models[SWEEP_MAX_MODELS]; /* and their images */
 } spoint;
 
-/* The ovta binary (tasks run it: profile, --point). */
-static const char *self_exe(void) {
-  static char self[4096];
-  if (!self[0]) {
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0)
-      self[n] = 0;
-    else
-      snprintf(self, sizeof self, "ovta");
-  }
-  return self;
-}
-
 /* `make -C SRC ARGS..` with its output appended to log. */
 static int make(const char *log, const char *what, char *const *args, char *why, size_t cap) {
   char *argv[16] = {"make", "-C", OVTA_SRC_DIR, "--no-print-directory"};
@@ -195,7 +182,7 @@ static int build_model(const spoint *p, const char *log, char *why, size_t cap) 
 
 /* One model's cycles (ovta profile --json: totals.cycles; fsim: 0). */
 static int run_model(const spoint *p, const smodel *m, const char *log, uint64_t *cycles, char *why, size_t cap) {
-  char *argv[] = {(char *)self_exe(),
+  char *argv[] = {(char *)tool_self_exe(),
                   "profile",
                   (char *)m->path,
                   "--images",
@@ -455,10 +442,10 @@ static int run_pending(sweep *s, const int *pending, int np, ovta_error *err) {
       FILE *f = js ? fopen(paths[k], "w") : NULL;
       if (!f || fputs(js, f) < 0 || fclose(f)) rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot write", paths[k]);
       free(js);
-      argv[k][0] = self_exe(), argv[k][1] = "sweep", argv[k][2] = "--point", argv[k][3] = paths[k];
+      argv[k][0] = tool_self_exe(), argv[k][1] = "sweep", argv[k][2] = "--point", argv[k][3] = paths[k];
       argvs[k] = argv[k];
     }
-    tune_slurm sl = {.exe = self_exe(),
+    tune_slurm sl = {.exe = tool_self_exe(),
                      .workdir = wd,
                      .partition = s->o->partition,
                      .extra = s->o->sbatch,

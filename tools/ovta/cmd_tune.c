@@ -182,11 +182,9 @@ static int tune_all(const topts *o, const ovta_config *cfg, const layers *L, tun
   if (f && ftell(f) != end && ftruncate(fileno(f), end)) /* a killed run's partial last line */
     rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot truncate its partial last line", logpath);
   if (!rc && !f) rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot append", logpath);
-  char self[4096] = "ovta", wd[4200];
-  ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (sl > 0) self[sl] = 0;
+  char wd[4200];
   snprintf(wd, sizeof wd, o->workdir ? "%s" : "%s.slurm", o->workdir ? o->workdir : o->out);
-  tune_slurm slurm = {.exe = self, .workdir = wd, .partition = o->partition, .extra = o->sbatch,
+  tune_slurm slurm = {.exe = tool_self_exe(), .workdir = wd, .partition = o->partition, .extra = o->sbatch,
                       .max_running = o->jobs > 1 ? (int)o->jobs : 0, .timeout_s = o->timeout_s,
                       .retries = (int)o->retries};
   tune_runner run = {.backend = o->backend, .cfg = cfg, .cfgname = tool_config_name(o->cfgname),

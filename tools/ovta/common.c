@@ -52,6 +52,18 @@ bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val)
   return true;
 }
 
+const char *tool_self_exe(void) {
+  static char self[4096];
+  if (!self[0]) {
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) self[n] = 0;
+    else snprintf(self, sizeof self, "ovta");
+    size_t len = strlen(self); /* the binary was replaced while running (a rebuild): its path */
+    if (len > 10 && !strcmp(self + len - 10, " (deleted)")) self[len - 10] = 0;
+  }
+  return self;
+}
+
 int tool_opt_table(int argc, char **argv, int *i, const char *cmd, const tool_numopt *nums, int nn,
                    const tool_stropt *strs, int ns) {
   const char *v;

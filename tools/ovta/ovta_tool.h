@@ -50,6 +50,8 @@ int tool_usage(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* Options: is argv[*i] the option `name` ("--x VALUE" or "--x=VALUE")? Then *val gets the
  * value (advancing *i past it), or NULL when the value is missing. Flags: pass val NULL. */
 bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* This ovta binary's path (what worker tasks run: /proc/self/exe, also after a rebuild). */
+const char *tool_self_exe(void);
 /* Table-driven options: a number option (its range) and a string option. */
 typedef struct tool_numopt {
   const char *name;        /* "--jobs" */
