@@ -5,10 +5,12 @@
  * back what it wrote and drops a partial last line; a trial reads back from its JSON. The sweep
  * (section 5): a space's points (the product, sizes as logs, a point equal to a shipped config
  * named after it, the others after their values, invalid ones with the check's error), a result
- * through its JSON, the Pareto front against a brute-force one on random results. */
+ * through its JSON, the Pareto front against a brute-force one on random results. The local
+ * pool (section 4): result order, timeout (with the worker's children), a crashed worker. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "tune.h"
@@ -199,6 +201,58 @@ static void test_trial_json(void **state) {
   free(bad), free(s);
 }
 
+/* The local pool: results in task order from workers finishing in any order; a worker past the
+ * timeout is killed with what it started (its process group: a `sleep` grandchild is gone); a
+ * crashed worker is reported, its result zero. */
+static char pool_pidfile[64];
+static void pool_task(void *ctx, int i, void *out) {
+  (void)ctx;
+  if (i == 1) { /* hangs, with a grandchild that would outlive it */
+    pid_t g = fork();
+    if (g == 0) execlp("sleep", "sleep", "30", (char *)NULL), _exit(127);
+    FILE *f = fopen(pool_pidfile, "w");
+    fprintf(f, "%d\n", (int)g);
+    fclose(f);
+    sleep(30);
+  }
+  if (i == 2) abort();
+  usleep((useconds_t)(5 - i) * 20000); /* later tasks finish first */
+  *(int *)out = 1000 + i;
+}
+
+static bool alive(pid_t p) { /* a running process (not gone, not a zombie) */
+  char path[64], st = 0;
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  int ok = fscanf(f, "%*d %*s %c", &st);
+  fclose(f);
+  return ok == 1 && st != 'Z';
+}
+
+static void test_pool(void **state) {
+  (void)state;
+  snprintf(pool_pidfile, sizeof pool_pidfile, "/tmp/ovta_pool_%d", (int)getpid());
+  int out[5];
+  char why[5][200];
+  ovta_error err = {0};
+  tune_pool p = {.jobs = 3, .timeout_s = 1.0};
+  assert_int_equal(tune_pool_run(&p, 5, pool_task, NULL, out, sizeof out[0], why, &err), 0);
+  for (int i = 0; i < 5; i++)
+    if (i != 1 && i != 2) assert_true(!why[i][0] && out[i] == 1000 + i);
+  assert_string_equal(why[1], "timeout after 1 s");
+  assert_int_equal(strncmp(why[2], "worker died (signal", 19), 0);
+  assert_true(out[1] == 0 && out[2] == 0);
+  int g = 0;
+  FILE *f = fopen(pool_pidfile, "r");
+  assert_non_null(f);
+  assert_int_equal(fscanf(f, "%d", &g), 1);
+  fclose(f);
+  unlink(pool_pidfile);
+  for (int k = 0; k < 50 && alive((pid_t)g); k++) usleep(20000);
+  assert_false(alive((pid_t)g));
+}
+
 /* The sweep's points of a space: 2 x 2 of the small config, and its errors. */
 static void test_sweep_space(void **state) {
   (void)state;
@@ -304,6 +358,7 @@ int main(void) {
       cmocka_unit_test(test_model_learns), cmocka_unit_test(test_model_ranks), cmocka_unit_test(test_model_errors),
       cmocka_unit_test(test_space),        cmocka_unit_test(test_log_roundtrip),
       cmocka_unit_test(test_trial_json),   cmocka_unit_test(test_sweep_space),
+      cmocka_unit_test(test_pool),
       cmocka_unit_test(test_sweep_result_json), cmocka_unit_test(test_sweep_pareto),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
