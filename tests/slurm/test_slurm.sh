@@ -5,7 +5,8 @@
 # The sweep: two points of the small config (DEP_QUEUE_DEPTH 4 = small itself, and 16: a config
 # of its own, its Verilator model built once by the local run), the Fashion-MNIST model on tsim,
 # no synthesis unless SLURM_TEST_PART=BOARD. The tune: 3 trials of one layer on tsim. Also: the
-# tasks really ran under Slurm (one array task log each), and a job sbatch refuses is an error.
+# tasks really ran under Slurm (one array task log each), a task Slurm cannot run is retried and
+# then reported as a failed trial, and a job sbatch refuses is an error.
 # usage: test_slurm.sh PATH/TO/ovta
 set -u
 OVTA=${1:?usage: test_slurm.sh PATH/TO/ovta}
@@ -45,6 +46,14 @@ if [ $rc_l -eq 0 ] && [ $rc -eq 0 ] && [ "$(wc -l < "$T/tl.json.log")" -eq 3 ] &
   cmp -s "$T/tl.json.log" "$T/ts.json.log" && cmp -s "$T/tl.json" "$T/ts.json"
 then ok "tune through Slurm: 3 trials as array tasks, the local log and tuning file"
 else bad "tune through Slurm" "rc $rc_l/$rc, $n_logs task logs; $(diff "$T/tl.json.log" "$T/ts.json.log" | head -4)"; fi
+
+# ---- a task that cannot run (its output file cannot be opened: Slurm fails it before it starts)
+# is resubmitted --retries times, then its trial is recorded as failed with the reason
+run "${TUNE[@]}" --trials 1 --slurm --retries 1 --sbatch "--output=/nonexistent/ovta/%a.log" -o "$T/tf.json"
+if [ $rc -eq 0 ] && grep -q '^ovta: slurm: resubmitting 1 failed task(s) (retry 1 of 1)' "$T/err" &&
+  grep -q '"error":"slurm task [0-9]*_0 failed' "$T/tf.json.log" && [ "$(wc -l < "$T/tf.json.log")" -eq 1 ]
+then ok "a failing task: retried once, then its trial failed with the reason"
+else bad "a failing task" "rc $rc; log: $(cat "$T/tf.json.log" 2>/dev/null)"; fi
 
 # ---- a job sbatch refuses (no such partition): one error line, no table
 expect_error "sbatch refuses: an error" "slurm: sbatch failed*" "${SWEEP[@]}" --slurm --partition nosuchpart -o "$T/refused"
