@@ -180,26 +180,31 @@ static int build_model(const spoint *p, const char *log, char *why, size_t cap) 
   return make(log, "the Verilator model", shipped ? args + 1 : args, why, cap);
 }
 
+/* The last "ovta: error: " line of log (what a failed profile said) into buf, else "". */
+static void last_error(const char *log, char *buf, size_t cap) {
+  char *text = NULL, *at = NULL;
+  ovta_error e = {0};
+  buf[0] = 0;
+  if (ovta_read_file(log, 1 << 24, &text, NULL, &e) || !text) return;
+  for (char *q = text; (q = strstr(q, "ovta: error: ")); q++) at = q + 13;
+  if (at) snprintf(buf, cap, "%.*s", (int)strcspn(at, "\n"), at);
+  free(text);
+}
+
 /* One model's cycles (ovta profile --json: totals.cycles; fsim: 0). */
 static int run_model(const spoint *p, const smodel *m, const char *log, uint64_t *cycles, char *why, size_t cap) {
-  char *argv[] = {(char *)tool_self_exe(),
-                  "profile",
-                  (char *)m->path,
-                  "--images",
-                  (char *)m->images,
-                  "--backend",
-                  (char *)p->backend,
-                  "--config",
-                  (char *)p->config,
-                  "--json",
-                  NULL},
-       *out = NULL;
+  char *argv[] = {(char *)tool_self_exe(), "profile",          (char *)m->path,   "--images",
+                  (char *)m->images,       "--backend",        (char *)p->backend, "--config",
+                  (char *)p->config,       "--json",           NULL},
+       *out = NULL, said[160];
   int st = tune_run_capture(argv, &out, log);
   cJSON *j = st ? NULL : cJSON_Parse(out);
   const cJSON *c = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "totals"), "cycles");
   *cycles = cJSON_IsNumber(c) && c->valuedouble >= 0 ? (uint64_t)c->valuedouble : 0;
   bool ok = j && (cJSON_IsNumber(c) || !strcmp(p->backend, "fsim"));
-  if (!ok) snprintf(why, cap, "%.60s: profile failed (status %d; see %.100s)", m->path, st, log);
+  if (!ok) last_error(log, said, sizeof said);
+  const char *base = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+  if (!ok) snprintf(why, cap, "%.40s: %s", base, said[0] ? said : "profile failed (see the point's log)");
   cJSON_Delete(j);
   free(out);
   return ok ? 0 : 1;
