@@ -96,6 +96,8 @@ static int write_script(const char *dir, int n, const char *const *const *argvs,
   return OVTA_OK;
 }
 
+static void last_line(const char *path, char *buf, size_t cap);
+
 /* sbatch the tasks with todo[i] set; *job gets the job id. */
 static int submit(const tune_slurm *s, const char *dir, const char *name, int n, const bool *todo, long *job,
                   ovta_error *err) {
@@ -120,17 +122,19 @@ static int submit(const tune_slurm *s, const char *dir, const char *name, int n,
     for (char *tok = strtok(extra, " "); tok && a < 60; tok = strtok(NULL, " ")) argv[a++] = tok;
   snprintf(sbuf, sizeof sbuf, "%s/tasks.sh", dir);
   argv[a++] = sbuf, argv[a] = NULL;
-  char *out = NULL;
-  int st = tune_run_capture(argv, &out, "-");
+  char *out = NULL, epath[4300], said[160];
+  snprintf(epath, sizeof epath, "%s/sbatch.err", dir);
+  remove(epath);
+  int st = tune_run_capture(argv, &out, epath);
   free(list), free(extra);
   char *end = NULL;
   *job = out ? strtol(out, &end, 10) : 0;
   int rc = OVTA_OK;
-  if (st != 0 || *job <= 0 || !end || (*end && *end != ';' && *end != '\n'))
-    rc = OVTA_FAIL(err, OVTA_EIO,
-                   "slurm: sbatch failed (status %d%s%.100s); is Slurm installed and its "
-                   "controller up (sinfo)?",
-                   st, out && *out ? ": " : "", out ? out : "");
+  if (st != 0 || *job <= 0 || !end || (*end && *end != ';' && *end != '\n')) {
+    last_line(epath, said, sizeof said); /* sbatch's own reason */
+    rc = OVTA_FAIL(err, OVTA_EIO, "slurm: sbatch failed (status %d): %s", st,
+                   said[0] ? said : "no reason given; is Slurm installed and its controller up (sinfo)?");
+  }
   free(out);
   return rc;
 }

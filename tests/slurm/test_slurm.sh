@@ -56,6 +56,6 @@ then ok "a failing task: retried once, then its trial failed with the reason"
 else bad "a failing task" "rc $rc; log: $(cat "$T/tf.json.log" 2>/dev/null)"; fi
 
 # ---- a job sbatch refuses (no such partition): one error line, no table
-expect_error "sbatch refuses: an error" "slurm: sbatch failed*" "${SWEEP[@]}" --slurm --partition nosuchpart -o "$T/refused"
+expect_error "sbatch refuses: an error" "slurm: sbatch failed (status 1): sbatch: error: *partition*" "${SWEEP[@]}" --slurm --partition nosuchpart -o "$T/refused"
 
 finish
