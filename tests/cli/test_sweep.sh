@@ -71,12 +71,17 @@ then ok "rerun: from the log, the same table"; else bad "rerun" "rc $rc"; fi
 import json, os
 json.dump(dict(name='small', config=os.path.abspath('isa/configs/small.json'), backend='$BE', part='', logdir='$T',
                models=[dict(path='$M/fmnist_cnn.onnx', images='$M/test_images.npy')]), open('$T/pt.json', 'w'))
-json.dump(dict(name='small', config='isa/configs/small.json', backend='cpu', part='', logdir='$T', models=[]), open('$T/bad.json', 'w'))"
+json.dump(dict(name='small', config='isa/configs/small.json', backend='cpu', part='', logdir='$T', models=[]), open('$T/bad.json', 'w'))
+json.dump(dict(name='small', config='\$(shell touch $T/injected).json', backend='tsim', part='', logdir='$T',
+               models=[dict(path='m', images='i')]), open('$T/inject.json', 'w'))"
 run "$OVTA" sweep --point "$T/pt.json"
 pycheck "--point: one JSON line with the point's cycles" "
 import json, sys
 r = json.loads(sys.argv[1]); ref = json.load(open(sys.argv[2]))['totals']['cycles'] or 0
 print('ok' if $rc == 0 and r['ok'] and r['cycles'] == [ref] and r['total'] == ref else 'rc $rc: %r vs %r' % (r, ref))" "$out" "$T/p_small.json"
 expect_error "--point: bad backend" "$T/bad.json: backend must be tsim or fsim*" "$OVTA" sweep --point "$T/bad.json"
+expect_error "--point: a config path make would expand" "$T/inject.json: name, part and config must be plain*" \
+  "$OVTA" sweep --point "$T/inject.json"
+if [ ! -e "$T/injected" ]; then ok "--point: nothing of the path ran"; else bad "--point: injection" "make ran the path"; fi
 
 finish

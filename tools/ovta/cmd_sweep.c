@@ -315,6 +315,11 @@ static bool str_field(const cJSON *o, const char *k, char *dst, size_t cap) {
   return true;
 }
 
+/* Only characters make takes literally (a path or name goes into make's command line). */
+static bool make_safe(const char *s) {
+  return *s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+-") == strlen(s);
+}
+
 static int point_from_json(const char *text, const char *origin, spoint *p, ovta_error *err) {
   *p = (spoint){0};
   cJSON *o = cJSON_Parse(text);
@@ -328,8 +333,10 @@ static int point_from_json(const char *text, const char *origin, spoint *p, ovta
       rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: bad or missing \"%s\"", origin, keys[k]);
   if (!rc && strcmp(p->backend, "tsim") && strcmp(p->backend, "fsim"))
     rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: backend must be tsim or fsim", origin);
-  if (!rc && (strchr(p->name, '/') || strchr(p->part, '/') || !p->name[0]))
-    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: bad name or part", origin);
+  if (!rc && (strchr(p->name, '/') || strchr(p->part, '/') || !make_safe(p->name) ||
+              (p->part[0] && !make_safe(p->part)) || !make_safe(p->config)))
+    rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: name, part and config must be plain names and paths (A-Z a-z 0-9 / . _ + -)",
+                   origin);
   if (!rc && (!cJSON_IsArray(ms) || cJSON_GetArraySize(ms) < 1 || cJSON_GetArraySize(ms) > SWEEP_MAX_MODELS))
     rc = OVTA_FAIL(err, OVTA_EPARSE, "%s: \"models\" must be 1..%d objects", origin, SWEEP_MAX_MODELS);
   for (const cJSON *m = rc ? NULL : ms->child; m && !rc; m = m->next, p->nmodels++)
