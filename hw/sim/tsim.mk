@@ -66,6 +66,10 @@ tsim-json: $(B)/tsim/$(TSIM_JSON_NAME)/libovta_tsim.so
 $(B)/gen/$(TSIM_JSON_NAME)/ovta_pkg.sv: $(ISAGEN) isa/encoding.json $(TSIM_JSON)
 	@mkdir -p $(dir $@)
 	$(ISAGEN) sv-package isa/encoding.json $(TSIM_JSON) $@
+else
+.PHONY: tsim-json
+tsim-json:
+	@echo "make tsim-json needs TSIM_JSON=FILE (a config file; its base name is its \"name\")" >&2; exit 2
 endif
 .PRECIOUS: $(B)/tsim/%/tsim_cfg.h $(B)/tsim/%-trace/tsim_cfg.h $(B)/gen/%/ovta_pkg.sv
 
