@@ -5,7 +5,7 @@
 #   cpu     graph operators -> loop IR                                     cpu/cpu.h
 #   accel   accelerator planning, schedule, lowering stages               accel/accel.h
 #   exec    the compile pipeline, the executor, plans, profiling data     exec/exec.h
-#   tune    the autotuner: search, trial runner, log (XGBoost)            tune/tune.h
+#   tune    the autotuner and the sweep: search, runners (local, Slurm), log   tune/tune.h
 # A layer's objects see only the headers of the layers it may include (COMPILER_USES_*), so a
 # lower layer including a higher one's header fails to build. Tools, tests and benches see all.
 COMPILER_LAYERS := graph passes lir cpu accel exec tune

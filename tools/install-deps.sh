@@ -4,7 +4,12 @@
 # The ARM cross build (`make cross`, `make test-board-emu`, boards/README.md) needs Debian's cross
 # compilers, qemu-user and libcjson for arm64 and armhf (multiarch: the two foreign architectures
 # are added to dpkg first); tests/boards/test_board_emu.sh in `make test` uses them.
+# Optional groups, named as arguments and installed only then: `slurm` (Debian's slurm-wlm and
+# munge: the one-node test cluster of `make test-slurm`, tests/slurm/cluster.sh).
 set -eu
+if [ "${1:-}" = slurm ]; then
+  pkgs=(slurm-wlm munge)          # slurmctld, slurmd, sbatch/squeue/sacct, munged
+else
 pkgs=(
   gcc g++ make pkg-config          # build
   libcjson-dev                     # JSON configs and graphs
@@ -26,6 +31,7 @@ pkgs=(
   qemu-user                        # make test-board-emu: the cross-built ovta-rt under qemu-aarch64/qemu-arm
   libcjson-dev:arm64 libcjson-dev:armhf  # ovta-rt's one library besides libc, for the boards (multiarch)
 )
+fi
 cross_arches=(arm64 armhf)
 missing=()
 for p in "${pkgs[@]}"; do

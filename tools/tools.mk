@@ -8,7 +8,7 @@ OVTA_TOOL_SRCS := tools/ovta/main.c tools/ovta/common.c tools/ovta/cmd_asm.c too
   tools/ovta/image.c tools/ovta/remote.c
 OVTA_TOOL_DEFS :=
 ifneq ($(and $(filter driver/driver.c,$(LIB_SRCS)),$(filter driver/backend_fsim.c,$(LIB_SRCS)),$(filter hw/sim/fsim.c,$(LIB_SRCS))),)
-OVTA_TOOL_SRCS += tools/ovta/load.c tools/ovta/cmd_tune.c
+OVTA_TOOL_SRCS += tools/ovta/load.c tools/ovta/cmd_tune.c tools/ovta/cmd_sweep.c
 OVTA_TOOL_DEFS += -DOVTA_HAVE_DRIVER
 endif
 # `ovta eval`, `make bench-resnet18`, `make test-ort` and the e2e test: tools/e2e.mk.
@@ -41,6 +41,24 @@ $(B)/tests/cli/test_tune: tests/cli/test_tune.sh $(B)/ovta
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_tune.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
+
+# `ovta sweep`'s fast test: tests/cli/test_sweep.sh (two shipped configs on tsim, their models
+# built here when missing, no synthesis; fsim when tsim cannot be built).
+TESTS += $(B)/tests/cli/test_sweep
+
+$(B)/tests/cli/test_sweep: tests/cli/test_sweep.sh $(B)/ovta | $(B)/tsim/small/libovta_tsim.so $(B)/tsim/default/libovta_tsim.so
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/cli/test_sweep.sh" "%s/$(B)/ovta" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@
+
+# make test-slurm: `ovta sweep --slurm` and `ovta tune --slurm` on a one-node Slurm cluster
+# started on this machine (tests/slurm/cluster.sh; Debian's slurm-wlm and munge, installed here
+# by tools/install-deps.sh slurm), their tables compared with local runs. Not in `make test`.
+.PHONY: test-slurm
+## test-slurm: a one-node Slurm cluster here; a small sweep and a small tune through Slurm give the local tables
+test-slurm: $(B)/ovta $(B)/tsim/small/libovta_tsim.so $(B)/tsim/default/libovta_tsim.so
+	bash tools/install-deps.sh slurm
+	bash tests/slurm/test_slurm.sh $(SRC)/$(B)/ovta
 
 # build/ovta-opt: graph passes on a model file (tools/ovta-opt/main.c); build/ovta-vta: one
 # accelerator operator through the lowering stages (tools/ovta-vta/main.c).

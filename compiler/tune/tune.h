@@ -9,6 +9,10 @@
  *                   processes, a watchdog per trial (runner.c).
  *   3. Search     - per layer: measured trials train the model, the model ranks a random pool,
  *                   the top plus random picks are measured (search.c); the log (log.c).
+ *   4. Runners    - where tasks run: forked local workers (runner.c), Slurm job arrays (slurm.c);
+ *                   the tuner's trials and the sweep's design points both go through them.
+ *   5. Sweep      - `ovta sweep`: hardware configs of a space, each point's cycles and resources,
+ *                   the table and its Pareto front (sweep.c).
  */
 #ifndef OVTA_TUNE_H
 #define OVTA_TUNE_H
@@ -56,12 +60,15 @@ typedef struct tune_result {
 } tune_result;
 
 
+typedef struct tune_slurm tune_slurm;
 /* Where trials run. The local runner forks up to `jobs` workers, each measuring one trial and
  * sending its tune_result over a pipe; a worker past `timeout_s` is killed and its trial failed.
- * A batch scheduler (Slurm) would take the same trials and return the same results. */
+ * With `slurm` the trials go to Slurm as one job array of `ovta tune --measure` (slurm.c). */
 typedef struct tune_runner {
   const char *backend;     /* device backend: "tsim", "fsim" */
   const ovta_config *cfg;  /* the accelerator config */
+  const char *cfgname;     /* its name or path (what a Slurm task's --config gets) */
+  const tune_slurm *slurm; /* NULL: local workers */
   int jobs;                /* worker processes (>= 1) */
   double timeout_s;        /* wall-clock limit of one trial (<= 0: none) */
   uint64_t watchdog_cycles;/* tsim's watchdog (0: its default) */
@@ -69,7 +76,8 @@ typedef struct tune_runner {
 /* Measure one candidate in this process: the layer alone on random data on a fresh device of
  * r's backend, the output checked against vta_reference (a mismatch is an error). */
 int tune_measure(const tune_runner *r, const tune_trial *t, uint64_t *cycles, ovta_error *err);
-/* Run n trials; res[i] is trial i's outcome. Fails only when workers cannot be started. */
+/* Run n trials; res[i] is trial i's outcome. Fails only when workers cannot be started (or
+ * Slurm does not take the job). */
 int tune_run_batch(const tune_runner *r, const tune_trial *t, int n, tune_result *res, ovta_error *err);
 
 /* ---------------------------------------------------------------- 3. Search and log */
@@ -115,5 +123,91 @@ int tune_layer(const ovta_config *cfg, const char *name, const vta_op *op, const
 
 /* A tuning JSON {"ops": {NAME: {t_n.., vthreads}}} of the layers with found[i]. */
 int tune_write_tuning(const char *path, char *const *names, const tune_outcome *res, int n, ovta_error *err);
+
+/* ---------------------------------------------------------------- 4. Runners */
+
+/* A task of the local pool: run task i, its result into out (the pool's `size` bytes, zeroed).
+ * Runs in a forked worker: it may crash or hang; that costs only its task. */
+typedef void (*tune_task_fn)(void *ctx, int i, void *out);
+/* The local pool. */
+typedef struct tune_pool {
+  int jobs;                /* worker processes at once (1..64) */
+  double timeout_s;        /* wall-clock limit of one task (<= 0: none); its process group is killed */
+} tune_pool;
+/* Run tasks 0..n-1, result i at out + i * size; why[i] is "" or why task i has no result (timeout,
+ * a dead worker; its result is then zero). Fails only when workers cannot be started. */
+int tune_pool_run(const tune_pool *p, int n, tune_task_fn fn, void *ctx, void *out, size_t size, char (*why)[200],
+                  ovta_error *err);
+
+/* The Slurm runner: commands submitted as one job array (sbatch), watched (squeue), their stdout
+ * collected from the shared working folder, failed tasks resubmitted, then reported. */
+struct tune_slurm {
+  const char *exe;         /* the ovta binary the tasks run (on a shared path) */
+  const char *workdir;     /* shared working folder: scripts, task outputs and logs */
+  const char *partition;   /* sbatch --partition (NULL: the cluster's default) */
+  const char *extra;       /* more sbatch options, space-separated (NULL: none) */
+  int max_running;         /* array throttle: at most this many tasks at once (0: Slurm's choice) */
+  double timeout_s;        /* a task's --time (rounded up to minutes; <= 0: the partition's) */
+  int retries;             /* resubmissions of failed tasks before they are reported */
+  double poll_s;           /* seconds between squeue polls (<= 0: 2) */
+};
+/* Run the n commands (argvs[i]: NULL-terminated) as Slurm array `name`; outs[i] gets task i's
+ * stdout (malloc'd) or NULL with why[i] saying why (Slurm's state, the task's last stderr line).
+ * Fails when sbatch or squeue cannot be used. */
+int tune_slurm_run(const tune_slurm *s, const char *name, int n, const char *const *const *argvs, char **outs,
+                   char (*why)[200], ovta_error *err);
+/* Run argv (PATH searched), its stdout into *out (malloc'd, NUL-terminated; out NULL: stdout
+ * goes where stderr goes), its stderr appended to errpath (NULL: /dev/null, "-": ours); the exit
+ * status, -1: did not run. */
+int tune_run_capture(char *const *argv, char **out, const char *errpath);
+/* tune_run_batch through r->slurm: each trial's JSON to `ovta tune --measure` on the cluster. */
+int tune_run_batch_slurm(const tune_runner *r, const tune_trial *t, int n, tune_result *res, ovta_error *err);
+
+/* ---------------------------------------------------------------- 5. Sweep */
+
+#define SWEEP_MAX_MODELS 8
+#define SWEEP_MAX_POINTS 4096
+
+/* One design point: a config of the space. */
+typedef struct sweep_point {
+  char name[64];           /* a shipped config's name when equal to it, else sweep-HASH of the values */
+  char cfgpath[1024];      /* its config file (isa/configs/NAME.json, or the sweep's config folder) */
+  char params[256];        /* the varied keys and their values, "KEY=V KEY=V" */
+  ovta_config cfg;         /* the config (valid only when error is "") */
+  char error[200];         /* the config check's error ("": the config is valid) */
+} sweep_point;
+
+/* What a point measured. */
+typedef struct sweep_result {
+  bool ok;                 /* built, every model ran (and synthesized when asked) */
+  char error[200];         /* !ok: why */
+  int nmodels;             /* models run */
+  uint64_t cycles[SWEEP_MAX_MODELS]; /* device cycles of one inference per model (fsim: 0, it counts none) */
+  uint64_t total;          /* their sum */
+  bool synth;              /* resources estimated */
+  int lut, ff, dsp;        /* Yosys synth_xilinx: LUTs (logic + LUT RAM), flip-flops, DSP slices */
+  double bram36;           /* block RAM in 36 Kb equivalents */
+  bool fits;               /* within the part's capacity (synth) */
+} sweep_result;
+
+/* The points of a space JSON {"base": NAME|PATH, "params": {KEY: [V..]}, "configs": [NAME..]}:
+ * the base config with every combination of the params' values (KEY: a config key, or BATCH,
+ * BLOCK (= BLOCK_IN = BLOCK_OUT), given as sizes, not logs), then the whole configs listed. Each
+ * is checked as `ovta config` does; a valid sweep config is written once to cfgdir/NAME.json.
+ * *pts is malloc'd. origin names the space in errors. */
+int sweep_space(const char *json, const char *origin, const char *cfgdir, sweep_point **pts, int *n,
+                ovta_error *err);
+/* A result as one JSON object / back (sweep_result_from_json: an error names the field). */
+char *sweep_result_to_json(const sweep_result *r);
+int sweep_result_from_json(const char *json, sweep_result *r, ovta_error *err);
+/* The Pareto front of n results: front[i] = ok and no other ok point has fewer or equal cycles,
+ * LUT, DSP and BRAM (the resources only when every ok point has them) and fewer of one. */
+void sweep_pareto(const sweep_result *r, int n, bool *front);
+/* The table as CSV and as JSON (models: the model names, the columns of the cycles; index: the
+ * point numbers of the rows, NULL: 0..n-1). */
+int sweep_write_csv(const char *path, const sweep_point *p, const sweep_result *r, const bool *front, int n,
+                    const int *index, char *const *models, int nmodels, ovta_error *err);
+int sweep_write_json(const char *path, const sweep_point *p, const sweep_result *r, const bool *front, int n,
+                     char *const *models, int nmodels, const char *backend, const char *board, ovta_error *err);
 
 #endif

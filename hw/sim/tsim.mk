@@ -55,6 +55,22 @@ $(B)/tsim/%/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv $(B)/tsim/%/tsim
 $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
     $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
 	$(call TSIM_BUILD,$(B)/tsim/$*-trace,$*,--trace-fst,$(VERILATOR_INC)/verilated_fst_c.cpp -lz)
+# make TSIM_JSON=FILE build/tsim/NAME/libovta_tsim.so: the model of a config file outside
+# isa/configs (`ovta sweep`'s points, build/sweep-configs/NAME.json; NAME = the file's base name
+# = its "name"): its package from the file, then the rules above.
+ifneq ($(TSIM_JSON),)
+TSIM_JSON_NAME := $(basename $(notdir $(TSIM_JSON)))
+.PHONY: tsim-json
+## tsim-json TSIM_JSON=FILE: the Verilator model of a config file (build/tsim/NAME/, NAME its base name)
+tsim-json: $(B)/tsim/$(TSIM_JSON_NAME)/libovta_tsim.so
+$(B)/gen/$(TSIM_JSON_NAME)/ovta_pkg.sv: $(ISAGEN) isa/encoding.json $(TSIM_JSON)
+	@mkdir -p $(dir $@)
+	$(ISAGEN) sv-package isa/encoding.json $(TSIM_JSON) $@
+else
+.PHONY: tsim-json
+tsim-json:
+	@echo "make tsim-json needs TSIM_JSON=FILE (a config file; its base name is its \"name\")" >&2; exit 2
+endif
 .PRECIOUS: $(B)/tsim/%/tsim_cfg.h $(B)/tsim/%-trace/tsim_cfg.h $(B)/gen/%/ovta_pkg.sv
 
 # The tsim tests need every config's model: build them (incrementally) before the tests.

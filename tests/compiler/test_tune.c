@@ -2,10 +2,15 @@
  * known function (held-out error far below the variance; its ranking finds the true minimum far
  * more often than chance) deterministically; the schedule space of a ResNet-18 layer holds the
  * planner's choice with the lowest estimate, every candidate plans with its knobs; the log reads
- * back what it wrote and drops a partial last line; a trial reads back from its JSON. */
+ * back what it wrote and drops a partial last line; a trial reads back from its JSON. The sweep
+ * (section 5): a space's points (the product, sizes as logs, a point equal to a shipped config
+ * named after it, the others after their values, invalid ones with the check's error), a result
+ * through its JSON, the Pareto front against a brute-force one on random results. The local
+ * pool (section 4): result order, timeout (with the worker's children), a crashed worker. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "tune.h"
@@ -196,11 +201,165 @@ static void test_trial_json(void **state) {
   free(bad), free(s);
 }
 
+/* The local pool: results in task order from workers finishing in any order; a worker past the
+ * timeout is killed with what it started (its process group: a `sleep` grandchild is gone); a
+ * crashed worker is reported, its result zero. */
+static char pool_pidfile[64];
+static void pool_task(void *ctx, int i, void *out) {
+  (void)ctx;
+  if (i == 1) { /* hangs, with a grandchild that would outlive it */
+    pid_t g = fork();
+    if (g == 0) execlp("sleep", "sleep", "30", (char *)NULL), _exit(127);
+    FILE *f = fopen(pool_pidfile, "w");
+    fprintf(f, "%d\n", (int)g);
+    fclose(f);
+    sleep(30);
+  }
+  if (i == 2) abort();
+  usleep((useconds_t)(5 - i) * 20000); /* later tasks finish first */
+  *(int *)out = 1000 + i;
+}
+
+static bool alive(pid_t p) { /* a running process (not gone, not a zombie) */
+  char path[64], st = 0;
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)p);
+  FILE *f = fopen(path, "r");
+  if (!f) return false;
+  int ok = fscanf(f, "%*d %*s %c", &st);
+  fclose(f);
+  return ok == 1 && st != 'Z';
+}
+
+static void test_pool(void **state) {
+  (void)state;
+  snprintf(pool_pidfile, sizeof pool_pidfile, "/tmp/ovta_pool_%d", (int)getpid());
+  int out[5];
+  char why[5][200];
+  ovta_error err = {0};
+  tune_pool p = {.jobs = 3, .timeout_s = 1.0};
+  assert_int_equal(tune_pool_run(&p, 5, pool_task, NULL, out, sizeof out[0], why, &err), 0);
+  for (int i = 0; i < 5; i++)
+    if (i != 1 && i != 2) assert_true(!why[i][0] && out[i] == 1000 + i);
+  assert_string_equal(why[1], "timeout after 1 s");
+  assert_int_equal(strncmp(why[2], "worker died (signal", 19), 0);
+  assert_true(out[1] == 0 && out[2] == 0);
+  int g = 0;
+  FILE *f = fopen(pool_pidfile, "r");
+  assert_non_null(f);
+  assert_int_equal(fscanf(f, "%d", &g), 1);
+  fclose(f);
+  unlink(pool_pidfile);
+  for (int k = 0; k < 50 && alive((pid_t)g); k++) usleep(20000);
+  assert_false(alive((pid_t)g));
+}
+
+/* The sweep's points of a space: 2 x 2 of the small config, and its errors. */
+static void test_sweep_space(void **state) {
+  (void)state;
+  char dir[] = "/tmp/ovta_sweep_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  sweep_point *p = NULL;
+  int n = 0;
+  ovta_error err = {0};
+  const char *sp = "{\"base\": \"small\", \"params\": {\"BLOCK\": [8, 16], \"CMD_QUEUE_DEPTH\": [4, 64]},"
+                   " \"configs\": [\"default\"]}";
+  assert_int_equal(sweep_space(sp, "s.json", dir, &p, &n, &err), 0);
+  assert_int_equal(n, 5);
+  static const int blk[] = {3, 3, 4, 4}, cq[] = {4, 64, 4, 64};
+  for (int i = 0; i < 4; i++) {
+    assert_string_equal(p[i].error, "");
+    assert_int_equal(p[i].cfg.log_block, blk[i]);
+    assert_int_equal(p[i].cfg.cmd_queue_depth, cq[i]);
+    assert_int_equal(p[i].cfg.log_inp_buff_size, 10); /* the base's */
+  }
+  assert_string_equal(p[0].params, "BLOCK=8 CMD_QUEUE_DEPTH=4");
+  assert_string_equal(p[0].name, "small");  /* small itself */
+  assert_string_equal(p[4].name, "default");
+  for (int i = 1; i < 4; i++) {
+    assert_int_equal(strncmp(p[i].name, "sweep-", 6), 0);
+    for (int j = 0; j < i; j++) assert_string_not_equal(p[i].name, p[j].name);
+    ovta_config back; /* the written config file is the point's config */
+    assert_int_equal(ovta_config_load(p[i].cfgpath, &back, &err), 0);
+    assert_string_equal(back.name, p[i].name);
+    assert_int_equal(back.log_block, blk[i]);
+    assert_int_equal(back.cmd_queue_depth, cq[i]);
+    unlink(p[i].cfgpath);
+  }
+  free(p);
+  assert_int_equal(sweep_space("{\"params\": {\"LOG_BLOCK\": [9]}}", "s.json", dir, &p, &n, &err), 0);
+  assert_int_equal(n, 1);
+  assert_string_equal(p[0].name, "invalid");
+  assert_non_null(strstr(p[0].error, "LOG_BLOCK"));
+  free(p);
+  assert_int_not_equal(sweep_space("{\"params\": {\"BATCH\": [3]}}", "s.json", dir, &p, &n, &err), 0);
+  assert_string_equal(err.msg, "s.json: params.BATCH: 3 is not a power of two");
+  assert_int_not_equal(sweep_space("{\"params\": {\"FOO\": [3]}}", "s.json", dir, &p, &n, &err), 0);
+  assert_string_equal(err.msg, "s.json: params.FOO: not a config key (see `ovta config --json`)");
+  assert_int_not_equal(sweep_space("{\"params\": {\"LOG_BLOCK\": []}}", "s.json", dir, &p, &n, &err), 0);
+  assert_int_not_equal(sweep_space("{}", "s.json", dir, &p, &n, &err), 0);
+  rmdir(dir);
+}
+
+/* A result through its JSON; a bad one is an error. */
+static void test_sweep_result_json(void **state) {
+  (void)state;
+  sweep_result a = {.ok = true, .nmodels = 2, .cycles = {123456789012ull, 7}, .total = 123456789019ull, .synth = true,
+                    .lut = 35749, .ff = 6117, .dsp = 182, .bram36 = 116.5, .fits = true}, b;
+  ovta_error err = {0};
+  char *s = sweep_result_to_json(&a);
+  assert_int_equal(sweep_result_from_json(s, &b, &err), 0);
+  assert_memory_equal(&a, &b, sizeof a);
+  free(s);
+  sweep_result f = {.error = "timeout after 5 s"};
+  s = sweep_result_to_json(&f);
+  assert_int_equal(sweep_result_from_json(s, &b, &err), 0);
+  assert_memory_equal(&f, &b, sizeof f);
+  free(s);
+  assert_int_not_equal(sweep_result_from_json("{\"ok\": true, \"cycles\": [-1]}", &b, &err), 0);
+  assert_int_not_equal(sweep_result_from_json("{\"cycles\": []}", &b, &err), 0);
+}
+
+/* The front against brute force: random results (ties likely: small values), some failed, with
+ * and without resources; a failed point is never on it, a point with the fewest cycles always. */
+static void test_sweep_pareto(void **state) {
+  (void)state;
+  enum { N = 40 };
+  for (int round = 0; round < 200; round++) {
+    sweep_result r[N] = {0};
+    bool front[N], res = round % 2 == 0;
+    int n = 1 + (int)(uni() * N);
+    for (int i = 0; i < n; i++) {
+      r[i].ok = uni() < 0.85;
+      r[i].total = 1 + (uint64_t)(uni() * 6);
+      r[i].synth = res, r[i].lut = (int)(uni() * 6), r[i].dsp = (int)(uni() * 3), r[i].bram36 = (int)(uni() * 4) / 2.0;
+    }
+    sweep_pareto(r, n, front);
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < n; i++)
+      if (r[i].ok && r[i].total < best) best = r[i].total;
+    for (int i = 0; i < n; i++) {
+      bool dominated = false;
+      for (int j = 0; j < n && r[i].ok; j++) {
+        if (j == i || !r[j].ok) continue;
+        double a[4] = {(double)r[j].total, r[j].lut, r[j].dsp, r[j].bram36};
+        double b[4] = {(double)r[i].total, r[i].lut, r[i].dsp, r[i].bram36};
+        int k = res ? 4 : 1, le = 0, lt = 0;
+        for (int m = 0; m < k; m++) le += a[m] <= b[m], lt += a[m] < b[m];
+        if (le == k && lt) dominated = true;
+      }
+      assert_int_equal(front[i], r[i].ok && !dominated);
+      if (r[i].ok && r[i].total == best && !res) assert_true(front[i]);
+    }
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_learns), cmocka_unit_test(test_model_ranks), cmocka_unit_test(test_model_errors),
       cmocka_unit_test(test_space),        cmocka_unit_test(test_log_roundtrip),
-      cmocka_unit_test(test_trial_json),
+      cmocka_unit_test(test_trial_json),   cmocka_unit_test(test_sweep_space),
+      cmocka_unit_test(test_pool),
+      cmocka_unit_test(test_sweep_result_json), cmocka_unit_test(test_sweep_pareto),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

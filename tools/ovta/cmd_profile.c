@@ -425,42 +425,6 @@ static int write_trace(const char *raw, const char *out, const ovta_profile *p, 
 
 /* ---------------------------------------------------------------- 5. Plots */
 
-/* Run gnuplot with -e DEFS SCRIPT; 0 when it exits 0. */
-static int run_gnuplot(const char *defs, const char *script, ovta_error *err) {
-  pid_t pid = fork();
-  if (pid < 0) return OVTA_FAIL(err, OVTA_EIO, "fork: %s", strerror(errno));
-  if (pid == 0) {
-    execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
-    _exit(127);
-  }
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "--plots needs gnuplot (Debian: apt-get install gnuplot-nox)");
-  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return OVTA_FAIL(err, OVTA_EIO, "gnuplot %s failed (status %d)", script, st);
-  return 0;
-}
-
-/* The gnuplot terminal: pngcairo when gnuplot has it, else png, else svg. */
-static const char *plot_terminal(void) {
-  static char term[16];
-  if (term[0]) return term;
-  snprintf(term, sizeof term, "svg");
-  FILE *f = popen("gnuplot -e 'set terminal' 2>&1", "r");
-  if (!f) return term;
-  char line[256];
-  bool cairo = false, png = false;
-  while (fgets(line, sizeof line, f)) {
-    char w[64];
-    if (sscanf(line, " %63s", w) == 1) cairo |= !strcmp(w, "pngcairo"), png |= !strcmp(w, "png");
-  }
-  pclose(f);
-  if (cairo) snprintf(term, sizeof term, "pngcairo");
-  else if (png) snprintf(term, sizeof term, "png");
-  return term;
-}
-
 static int write_plots(const char *dir, const ovta_profile *p, ovta_error *err) {
   if (!p->total.has_cycles)
     return OVTA_FAIL(err, OVTA_EINVAL, "--plots needs accelerator cycles: use --backend tsim");
@@ -491,7 +455,7 @@ static int write_plots(const char *dir, const ovta_profile *p, ovta_error *err) 
   }
   if (fclose(f) != 0) return OVTA_FAIL(err, OVTA_EIO, "--plots %s: write failed", path);
   if (k == 0) return OVTA_FAIL(err, OVTA_EINVAL, "--plots: no accelerator layer with cycles");
-  const char *term = plot_terminal();
+  const char *term = tool_plot_terminal();
   const char *ext = strcmp(term, "svg") ? "png" : "svg";
   static const char *const scripts[2] = {"roofline", "utilization"};
   for (int s = 0; s < 2; s++) {
@@ -501,7 +465,7 @@ static int write_plots(const char *dir, const ovta_profile *p, ovta_error *err) 
     snprintf(defs, sizeof defs,
              "datafile='%s/layers.dat'; outfile='%s/%s.%s'; term='%s'; peak=%lld; bus=%d; cfgname='%s'; nlayers=%d",
              dir, dir, scripts[s], ext, term, (long long)p->peak_macs_per_cycle, p->bus_bytes_per_cycle, p->cfg.name, k);
-    int rc = run_gnuplot(defs, script, err);
+    int rc = tool_gnuplot(defs, script, err);
     if (rc) return rc;
     snprintf(path, sizeof path, "%s/%s.%s", dir, scripts[s], ext);
     struct stat st;

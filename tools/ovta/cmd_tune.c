@@ -22,6 +22,7 @@
 static const char *const usage =
     "usage: ovta tune MODEL [--calib C.npy] [--config NAME] [--backend tsim|fsim] [--trials N] [--jobs N]\n"
     "                 [--seed S] [--timeout SEC] [--watchdog CYCLES] [--layers A,B] [--log FILE] -o TUNING.json\n"
+    "                 [--slurm [--partition P] [--sbatch OPTS] [--retries N] [--workdir DIR]]\n"
     "       ovta tune --measure TRIAL.json [--config NAME] [--backend tsim|fsim] [--watchdog CYCLES]\n"
     "\n"
     "Search the tiling knobs (t_n t_oc t_ic t_h t_w, virtual threads) of each accelerator conv/dense\n"
@@ -43,6 +44,13 @@ static const char *const usage =
     "  --layers A,B      only these layers (node names)\n"
     "  --log FILE        the trial log (default TUNING.json.log)\n"
     "  -o TUNING.json    the tuning file\n"
+    "  --slurm           run each batch of trials as a Slurm job array of `ovta tune --measure`\n"
+    "                    (sbatch, watched with squeue; the working folder must be shared with the\n"
+    "                    nodes); the same trials and results as local workers\n"
+    "  --partition P     Slurm partition (default: the cluster's)\n"
+    "  --sbatch OPTS     more sbatch options, space-separated\n"
+    "  --retries N       resubmit a failed Slurm task N times (default 1)\n"
+    "  --workdir DIR     Slurm working folder (default TUNING.json.slurm)\n"
     "  --measure TRIAL   measure one trial in this process, the worker side of a batch-scheduler\n"
     "                    runner: TRIAL is a JSON object {\"op\": {..every field of the layer..},\n"
     "                    \"knobs\": {..}} (tune_trial_to_json); prints {\"cycles\": C} or {\"error\": WHY}\n";
@@ -50,30 +58,28 @@ static const char *const usage =
 typedef struct topts {
   const char *model, *calib, *cfgname, *backend, *layers, *log, *out;
   const char *measure;     /* --measure TRIAL.json: the worker mode */
-  int64_t trials, jobs, seed, watchdog;
+  const char *partition, *sbatch, *workdir; /* --slurm's options */
+  bool slurm;              /* --slurm: trials as Slurm job arrays */
+  int64_t trials, jobs, seed, watchdog, retries;
   double timeout_s;
 } topts;
 
 /* One option at argv[*i]; 2 on a usage error. */
 static int parse_opt(int argc, char **argv, int *i, topts *o) {
   const char *v;
-  int64_t *num[] = {&o->trials, &o->jobs, &o->seed, &o->watchdog};
-  static const char *const nname[] = {"--trials", "--jobs", "--seed", "--watchdog"};
-  static const int64_t lo[] = {1, 1, 0, 1}, hi[] = {1000000, 64, INT64_MAX, INT64_MAX};
-  for (int k = 0; k < 4; k++)
-    if (tool_opt(argc, argv, i, nname[k], &v)) {
-      if (!v || !tool_number(v, lo[k], hi[k], num[k])) return tool_usage("tune", "%s needs a number", nname[k]);
-      return 0;
-    }
-  const char **str[] = {&o->calib, &o->cfgname, &o->backend, &o->layers, &o->log, &o->out, &o->out, &o->measure};
-  static const char *const sname[] = {"--calib", "--config", "--backend", "--layers", "--log", "-o", "--output",
-                                      "--measure"};
-  for (int k = 0; k < 8; k++)
-    if (tool_opt(argc, argv, i, sname[k], &v)) {
-      if (!v) return tool_usage("tune", "%s needs a value", sname[k]);
-      *str[k] = v;
-      return 0;
-    }
+  const tool_numopt nums[] = {{"--trials", 1, 1000000, &o->trials}, {"--jobs", 1, 64, &o->jobs},
+                              {"--seed", 0, INT64_MAX, &o->seed},    {"--watchdog", 1, INT64_MAX, &o->watchdog},
+                              {"--retries", 0, 100, &o->retries}};
+  const tool_stropt strs[] = {{"--calib", &o->calib},     {"--config", &o->cfgname},   {"--backend", &o->backend},
+                              {"--layers", &o->layers},   {"--log", &o->log},          {"-o", &o->out},
+                              {"--output", &o->out},      {"--measure", &o->measure},  {"--partition", &o->partition},
+                              {"--sbatch", &o->sbatch},   {"--workdir", &o->workdir}};
+  if (!strcmp(argv[*i], "--slurm")) {
+    o->slurm = true;
+    return 0;
+  }
+  int t = tool_opt_table(argc, argv, i, "tune", nums, 5, strs, 11);
+  if (t) return t == 1 ? 0 : t;
   if (tool_opt(argc, argv, i, "--timeout", &v)) {
     char *end;
     o->timeout_s = v ? strtod(v, &end) : 0;
@@ -88,7 +94,7 @@ static int parse_opt(int argc, char **argv, int *i, topts *o) {
 
 /* -1: help printed; 2: usage error. */
 static int parse_args(int argc, char **argv, topts *o) {
-  *o = (topts){.backend = "tsim", .trials = 32, .jobs = 1, .seed = 1, .timeout_s = 600};
+  *o = (topts){.backend = "tsim", .trials = 32, .jobs = 1, .seed = 1, .timeout_s = 600, .retries = 1};
   for (int i = 1; i < argc; i++) {
     if (tool_is_help(argv[i])) {
       fputs(usage, stdout);
@@ -101,6 +107,8 @@ static int parse_args(int argc, char **argv, topts *o) {
   if (o->measure) return 0;
   if (!o->model) return tool_usage("tune", "no model given");
   if (!o->out) return tool_usage("tune", "no tuning file given (-o TUNING.json)");
+  if (!o->slurm && (o->partition || o->sbatch || o->workdir))
+    return tool_usage("tune", "--partition, --sbatch and --workdir need --slurm");
   if (strcmp(o->backend, "tsim") && strcmp(o->backend, "fsim"))
     return tool_usage("tune", "--backend must be tsim or fsim, not '%s'", o->backend);
   return 0;
@@ -174,7 +182,13 @@ static int tune_all(const topts *o, const ovta_config *cfg, const layers *L, tun
   if (f && ftell(f) != end && ftruncate(fileno(f), end)) /* a killed run's partial last line */
     rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot truncate its partial last line", logpath);
   if (!rc && !f) rc = OVTA_FAIL(err, OVTA_EIO, "%s: cannot append", logpath);
-  tune_runner run = {.backend = o->backend, .cfg = cfg, .jobs = (int)o->jobs, .timeout_s = o->timeout_s,
+  char wd[4200];
+  snprintf(wd, sizeof wd, o->workdir ? "%s" : "%s.slurm", o->workdir ? o->workdir : o->out);
+  tune_slurm slurm = {.exe = tool_self_exe(), .workdir = wd, .partition = o->partition, .extra = o->sbatch,
+                      .max_running = o->jobs > 1 ? (int)o->jobs : 0, .timeout_s = o->timeout_s,
+                      .retries = (int)o->retries};
+  tune_runner run = {.backend = o->backend, .cfg = cfg, .cfgname = tool_config_name(o->cfgname),
+                     .slurm = o->slurm ? &slurm : NULL, .jobs = (int)o->jobs, .timeout_s = o->timeout_s,
                      .watchdog_cycles = (uint64_t)o->watchdog};
   prog pg = {.nlayers = L->n};
   tune_opts to = {.runner = &run, .trials = (int)o->trials, .seed = (uint64_t)o->seed, .log = f,

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int tool_fail(const char *fmt, ...) {
   char msg[1024];
@@ -48,6 +50,36 @@ bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val)
     *val = *i + 1 < argc ? argv[++*i] : NULL;
   }
   return true;
+}
+
+const char *tool_self_exe(void) {
+  static char self[4096];
+  if (!self[0]) {
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) self[n] = 0;
+    else snprintf(self, sizeof self, "ovta");
+    size_t len = strlen(self); /* the binary was replaced while running (a rebuild): its path */
+    if (len > 10 && !strcmp(self + len - 10, " (deleted)")) self[len - 10] = 0;
+  }
+  return self;
+}
+
+int tool_opt_table(int argc, char **argv, int *i, const char *cmd, const tool_numopt *nums, int nn,
+                   const tool_stropt *strs, int ns) {
+  const char *v;
+  for (int k = 0; k < nn; k++)
+    if (tool_opt(argc, argv, i, nums[k].name, &v)) {
+      if (!v || !tool_number(v, nums[k].lo, nums[k].hi, nums[k].dst))
+        return tool_usage(cmd, "%s needs a number", nums[k].name);
+      return 1;
+    }
+  for (int k = 0; k < ns; k++)
+    if (tool_opt(argc, argv, i, strs[k].name, &v)) {
+      if (!v) return tool_usage(cmd, "%s needs a value", strs[k].name);
+      *strs[k].dst = v;
+      return 1;
+    }
+  return 0;
 }
 
 bool tool_number(const char *s, int64_t min, int64_t max, int64_t *out) {
@@ -144,3 +176,42 @@ int tool_read_program(const char *path, tool_input how, const char *cfg_opt, ovt
   }
   return 0;
 }
+
+/* ---------------------------------------------------------------- Plots (gnuplot) */
+
+/* Run gnuplot with -e DEFS SCRIPT; 0 when it exits 0. */
+int tool_gnuplot(const char *defs, const char *script, ovta_error *err) {
+  pid_t pid = fork();
+  if (pid < 0) return OVTA_FAIL(err, OVTA_EIO, "fork: %s", strerror(errno));
+  if (pid == 0) {
+    execlp("gnuplot", "gnuplot", "-e", defs, script, (char *)NULL);
+    _exit(127);
+  }
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "plots need gnuplot (Debian: apt-get install gnuplot-nox)");
+  if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) return OVTA_FAIL(err, OVTA_EIO, "gnuplot %s failed (status %d)", script, st);
+  return 0;
+}
+
+/* The gnuplot terminal: pngcairo when gnuplot has it, else png, else svg. */
+const char *tool_plot_terminal(void) {
+  static char term[16];
+  if (term[0]) return term;
+  snprintf(term, sizeof term, "svg");
+  FILE *f = popen("gnuplot -e 'set terminal' 2>&1", "r");
+  if (!f) return term;
+  char line[256];
+  bool cairo = false, png = false;
+  while (fgets(line, sizeof line, f)) {
+    char w[64];
+    if (sscanf(line, " %63s", w) == 1) cairo |= !strcmp(w, "pngcairo"), png |= !strcmp(w, "png");
+  }
+  pclose(f);
+  if (cairo) snprintf(term, sizeof term, "pngcairo");
+  else if (png) snprintf(term, sizeof term, "png");
+  return term;
+}
+

@@ -16,6 +16,7 @@ static const ovta_cmd cmds[] = {
     {"profile", ovta_cmd_profile, "one inference with a per-layer profile: cycles, MACs, utilization, bytes; trace, plots"},
     {"bench", ovta_cmd_bench, "run the standard benchmarks (matmul, layers, simulators, a model) and print JSON"},
     {"tune", ovta_cmd_tune, "search the tiling knobs of each accelerator layer by measuring them (tuning JSON)"},
+    {"sweep", ovta_cmd_sweep, "hardware configs of a space: cycles, Yosys resources, Pareto table and plot"},
 };
 enum { NCMDS = sizeof cmds / sizeof cmds[0] };
 

@@ -37,6 +37,7 @@ int ovta_cmd_eval(int argc, char **argv);    /* cmd_eval.c */
 int ovta_cmd_profile(int argc, char **argv); /* cmd_profile.c */
 int ovta_cmd_bench(int argc, char **argv);   /* cmd_bench.c */
 int ovta_cmd_tune(int argc, char **argv);    /* cmd_tune.c */
+int ovta_cmd_sweep(int argc, char **argv);   /* cmd_sweep.c */
 
 /* ---------------------------------------------------------------- 2. Helpers */
 
@@ -50,6 +51,23 @@ int tool_usage(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 /* Options: is argv[*i] the option `name` ("--x VALUE" or "--x=VALUE")? Then *val gets the
  * value (advancing *i past it), or NULL when the value is missing. Flags: pass val NULL. */
 bool tool_opt(int argc, char **argv, int *i, const char *name, const char **val);
+/* This ovta binary's path (what worker tasks run: /proc/self/exe, also after a rebuild). */
+const char *tool_self_exe(void);
+/* Table-driven options: a number option (its range) and a string option. */
+typedef struct tool_numopt {
+  const char *name;        /* "--jobs" */
+  int64_t lo, hi;          /* its range */
+  int64_t *dst;            /* where the value goes */
+} tool_numopt;
+typedef struct tool_stropt {
+  const char *name;        /* "-o" */
+  const char **dst;        /* where the value goes */
+} tool_stropt;
+/* argv[*i] against the tables (nums: nn, strs: ns; NULL-name-free arrays): 1 when it is one of
+ * them and its value is good, 0 when it is none of them, 2 (a usage error printed for cmd) when
+ * its value is missing or bad. */
+int tool_opt_table(int argc, char **argv, int *i, const char *cmd, const tool_numopt *nums, int nn,
+                   const tool_stropt *strs, int ns);
 /* Is argv[i] "-h" or "--help"? */
 bool tool_is_help(const char *arg);
 /* A number (decimal, 0x hex) in [min, max]. */
@@ -63,6 +81,10 @@ int tool_quantize_accel(struct ovta_graph *g, const char *calib, const struct ov
 
 /* The config to use: --config NAME when given, else $OVTA_CONFIG, else "default". */
 const char *tool_config_name(const char *opt);
+/* Run gnuplot -e DEFS SCRIPT (the scripts of tools/plot/); an error when it is missing or fails. */
+int tool_gnuplot(const char *defs, const char *script, ovta_error *err);
+/* The gnuplot terminal to use: pngcairo when gnuplot has it, else png, else svg. */
+const char *tool_plot_terminal(void);
 
 /* How a program file is read. */
 typedef enum tool_input { TOOL_INPUT_AUTO = 0, TOOL_INPUT_TEXT, TOOL_INPUT_BINARY } tool_input;
