@@ -18,35 +18,10 @@ export OVTA_TSIM_DIR=$B/tsim
 echo "[==========] Running fault and kill tests."
 
 # a program the small config runs for seconds on tsim (long enough to kill it mid-run):
-# GEMMs over 256 micro-ops and 64 outer iterations, then the small gemm of tests/cli/gemm.s's kind
-long_prog() {
-  cat <<'EOF'
-.config small
-.buffer uops 4
-.buffer inp 8
-.buffer wgt 64
-.buffer out 8
-.uops uops
-uop dst_idx=0 src_idx=0 wgt_idx=0
-.int8 inp 1 2 3 4 5 6 7 8
-.int8 wgt+0  1 1 1 1 1 1 1 1  2 2 2 2 2 2 2 2
-.int8 wgt+16 3 3 3 3 3 3 3 3  4 4 4 4 4 4 4 4
-.int8 wgt+32 5 5 5 5 5 5 5 5  6 6 6 6 6 6 6 6
-.int8 wgt+48 7 7 7 7 7 7 7 7  8 8 8 8 8 8 8 8
-LOAD memory_type=UOP dram_base=@uops y_size=1 x_size=1 x_stride=1
-LOAD memory_type=INP dram_base=@inp y_size=1 x_size=1 x_stride=1
-LOAD memory_type=WGT dram_base=@wgt y_size=1 x_size=1 x_stride=1 push_next=1
-EOF
-  for _ in $(seq 80); do echo "GEMM uop_bgn=0 uop_end=1 iter_out=8000 iter_in=8"; done
-  cat <<'EOF'
-GEMM reset=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1
-GEMM pop_prev=1 push_next=1 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1
-STORE memory_type=OUT dram_base=@out y_size=1 x_size=1 x_stride=1 pop_prev=1 push_prev=1
-FINISH pop_next=1
-.dump out 8 int8
-EOF
-}
-long_prog >"$T/long.s"
+# tests/cli/gemm.s with 80 GEMMs of 64,000 micro-ops each (into accumulators it resets later)
+# after its loads
+for _ in $(seq 80); do echo "GEMM uop_bgn=0 uop_end=1 iter_out=8000 iter_in=8"; done >"$T/gemms"
+sed "/^LOAD memory_type=WGT/r $T/gemms" tests/cli/gemm.s >"$T/long.s"
 want='out+0: 36 72 108 -112 -76 -40 -4 32'
 
 # ---- faults from the command line and the environment
