@@ -48,7 +48,7 @@
 enum {
   R_CTRL = 0x00, R_STATUS = 0x04, R_ERR_INDEX = 0x08, R_INSN_ADDR = 0x0C, R_INSN_COUNT = 0x14,
   R_CONFIG_ID = 0x18, R_FINISHES = 0x1C, R_CNT = 0x20, R_RETIRED = 0xC0, R_DBG_LOAD = 0xC4,
-  R_TOKENS = 0xDC, R_CMDQ = 0xE0, R_FETCH = 0xE4, R_ERR_VALUE = 0xE8,
+  R_TOKENS = 0xDC, R_CMDQ = 0xE0, R_FETCH = 0xE4, R_ERR_VALUE = 0xE8, R_AXI = 0xEC,
   R_WINDOW = 0x100, /* bytes of registers the backend touches */
 };
 enum { CNT_CYCLES, CNT_INSNS_LOAD, CNT_INSNS_COMPUTE, CNT_INSNS_STORE, CNT_BYTES_UOP, CNT_BYTES_WGT,
@@ -551,6 +551,12 @@ static void describe(const ovta_board_io *z, char *out, size_t cap) {
         if (w >> b & 1) n += (size_t)snprintf(out + n, cap - n, " %s", qn[u][3 - b]);
     }
   }
+  /* the memory bus (AXI register): a unit waiting on DRAM shows here */
+  uint32_t a = rd(z, R_AXI);
+  if (n < cap)
+    snprintf(out + n, cap - n, "; AXI: %u read bursts in flight%s, %u write responses outstanding%s%s", a & 255,
+             (a >> 8 & 1) ? " (an AR waits for ARREADY)" : "", a >> 16 & 255,
+             (a >> 25 & 1) ? " (an AW waits for AWREADY)" : "", (a >> 26 & 1) ? " (a W beat waits for WREADY)" : "");
 }
 
 static void read_counters(const ovta_board_io *z, ovta_counters *k) {
@@ -618,7 +624,7 @@ int ovta_board_run(ovta_dev *dev, const ovta_board_io *z, uint64_t insn_phys, ui
   }
   int done = poll_ctrl(z, 2, 2, left);
   if (!done) {
-    char d[600];
+    char d[900];
     describe(z, d, sizeof d);
     read_counters(z, &dev->counters);
     wr(z, R_CTRL, 2); /* stop it */
@@ -633,7 +639,7 @@ int ovta_board_run(ovta_dev *dev, const ovta_board_io *z, uint64_t insn_phys, ui
   unsigned code = FIELD(OUTCOME), rule = FIELD(RULE), unit = FIELD(UNIT), resp = FIELD(RESP);
 #undef FIELD
   if (code == OVTA_OUTCOME_OK) return OVTA_OK;
-  char msg[800];
+  char msg[1000];
   rc = board_outcome(z, st, code, rule, unit, resp, idx, stream, insn_count, msg, sizeof msg);
   /* stop whatever is left and leave the device clean for the next run */
   wr(z, R_CTRL, 2);
@@ -660,7 +666,7 @@ static int board_outcome(const ovta_board_io *z, uint32_t st, unsigned code, uns
     }
     return OVTA_EINSN;
   case OVTA_OUTCOME_DEADLOCK: {
-    char d[600];
+    char d[900];
     describe(z, d, sizeof d);
     snprintf(msg, cap, "deadlock: %s", d);
     return OVTA_EDEADLOCK;

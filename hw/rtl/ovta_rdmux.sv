@@ -27,7 +27,8 @@ module ovta_rdmux
   input  wire logic [31:0]           tokens_i,     // TOKENS
   input  wire logic [31:0]           cmdq_i,       // CMDQ
   input  wire logic [2:0]            fetch_i,      // FETCH: stopped on error, quiet, done
-  input  wire logic [31:0]           err_val_i     // ERR_VALUE
+  input  wire logic [31:0]           err_val_i,    // ERR_VALUE
+  input  wire logic [31:0]           axi_i         // AXI
 );
   localparam int unsigned CNT0 = 8;   // word of counter 0, low half
 
@@ -57,6 +58,7 @@ module ovta_rdmux
       10'd56: data_o = cmdq_i;
       10'd57: data_o = {29'd0, fetch_i};
       10'd58: data_o = err_val_i;
+      10'd59: data_o = axi_i;
       default: begin
         // counters: words CNT0 + 2c (low), CNT0 + 2c + 1 (high)
         if (32'(addr_i) >= CNT0 && 32'(addr_i) < CNT0 + 2 * NCNT)

@@ -118,10 +118,11 @@ module ovta_top
   logic [NREQ*AXI_ADDR_BITS-1:0] rq_addr;  // requester r at [A*r +: A]
   logic [NREQ*8-1:0] rq_len;
   logic [BUS_BITS-1:0] rd_data;
+  logic [7:0] rd_inflight;                 // read bursts in flight (AXI register)
   ovta_rd_arb u_arb (
     .clk_i, .rst_ni(unit_rst_n), .req_valid_i(rq_valid), .req_addr_i(rq_addr), .req_len_i(rq_len),
     .req_ready_o(rq_ready), .rd_valid_o(rd_valid), .rd_data_o(rd_data),
-    .rd_ready_i(rd_ready), .arvalid_o(m_arvalid_o), .arready_i(m_arready_i),
+    .rd_ready_i(rd_ready), .inflight_o(rd_inflight), .arvalid_o(m_arvalid_o), .arready_i(m_arready_i),
     .araddr_o(m_araddr_o), .arlen_o(m_arlen_o), .arid_o(m_arid_o), .rvalid_i(m_rvalid_i),
     .rready_o(m_rready_o), .rdata_i(m_rdata_i), .rlast_i(m_rlast_i), .rid_i(m_rid_i));
   assign m_arsize_o = 3'(LOG_BUS_BYTES);
@@ -144,6 +145,7 @@ module ovta_top
   logic [31:0] c_val;
   logic [15:0] b_inp, b_wgt, b_uop, b_acc, b_out;
   logic g_uop, a_uop;
+  logic [15:0] wr_outs;                    // write responses outstanding (AXI register)
 
   ovta_fetch u_fetch (
     .clk_i, .rst_ni(unit_rst_n), .start_i(run_start), .stop_i(uerr[3:1] != '0),
@@ -208,7 +210,7 @@ module ovta_top
     .s2c_room_i(t_room[3]), .s2c_push_o(t_push[3]),
     .out_re_o(out_re), .out_raddr_o(out_ra), .out_rdata_i(out_rd),
     .retire_o(retire[2]), .busy_o(busy[2]), .stall_o(stall[2]), .quiet_o(quiet[3]),
-    .err_o(uerr[3]), .idx_o(m_idx[2]), .dbg_o(d_store), .bytes_o(b_out),
+    .err_o(uerr[3]), .idx_o(m_idx[2]), .dbg_o(d_store), .outs_o(wr_outs), .bytes_o(b_out),
     .awvalid_o(m_awvalid_o), .awready_i(m_awready_i), .awaddr_o(m_awaddr_o), .awlen_o(m_awlen_o),
     .wvalid_o(m_wvalid_o), .wready_i(m_wready_i), .wdata_o(m_wdata_o), .wstrb_o(m_wstrb_o),
     .wlast_o(m_wlast_o),
@@ -279,5 +281,7 @@ module ovta_top
     .dbg_i({32'(d_store), 32'(d_comp), 32'(d_load)}), .idx_i({m_idx[2], m_idx[1], m_idx[0]}),
     .tokens_i({sat8(32'(t_cnt[3])), sat8(32'(t_cnt[2])), sat8(32'(t_cnt[1])), sat8(32'(t_cnt[0]))}),
     .cmdq_i({2'd0, 10'(q_cnt[2]), 10'(q_cnt[1]), 10'(q_cnt[0])}),
-    .fetch_i({f_err, f_quiet, f_done}), .err_val_i(c_val));
+    .fetch_i({f_err, f_quiet, f_done}), .err_val_i(c_val),
+    .axi_i({5'd0, m_wvalid_o && !m_wready_i, m_awvalid_o && !m_awready_i, bus_halt_q, sat8(32'(wr_outs)),
+            7'd0, m_arvalid_o && !m_arready_i, rd_inflight}));
 endmodule
