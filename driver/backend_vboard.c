@@ -222,6 +222,14 @@ static bool board_stale(const char *dir) {
 
 /* Remove the files a board creates in dir (and dir itself when rm_dir). */
 static void remove_board(const char *dir, bool rm_dir) {
+  DIR *d = opendir(dir); /* a lock.PID of a server killed before it renamed it (take_lock) */
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "lock.", 5)) continue;
+    char p[800];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  if (d) closedir(d);
   ovta_vboard tmp;
   memset(&tmp, 0, sizeof tmp);
   snprintf(tmp.dir, sizeof tmp.dir, "%s", dir);
@@ -250,14 +258,25 @@ static void clean_stale(ovta_vboard *v, const char *base) {
   closedir(d);
 }
 
-/* Create DIR/lock and hold it (flock) while the board lives. */
+/* Create DIR/lock and hold it (flock) while the board lives. It is made and locked under
+ * another name and then renamed, so a `lock` another process sees is always locked already. */
 static int take_lock(ovta_vboard *v, ovta_error *err) {
-  char p[700];
+  char p[700], tmp[720];
   snprintf(p, sizeof p, "%s/lock", v->dir);
-  v->lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (v->lock_fd < 0) return OVTA_FAIL(err, OVTA_EIO, "vboard: cannot create %s: %s", p, strerror(errno));
-  if (flock(v->lock_fd, LOCK_EX | LOCK_NB) < 0)
-    return OVTA_FAIL(err, OVTA_EIO, "vboard: %s is in use by another virtual board (its lock %s is held)", v->dir, p);
+  int held = open(p, O_RDWR | O_CLOEXEC);
+  if (held >= 0) {
+    bool busy = flock(held, LOCK_EX | LOCK_NB) < 0;
+    close(held);
+    if (busy)
+      return OVTA_FAIL(err, OVTA_EIO, "vboard: %s is in use by another virtual board (its lock %s is held)", v->dir, p);
+  }
+  snprintf(tmp, sizeof tmp, "%s/lock.%ld", v->dir, (long)getpid());
+  v->lock_fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (v->lock_fd < 0) return OVTA_FAIL(err, OVTA_EIO, "vboard: cannot create %s: %s", tmp, strerror(errno));
+  if (flock(v->lock_fd, LOCK_EX | LOCK_NB) < 0 || rename(tmp, p) < 0) {
+    unlink(tmp);
+    return OVTA_FAIL(err, OVTA_EIO, "vboard: cannot lock %s: %s", p, strerror(errno));
+  }
   return OVTA_OK;
 }
 
