@@ -36,6 +36,8 @@ expect_error "cli: a stall past --timeout gives the diagnosis" \
   "$B/ovta" sim tests/cli/gemm.s --backend tsim --fault stall@2:100000000 --timeout 300
 expect_error "cli: a bad fault spec" "*fault 'rresp@0': bursts are counted from 1*" \
   "$B/ovta" sim tests/cli/gemm.s --backend tsim --fault rresp@0
+expect_error "cli: fsim (no memory bus) refuses --fault" "*only the tsim model's DRAM injects faults*not backend fsim" \
+  "$B/ovta" sim tests/cli/gemm.s --backend fsim --fault rresp@1
 run "$B/ovta" sim tests/cli/gemm.s --backend tsim --fault stall@1:2000
 if [ $rc -eq 0 ] && grep -qF "$want" "$T/out"; then ok "cli: a short stall only delays the run"
 else bad "cli: a short stall only delays the run" "rc $rc"; fi
