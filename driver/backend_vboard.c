@@ -13,7 +13,9 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -35,6 +37,8 @@ struct ovta_vboard {
   bool made_dir;             /* we created it */
   char devpath[2200];        /* device_path for the zynq backend */
   int regs_fd, dma_fd;
+  int lock_fd;               /* DIR/lock, flock'ed while serving */
+  char cleaned[1024];        /* stale board directories removed at start */
   uint32_t *regs;            /* the register window (4 KiB) */
   uint8_t *dma;              /* the DMA region */
   size_t dma_size;
@@ -194,7 +198,86 @@ static void remove_files(ovta_vboard *v) {
   unlink(p);
   snprintf(p, sizeof p, "%s/udmabuf0", v->dir);
   unlink(p);
+  snprintf(p, sizeof p, "%s/lock", v->dir);
+  unlink(p);
   if (v->made_dir) rmdir(v->dir);
+}
+
+/* ---------------------------------------------------------------- stale boards */
+
+/* Is the board directory `dir` stale: its lock file exists and nobody holds it, or it has no
+ * lock file and is older than a minute (a server killed before it made one)? */
+static bool board_stale(const char *dir) {
+  char p[700];
+  snprintf(p, sizeof p, "%s/lock", dir);
+  int fd = open(p, O_RDWR | O_CLOEXEC);
+  if (fd < 0) {
+    struct stat st;
+    return errno == ENOENT && stat(dir, &st) == 0 && time(NULL) - st.st_mtime > 60;
+  }
+  bool free_ = flock(fd, LOCK_EX | LOCK_NB) == 0;
+  close(fd); /* drops the lock again */
+  return free_;
+}
+
+/* Remove the files a board creates in dir (and dir itself when rm_dir). */
+static void remove_board(const char *dir, bool rm_dir) {
+  DIR *d = opendir(dir); /* a lock.PID of a server killed before it renamed it (take_lock) */
+  for (struct dirent *e; d && (e = readdir(d));) {
+    if (strncmp(e->d_name, "lock.", 5)) continue;
+    char p[800];
+    snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+    unlink(p);
+  }
+  if (d) closedir(d);
+  ovta_vboard tmp;
+  memset(&tmp, 0, sizeof tmp);
+  snprintf(tmp.dir, sizeof tmp.dir, "%s", dir);
+  tmp.made_dir = rm_dir;
+  remove_files(&tmp);
+}
+
+static void note_cleaned(ovta_vboard *v, const char *dir) {
+  size_t n = strlen(v->cleaned);
+  snprintf(v->cleaned + n, sizeof v->cleaned - n, "%s%s", n ? " " : "", dir);
+}
+
+/* Remove the stale ovta-vboard-* directories under base. */
+static void clean_stale(ovta_vboard *v, const char *base) {
+  DIR *d = opendir(base);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, "ovta-vboard-", 12)) continue;
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", base, e->d_name);
+    if (!board_stale(dir)) continue;
+    remove_board(dir, true);
+    note_cleaned(v, dir);
+  }
+  closedir(d);
+}
+
+/* Create DIR/lock and hold it (flock) while the board lives. It is made and locked under
+ * another name and then renamed, so a `lock` another process sees is always locked already. */
+static int take_lock(ovta_vboard *v, ovta_error *err) {
+  char p[700], tmp[720];
+  snprintf(p, sizeof p, "%s/lock", v->dir);
+  int held = open(p, O_RDWR | O_CLOEXEC);
+  if (held >= 0) {
+    bool busy = flock(held, LOCK_EX | LOCK_NB) < 0;
+    close(held);
+    if (busy)
+      return OVTA_FAIL(err, OVTA_EIO, "vboard: %s is in use by another virtual board (its lock %s is held)", v->dir, p);
+  }
+  snprintf(tmp, sizeof tmp, "%s/lock.%ld", v->dir, (long)getpid());
+  v->lock_fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (v->lock_fd < 0) return OVTA_FAIL(err, OVTA_EIO, "vboard: cannot create %s: %s", tmp, strerror(errno));
+  if (flock(v->lock_fd, LOCK_EX | LOCK_NB) < 0 || rename(tmp, p) < 0) {
+    unlink(tmp);
+    return OVTA_FAIL(err, OVTA_EIO, "vboard: cannot lock %s: %s", p, strerror(errno));
+  }
+  return OVTA_OK;
 }
 
 static int load_model(ovta_vboard *v, const ovta_config *c, const ovta_vboard_opts *o, ovta_error *err) {
@@ -226,6 +309,8 @@ static int load_model(ovta_vboard *v, const ovta_config *c, const ovta_vboard_op
   to.read_latency = o ? o->dram_latency : 0;
   to.write_latency = o ? o->dram_write_latency : 0;
   to.beats_per_cycle_x16 = o ? o->dram_beats_x16 : 0;
+  int frc = ovta_tsim_faults_parse(o ? o->faults : NULL, to.faults, err);
+  if (frc) return frc;
   char msg[512] = "";
   v->t = create(&d, &to, msg, sizeof msg);
   if (!v->t) return OVTA_FAIL(err, OVTA_EINTERNAL, "vboard: %s", msg);
@@ -238,7 +323,7 @@ int ovta_vboard_start(const ovta_config *cfg, const ovta_vboard_opts *opts, ovta
   if (!cfg) return OVTA_FAIL(err, OVTA_EINVAL, "ovta_vboard_start: config is NULL");
   ovta_vboard *v = calloc(1, sizeof *v);
   if (!v) return OVTA_FAIL(err, OVTA_ENOMEM, "vboard: out of host memory");
-  v->regs_fd = v->dma_fd = -1;
+  v->regs_fd = v->dma_fd = v->lock_fd = -1;
   v->dma_size = opts && opts->dma_bytes ? opts->dma_bytes : (64u << 20);
   v->dma_size = (v->dma_size + 4095) & ~(size_t)4095;
   int rc = OVTA_OK;
@@ -247,16 +332,29 @@ int ovta_vboard_start(const ovta_config *cfg, const ovta_vboard_opts *opts, ovta
                    v->dma_size, (unsigned long long)OVTA_VBOARD_DMA_PHYS, cfg->axi_addr_bits);
   if (!rc && opts && opts->dir && *opts->dir) {
     snprintf(v->dir, sizeof v->dir, "%s", opts->dir);
-    if (mkdir(v->dir, 0700) == 0) v->made_dir = true;
-    else if (errno != EEXIST) rc = OVTA_FAIL(err, OVTA_EIO, "vboard: cannot create %s: %s", v->dir, strerror(errno));
+    if (mkdir(v->dir, 0700) == 0) {
+      v->made_dir = true;
+    } else if (errno != EEXIST) {
+      rc = OVTA_FAIL(err, OVTA_EIO, "vboard: cannot create %s: %s", v->dir, strerror(errno));
+    } else {
+      char lp[700];
+      struct stat st;
+      snprintf(lp, sizeof lp, "%s/lock", v->dir);
+      if (stat(lp, &st) == 0 && board_stale(v->dir)) { /* a killed server's files: clean them */
+        remove_board(v->dir, false);
+        note_cleaned(v, v->dir);
+      }
+    }
   } else if (!rc) {
     const char *base = getenv("OVTA_VBOARD_DIR");
     struct stat st;
     if (!base || !*base) base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) ? "/dev/shm" : "/tmp";
+    clean_stale(v, base);
     snprintf(v->dir, sizeof v->dir, "%s/ovta-vboard-XXXXXX", base);
     if (mkdtemp(v->dir)) v->made_dir = true;
     else rc = OVTA_FAIL(err, OVTA_EIO, "vboard: cannot create a directory in %s: %s", base, strerror(errno));
   }
+  if (!rc) rc = take_lock(v, err);
   char p[700], text[64];
   if (!rc) {
     snprintf(p, sizeof p, "%s/regs", v->dir);
@@ -301,6 +399,7 @@ int ovta_vboard_start(const ovta_config *cfg, const ovta_vboard_opts *opts, ovta
 }
 
 const char *ovta_vboard_dir(const ovta_vboard *vb) { return vb ? vb->dir : NULL; }
+const char *ovta_vboard_cleaned(const ovta_vboard *vb) { return vb ? vb->cleaned : ""; }
 const char *ovta_vboard_device_path(const ovta_vboard *vb) { return vb ? vb->devpath : NULL; }
 
 void ovta_vboard_stats(const ovta_vboard *vb, uint64_t *reg_writes, uint64_t *runs) {
@@ -321,6 +420,7 @@ void ovta_vboard_stop(ovta_vboard *v) {
   if (v->regs_fd >= 0) close(v->regs_fd);
   if (v->dma_fd >= 0) close(v->dma_fd);
   if (v->dir[0]) remove_files(v);
+  if (v->lock_fd >= 0) close(v->lock_fd); /* after the files are gone: no one can take it over */
   free(v);
 }
 
@@ -350,6 +450,7 @@ static int vb_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) {
   vo.dram_latency = opts->dram_latency;
   vo.dram_write_latency = opts->dram_write_latency;
   vo.dram_beats_x16 = opts->dram_beats_x16;
+  vo.faults = ovta_tsim_faults_spec(opts);
   int rc = ovta_vboard_start(&dev->cfg, &vo, &b->vb, err);
   if (rc) {
     free(b);
@@ -365,6 +466,9 @@ static int vb_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *err) {
   }
   b->zynq = dev->impl;
   dev->impl = b;
+  if (opts->verbose && ovta_vboard_cleaned(b->vb)[0])
+    fprintf(stderr, "vboard: removed stale board directories (their servers are gone): %s\n",
+            ovta_vboard_cleaned(b->vb));
   /* both sides hold descriptors and mappings now: the names can go, so nothing is left behind
      in /dev/shm even when the process dies without closing the device */
   remove_files(b->vb);

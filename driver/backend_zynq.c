@@ -24,7 +24,9 @@
  *
  * A run: soft reset (CTRL = 2, wait until CTRL reads 0), INSN_ADDR, INSN_COUNT, CTRL = 1, poll
  * CTRL for done (spinning briefly, then sleeping), read STATUS / ERR_INDEX / counters. On the
- * wall-time limit the device is soft-reset and the unit states are reported. Before starting, the
+ * wall-time limit the unit states are reported; after any failed run (an invalid instruction, an
+ * AXI error response, a deadlock, the wall-time limit) the device is soft-reset before the error
+ * is returned, so it stops and the next run starts clean. Before starting, the
  * stream's LOAD/STORE rows are checked against the allocated buffers: the hardware itself would
  * read or write any physical address.
  */
@@ -46,7 +48,7 @@
 enum {
   R_CTRL = 0x00, R_STATUS = 0x04, R_ERR_INDEX = 0x08, R_INSN_ADDR = 0x0C, R_INSN_COUNT = 0x14,
   R_CONFIG_ID = 0x18, R_FINISHES = 0x1C, R_CNT = 0x20, R_RETIRED = 0xC0, R_DBG_LOAD = 0xC4,
-  R_TOKENS = 0xDC, R_CMDQ = 0xE0, R_FETCH = 0xE4, R_ERR_VALUE = 0xE8,
+  R_TOKENS = 0xDC, R_CMDQ = 0xE0, R_FETCH = 0xE4, R_ERR_VALUE = 0xE8, R_AXI = 0xEC,
   R_WINDOW = 0x100, /* bytes of registers the backend touches */
 };
 enum { CNT_CYCLES, CNT_INSNS_LOAD, CNT_INSNS_COMPUTE, CNT_INSNS_STORE, CNT_BYTES_UOP, CNT_BYTES_WGT,
@@ -549,6 +551,12 @@ static void describe(const ovta_board_io *z, char *out, size_t cap) {
         if (w >> b & 1) n += (size_t)snprintf(out + n, cap - n, " %s", qn[u][3 - b]);
     }
   }
+  /* the memory bus (AXI register): a unit waiting on DRAM shows here */
+  uint32_t a = rd(z, R_AXI);
+  if (n < cap)
+    snprintf(out + n, cap - n, "; AXI: %u read bursts in flight%s, %u write responses outstanding%s%s", a & 255,
+             (a >> 8 & 1) ? " (an AR waits for ARREADY)" : "", a >> 16 & 255,
+             (a >> 25 & 1) ? " (an AW waits for AWREADY)" : "", (a >> 26 & 1) ? " (a W beat waits for WREADY)" : "");
 }
 
 static void read_counters(const ovta_board_io *z, ovta_counters *k) {
@@ -582,6 +590,10 @@ static const char *rule_name(unsigned r) {
   return r < sizeof n / sizeof n[0] ? n[r] : "unknown rule";
 }
 
+static int board_outcome(const ovta_board_io *z, uint32_t st, unsigned code, unsigned rule, unsigned unit,
+                         unsigned resp, uint32_t idx, const uint8_t *stream, uint32_t insn_count, char *msg,
+                         size_t cap);
+
 int ovta_board_run(ovta_dev *dev, const ovta_board_io *z, uint64_t insn_phys, uint32_t insn_count,
                    uint32_t timeout_ms, ovta_error *err) {
   uint64_t bytes = 16ull * insn_count;
@@ -612,42 +624,66 @@ int ovta_board_run(ovta_dev *dev, const ovta_board_io *z, uint64_t insn_phys, ui
   }
   int done = poll_ctrl(z, 2, 2, left);
   if (!done) {
-    char d[600];
+    char d[900];
     describe(z, d, sizeof d);
     read_counters(z, &dev->counters);
     wr(z, R_CTRL, 2); /* stop it */
     poll_ctrl(z, 7, 0, 1000);
-    return OVTA_FAIL(err, OVTA_ETIMEOUT, "%s: timeout (wall-time limit of %u ms) after %llu cycles: %s",
+    return OVTA_FAIL(err, OVTA_ETIMEOUT, "%s: timeout (wall-time limit of %u ms) after %llu cycles: %s; device reset",
                      z->where, timeout_ms, (unsigned long long)dev->counters.cycles, d);
   }
   read_counters(z, &dev->counters);
   uint32_t st = rd(z, R_STATUS), idx = rd(z, R_ERR_INDEX);
-  unsigned code = st & 15, rule = st >> 4 & 15, unit = st >> 10 & 3;
+  /* field positions and codes: isa/encoding.json "status" */
+#define FIELD(name) (st >> OVTA_STATUS_##name##_LO & ((1u << OVTA_STATUS_##name##_W) - 1))
+  unsigned code = FIELD(OUTCOME), rule = FIELD(RULE), unit = FIELD(UNIT), resp = FIELD(RESP);
+#undef FIELD
+  if (code == OVTA_OUTCOME_OK) return OVTA_OK;
+  char msg[1000];
+  rc = board_outcome(z, st, code, rule, unit, resp, idx, stream, insn_count, msg, sizeof msg);
+  /* stop whatever is left and leave the device clean for the next run */
+  wr(z, R_CTRL, 2);
+  bool reset = poll_ctrl(z, 7, 0, 1000);
+  return OVTA_FAIL(err, rc, "%s: %s%s", z->where, msg, reset ? (code == OVTA_OUTCOME_BUS ? "; device reset" : "")
+                                                             : "; the device does not come out of reset");
+}
+
+/* The message and code of a failed run's outcome (STATUS fields). */
+static int board_outcome(const ovta_board_io *z, uint32_t st, unsigned code, unsigned rule, unsigned unit,
+                         unsigned resp, uint32_t idx, const uint8_t *stream, uint32_t insn_count, char *msg,
+                         size_t cap) {
   static const char *const uname[] = {"fetch", "load", "compute", "store"};
   const char *op = idx < insn_count ? ovta_opcode_name(stream[16ull * idx] & 7) : "?";
   if (!op) op = "?";
   switch (code) {
-  case 0: return OVTA_OK;
-  case 1:
+  case OVTA_OUTCOME_INSN:
     if (rule >= 9 && rule <= 11) {
       static const char *const what[] = {"dst", "src", "wgt"};
-      return OVTA_FAIL(err, OVTA_EINSN, "%s: instruction %u (%s): %s index %u is out of range (detected by compute)",
-                       z->where, idx, op, what[rule - 9], rd(z, R_ERR_VALUE));
+      snprintf(msg, cap, "instruction %u (%s): %s index %u is out of range (detected by compute)", idx, op,
+               what[rule - 9], rd(z, R_ERR_VALUE));
+    } else {
+      snprintf(msg, cap, "instruction %u (%s): invalid (%s; detected by %s)", idx, op, rule_name(rule), uname[unit]);
     }
-    return OVTA_FAIL(err, OVTA_EINSN, "%s: instruction %u (%s): invalid (%s; detected by %s)", z->where, idx, op,
-                     rule_name(rule), uname[unit]);
-  case 2: {
-    char d[600];
+    return OVTA_EINSN;
+  case OVTA_OUTCOME_DEADLOCK: {
+    char d[900];
     describe(z, d, sizeof d);
-    return OVTA_FAIL(err, OVTA_EDEADLOCK, "%s: deadlock: %s", z->where, d);
+    snprintf(msg, cap, "deadlock: %s", d);
+    return OVTA_EDEADLOCK;
   }
-  case 3:
-    return OVTA_FAIL(err, OVTA_EINSN, "%s: all %u instructions retired without a FINISH (no FINISH)", z->where, insn_count);
-  case 4:
-    return OVTA_FAIL(err, OVTA_EINSN, "%s: instruction %u (%s, %s): %s", z->where, idx, op, uname[unit], rule_name(rule));
+  case OVTA_OUTCOME_NO_FINISH:
+    snprintf(msg, cap, "all %u instructions retired without a FINISH (no FINISH)", insn_count);
+    return OVTA_EINSN;
+  case OVTA_OUTCOME_ADDR:
+    snprintf(msg, cap, "instruction %u (%s, %s): %s", idx, op, uname[unit], rule_name(rule));
+    return OVTA_EINSN;
+  case OVTA_OUTCOME_BUS:
+    snprintf(msg, cap, "instruction %u (%s, %s): AXI %s error response %s; the units stopped", idx, op, uname[unit],
+             unit == 3 ? "write" : "read", resp == OVTA_BUS_RESP_DECERR ? "DECERR" : "SLVERR");
+    return OVTA_EIO;
   default:
-    return OVTA_FAIL(err, OVTA_EINTERNAL, "%s: STATUS (0x04) reads 0x%08x: unknown outcome %u", z->where,
-                     st, code);
+    snprintf(msg, cap, "STATUS (0x04) reads 0x%08x: unknown outcome %u", st, code);
+    return OVTA_EINTERNAL;
   }
 }
 

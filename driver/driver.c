@@ -75,6 +75,9 @@ int ovta_dev_open(const char *backend, const ovta_config *cfg, const ovta_dev_op
     }
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "unknown backend '%s' (compiled in: %s)", backend, list);
   }
+  if (opts && opts->faults && *opts->faults && strcmp(be->name, "tsim") && strcmp(be->name, "vboard"))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "faults '%s': only the tsim model's DRAM injects faults (backends tsim, "
+                     "vboard; fsim has no memory bus), not backend %s", opts->faults, be->name);
   if (opts && opts->dram_beats_x16 > 16)
     return OVTA_FAIL(err, OVTA_EINVAL, "DRAM bandwidth %u/16 beats per cycle: at most one beat per cycle (16)",
                      opts->dram_beats_x16);

@@ -81,6 +81,13 @@ const ovta_backend *ovta_backend_find(const char *name);
 
 /* ---------------------------------------------------------------- 4. Helpers */
 
+struct tsim_fault;
+/* Parse a fault spec (hw/sim/README.md, "Faults") into at most TSIM_MAX_FAULTS entries of out
+ * (zeroed first); NULL or "" is no fault. driver/backend_tsim.c; used by the vboard too. */
+int ovta_tsim_faults_parse(const char *spec, struct tsim_fault *out, ovta_error *err);
+/* The fault spec of a device: opts->faults, else $OVTA_TSIM_FAULT, else NULL. */
+const char *ovta_tsim_faults_spec(const ovta_dev_opts *opts);
+
 /* Monotonic wall time in milliseconds. */
 uint64_t ovta_now_ms(void);
 

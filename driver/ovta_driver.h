@@ -39,6 +39,9 @@ typedef struct ovta_dev_opts {
                               (0: 16, one beat per cycle; 8: a beat every other cycle) */
   unsigned verbose;        /* 0 quiet, 1 progress, 2 per-instruction trace on stderr */
   const char *device_path; /* boards: UIO device or register window file (NULL: default) */
+  const char *faults;      /* tsim, vboard: faults the DRAM model injects (hw/sim/README.md,
+                              "Faults": "rresp@3", "bresp@1=decerr", "stall@2:5000000", ...);
+                              NULL: $OVTA_TSIM_FAULT when set, else none */
 } ovta_dev_opts;
 
 /* Open a device. `backend` is a name from ovta_backend_names(); cfg must stay valid. */
@@ -52,8 +55,11 @@ const char *ovta_dev_backend(const ovta_dev *dev);
 
 /* Run insn_count (> 0) instructions at physical address insn_phys; returns when done, on an error
  * (OVTA_EINSN, OVTA_EDEADLOCK, ...: the message names the instruction index and module state),
- * or after timeout_ms of wall time (OVTA_ETIMEOUT; 0: no limit). The device can run again after
- * any error. */
+ * on an AXI error response of the memory bus (OVTA_EIO: "instruction N (OP, unit): AXI read
+ * error response SLVERR ..."), or after timeout_ms of wall time (OVTA_ETIMEOUT; 0: no limit;
+ * the message lists what each unit and queue was doing). After an error the device is
+ * soft-reset before the call returns, and every run starts with a soft reset, so the device can
+ * run again after any error. */
 int ovta_dev_run(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms,
                  ovta_error *err);
 /* Counters of the last run (ovta_counters is defined in ovta_isa.h, "Counters"). */

@@ -6,6 +6,7 @@
  *   regs                    the register window (4 KiB file; stands in for /dev/uio0)
  *   udmabuf0                the DMA region (stands in for /dev/udmabuf0)
  *   sysfs/udmabuf0/         phys_addr, size, sync_* (stand in for /sys/class/u-dma-buf/udmabuf0)
+ *   lock                    held (flock) by the serving process for its whole life
  * and a server thread that watches the register window and drives the model's AXI4-Lite port
  * (tsim_reg_write / tsim_reg_read) and serves the model's DRAM from the DMA region.
  *
@@ -20,6 +21,13 @@
  * runs as its own process too: `build/ovta-vboard --config NAME --dir DIR` (boards/vboard_main.c),
  * after which `ovta ... --backend zynq` with OVTA_ZYNQ_REGS=DIR/regs OVTA_ZYNQ_DMA=DIR/udmabuf0
  * OVTA_ZYNQ_DMA_SYSFS=DIR/sysfs/udmabuf0 talks to it as to a board.
+ *
+ * Stale boards: a server killed with SIGKILL cannot remove its files, but the kernel drops its
+ * lock. ovta_vboard_start removes every board directory (ovta-vboard-*) in its base directory
+ * whose lock nobody holds (and, with opts.dir, that directory's files when unlocked; a locked
+ * one is refused as in use), and lists what it removed in ovta_vboard_cleaned. A client (the
+ * zynq backend) creates no files and holds no locks: killing it leaves nothing behind, and the
+ * next client's run starts with a soft reset.
  */
 #ifndef OVTA_VBOARD_H
 #define OVTA_VBOARD_H
@@ -41,11 +49,14 @@ typedef struct ovta_vboard_opts {
   unsigned dram_write_latency; /* model's DRAM write response latency (0: its default) */
   unsigned dram_beats_x16;     /* model's DRAM bandwidth, beats per cycle x 16 (0: 16) */
   uint64_t watchdog_cycles; /* unused by the server (the driver times out); reserved */
+  const char *faults;     /* faults for the model's DRAM (hw/sim/README.md, "Faults"), NULL: none */
 } ovta_vboard_opts;
 
 /* Create the files, load the model of cfg (as the tsim backend does: $OVTA_TSIM_LIB,
  * $OVTA_TSIM_DIR or build/tsim/CONFIG/libovta_tsim.so) and start serving. */
 int ovta_vboard_start(const ovta_config *cfg, const ovta_vboard_opts *opts, ovta_vboard **out, ovta_error *err);
+/* Stale board directories removed by ovta_vboard_start ("" when none), space-separated. */
+const char *ovta_vboard_cleaned(const ovta_vboard *vb);
 /* The directory of the board's files. */
 const char *ovta_vboard_dir(const ovta_vboard *vb);
 /* A device_path for the zynq backend naming this board's files (regs=...,dma=...,...). */

@@ -26,7 +26,8 @@ typedef enum ovta_rc {
   OVTA_OK = 0,
   OVTA_EINVAL = -1,      /* a bad argument from the caller */
   OVTA_ENOMEM = -2,      /* out of memory (host or simulated DRAM) */
-  OVTA_EIO = -3,         /* a file could not be read or written */
+  OVTA_EIO = -3,         /* a file could not be read or written, or the device's memory bus
+                            answered with an error (AXI SLVERR/DECERR) */
   OVTA_EPARSE = -4,      /* malformed input text or binary */
   OVTA_ECONFIG = -5,     /* a bad hardware config */
   OVTA_EINSN = -6,       /* an invalid instruction */

@@ -1,7 +1,9 @@
 // ovta_ctrl: run control and event counters. A run starts on `start_i` and ends when every
 // instruction retired (success with a FINISH, else "no FINISH"), or when no unit can make
 // progress any more (after an error: the error with the lowest instruction index; otherwise a
-// deadlock). Counters are cleared at the start of a run and count while it runs.
+// deadlock). An AXI error response ends the run in the cycle it is seen (ST_BUS: unit, response
+// and that unit's instruction; the first one wins). Counters are cleared at the start of a run
+// and count while it runs.
 `default_nettype none
 module ovta_ctrl
   import ovta_pkg::*;
@@ -19,6 +21,10 @@ module ovta_ctrl
   input  wire logic [4*32-1:0]       err_idx_i,     // index of the failing instruction, unit u at [32u +: 32]
   input  wire logic [4*4-1:0]        err_rule_i,    // rule_e of the failure, unit u at [4u +: 4]
   input  wire logic                  fetch_done_i,  // fetch dispatched everything
+  input  wire logic                  bus_err_i,     // pulse: an AXI error response (R or B handshake)
+  input  wire logic [1:0]            bus_unit_i,    // its unit (RID, or 3: store for B)
+  input  wire logic [1:0]            bus_resp_i,    // the response (SLVERR, DECERR)
+  input  wire logic [31:0]           bus_idx_i,     // the instruction of that unit
   input  wire logic [2:0]            retire_i,      // pulses: load, compute, store retired one
   input  wire logic                  finish_i,      // pulse: a FINISH retired
   input  wire logic [NCNT*16-1:0]    inc_i,         // counter increments, counter c at [16c +: 16]
@@ -28,6 +34,7 @@ module ovta_ctrl
   output      logic [3:0]            rule_o,        // the rule broken (rule_e; ST_INSN, ST_ADDR)
   output      logic [1:0]            err_unit_o,    // the unit that failed
   output      logic [31:0]           err_idx_o,     // the failing instruction
+  output      logic [1:0]            err_resp_o,    // ST_BUS: the AXI response
   output      logic [31:0]           finishes_o,    // FINISH instructions retired
   output      logic [31:0]           retired_o,     // instructions retired
   output      logic [NCNT*64-1:0]    cnt_o          // the counters, counter c at [64c +: 64]
@@ -61,6 +68,7 @@ module ovta_ctrl
       rule_o <= 4'(RULE_NONE);
       err_unit_o <= '0;
       err_idx_o <= '0;
+      err_resp_o <= '0;
       finishes_o <= '0;
       retired_o <= '0;
       quiet_n_q <= '0;
@@ -71,6 +79,7 @@ module ovta_ctrl
       rule_o <= 4'(RULE_NONE);
       err_unit_o <= '0;
       err_idx_o <= '0;
+      err_resp_o <= '0;
       finishes_o <= '0;
       retired_o <= '0;
       quiet_n_q <= '0;
@@ -78,7 +87,15 @@ module ovta_ctrl
       retired_o <= retired_o + 32'(retire_i[0]) + 32'(retire_i[1]) + 32'(retire_i[2]);
       finishes_o <= finishes_o + 32'(finish_i);
       quiet_n_q <= !quiet_all ? 2'd0 : (quiet_n_q == 2'd2 ? 2'd2 : quiet_n_q + 1'b1);
-      if (end_run) begin
+      if (bus_err_i) begin
+        running_o <= 1'b0;
+        done_o <= 1'b1;
+        status_o <= ST_BUS;
+        rule_o <= 4'(RULE_NONE);
+        err_unit_o <= bus_unit_i;
+        err_idx_o <= bus_idx_i;
+        err_resp_o <= bus_resp_i;
+      end else if (end_run) begin
         running_o <= 1'b0;
         done_o <= 1'b1;
         if (any_err) begin

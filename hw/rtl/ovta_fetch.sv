@@ -28,6 +28,7 @@ module ovta_fetch
   output      logic [31:0]              err_idx_o,
   output      logic                     quiet_o,      // can make no progress by itself
   output      logic                     busy_o,       // cycles with a read outstanding or a dispatch
+  output      logic [31:0]              rx_idx_o,     // index of the next instruction to arrive
   // reads
   output      logic                     req_valid_o,
   output      logic [AXI_ADDR_BITS-1:0] req_addr_o,
@@ -189,6 +190,9 @@ module ovta_fetch
   assign quiet_o = !active_q || (resv_q == BW'(b_cnt) &&
                    (done_o || (b_valid && !bad && full_i[dst])));
   assign busy_o = active_q && !done_o;
+  // instructions received = dispatched + buffered: the beat on the bus carries this one (on a
+  // 256/512-bit bus, whose beat is taken with its last instruction: the beat's last one)
+  assign rx_idx_o = disp_n_q + 32'(b_cnt);
 
   // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
 `ifndef SYNTHESIS

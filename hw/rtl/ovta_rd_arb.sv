@@ -14,6 +14,7 @@ module ovta_rd_arb
   input  wire logic [NREQ*AXI_ADDR_BITS-1:0] req_addr_i, // its byte address (r at [A*r +: A])
   input  wire logic [NREQ*8-1:0]        req_len_i,    // beats - 1 (r at [8r +: 8])
   output      logic [NREQ-1:0]          req_ready_o,  // request taken
+  output      logic [7:0]               inflight_o,   // bursts in flight (AXI register, saturating)
   output      logic [NREQ-1:0]          rd_valid_o,   // a beat for this requester
   output      logic [BUS_BITS-1:0]      rd_data_o,    // the beat (shared)
   input  wire logic [NREQ-1:0]          rd_ready_i,   // requester takes the beat
@@ -84,6 +85,7 @@ module ovta_rd_arb
   end
 
   assign arvalid_o = ar_valid_q;
+  assign inflight_o = 32'(out_q) > 255 ? 8'd255 : 8'(out_q);
   assign araddr_o = ar_addr_q;
   assign arlen_o = ar_len_q;
   assign arid_o = ar_id_q;

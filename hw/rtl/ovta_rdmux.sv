@@ -15,6 +15,7 @@ module ovta_rdmux
   input  wire status_e               status_i,
   input  wire logic [3:0]            rule_i,
   input  wire logic [1:0]            err_unit_i,
+  input  wire logic [1:0]            err_resp_i,   // AXI response of a bus error
   input  wire logic [31:0]           err_idx_i,
   input  wire logic [31:0]           insn_addr_i,
   input  wire logic [31:0]           insn_count_i,
@@ -26,7 +27,8 @@ module ovta_rdmux
   input  wire logic [31:0]           tokens_i,     // TOKENS
   input  wire logic [31:0]           cmdq_i,       // CMDQ
   input  wire logic [2:0]            fetch_i,      // FETCH: stopped on error, quiet, done
-  input  wire logic [31:0]           err_val_i     // ERR_VALUE
+  input  wire logic [31:0]           err_val_i,    // ERR_VALUE
+  input  wire logic [31:0]           axi_i         // AXI
 );
   localparam int unsigned CNT0 = 8;   // word of counter 0, low half
 
@@ -34,7 +36,12 @@ module ovta_rdmux
     data_o = '0;
     unique case (addr_i)
       10'd0: data_o = {29'd0, status_i != ST_OK && done_i, done_i, running_i};
-      10'd1: data_o = {20'd0, err_unit_i, 2'd0, rule_i, 4'(status_i)};
+      10'd1: begin  // STATUS: field positions from isa/encoding.json "status"
+        data_o[STATUS_OUTCOME_LO +: STATUS_OUTCOME_W] = STATUS_OUTCOME_W'(status_i);
+        data_o[STATUS_RULE_LO +: STATUS_RULE_W] = STATUS_RULE_W'(rule_i);
+        data_o[STATUS_UNIT_LO +: STATUS_UNIT_W] = STATUS_UNIT_W'(err_unit_i);
+        data_o[STATUS_RESP_LO +: STATUS_RESP_W] = STATUS_RESP_W'(err_resp_i);
+      end
       10'd2: data_o = err_idx_i;
       10'd3: data_o = insn_addr_i;
       10'd5: data_o = insn_count_i;
@@ -51,6 +58,7 @@ module ovta_rdmux
       10'd56: data_o = cmdq_i;
       10'd57: data_o = {29'd0, fetch_i};
       10'd58: data_o = err_val_i;
+      10'd59: data_o = axi_i;
       default: begin
         // counters: words CNT0 + 2c (low), CNT0 + 2c + 1 (high)
         if (32'(addr_i) >= CNT0 && 32'(addr_i) < CNT0 + 2 * NCNT)

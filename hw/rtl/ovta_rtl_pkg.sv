@@ -33,13 +33,14 @@ package ovta_rtl_pkg;
   } cmd_t;
   localparam int unsigned CMD_BITS = 32 + INSN_BITS;  // $bits(cmd_t) (Yosys 0.23: no $bits(type))
 
-  // ---- error codes (STATUS register) and rules (ERR_INFO register)
+  // ---- outcome codes (STATUS register; values from isa/encoding.json "status", via ovta_pkg)
   typedef enum logic [3:0] {
-    ST_OK = 4'd0,         // success
-    ST_INSN = 4'd1,       // invalid instruction (static or dynamic rule)
-    ST_DEADLOCK = 4'd2,   // no unit can progress
-    ST_NO_FINISH = 4'd3,  // everything retired without a FINISH
-    ST_ADDR = 4'd4        // a DRAM address beyond the bus, or a misaligned instruction stream
+    ST_OK = 4'(OUTCOME_OK),               // success
+    ST_INSN = 4'(OUTCOME_INSN),           // invalid instruction (static or dynamic rule)
+    ST_DEADLOCK = 4'(OUTCOME_DEADLOCK),   // no unit can progress
+    ST_NO_FINISH = 4'(OUTCOME_NO_FINISH), // everything retired without a FINISH
+    ST_ADDR = 4'(OUTCOME_ADDR),           // a DRAM address beyond the bus, or a misaligned stream
+    ST_BUS = 4'(OUTCOME_BUS)              // an AXI error response (RRESP/BRESP SLVERR or DECERR)
   } status_e;
 
   typedef enum logic [3:0] {

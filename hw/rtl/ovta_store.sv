@@ -31,6 +31,7 @@ module ovta_store
   output      logic                     err_o,
   output      logic [31:0]              idx_o,
   output      dbg_t                     dbg_o,
+  output      logic [15:0]              outs_o,       // write responses outstanding (AXI register)
   output      logic [15:0]              bytes_o,     // DRAM bytes written this cycle
   // AXI4 write channels
   output      logic                     awvalid_o,
@@ -62,6 +63,7 @@ module ovta_store
   logic [8:0] blen_q, blen_d;             // beats of the current burst
   logic [8:0] sent_q, sent_d;             // beats of it sent
   logic [15:0] outs_q;                    // write responses outstanding
+  assign outs_o = outs_q;
   logic [ADDR_W-1:0] row_a, row_end, row_a0, row_e1;
   logic [12:0] to_4k;
   logic [31:0] blen;

@@ -1,7 +1,9 @@
 // ovta_top: the accelerator. Fetch dispatches into three command queues; load, compute and
 // store run them under the dependency-token rule (four token queues); one AXI4 master (reads
 // shared by fetch/load/compute through ovta_rd_arb, writes from store) and one AXI4-Lite
-// control slave (ovta_regs; map in hw/rtl/README.md).
+// control slave (ovta_regs; map in hw/rtl/README.md). An AXI error response (RRESP/BRESP
+// SLVERR or DECERR) ends the run (STATUS outcome BUS) and holds the units in reset until the
+// next soft reset, so nothing more is read or written.
 `default_nettype none
 module ovta_top
   import ovta_pkg::*;
@@ -37,6 +39,7 @@ module ovta_top
   input  wire logic [BUS_BITS-1:0]      m_rdata_i,
   input  wire logic                     m_rlast_i,
   input  wire logic [ID_W-1:0]          m_rid_i,
+  input  wire logic [1:0]               m_rresp_i,
   output      logic                     m_awvalid_o,
   input  wire logic                     m_awready_i,
   output      logic [AXI_ADDR_BITS-1:0] m_awaddr_o,
@@ -49,6 +52,7 @@ module ovta_top
   output      logic [BUS_BYTES-1:0]     m_wstrb_o,
   output      logic                     m_wlast_o,
   input  wire logic                     m_bvalid_i,
+  input  wire logic [1:0]               m_bresp_i,
   output      logic                     m_bready_o
 );
   localparam int unsigned NREGS = 64;
@@ -65,6 +69,9 @@ module ovta_top
     else soft_rst_q <= soft_rst;
   end
   assign core_rst_n = rst_ni && !soft_rst_q;
+  // units: also held in reset after a bus error (bus_halt_q) until the next soft reset
+  logic bus_halt_q, unit_rst_n;
+  assign unit_rst_n = core_rst_n && !bus_halt_q;
 
   ovta_regs #(.NREGS(NREGS)) u_regs (
     .clk_i, .rst_ni, .s_awvalid_i, .s_awready_o, .s_awaddr_i, .s_wvalid_i, .s_wready_o,
@@ -76,7 +83,7 @@ module ovta_top
   logic running, done;
   status_e status;
   logic [3:0] rule;
-  logic [1:0] err_unit;
+  logic [1:0] err_unit, err_resp;
   logic [31:0] err_idx, finishes, retired;
   logic [NCNT*64-1:0] cnt;            // counter c at [64c +: 64]
   logic [NCNT*16-1:0] inc;            // increment of counter c at [16c +: 16]
@@ -111,10 +118,11 @@ module ovta_top
   logic [NREQ*AXI_ADDR_BITS-1:0] rq_addr;  // requester r at [A*r +: A]
   logic [NREQ*8-1:0] rq_len;
   logic [BUS_BITS-1:0] rd_data;
+  logic [7:0] rd_inflight;                 // read bursts in flight (AXI register)
   ovta_rd_arb u_arb (
-    .clk_i, .rst_ni(core_rst_n), .req_valid_i(rq_valid), .req_addr_i(rq_addr), .req_len_i(rq_len),
+    .clk_i, .rst_ni(unit_rst_n), .req_valid_i(rq_valid), .req_addr_i(rq_addr), .req_len_i(rq_len),
     .req_ready_o(rq_ready), .rd_valid_o(rd_valid), .rd_data_o(rd_data),
-    .rd_ready_i(rd_ready), .arvalid_o(m_arvalid_o), .arready_i(m_arready_i),
+    .rd_ready_i(rd_ready), .inflight_o(rd_inflight), .arvalid_o(m_arvalid_o), .arready_i(m_arready_i),
     .araddr_o(m_araddr_o), .arlen_o(m_arlen_o), .arid_o(m_arid_o), .rvalid_i(m_rvalid_i),
     .rready_o(m_rready_o), .rdata_i(m_rdata_i), .rlast_i(m_rlast_i), .rid_i(m_rid_i));
   assign m_arsize_o = 3'(LOG_BUS_BYTES);
@@ -125,7 +133,7 @@ module ovta_top
   // ---------------------------------------------------------------- units
   logic f_done, f_err, f_quiet, f_busy;
   rule_e f_rule;
-  logic [31:0] f_idx;
+  logic [31:0] f_idx, f_rx_idx;
   logic [3:0] quiet, uerr;
   logic [2:0] retire, stall;
   // busy and m_idx are read by the tsim harness for its Chrome trace (hw/sim/tsim/tsim.cpp)
@@ -137,12 +145,13 @@ module ovta_top
   logic [31:0] c_val;
   logic [15:0] b_inp, b_wgt, b_uop, b_acc, b_out;
   logic g_uop, a_uop;
+  logic [15:0] wr_outs;                    // write responses outstanding (AXI register)
 
   ovta_fetch u_fetch (
-    .clk_i, .rst_ni(core_rst_n), .start_i(run_start), .stop_i(uerr[3:1] != '0),
+    .clk_i, .rst_ni(unit_rst_n), .start_i(run_start), .stop_i(uerr[3:1] != '0),
     .insn_addr_i(AXI_ADDR_BITS'(insn_addr)), .insn_count_i(insn_count), .push_o(q_push),
     .cmd_o(q_in), .full_i(q_full), .done_o(f_done), .err_o(f_err), .err_rule_o(f_rule),
-    .err_idx_o(f_idx), .quiet_o(f_quiet), .busy_o(f_busy),
+    .err_idx_o(f_idx), .quiet_o(f_quiet), .busy_o(f_busy), .rx_idx_o(f_rx_idx),
     .req_valid_o(rq_valid[RQ_FETCH]), .req_addr_o(rq_addr[AXI_ADDR_BITS * RQ_FETCH +: AXI_ADDR_BITS]),
     .req_len_o(rq_len[8 * RQ_FETCH +: 8]),
     .req_ready_i(rq_ready[RQ_FETCH]), .rd_valid_i(rd_valid[RQ_FETCH]), .rd_data_i(rd_data),
@@ -155,7 +164,7 @@ module ovta_top
   // verilator lint_on UNUSEDSIGNAL
   logic [WGT_BITS-1:0] ld_data;
   ovta_load u_load (
-    .clk_i, .rst_ni(core_rst_n), .cmd_valid_i(q_valid[DST_LOAD]), .cmd_i(q_head[DST_LOAD]),
+    .clk_i, .rst_ni(unit_rst_n), .cmd_valid_i(q_valid[DST_LOAD]), .cmd_i(q_head[DST_LOAD]),
     .cmd_pop_o(q_pop[DST_LOAD]), .c2l_tok_i(t_tok[1]), .c2l_pop_o(t_pop[1]),
     .l2c_room_i(t_room[0]), .l2c_push_o(t_push[0]), .inp_we_o(inp_we), .wgt_we_o(wgt_we),
     .wr_idx_o(ld_idx), .wr_data_o(ld_data), .retire_o(retire[0]), .busy_o(busy[0]),
@@ -181,7 +190,7 @@ module ovta_top
     .re_i(wgt_re), .raddr_i(wgt_ra), .rdata_o(wgt_rd));
 
   ovta_compute u_compute (
-    .clk_i, .rst_ni(core_rst_n), .cmd_valid_i(q_valid[DST_COMPUTE]), .cmd_i(q_head[DST_COMPUTE]),
+    .clk_i, .rst_ni(unit_rst_n), .cmd_valid_i(q_valid[DST_COMPUTE]), .cmd_i(q_head[DST_COMPUTE]),
     .cmd_pop_o(q_pop[DST_COMPUTE]), .l2c_tok_i(t_tok[0]), .l2c_pop_o(t_pop[0]),
     .s2c_tok_i(t_tok[3]), .s2c_pop_o(t_pop[3]), .c2l_room_i(t_room[1]), .c2l_push_o(t_push[1]),
     .c2s_room_i(t_room[2]), .c2s_push_o(t_push[2]),
@@ -196,12 +205,12 @@ module ovta_top
     .rd_valid_i(rd_valid[RQ_COMPUTE]), .rd_data_i(rd_data), .rd_ready_o(rd_ready[RQ_COMPUTE]));
 
   ovta_store u_store (
-    .clk_i, .rst_ni(core_rst_n), .cmd_valid_i(q_valid[DST_STORE]), .cmd_i(q_head[DST_STORE]),
+    .clk_i, .rst_ni(unit_rst_n), .cmd_valid_i(q_valid[DST_STORE]), .cmd_i(q_head[DST_STORE]),
     .cmd_pop_o(q_pop[DST_STORE]), .c2s_tok_i(t_tok[2]), .c2s_pop_o(t_pop[2]),
     .s2c_room_i(t_room[3]), .s2c_push_o(t_push[3]),
     .out_re_o(out_re), .out_raddr_o(out_ra), .out_rdata_i(out_rd),
     .retire_o(retire[2]), .busy_o(busy[2]), .stall_o(stall[2]), .quiet_o(quiet[3]),
-    .err_o(uerr[3]), .idx_o(m_idx[2]), .dbg_o(d_store), .bytes_o(b_out),
+    .err_o(uerr[3]), .idx_o(m_idx[2]), .dbg_o(d_store), .outs_o(wr_outs), .bytes_o(b_out),
     .awvalid_o(m_awvalid_o), .awready_i(m_awready_i), .awaddr_o(m_awaddr_o), .awlen_o(m_awlen_o),
     .wvalid_o(m_wvalid_o), .wready_i(m_wready_i), .wdata_o(m_wdata_o), .wstrb_o(m_wstrb_o),
     .wlast_o(m_wlast_o),
@@ -209,6 +218,37 @@ module ovta_top
 
   assign quiet[0] = f_quiet;
   assign uerr[0] = f_err;
+
+  // ---------------------------------------------------------------- AXI error responses
+  // An R beat or B response with RRESP/BRESP[1] set (SLVERR, DECERR) taken while running: the
+  // unit is the RID (fetch, load, compute) or store for B; its instruction is the one it
+  // executes (load/compute/store run one at a time and wait for their own bursts: exact) or,
+  // for fetch, the instruction the beat carries.
+  logic r_err, b_err, bus_err;
+  logic [1:0] bus_unit, bus_resp;
+  logic [31:0] bus_idx;
+  assign r_err = m_rvalid_i && m_rready_o && m_rresp_i[1];
+  assign b_err = m_bvalid_i && m_bready_o && m_bresp_i[1];
+  assign bus_err = running && !bus_halt_q && (r_err || b_err);
+  always_comb begin
+    bus_unit = 2'd3;
+    bus_resp = m_bresp_i;
+    bus_idx = m_idx[2];
+    if (r_err) begin  // R first when both happen in one cycle
+      bus_unit = 2'(m_rid_i);
+      bus_resp = m_rresp_i;
+      unique case (m_rid_i)
+        ID_W'(RQ_FETCH): bus_idx = f_rx_idx;
+        ID_W'(RQ_LOAD): bus_idx = m_idx[0];
+        default: bus_idx = m_idx[1];
+      endcase
+    end
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) bus_halt_q <= 1'b0;
+    else if (soft_rst_q) bus_halt_q <= 1'b0;
+    else if (bus_err) bus_halt_q <= 1'b1;
+  end
 
   // ---------------------------------------------------------------- run control, counters
   assign inc = {16'(f_busy), 16'(stall[2]), 16'(stall[1]), 16'(stall[0]), 16'(busy[2]),
@@ -218,8 +258,9 @@ module ovta_top
     .clk_i, .rst_ni(core_rst_n), .start_i(run_start), .insn_count_i(insn_count), .quiet_i(quiet),
     .err_i(uerr), .err_idx_i({m_idx[2], m_idx[1], m_idx[0], f_idx}),
     .err_rule_i({RULE_ADDR, c_rule, RULE_ADDR, f_rule}), .fetch_done_i(f_done),
+    .bus_err_i(bus_err), .bus_unit_i(bus_unit), .bus_resp_i(bus_resp), .bus_idx_i(bus_idx),
     .retire_i(retire), .finish_i(finish), .inc_i(inc), .running_o(running), .done_o(done),
-    .status_o(status), .rule_o(rule), .err_unit_o(err_unit), .err_idx_o(err_idx),
+    .status_o(status), .rule_o(rule), .err_unit_o(err_unit), .err_idx_o(err_idx), .err_resp_o(err_resp),
     .finishes_o(finishes), .retired_o(retired), .cnt_o(cnt));
 
   // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
@@ -235,10 +276,12 @@ module ovta_top
   endfunction
   ovta_rdmux #(.NCNT(NCNT)) u_rdmux (
     .addr_i(reg_addr), .data_o(reg_data), .running_i(running), .done_i(done), .status_i(status),
-    .rule_i(rule), .err_unit_i(err_unit), .err_idx_i(err_idx), .insn_addr_i(insn_addr),
+    .rule_i(rule), .err_unit_i(err_unit), .err_resp_i(err_resp), .err_idx_i(err_idx), .insn_addr_i(insn_addr),
     .insn_count_i(insn_count), .finishes_i(finishes), .cnt_i(cnt), .retired_i(retired),
     .dbg_i({32'(d_store), 32'(d_comp), 32'(d_load)}), .idx_i({m_idx[2], m_idx[1], m_idx[0]}),
     .tokens_i({sat8(32'(t_cnt[3])), sat8(32'(t_cnt[2])), sat8(32'(t_cnt[1])), sat8(32'(t_cnt[0]))}),
     .cmdq_i({2'd0, 10'(q_cnt[2]), 10'(q_cnt[1]), 10'(q_cnt[0])}),
-    .fetch_i({f_err, f_quiet, f_done}), .err_val_i(c_val));
+    .fetch_i({f_err, f_quiet, f_done}), .err_val_i(c_val),
+    .axi_i({5'd0, m_wvalid_o && !m_wready_i, m_awvalid_o && !m_awready_i, bus_halt_q, sat8(32'(wr_outs)),
+            7'd0, m_arvalid_o && !m_arready_i, rd_inflight}));
 endmodule

@@ -21,7 +21,7 @@
 extern "C" {
 #endif
 
-#define TSIM_API_VERSION 2
+#define TSIM_API_VERSION 3
 
 /* ---------------------------------------------------------------- 1. DRAM */
 
@@ -32,6 +32,25 @@ typedef struct tsim_dram {
   int (*inside)(void *ctx, uint64_t phys, uint64_t len);       /* 1: [phys, phys+len) allocated */
   void *(*host)(void *ctx, uint64_t phys, uint64_t len);       /* host pointer, NULL: unmapped */
 } tsim_dram;
+
+/* Fault injection (hw/sim/README.md, "Faults"): the DRAM model answers one burst with an AXI
+ * error response, or holds one read burst back. Bursts are counted per run from 1, reads and
+ * writes apart; a fault fires once in the model's life (at the first run that reaches it), so
+ * the run after it is clean. */
+typedef enum tsim_fault_kind {
+  TSIM_FAULT_NONE = 0,
+  TSIM_FAULT_RRESP,   /* read burst: every beat answered with `resp` */
+  TSIM_FAULT_BRESP,   /* write burst: its B response is `resp` */
+  TSIM_FAULT_RSTALL,  /* read burst: its first beat comes `stall_cycles` later */
+} tsim_fault_kind;
+typedef struct tsim_fault {
+  tsim_fault_kind kind;       /* what */
+  uint64_t nth;               /* the nth burst of its channel in a run (1-based); 0: by address */
+  uint64_t addr, len;         /* nth == 0: the first burst overlapping [addr, addr+len) */
+  unsigned resp;              /* RRESP/BRESP code: 2 SLVERR (0: 2), 3 DECERR */
+  uint64_t stall_cycles;      /* TSIM_FAULT_RSTALL: extra cycles before the first beat */
+} tsim_fault;
+#define TSIM_MAX_FAULTS 4
 
 /* Options; zero fields take the defaults. */
 typedef struct tsim_opts {
@@ -44,6 +63,7 @@ typedef struct tsim_opts {
                                     none: one event per instruction executed by load, compute
                                     and store (start/end cycle, opcode, index), over every run
                                     of the model; completed by tsim_destroy */
+  tsim_fault faults[TSIM_MAX_FAULTS]; /* faults to inject (kind NONE: unused slot) */
 } tsim_opts;
 
 /* ---------------------------------------------------------------- 2. Results */
@@ -56,6 +76,7 @@ typedef enum tsim_status {
   TSIM_EDRAM = 4,       /* a DRAM access outside an allocated buffer (or beyond the bus) */
   TSIM_ETIMEOUT = 5,    /* watchdog or cycle limit: the model hung (states in the message) */
   TSIM_EARG = 6,        /* a bad argument, or a harness problem (trace file) */
+  TSIM_EBUS = 7,        /* an AXI error response (RRESP/BRESP): unit, response, instruction */
 } tsim_status;
 
 /* Counter indices (the hardware counter registers, hw/rtl/README.md). */
@@ -72,6 +93,7 @@ typedef struct tsim_result {
   int64_t insn_index;        /* failing instruction (-1: none / not known) */
   unsigned rule;             /* hardware rule code (hw/rtl/README.md, ERR rules) */
   unsigned unit;             /* failing unit: 0 fetch, 1 load, 2 compute, 3 store */
+  unsigned resp;             /* TSIM_EBUS: the AXI response (2 SLVERR, 3 DECERR) */
   uint64_t counters[TSIM_NCNT]; /* counters of the run */
   uint64_t finishes;         /* FINISH instructions retired */
   uint64_t sim_cycles;       /* clock cycles simulated for the run (including register access) */
@@ -98,7 +120,8 @@ tsim *tsim_create(const tsim_dram *dram, const tsim_opts *opts, char *err, size_
 void tsim_destroy(tsim *t);
 /* Run count instructions at insn_addr (16-byte aligned). max_cycles 0: no limit besides the
  * watchdog; timeout_ms 0: no wall-time limit. The model is soft-reset first (SRAM contents
- * persist). Returns res->status. */
+ * persist; bursts the DRAM model still holds from an earlier run are dropped). Returns
+ * res->status. */
 tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_cycles,
                      uint32_t timeout_ms, tsim_result *res);
 
@@ -109,7 +132,8 @@ typedef void (*tsim_destroy_fn)(tsim *);
 typedef tsim_status (*tsim_run_fn)(tsim *, uint64_t, uint32_t, uint64_t, uint32_t, tsim_result *);
 typedef uint32_t (*tsim_reg_read_fn)(tsim *, uint32_t);
 typedef void (*tsim_reg_write_fn)(tsim *, uint32_t, uint32_t);
-/* AXI4-Lite register access (byte address). */
+/* AXI4-Lite register access (byte address). A write of CTRL with bit 1 (soft reset) also drops
+ * the bursts the DRAM model holds (an interconnect reset along with the core). */
 uint32_t tsim_reg_read(tsim *t, uint32_t addr);
 void tsim_reg_write(tsim *t, uint32_t addr, uint32_t value);
 

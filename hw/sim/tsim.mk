@@ -110,3 +110,13 @@ bench-tsim: $(TSIM_BENCH) $(B)/tsim/$(BENCH_CONFIG)/libovta_tsim.so
 $(TSIM_BENCH): bench/tsim_bench.c $(LIB) $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
+
+# tests/tsim/test_tsim_faults (cmocka) and tests/tsim/test_faults_kill.sh (faults from the command
+# line, SIGKILL of vboard clients and servers): the models, build/ovta and build/ovta-vboard.
+$(B)/tests/tsim/test_tsim_faults: | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+TESTS += $(B)/tests/tsim/test_faults_kill
+$(B)/tests/tsim/test_faults_kill: tests/tsim/test_faults_kill.sh hw/sim/tsim.mk $(B)/ovta $(B)/ovta-vboard \
+    | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/tsim/test_faults_kill.sh" "%s/$(B)" "$$@"\n' "$(SRC)" "$(SRC)" > $@
+	chmod +x $@

@@ -45,6 +45,13 @@ static char members[MAX_MEMBERS][32];
 static bool member_signed[MAX_MEMBERS];
 static int nmembers;
 static int insn_bits, uop_bits;
+/* the STATUS register section: fields (name, lo, width) and two code tables */
+typedef struct status_item {
+  char name[32];
+  int a, b; /* field: lowest bit and width; code: value and unused */
+} status_item;
+static status_item st_fields[8], st_outcome[16], st_resp[4];
+static int nst_fields, nst_outcome, nst_resp;
 
 static _Noreturn void die(const char *fmt, ...) {
   va_list ap;
@@ -107,6 +114,32 @@ static void load_encoding(const char *path) {
     for (cJSON *v = it->child; v; v = v->next) {
       snprintf(d->item[d->n].name, sizeof d->item[0].name, "%s", v->string);
       d->item[d->n++].value = v->valueint;
+    }
+  }
+  cJSON *st = cJSON_GetObjectItem(root, "status");
+  if (!st) die("%s: no \"status\" section", path);
+  const struct {
+    const char *key;
+    status_item *items;
+    int *n, cap;
+    bool pair;
+  } sec[] = {{"fields", st_fields, &nst_fields, 8, true},
+             {"outcome", st_outcome, &nst_outcome, 16, false},
+             {"bus_resp", st_resp, &nst_resp, 4, false}};
+  for (size_t k = 0; k < sizeof sec / sizeof sec[0]; k++) {
+    cJSON *o = cJSON_GetObjectItem(st, sec[k].key);
+    if (!cJSON_IsObject(o)) die("%s: status.%s is not an object", path, sec[k].key);
+    for (cJSON *v = o->child; v; v = v->next) {
+      if (*sec[k].n == sec[k].cap) die("%s: too many status.%s entries", path, sec[k].key);
+      status_item *it = &sec[k].items[(*sec[k].n)++];
+      snprintf(it->name, sizeof it->name, "%s", v->string);
+      if (sec[k].pair) {
+        if (cJSON_GetArraySize(v) != 2) die("%s: status.fields.%s is not [lo, width]", path, v->string);
+        it->a = cJSON_GetArrayItem(v, 0)->valueint;
+        it->b = cJSON_GetArrayItem(v, 1)->valueint;
+      } else {
+        it->a = v->valueint;
+      }
     }
   }
   cJSON *fs = cJSON_GetObjectItem(root, "formats");
@@ -182,6 +215,15 @@ static void c_header(FILE *o) {
     }
     fprintf(o, "};\n\n");
   }
+  fprintf(o, "/* The STATUS register (encoding.json \"status\"): field positions and codes. */\n");
+  for (int i = 0; i < nst_fields; i++) {
+    char up[32];
+    upper(up, st_fields[i].name, sizeof up);
+    fprintf(o, "#define OVTA_STATUS_%s_LO %d\n#define OVTA_STATUS_%s_W %d\n", up, st_fields[i].a, up, st_fields[i].b);
+  }
+  for (int i = 0; i < nst_outcome; i++) fprintf(o, "#define OVTA_OUTCOME_%s %d\n", st_outcome[i].name, st_outcome[i].a);
+  for (int i = 0; i < nst_resp; i++) fprintf(o, "#define OVTA_BUS_RESP_%s %d\n", st_resp[i].name, st_resp[i].a);
+  fprintf(o, "\n");
   fprintf(o, "/* A decoded instruction: the union of every format's fields (a format uses its own). */\n");
   fprintf(o, "typedef struct ovta_insn {\n");
   for (int i = 0; i < nmembers; i++) {
@@ -280,6 +322,17 @@ static void sv_package(FILE *o, const ovta_config *c) {
               j + 1 < enums[i].n ? "," : "");
     fprintf(o, "  } %s_e;\n", enums[i].name);
   }
+  fprintf(o, "\n  // ---- the STATUS register: field positions and codes\n");
+  for (int i = 0; i < nst_fields; i++) {
+    char up[32];
+    upper(up, st_fields[i].name, sizeof up);
+    fprintf(o, "  localparam int unsigned STATUS_%s_LO = %d;\n  localparam int unsigned STATUS_%s_W = %d;\n", up,
+            st_fields[i].a, up, st_fields[i].b);
+  }
+  for (int i = 0; i < nst_outcome; i++)
+    fprintf(o, "  localparam int unsigned OUTCOME_%s = %d;\n", st_outcome[i].name, st_outcome[i].a);
+  for (int i = 0; i < nst_resp; i++)
+    fprintf(o, "  localparam int unsigned BUS_RESP_%s = %d;\n", st_resp[i].name, st_resp[i].a);
   for (int f = 0; f < nformats; f++) {
     const format_def *d = &formats[f];
     int total = strcmp(d->name, "uop") ? insn_bits : uop_bits;

@@ -8,7 +8,8 @@
 static const char *help =
     "usage: ovta sim PROGRAM.s [--backend fsim|tsim] [--config NAME] [--seed N]\n"
     "                [--dump BUFFER[+OFF]:LEN[:hex|int8|int32]]... [--counters json|text|none]\n"
-    "                [--trace out.fst] [--timeout MS] [--dram-latency R[,W]] [--dram-bw B]\n\n"
+    "                [--trace out.fst] [--timeout MS] [--dram-latency R[,W]] [--dram-bw B]\n"
+    "                [--fault SPEC]\n\n"
     "Load a text program (isa/ASM.md) into a device: allocate its buffers through the driver,\n"
     "write their data, resolve dram_base=@BUFFER+N, write the instruction stream; run it; then\n"
     "print every range of the program's .dump directives and of --dump, one line per 16 bytes\n"
@@ -24,7 +25,12 @@ static const char *help =
     "  --dram-latency R[,W]  tsim: DRAM read latency R cycles (AR to first beat, default 32) and\n"
     "                   write response latency W (last W beat to B, default 16)\n"
     "  --dram-bw B      tsim: DRAM bandwidth in bus beats per cycle, 1/16..1 (a fraction N/16 or a\n"
-    "                   decimal: 0.5 = a beat every other cycle; default 1)\n";
+    "                   decimal: 0.5 = a beat every other cycle; default 1)\n"
+    "  --fault SPEC     tsim, vboard: the DRAM model injects faults (hw/sim/README.md, \"Faults\"):\n"
+    "                   rresp@N / bresp@N (the Nth read / write burst of the run answers SLVERR;\n"
+    "                   =decerr for DECERR), stall@N:CYCLES (the Nth read burst is held back),\n"
+    "                   @ADDR+LEN instead of @N: the first burst touching those bytes; comma-\n"
+    "                   separated (default: $OVTA_TSIM_FAULT)\n";
 
 #ifndef OVTA_HAVE_DRIVER
 int ovta_cmd_sim(int argc, char **argv) {
@@ -89,7 +95,7 @@ static int parse_dump(const ovta_program *p, const char *s, ovta_asm_dump *d) {
 
 int ovta_cmd_sim(int argc, char **argv) {
   const char *in = NULL, *cfg = NULL, *backend = "fsim", *seed_s = NULL, *counters = "text", *trace = NULL,
-             *timeout_s = NULL, *lat_s = NULL, *bw_s = NULL;
+             *timeout_s = NULL, *lat_s = NULL, *bw_s = NULL, *fault = NULL;
   const char *dumps[64];
   int n_dumps = 0;
   for (int i = 1; i < argc; i++) {
@@ -109,6 +115,7 @@ int ovta_cmd_sim(int argc, char **argv) {
     OPT("--timeout", timeout_s)
     OPT("--dram-latency", lat_s)
     OPT("--dram-bw", bw_s)
+    OPT("--fault", fault)
 #undef OPT
     if (tool_opt(argc, argv, &i, "--dump", &v)) {
       if (!v) return tool_usage("sim", "--dump needs BUFFER[+OFF]:LEN");
@@ -142,7 +149,7 @@ int ovta_cmd_sim(int argc, char **argv) {
   ovta_error err;
   ovta_dev *dev = NULL;
   ovta_loaded l = {0};
-  ovta_dev_opts opts = {.seed = (uint64_t)seed, .trace_path = trace};
+  ovta_dev_opts opts = {.seed = (uint64_t)seed, .trace_path = trace, .faults = fault};
   if ((lat_s && tool_dram_latency("sim", lat_s, &opts)) || (bw_s && tool_dram_bw("sim", bw_s, &opts))) {
     ovta_program_free(&p);
     return 2;

@@ -39,6 +39,7 @@ module ovta_tsim_top
   input  wire logic [BUS_BITS-1:0]      m_rdata_i,
   input  wire logic                     m_rlast_i,
   input  wire logic [ID_W-1:0]          m_rid_i,
+  input  wire logic [1:0]               m_rresp_i,
   output      logic                     m_awvalid_o,
   input  wire logic                     m_awready_i,
   output      logic [AXI_ADDR_BITS-1:0] m_awaddr_o,
@@ -51,6 +52,7 @@ module ovta_tsim_top
   output      logic [BUS_BYTES-1:0]     m_wstrb_o,
   output      logic                     m_wlast_o,
   input  wire logic                     m_bvalid_i,
+  input  wire logic [1:0]               m_bresp_i,
   output      logic                     m_bready_o
 );
   // handshake inputs (reset) and payloads (no reset)
@@ -61,6 +63,7 @@ module ovta_tsim_top
   logic [BUS_BITS-1:0] rdata_q;
   logic rlast_q;
   logic [ID_W-1:0] rid_q;
+  logic [1:0] rresp_q, bresp_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -81,6 +84,8 @@ module ovta_tsim_top
     rdata_q <= m_rdata_i;
     rlast_q <= m_rlast_i;
     rid_q <= m_rid_i;
+    rresp_q <= m_rresp_i;
+    bresp_q <= m_bresp_i;
   end
 
   ovta_top u_top (
@@ -91,7 +96,8 @@ module ovta_tsim_top
     .s_rready_i(rready_q), .s_rdata_o,
     .m_arvalid_o, .m_arready_i(marready_q), .m_araddr_o, .m_arlen_o, .m_arid_o, .m_arsize_o,
     .m_arburst_o, .m_rvalid_i(mrvalid_q), .m_rready_o, .m_rdata_i(rdata_q), .m_rlast_i(rlast_q),
-    .m_rid_i(rid_q), .m_awvalid_o, .m_awready_i(mawready_q), .m_awaddr_o, .m_awlen_o,
+    .m_rid_i(rid_q), .m_rresp_i(rresp_q), .m_awvalid_o, .m_awready_i(mawready_q), .m_awaddr_o, .m_awlen_o,
     .m_awsize_o, .m_awburst_o, .m_wvalid_o, .m_wready_i(mwready_q), .m_wdata_o, .m_wstrb_o,
-    .m_wlast_o, .m_bvalid_i(mbvalid_q), .m_bready_o);
+    .m_wlast_o, .m_bvalid_i(mbvalid_q), .m_bresp_i(bresp_q),
+    .m_bready_o);
 endmodule

@@ -2,7 +2,8 @@
 //
 // Sections:
 //   1. Model and DRAM state  - the Verilated top, an AXI4 DRAM model (latency, bandwidth,
-//                              bounds checks through the driver's callbacks), an AXI4-Lite master.
+//                              bounds checks through the driver's callbacks, injected faults:
+//                              error responses and stalls, tsim_opts.faults), an AXI4-Lite master.
 //   2. Clocking              - one cycle: handshakes, DRAM model, next inputs, edge.
 //   3. Register access       - AXI4-Lite reads and writes.
 //   4. Runs                  - soft reset, start, poll, watchdog, results and messages.
@@ -80,6 +81,11 @@ struct ReadBurst {
   unsigned done;     // beats delivered
   unsigned id;       // ARID
   uint64_t ready_at; // cycle the first beat may go out
+  unsigned resp;     // RRESP of its beats (0 OKAY; an injected fault: 2 SLVERR, 3 DECERR)
+};
+struct WriteResp {
+  uint64_t due;      // cycle the B response may go out
+  unsigned resp;     // BRESP
 };
 struct WriteBurst {
   uint64_t addr;     // byte address of the first beat
@@ -109,7 +115,11 @@ struct tsim {
   uint64_t cycle = 0;                     // cycles simulated since create
   std::deque<ReadBurst> rq;               // read bursts accepted, in order
   std::deque<WriteBurst> wq;              // write bursts accepted, waiting for W beats
-  std::deque<uint64_t> bq;                // write responses: cycle each is due
+  std::deque<WriteResp> bq;               // write responses, in order
+  // fault injection (tsim_opts.faults)
+  bool fired[TSIM_MAX_FAULTS] = {};       // the fault has fired (once per model)
+  uint64_t n_rd = 0, n_wr = 0;            // read / write bursts of the current run
+  uint64_t inj_addr = 0;                  // the burst of the last injected error response
   unsigned credit = 0;                    // bandwidth credit, 1/16 beats
   Seen seen;                              // AXI inputs the design sees this cycle
   bool beat_valid = false;                // m_rdata_i holds the front read beat
@@ -130,6 +140,28 @@ struct tsim {
 namespace {
 
 // ---------------------------------------------------------------- 2. Clocking
+
+// The fault of `kind` that fires on this burst (n-th of its channel, [addr, addr+len)), or -1.
+int fault_hit(tsim *t, tsim_fault_kind kind, uint64_t n, uint64_t addr, uint64_t len) {
+  for (int i = 0; i < TSIM_MAX_FAULTS; i++) {
+    const tsim_fault &f = t->opts.faults[i];
+    if (f.kind != kind || t->fired[i]) continue;
+    bool hit = f.nth ? f.nth == n : addr < f.addr + f.len && f.addr < addr + len;
+    if (hit) {
+      t->fired[i] = true;
+      return i;
+    }
+  }
+  return -1;
+}
+
+// Drop every burst the DRAM model holds (soft reset, start of a run).
+void drop_bursts(tsim *t) {
+  t->rq.clear();
+  t->wq.clear();
+  t->bq.clear();
+  t->beat_valid = false;
+}
 
 void dump(tsim *t) {
 #ifdef TSIM_TRACE
@@ -207,7 +239,16 @@ void tick(tsim *t) {
       t->fault_addr = araddr;
       t->fault_len = len;
     }
-    t->rq.push_back({araddr, arlen + 1, 0, (unsigned)m->m_arid_o, t->cycle + t->opts.read_latency});
+    ReadBurst rb = {araddr, arlen + 1, 0, (unsigned)m->m_arid_o, t->cycle + t->opts.read_latency, 0};
+    t->n_rd++;
+    int f = fault_hit(t, TSIM_FAULT_RRESP, t->n_rd, araddr, len);
+    if (f >= 0) {
+      rb.resp = t->opts.faults[f].resp;
+      t->inj_addr = araddr;
+    }
+    f = fault_hit(t, TSIM_FAULT_RSTALL, t->n_rd, araddr, len);
+    if (f >= 0) rb.ready_at += t->opts.faults[f].stall_cycles;
+    t->rq.push_back(rb);
   }
   if (r && !t->rq.empty()) {
     t->credit -= 16;
@@ -242,7 +283,14 @@ void tick(tsim *t) {
             if (wb.strb[i]) h[i - lo] = wb.data[i];
         }
       }
-      t->bq.push_back(t->cycle + t->opts.write_latency);
+      WriteResp br = {t->cycle + t->opts.write_latency, 0};
+      t->n_wr++;
+      int f = fault_hit(t, TSIM_FAULT_BRESP, t->n_wr, wb.addr, (uint64_t)wb.beats * BUS_BYTES);
+      if (f >= 0) {
+        br.resp = t->opts.faults[f].resp;
+        t->inj_addr = wb.addr;
+      }
+      t->bq.push_back(br);
       t->wq.pop_front();
     }
   }
@@ -265,13 +313,15 @@ void tick(tsim *t) {
       }
       m->m_rid_i = rb.id;
       m->m_rlast_i = rb.done + 1 == rb.beats;
+      m->m_rresp_i = rb.resp;
     }
   }
   t->beat_valid = nx.rvalid;
   nx.arready = t->rq.size() < 16;
   nx.awready = t->wq.size() < 4;
   nx.wready = !t->wq.empty();
-  nx.bvalid = !t->bq.empty() && t->bq.front() <= t->cycle;
+  nx.bvalid = !t->bq.empty() && t->bq.front().due <= t->cycle;
+  m->m_bresp_i = nx.bvalid ? t->bq.front().resp : 0;
   m->m_rvalid_i = nx.rvalid;
   m->m_arready_i = nx.arready;
   m->m_awready_i = nx.awready;
@@ -338,6 +388,7 @@ void reg_write(tsim *t, uint32_t addr, uint32_t value) {
   }
   m->s_bready_i = 0;
   tick(t);
+  if (addr == R_CTRL && (value & 2)) drop_bursts(t);
 }
 
 uint64_t reg_read64(tsim *t, uint32_t addr) {
@@ -397,6 +448,18 @@ void describe(tsim *t, char *out, size_t cap) {
     }
     if (n >= cap) n = cap - 1;
   }
+  if (n < cap) {
+    n += snprintf(out + n, cap - n, "; AXI: %zu read bursts outstanding", t->rq.size());
+    if (!t->rq.empty() && n < cap) {
+      const ReadBurst &rb = t->rq.front();
+      static const char *const rq_unit[] = {"fetch", "load", "compute", "?"};
+      n += snprintf(out + n, cap - n, " (oldest: %s at 0x%llx, %u of %u beats, %s)", rq_unit[rb.id & 3],
+                    (unsigned long long)rb.addr, rb.done, rb.beats,
+                    rb.ready_at > t->cycle ? "held back by the DRAM" : "delivering");
+    }
+    if (n < cap) snprintf(out + n, cap - n, ", %zu write bursts awaiting data, %zu write responses pending",
+                          t->wq.size(), t->bq.size());
+  }
 }
 
 void read_counters(tsim *t, tsim_result *res) {
@@ -442,6 +505,17 @@ tsim *tsim_create(const tsim_dram *dram, const tsim_opts *opts, char *err, size_
   if (!t->opts.write_latency) t->opts.write_latency = 16;
   if (!t->opts.beats_per_cycle_x16) t->opts.beats_per_cycle_x16 = 16;
   if (!t->opts.watchdog_cycles) t->opts.watchdog_cycles = 1000000;
+  for (tsim_fault &f : t->opts.faults) {
+    if (f.kind == TSIM_FAULT_NONE) continue;
+    if (!f.resp) f.resp = TSIM_BUS_RESP_SLVERR;
+    bool bad_kind = f.kind != TSIM_FAULT_RRESP && f.kind != TSIM_FAULT_BRESP && f.kind != TSIM_FAULT_RSTALL;
+    if (bad_kind || (f.resp != TSIM_BUS_RESP_SLVERR && f.resp != TSIM_BUS_RESP_DECERR) || (!f.nth && !f.len)) {
+      if (err) snprintf(err, err_len, "tsim_create: a fault needs a kind, a burst number or an address range, "
+                        "and response 2 (SLVERR) or 3 (DECERR)");
+      delete t;
+      return nullptr;
+    }
+  }
   if (t->opts.chrome_trace_path) {
     t->chrome = fopen(t->opts.chrome_trace_path, "w");
     if (!t->chrome) {
@@ -515,12 +589,9 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
     return res->status;
   }
   // soft reset: clears queues, FSMs and counters; SRAM contents persist
-  reg_write(t, R_CTRL, 2);
-  t->rq.clear();  // bursts of an earlier, failed run; the ticks below flush the inputs
-  t->wq.clear();
-  t->bq.clear();
-  t->beat_valid = false;
+  reg_write(t, R_CTRL, 2);  // also drops bursts of an earlier, failed run (reg_write)
   t->fault = false;
+  t->n_rd = t->n_wr = 0;
   for (int i = 0; i < 4; i++) tick(t);
   uint64_t c0 = t->cycle;
   reg_write(t, R_INSN_ADDR, (uint32_t)insn_addr);
@@ -587,7 +658,12 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
     }
   }
   uint32_t st = reg_read(t, R_STATUS);
-  unsigned code = st & 15, rule = st >> 4 & 15, unit = st >> 10 & 3;
+  // field positions and codes: isa/encoding.json "status" (TSIM_* from the generated package)
+  auto field = [st](unsigned lo, unsigned w) { return st >> lo & ((1u << w) - 1); };
+  unsigned code = field(TSIM_STATUS_OUTCOME_LO, TSIM_STATUS_OUTCOME_W);
+  unsigned rule = field(TSIM_STATUS_RULE_LO, TSIM_STATUS_RULE_W);
+  unsigned unit = field(TSIM_STATUS_UNIT_LO, TSIM_STATUS_UNIT_W);
+  unsigned resp = field(TSIM_STATUS_RESP_LO, TSIM_STATUS_RESP_W);
   uint32_t idx = reg_read(t, R_ERR_INDEX);
   read_counters(t, res);
   res->rule = rule;
@@ -625,6 +701,16 @@ tsim_status tsim_run(tsim *t, uint64_t insn_addr, uint32_t count, uint64_t max_c
     res->status = TSIM_ENOFINISH;
     msgf(res, "all %u instructions retired without a FINISH (no FINISH)", count);
     break;
+  case TSIM_OUTCOME_BUS: {
+    res->status = TSIM_EBUS;
+    res->insn_index = idx;
+    res->resp = resp;
+    const uint8_t *ip = idx < count ? (const uint8_t *)t->dram.host(t->dram.ctx, insn_addr + 16ull * idx, 16) : nullptr;
+    msgf(res, "instruction %u (%s, %s): AXI %s error response %s (burst at 0x%llx); the units stopped",
+         idx, ip ? OPNAME[ip[0] & 7] : "?", uname[unit], unit == 3 ? "write" : "read",
+         resp == TSIM_BUS_RESP_DECERR ? "DECERR" : "SLVERR", (unsigned long long)t->inj_addr);
+    break;
+  }
   default:
     res->status = TSIM_EDRAM;
     res->insn_index = idx;
