@@ -68,21 +68,16 @@ $(B)/tests/tsim/test_tsim_diff: tests/tsim/test_tsim_diff.c tests/gen/randprog.c
 	$(CC) $(CPPFLAGS) -Itests $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
 	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
 
-# make test-diff-long also runs DIFF_LONG_SEEDS programs per config on fsim against tsim, on
-# the test configs and on alveo-u250 (the 512-bit board config; its model is built only here)
-TSIM_LONG_CONFIGS := small default batch2 wide wide256 alveo-u250
+# make test-diff-long also runs DIFF_LONG_SEEDS programs per config on fsim against tsim (and
+# long-loop and non-hermetic shapes on every fourth seed; tests/gen/diff_long.sh), on the test
+# configs and on alveo-u250 (the 512-bit board config; its model is built only here).
+# TSIM_LONG_CONFIGS="small" to run one config.
+TSIM_LONG_CONFIGS ?= small default batch2 wide wide256 alveo-u250
 .PHONY: test-diff-tsim-long
 test-diff-long: test-diff-tsim-long
-## test-diff-tsim-long [DIFF_LONG_SEEDS=3000]: random programs fsim against tsim on the test configs and alveo-u250
+## test-diff-tsim-long [DIFF_LONG_SEEDS=3000] [DIFF_LONG_JOBS=2] [TSIM_LONG_CONFIGS=...]: random programs fsim against tsim, in parallel
 test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_LONG_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
-	@for c in $(TSIM_LONG_CONFIGS); do \
-	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --backends fsim,tsim \
-	    --fail-dir $(B)/randprog-fail || exit 1; \
-	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$$(($(DIFF_LONG_SEEDS) / 4)) --backends fsim,tsim \
-	    --uops 24 --iters 96 --tiles 3 --fail-dir $(B)/randprog-fail || exit 1; \
-	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$$(($(DIFF_LONG_SEEDS) / 4)) --backends fsim,tsim \
-	    --no-hermetic --fail-dir $(B)/randprog-fail || exit 1; \
-	done
+	@$(DIFF_LONG) --configs "$(TSIM_LONG_CONFIGS)" --backends fsim,tsim --shapes all
 
 # make bench-tsim [BENCH_CONFIG=small]: cycles, GEMM uops per cycle, DMA bytes per cycle (JSON)
 BENCH_CONFIG ?= default
