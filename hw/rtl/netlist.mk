@@ -34,10 +34,12 @@ $(B)/tsim/%-netlist/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
 # The harness's wrapper imports the packages; the design is the netlist's ovta_top. UNOPTFLAT:
 # the netlist's multi-bit wires (a struct, an address register) have bits computed from other
 # bits of the same wire, which Verilator reports as a loop through the wire (a speed note, not
-# a loop: the gates have none, `check -assert` above).
+# a loop: the gates have none, `check -assert` above). The model's C++ (about 50 MB for small)
+# is compiled at -O1 (-O0 for the run-once code): at -O2 it took over an hour on the shared
+# machine, at -O1 about a tenth of gcc's CPU time.
 $(B)/tsim/%-netlist/libovta_tsim.so: $(B)/netlist/%/netlist.v $(B)/tsim/%-netlist/tsim_cfg.h \
     hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
-	$(call TSIM_BUILD,$(B)/tsim/$*-netlist,$*,-Wno-UNOPTFLAT,,hw/rtl/ovta_rtl_pkg.sv $<)
+	$(call TSIM_BUILD,$(B)/tsim/$*-netlist,$*,-Wno-UNOPTFLAT,,hw/rtl/ovta_rtl_pkg.sv $<,OPT_FAST=-O1 OPT_SLOW=-O0)
 .PRECIOUS: $(B)/netlist/%/ovta_flat.sv $(B)/netlist/%/netlist.v $(B)/tsim/%-netlist/tsim_cfg.h
 
 .PHONY: netlist test-netlist

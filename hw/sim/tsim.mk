@@ -35,14 +35,15 @@ $(B)/tsim/%-trace/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
 	  sed -n 's/^  localparam int unsigned \([A-Z_0-9]*\) = \([0-9]*\);$$/#define TSIM_\1 \2/p' $<; } > $@
 
 # $(1): output dir, $(2): config, $(3): extra verilator flags, $(4): extra harness sources and
-# libraries, $(5): the design's sources (default: the RTL; hw/rtl/netlist.mk: the netlist)
+# libraries, $(5): the design's sources (default: the RTL; hw/rtl/netlist.mk: the netlist),
+# $(6): the C++ optimization of the model (default OPT_FAST=-O2 OPT_SLOW=-O1)
 define TSIM_BUILD
 	@mkdir -p $(1)/obj
 	verilator $(TSIM_VFLAGS) $(3) -Mdir $(1)/obj -CFLAGS "-fPIC -O2 -g0" \
 	  $(B)/gen/$(2)/ovta_pkg.sv $(or $(5),$(TSIM_RTL_SRCS)) hw/sim/tsim/ovta_tsim_top.sv
 	@rm -f $(1)/obj/Vovta_top__ALL.a  # ar -rc would keep members of an older model next to the new ones
 	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
-	  OPT_FAST=-O2 OPT_SLOW=-O1 CXX="$(CXX) -fPIC" >/dev/null
+	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1) CXX="$(CXX) -fPIC" >/dev/null
 	$(CXX) $(TSIM_CXXFLAGS) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
 	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(1)/libovta_tsim.so hw/sim/tsim/tsim.cpp \
 	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(4) \
