@@ -94,6 +94,7 @@ include hw/sim/tsim.mk
 include boards/boards.mk
 include boards/cross.mk
 include hw/rtl/rtl.mk
+include hw/rtl/netlist.mk
 include jit-runtime/runtime.mk
 include plan/plan.mk
 include compiler/compiler.mk

@@ -45,11 +45,15 @@ $(SYNTH_DIR)/ovta_pkg.sv: $(ISAGEN) isa/encoding.json $(SYNTH_JSON)
 
 # Yosys 0.23's SystemVerilog frontend has no `import`: synthesis reads one flattened file, the
 # package bodies at file scope followed by the modules without their import lines.
-$(SYNTH_DIR)/ovta_flat.sv: $(SYNTH_DIR)/ovta_pkg.sv $(sort $(wildcard hw/rtl/*.sv))
-	{ sed -e '/^package\|^endpackage\|^`ifndef\|^`define\|^`endif/d' $<; \
+# $(1): the config's package, $(2): the flattened file (also used by hw/rtl/netlist.mk)
+define RTL_FLATTEN
+	{ sed -e '/^package\|^endpackage\|^`ifndef\|^`define\|^`endif/d' $(1); \
 	  sed -e '/^package\|^endpackage\|^  import /d' hw/rtl/ovta_rtl_pkg.sv; \
 	  for f in $(filter-out hw/rtl/ovta_rtl_pkg.sv,$(sort $(wildcard hw/rtl/*.sv))); do \
-	    sed -e '/^  import ovta.*::\*;$$/d' -e "s/int'(/(/g" $$f; done; } > $@
+	    sed -e '/^  import ovta.*::\*;$$/d' -e "s/int'(/(/g" $$f; done; } > $(2)
+endef
+$(SYNTH_DIR)/ovta_flat.sv: $(SYNTH_DIR)/ovta_pkg.sv $(sort $(wildcard hw/rtl/*.sv))
+	$(call RTL_FLATTEN,$<,$@)
 
 $(B)/synth/$(SYNTH_TAG).json: $(SYNTH_DIR)/ovta_flat.sv hw/rtl/synth_report.sh
 	yosys -q -l $(SYNTH_DIR)/yosys.log -p "read_verilog -sv $<; \

@@ -34,14 +34,16 @@ $(B)/tsim/%-trace/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
 	{ echo '#define TSIM_CONFIG_NAME "$*"'; echo '#define TSIM_TRACE 1'; \
 	  sed -n 's/^  localparam int unsigned \([A-Z_0-9]*\) = \([0-9]*\);$$/#define TSIM_\1 \2/p' $<; } > $@
 
-# $(1): output dir, $(2): config, $(3): extra verilator flags
+# $(1): output dir, $(2): config, $(3): extra verilator flags, $(4): extra harness sources and
+# libraries, $(5): the design's sources (default: the RTL; hw/rtl/netlist.mk: the netlist),
+# $(6): the C++ optimization of the model (default OPT_FAST=-O2 OPT_SLOW=-O1)
 define TSIM_BUILD
 	@mkdir -p $(1)/obj
 	verilator $(TSIM_VFLAGS) $(3) -Mdir $(1)/obj -CFLAGS "-fPIC -O2 -g0" \
-	  $(B)/gen/$(2)/ovta_pkg.sv $(TSIM_RTL_SRCS) hw/sim/tsim/ovta_tsim_top.sv
+	  $(B)/gen/$(2)/ovta_pkg.sv $(or $(5),$(TSIM_RTL_SRCS)) hw/sim/tsim/ovta_tsim_top.sv
 	@rm -f $(1)/obj/Vovta_top__ALL.a  # ar -rc would keep members of an older model next to the new ones
 	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
-	  OPT_FAST=-O2 OPT_SLOW=-O1 CXX="$(CXX) -fPIC" >/dev/null
+	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1) CXX="$(CXX) -fPIC" >/dev/null
 	$(CXX) $(TSIM_CXXFLAGS) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
 	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(1)/libovta_tsim.so hw/sim/tsim/tsim.cpp \
 	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(4) \
@@ -84,21 +86,16 @@ $(B)/tests/tsim/test_tsim_diff: tests/tsim/test_tsim_diff.c tests/gen/randprog.c
 	$(CC) $(CPPFLAGS) -Itests $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
 	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
 
-# make test-diff-long also runs DIFF_LONG_SEEDS programs per config on fsim against tsim, on
-# the test configs and on alveo-u250 (the 512-bit board config; its model is built only here)
-TSIM_LONG_CONFIGS := small default batch2 wide wide256 alveo-u250
+# make test-diff-long also runs DIFF_LONG_SEEDS programs per config on fsim against tsim (and
+# long-loop and non-hermetic shapes on every fourth seed; tests/gen/diff_long.sh), on the test
+# configs and on alveo-u250 (the 512-bit board config; its model is built only here).
+# TSIM_LONG_CONFIGS="small" to run one config.
+TSIM_LONG_CONFIGS ?= small default batch2 wide wide256 alveo-u250
 .PHONY: test-diff-tsim-long
 test-diff-long: test-diff-tsim-long
-## test-diff-tsim-long [DIFF_LONG_SEEDS=3000]: random programs fsim against tsim on the test configs and alveo-u250
+## test-diff-tsim-long [DIFF_LONG_SEEDS=3000] [DIFF_LONG_JOBS=2] [TSIM_LONG_CONFIGS=...]: random programs fsim against tsim, in parallel
 test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_LONG_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
-	@for c in $(TSIM_LONG_CONFIGS); do \
-	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --backends fsim,tsim \
-	    --fail-dir $(B)/randprog-fail || exit 1; \
-	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$$(($(DIFF_LONG_SEEDS) / 4)) --backends fsim,tsim \
-	    --uops 24 --iters 96 --tiles 3 --fail-dir $(B)/randprog-fail || exit 1; \
-	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$$(($(DIFF_LONG_SEEDS) / 4)) --backends fsim,tsim \
-	    --no-hermetic --fail-dir $(B)/randprog-fail || exit 1; \
-	done
+	@$(DIFF_LONG) --configs "$(TSIM_LONG_CONFIGS)" --backends fsim,tsim --shapes all
 
 # make bench-tsim [BENCH_CONFIG=small]: cycles, GEMM uops per cycle, DMA bytes per cycle (JSON)
 BENCH_CONFIG ?= default

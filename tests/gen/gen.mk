@@ -19,10 +19,18 @@ $(B)/tests/gen/%: tests/gen/%.c $(RANDPROG_DEPS)
 	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
 
 .PHONY: test-diff-long
-# OVTA_DIFF_BACKENDS: the backends compared (default "fsim,fsim-interleaved"; e.g. "fsim,tsim");
-# hw/sim/tsim.mk adds test-diff-tsim-long to it.
-## test-diff-long [DIFF_LONG_SEEDS=3000]: thousands of random programs per config, differential
+# test-diff-long runs tests/gen/diff_long.sh: DIFF_LONG_SEEDS seeds per config (from
+# DIFF_LONG_FIRST), DIFF_LONG_JOBS parallel niced jobs over chunks of DIFF_LONG_CHUNK seeds,
+# progress after each chunk, a summary per config; every result line is appended to
+# DIFF_LONG_LOG. OVTA_DIFF_BACKENDS: the backends compared here (default "fsim,fsim-interleaved");
+# hw/sim/tsim.mk adds test-diff-tsim-long (fsim against tsim) to it.
+DIFF_LONG_FIRST ?= 1
+DIFF_LONG_JOBS ?= 2
+DIFF_LONG_CHUNK ?= 500
+DIFF_LONG_LOG ?= $(B)/diff-long.jsonl
+DIFF_LONG_SEED_RANGE = $(DIFF_LONG_FIRST):$$(($(DIFF_LONG_FIRST) + $(DIFF_LONG_SEEDS) - 1))
+DIFF_LONG = bash tests/gen/diff_long.sh --randprog $(B)/ovta-randprog --seeds $(DIFF_LONG_SEED_RANGE) \
+  --jobs $(DIFF_LONG_JOBS) --chunk $(DIFF_LONG_CHUNK) --fail-dir $(B)/randprog-fail --log $(DIFF_LONG_LOG)
+## test-diff-long [DIFF_LONG_SEEDS=3000] [DIFF_LONG_FIRST=1] [DIFF_LONG_JOBS=2]: random programs per config, differential, in parallel
 test-diff-long: $(B)/ovta-randprog
-	@for c in small default batch2 wide wide256; do \
-	  $(B)/ovta-randprog --diff --config $$c --seeds 1:$(DIFF_LONG_SEEDS) --fail-dir $(B)/randprog-fail || exit 1; \
-	done
+	@$(DIFF_LONG) --configs "small default batch2 wide wide256" --shapes plain

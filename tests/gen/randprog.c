@@ -783,6 +783,46 @@ static void save_program(const ovta_program *p, const char *dir, const char *con
   fclose(f);
 }
 
+/* One earlier run of rp_diff, for the cycle check of a repeated NAME@seed. */
+typedef struct rp_spec_run {
+  char name[64];      /* backend name */
+  char spec[96];      /* the spec as given (for messages) */
+  uint64_t seed;      /* interleaving seed */
+  ovta_counters ctr;  /* its counters */
+} rp_spec_run;
+
+/* 1 (message in d) when an earlier run of the same backend and seed counted other cycles than got */
+static int same_cycles(const rp_spec_run *prev, int n, const char *name, uint64_t seed, const rp_result *got,
+                       char *d, size_t cap) {
+  for (int i = 0; i < n; i++) {
+    const ovta_counters *a = &prev[i].ctr, *b = &got->ctr;
+    if (strcmp(prev[i].name, name) || prev[i].seed != seed) continue;
+#define CYC(f)                                                                                     \
+  if (a->f != b->f) {                                                                              \
+    snprintf(d, cap, "counter %s is %llu, %s counted %llu", #f, (unsigned long long)b->f, prev[i].spec, \
+             (unsigned long long)a->f);                                                            \
+    return 1;                                                                                      \
+  }
+    CYC(cycles) CYC(busy_load) CYC(busy_compute) CYC(busy_store) CYC(stall_load) CYC(stall_compute) CYC(stall_store)
+#undef CYC
+  }
+  return 0;
+}
+
+/* rp_run with $OVTA_TSIM_LIB set to lib for the run (NULL: unchanged) */
+static int rp_run_lib(const char *name, const char *lib, uint64_t interleave, const ovta_program *p, rp_result *out,
+                      ovta_error *err) {
+  if (!lib) return rp_run(name, interleave, p, 60000, out, err);
+  const char *old = getenv("OVTA_TSIM_LIB");
+  char *keep = old ? strdup(old) : NULL;
+  setenv("OVTA_TSIM_LIB", lib, 1);
+  int rc = rp_run(name, interleave, p, 600000, out, err);
+  if (keep) setenv("OVTA_TSIM_LIB", keep, 1);
+  else unsetenv("OVTA_TSIM_LIB");
+  free(keep);
+  return rc;
+}
+
 int rp_diff(const char *config, const rp_opts *o, uint64_t seed, const char *specs, const char *fail_dir, char *why,
             size_t cap) {
   ovta_config cfg;
@@ -807,15 +847,19 @@ int rp_diff(const char *config, const rp_opts *o, uint64_t seed, const char *spe
     ovta_program_free(&p);
     return -1;
   }
-  char list[256];
+  char list[1024];
   snprintf(list, sizeof list, "%s", specs ? specs : rp_diff_backends());
   int status = 0;
+  rp_spec_run prev[8];  /* earlier single runs, for the cycle check of a repeated NAME@seed */
+  int nprev = 0;
   for (char *save = NULL, *t = strtok_r(list, ", ", &save); t && !status; t = strtok_r(NULL, ", ", &save)) {
     char name[64];
     uint64_t seeds[3] = {0};
     int ns = 1;
-    snprintf(name, sizeof name, "%s", t);
-    if (!strcmp(t, "fsim-interleaved")) {
+    const char *lib = strchr(t, '=');
+    snprintf(name, sizeof name, "%.*s", lib ? (int)(lib - t) : (int)strlen(t), t);
+    if (lib) lib++;
+    if (!strcmp(name, "fsim-interleaved")) {
       snprintf(name, sizeof name, "fsim");
       ns = 3;
       for (int k = 0; k < 3; k++) seeds[k] = seed * 3 + (uint64_t)k + 1;
@@ -826,14 +870,22 @@ int rp_diff(const char *config, const rp_opts *o, uint64_t seed, const char *spe
     for (int k = 0; k < ns && !status; k++) {
       rp_result got;
       char d[300];
-      if (rp_run(name, seeds[k], &p, 60000, &got, &err)) {
+      if (rp_run_lib(name, lib, seeds[k], &p, &got, &err)) {
         snprintf(why, cap, "config %s seed %llu on %s (interleave %llu): run failed: %s: %s", config,
-                 (unsigned long long)seed, name, (unsigned long long)seeds[k], ovta_rc_name(err.code), err.msg);
+                 (unsigned long long)seed, t, (unsigned long long)seeds[k], ovta_rc_name(err.code), err.msg);
         status = 1;
-      } else if (rp_compare(&want, &got, d, sizeof d) > 0) {
+        break;
+      }
+      if (rp_compare(&want, &got, d, sizeof d) > 0 || (ns == 1 && same_cycles(prev, nprev, name, seeds[k], &got, d, sizeof d))) {
         snprintf(why, cap, "config %s seed %llu on %s (interleave %llu) differs from the reference: %s", config,
-                 (unsigned long long)seed, name, (unsigned long long)seeds[k], d);
+                 (unsigned long long)seed, t, (unsigned long long)seeds[k], d);
         status = 1;
+      } else if (ns == 1 && nprev < 8) {
+        rp_spec_run *r = &prev[nprev++];
+        snprintf(r->name, sizeof r->name, "%s", name);
+        snprintf(r->spec, sizeof r->spec, "%.*s", (int)sizeof r->spec - 1, t);
+        r->seed = seeds[k];
+        r->ctr = got.ctr;
       }
       rp_result_free(&got);
     }

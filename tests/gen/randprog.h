@@ -79,8 +79,11 @@ int rp_compare(const rp_result *want, const rp_result *got, char *why, size_t ca
 /* ---------------------------------------------------------------- 4. Diff */
 
 /* Backend specs, comma-separated: "fsim" (seed 0), "fsim-interleaved" (three interleaving seeds
- * derived from the program seed), "NAME" (any backend, seed 0), "NAME@N" (interleaving seed N).
- * Default: env OVTA_DIFF_BACKENDS, else "fsim,fsim-interleaved". */
+ * derived from the program seed), "NAME" (any backend, seed 0), "NAME@N" (interleaving seed N),
+ * "NAME=LIB" (NAME with $OVTA_TSIM_LIB=LIB for that run: another tsim model, e.g. the synthesized
+ * netlist of hw/rtl/netlist.mk). A spec whose NAME and seed repeat an earlier spec's (e.g.
+ * "tsim,tsim=LIB") must also match that run's cycle counters: a second model of the same RTL is
+ * cycle-exact. Default: env OVTA_DIFF_BACKENDS, else "fsim,fsim-interleaved". */
 const char *rp_diff_backends(void);
 
 /* Generate seed's program for config, compute the reference, run it on every spec, compare each

@@ -68,6 +68,23 @@ static void diff_batch2(void **st) { diff_config("batch2", 40); }
 static void diff_wide(void **st) { diff_config("wide", 80); }
 static void diff_wide256(void **st) { diff_config("wide256", 60); }
 
+/* The spec NAME=LIB (make test-netlist: "tsim,tsim=NETLIST.so") runs NAME on another model: a
+ * library that does not exist fails the run with its path in the message; a second copy of the
+ * same model agrees on bytes, counters and (a repeated NAME) every cycle counter. */
+static void diff_model_override(void **st) {
+  char why[1024], lib[1024];
+  int rc = rp_diff("small", NULL, 3, "tsim=/nonexistent/libovta_tsim.so", NULL, why, sizeof why);
+  assert_int_equal(rc, 1);
+  assert_non_null(strstr(why, "/nonexistent/libovta_tsim.so"));
+  snprintf(lib, sizeof lib, "%s/build/tsim/small/libovta_tsim.so", OVTA_SRC_DIR);
+  char specs[1100];
+  snprintf(specs, sizeof specs, "tsim,tsim=%s", lib);
+  for (int s = 1; s <= 8; s++) {
+    rc = rp_diff("small", NULL, (uint64_t)s, specs, "build/randprog-fail", why, sizeof why);
+    if (rc) fail_msg("seed %d on %s: %s", s, specs, why);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(diff_small),
@@ -75,6 +92,7 @@ int main(void) {
       cmocka_unit_test(diff_batch2),
       cmocka_unit_test(diff_wide),
       cmocka_unit_test(diff_wide256),
+      cmocka_unit_test(diff_model_override),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -190,8 +190,12 @@ void chrome_event(tsim *t, int u, uint32_t idx, uint64_t c0, uint64_t c1) {
   t->chrome_first = false;
 }
 
-// Sample the units after a clock edge: close and open instruction spans.
+// Sample the units after a clock edge: close and open instruction spans. The netlist build
+// (TSIM_NETLIST, hw/rtl/netlist.mk) has no internal signals: tsim_create refuses a Chrome trace.
 void chrome_sample(tsim *t) {
+#ifdef TSIM_NETLIST
+  (void)t;
+#else
   Vovta_top___024root *r = t->top->rootp;
   for (int u = 0; u < 3; u++) {
     bool busy = r->ovta_tsim_top__DOT__u_top__DOT__busy >> u & 1;
@@ -203,6 +207,7 @@ void chrome_sample(tsim *t) {
     }
     if (busy && !s.on) s = {true, idx, t->cycle};
   }
+#endif
 }
 
 // One clock cycle, with the DRAM model answering the AXI4 master. The model is ovta_tsim_top
@@ -516,6 +521,14 @@ tsim *tsim_create(const tsim_dram *dram, const tsim_opts *opts, char *err, size_
       return nullptr;
     }
   }
+#ifdef TSIM_NETLIST
+  if (t->opts.chrome_trace_path) {
+    if (err) snprintf(err, err_len, "tsim_create: the netlist model of config %s has no Chrome trace "
+                      "(its internal signals are gone; use the RTL model)", TSIM_CONFIG_NAME);
+    delete t;
+    return nullptr;
+  }
+#endif
   if (t->opts.chrome_trace_path) {
     t->chrome = fopen(t->opts.chrome_trace_path, "w");
     if (!t->chrome) {
