@@ -250,6 +250,11 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   if (kn) k = *kn;
   p->vt = k.vthreads ? k.vthreads : 2;
   if (p->vt != 1 && p->vt != 2) return OVTA_FAIL(err, OVTA_EINVAL, "%s: vthreads %d: only 1 or 2", nm, p->vt);
+  /* per-channel shifts whose bias and shifts (2 * ob ACC elements) only stay in the ACC with one
+   * virtual thread (the rule below): one virtual thread, rather than the layer on the CPU */
+  if (op->shifts && op->has_bias && p->vt == 2 && 2 * (op->o / cfg->block_out) * 2 > 255 &&
+      2 * (op->o / cfg->block_out) <= 255 && 2 * (op->o / cfg->block_out) <= cfg->acc_depth / 4)
+    p->vt = 1;
   if (op->n <= 0 || op->c <= 0 || op->h <= 0 || op->w <= 0 || op->o <= 0 || op->kh <= 0 || op->kw <= 0 ||
       op->stride_h <= 0 || op->stride_w <= 0 || op->pad_t < 0 || op->pad_l < 0 || op->pad_b < 0 || op->pad_r < 0)
     return OVTA_FAIL(err, OVTA_EINVAL, "%s: bad shape (sizes, kernel, stride must be > 0, pads >= 0)", nm);

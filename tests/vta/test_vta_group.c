@@ -363,9 +363,9 @@ static void test_padded(void **st) {
 /* Per-channel shifts (ovta.QConv `shifts`, the quantize pass's grouped convs): around the op's
  * shift, with channels 1..4 at 0, -1 (a left shift), 31 and 40 (the sign); the rest spread by
  * -2..2. */
-static int64_t pc_shifts[256];
+static int64_t pc_shifts[1024];
 static vta_op pc_op(vta_op op) {
-  for (int o = 0; o < op.o && o < 256; o++) pc_shifts[o] = op.shift + o % 5 - 2;
+  for (int o = 0; o < op.o && o < 1024; o++) pc_shifts[o] = op.shift + o % 5 - 2;
   pc_shifts[1] = 0, pc_shifts[2] = -1, pc_shifts[3] = 31, pc_shifts[4] = 40;
   op.shifts = pc_shifts, op.shift = 0;
   return op;
@@ -435,6 +435,13 @@ static void test_per_channel(void **st) {
   op = pc_op(gop("pc_nobias", 1, 32, 8, 32, 32, 1, false, false));
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
   assert_non_null(strstr(err.msg, "pc_nobias: per-channel shifts need a bias"));
+  /* 1024 output channels (ob 64: bias and shifts 128 ACC elements, 2 x 128 > 255 with two
+   * virtual threads): the plan takes one virtual thread and runs bit-exact */
+  op = pc_op(gop("pc_wide", 1, 32, 3, 1024, 1, 1, true, false));
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 2}, &p, &err), err);
+  assert_int_equal(p.vt, 1);
+  assert_true(p.bias_base >= 0);
+  check_op("default", &op, 2, NULL, false);
 }
 
 static void test_tsim(void **st) {
