@@ -510,10 +510,12 @@ static int q_consts_pc(ovta_graph *g, const ovta_tensor *w, const ovta_tensor *b
 
 static int cmp_int(const void *a, const void *b) { return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b); }
 
-/* Whether the per-tensor exponent of w ([O][...]) is at least 2 above the median of its output
+/* Whether the per-tensor exponent of w ([O][...]) is at least 3 above the median of its output
  * channels' own exponents: one outlier weight (e.g. a sample torch's trunc_normal_ clamps to its
- * bound, 100 standard deviations out) would leave most channels a quarter of their int8 range or
- * less. All-zero channels do not count. */
+ * bound, 100 standard deviations out: 5 or 6 above) would leave most channels an eighth of their
+ * int8 range or less. The channel ranges a folded BatchNorm spreads (1 or 2 above) stay per tensor:
+ * a per-channel layer keeps its bias and shifts in the ACC, which the widest layers cannot. All-zero
+ * channels do not count. */
 static bool outlier_channels(const ovta_tensor *w) {
   int64_t m = w->shape[0], per = m > 0 ? ovta_tensor_numel(w) / m : 0, k = 0;
   int *e = malloc((size_t)(m > 0 ? m : 1) * sizeof *e);
@@ -526,7 +528,7 @@ static bool outlier_channels(const ovta_tensor *w) {
     all = fmaxf(all, mx);
   }
   qsort(e, (size_t)k, sizeof *e, cmp_int);
-  bool r = k > 0 && ovta_quant_exp_for(all) - e[k / 2] >= 2;
+  bool r = k > 0 && ovta_quant_exp_for(all) - e[k / 2] >= 3;
   free(e);
   return r;
 }
