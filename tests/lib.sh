@@ -38,6 +38,17 @@ skip() {
   skipped_names+=("$1")
 }
 
+# device_backends TAG PLAN ARGS...: the array `backends`: fsim, and tsim when `$OVTA run PLAN
+# --backend tsim ARGS` runs here (else one skip line "TAG: tsim"; TAG may be empty). ARGS: the
+# run's --input options.
+device_backends() {
+  local tag=${1:+$1: } plan=$2
+  shift 2
+  backends=(fsim)
+  if "$OVTA" run "$plan" --backend tsim "$@" --output-dir "$T/probe" >/dev/null 2>&1; then backends+=(tsim)
+  else skip "${tag}tsim" "the tsim backend does not run here"; fi
+}
+
 bad() {
   echo "[  FAILED  ] $1: $2"
   echo "  stdout: $(head -c 800 "$T/out" 2>/dev/null)"

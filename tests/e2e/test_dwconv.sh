@@ -47,9 +47,8 @@ same_on_devices() {
   if [ $rc -eq 0 ] && [ "$n" = "$nacc" ] && grep -qP 'MACs on the accelerator (\d+) of \1 \(100.0%\)' "$T/out"; then
     ok "$tag: compile --target accel: the $nacc convs and every MAC on the accelerator"
   else bad "$tag: compile --target accel: the $nacc convs and every MAC on the accelerator" "rc $rc, $n convs on accel"; fi
-  local backends=(fsim)
-  if "$OVTA" run "$T/$tag.ovta" --backend tsim --input x="$x" --output-dir "$T/probe" >/dev/null 2>&1; then backends+=(tsim)
-  else skip "$tag: tsim" "the tsim backend does not run here"; fi
+  local backends
+  device_backends "$tag" "$T/$tag.ovta" --input x="$x"
   for be in "${backends[@]}"; do
     run "$OVTA" run "$T/$tag.ovta" --backend "$be" --input x="$x" --output-dir "$T/$tag-$be" --stats
     pycheck "$tag: $be int8 = cpu int8, byte for byte" "

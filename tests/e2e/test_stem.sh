@@ -64,9 +64,7 @@ if [ $rc -eq 0 ] && grep -qP '^node /conv1/Conv op ovta.QConv: accel: tile' "$T/
    grep -qP 'MACs on the accelerator (\d+) of \1 \(100.0%\)' "$T/out"; then
   ok "compile --target accel: both convs and every MAC on the accelerator"
 else bad "compile --target accel: both convs and every MAC on the accelerator" "rc $rc"; fi
-backends=(fsim)
-if "$OVTA" run "$T/q.ovta" --backend tsim --input x="$D/stem_x.npy" --output-dir "$T/probe" >/dev/null 2>&1; then backends+=(tsim)
-else skip "tsim" "the tsim backend does not run here"; fi
+device_backends "" "$T/q.ovta" --input x="$D/stem_x.npy"
 for be in "${backends[@]}"; do
   run "$OVTA" run "$T/q.ovta" --backend "$be" --input x="$D/stem_x.npy" --output-dir "$T/$be"
   pycheck "$be int8 = cpu int8, byte for byte" "
