@@ -466,6 +466,13 @@ static int q_add(qstate *q, ovta_node *n, int *pos, ovta_error *err) {
   return 0;
 }
 
+/* max |w| over output channel o of w ([O][per]). */
+static float channel_absmax(const ovta_tensor *w, int64_t o, int64_t per) {
+  float mx = 0;
+  for (int64_t k = o * per; k < (o + 1) * per; k++) mx = fmaxf(mx, (float)fabs(ovta_tensor_get_f(w, k)));
+  return mx;
+}
+
 /* Constant w as int8 at exponent ew, and constant b (may be NULL) as int32 at eb: *wq, *bq. */
 static int q_consts(ovta_graph *g, const ovta_tensor *w, int ew, const ovta_tensor *b, int eb, ovta_tensor **wq,
                     ovta_tensor **bq, ovta_error *err) {
@@ -497,8 +504,7 @@ static int q_consts_pc(ovta_graph *g, const ovta_tensor *w, const ovta_tensor *b
                : px_new_const(g, "bias", OVTA_DT_I32, 1, &m, err)))
     return q_fail(err);
   for (int64_t o = 0; o < m; o++) {
-    float mx = 0;
-    for (int64_t k = o * per; k < (o + 1) * per; k++) mx = fmaxf(mx, (float)fabs(ovta_tensor_get_f(w, k)));
+    float mx = channel_absmax(w, o, per);
     int e = mx > 0 ? ovta_quant_exp_for(mx) : ew;
     if (e < ey - ex - 31) e = ey - ex - 31;
     for (int64_t k = o * per; k < (o + 1) * per; k++) ((int8_t *)(*wq)->data)[k] = ovta_quant_i8((float)ovta_tensor_get_f(w, k), e);
@@ -522,8 +528,7 @@ static bool outlier_channels(const ovta_tensor *w) {
   if (!e) return false;
   float all = 0;
   for (int64_t o = 0; o < m; o++) {
-    float mx = 0;
-    for (int64_t i = o * per; i < (o + 1) * per; i++) mx = fmaxf(mx, (float)fabs(ovta_tensor_get_f(w, i)));
+    float mx = channel_absmax(w, o, per);
     if (mx > 0) e[k++] = ovta_quant_exp_for(mx);
     all = fmaxf(all, mx);
   }
