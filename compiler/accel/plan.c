@@ -55,6 +55,11 @@ int vta_op_shift(const vta_op *op, int o) {
   return s < -32 ? -32 : s > 32 ? 32 : (int)s;
 }
 
+/* Whether a bias buffer of br ACC elements stays in the ACC with vt virtual threads: the uop
+ * kernel keys number the output-channel tiles up to 255 with the ACC part, and it takes at most a
+ * quarter of the part. */
+static bool bias_fits(const ovta_config *cfg, int br, int vt) { return br * vt <= 255 && br <= cfg->acc_depth / vt / 4; }
+
 /* ACC elements of the bias buffer: ob, or 2 * ob with per-channel shifts (the shifts after it). */
 static int bias_rows(const vta_plan *p) { return p->op.shifts ? 2 * p->ob : p->ob; }
 
@@ -252,9 +257,8 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   if (p->vt != 1 && p->vt != 2) return OVTA_FAIL(err, OVTA_EINVAL, "%s: vthreads %d: only 1 or 2", nm, p->vt);
   /* per-channel shifts whose bias and shifts (2 * ob ACC elements) only stay in the ACC with one
    * virtual thread (the rule below): one virtual thread, rather than the layer on the CPU */
-  if (op->shifts && op->has_bias && p->vt == 2 && 2 * (op->o / cfg->block_out) * 2 > 255 &&
-      2 * (op->o / cfg->block_out) <= 255 && 2 * (op->o / cfg->block_out) <= cfg->acc_depth / 4)
-    p->vt = 1;
+  int pc_rows = 2 * (op->o / cfg->block_out); /* bias_rows with shifts */
+  if (op->shifts && op->has_bias && p->vt == 2 && !bias_fits(cfg, pc_rows, 2) && bias_fits(cfg, pc_rows, 1)) p->vt = 1;
   if (op->n <= 0 || op->c <= 0 || op->h <= 0 || op->w <= 0 || op->o <= 0 || op->kh <= 0 || op->kw <= 0 ||
       op->stride_h <= 0 || op->stride_w <= 0 || op->pad_t < 0 || op->pad_l < 0 || op->pad_b < 0 || op->pad_r < 0)
     return OVTA_FAIL(err, OVTA_EINVAL, "%s: bad shape (sizes, kernel, stride must be > 0, pads >= 0)", nm);
@@ -292,7 +296,7 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
    * which runs in the compute module and competes for the bus with the INP/WGT loads (the uop
    * kernel keys number the output-channel tiles up to 255 with the ACC part) */
   int br = bias_rows(p);
-  p->bias_base = op->has_bias && br * p->vt <= 255 && br <= p->acc_part / 4 ? cfg->acc_depth - br : -1;
+  p->bias_base = op->has_bias && bias_fits(cfg, br, p->vt) ? cfg->acc_depth - br : -1;
   /* per-channel shifts: SHR with the shifts as tensor operand, held in the ACC with the bias */
   if (op->shifts && (!op->has_bias || p->bias_base < 0))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
