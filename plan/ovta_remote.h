@@ -24,6 +24,7 @@
 #define OVTA_REMOTE_MAX_NAME 255            /* a tensor or file name in a frame */
 #define OVTA_REMOTE_MAX_TOKEN 256           /* the shared token's bytes */
 #define OVTA_REMOTE_DEFAULT_MAX_DATA ((size_t)256 << 20) /* a file or tensor frame (default) */
+#define OVTA_REMOTE_DEFAULT_MAX_SESSION ((uint64_t)1 << 30) /* a session's files + inputs (default) */
 #define OVTA_REMOTE_DEFAULT_PORT 9091
 
 /* The frame types (the 4 ASCII bytes on the wire; remote.c has what each carries). */
@@ -120,6 +121,8 @@ typedef struct ovta_serve_opts {
   double timeout_s;       /* per receive/send (default 30) */
   int session_s;          /* a whole session at most (default 600) */
   size_t max_data;        /* a FILE or INPT frame at most (default OVTA_REMOTE_DEFAULT_MAX_DATA) */
+  uint64_t max_session;   /* bytes a session may hold at once: the plan's files sent plus the
+                             inputs kept (0: OVTA_REMOTE_DEFAULT_MAX_SESSION) */
   int max_sessions;       /* stop after this many (0: serve forever; tests) */
   bool in_process;        /* serve sessions in this process, not a child each (emulators whose
                              fork hangs: bookworm's qemu-user); a crash then ends the server, and

@@ -44,6 +44,7 @@ typedef struct session {
   int64_t want[OVTA_REMOTE_PLAN_FILES]; /* declared sizes (-1: not sent) */
   bool got[OVTA_REMOTE_PLAN_FILES];     /* received */
   uint64_t received;        /* bytes received in FILE frames */
+  uint64_t held;            /* bytes of the inputs kept (in_val) */
   ovta_plan *plan;          /* loaded (LOAD) */
   int nin;                  /* inputs given (INPT) */
   char *in_name[MAX_IN];    /* their names */
@@ -104,6 +105,9 @@ static int on_hello(session *s, const ovta_remote_frame *f, ovta_error *err) {
   return rc;
 }
 
+/* The session's byte cap (files sent plus inputs kept). */
+static uint64_t session_cap(const session *s) { return s->o->max_session ? s->o->max_session : OVTA_REMOTE_DEFAULT_MAX_SESSION; }
+
 static void plan_dir(const session *s, char *out, size_t n) { snprintf(out, n, "%s/plans/%s", s->o->work_dir, s->hash); }
 
 static int on_plan(session *s, const ovta_remote_frame *f, ovta_error *err) {
@@ -117,6 +121,11 @@ static int on_plan(session *s, const ovta_remote_frame *f, ovta_error *err) {
     if (s->want[k] > (int64_t)s->o->max_data)
       return OVTA_FAIL(err, OVTA_EINVAL, "PLAN: %s of %lld bytes is over the limit of %zu", ovta_remote_plan_files[k],
                        (long long)s->want[k], s->o->max_data);
+  uint64_t total = 0;
+  for (int k = 0; k < OVTA_REMOTE_PLAN_FILES; k++) total += s->want[k] > 0 ? (uint64_t)s->want[k] : 0;
+  if (total > session_cap(s))
+    return OVTA_FAIL(err, OVTA_EINVAL, "PLAN: %llu bytes of files, over the session limit of %llu (--max-session-bytes)",
+                     (unsigned long long)total, (unsigned long long)session_cap(s));
   char d[4200];
   plan_dir(s, d, sizeof d);
   struct stat st;
@@ -235,6 +244,10 @@ static int on_input(session *s, const ovta_remote_frame *f, ovta_error *err) {
   int k = 0;
   while (k < s->nin && strcmp(s->in_name[k], name)) k++;
   if (k == MAX_IN) return OVTA_FAIL(err, OVTA_EINVAL, "INPT %s: more than %d inputs", name, MAX_IN);
+  uint64_t held = s->held - (k < s->nin ? s->in_val[k].nbytes : 0) + v.nbytes; /* a resent input replaces its value */
+  if (s->received + held > session_cap(s))
+    return OVTA_FAIL(err, OVTA_EINVAL, "INPT %s: %llu bytes held with it, over the session limit of %llu (--max-session-bytes)",
+                     name, (unsigned long long)(s->received + held), (unsigned long long)session_cap(s));
   ovta_array c = v;
   c.data = malloc(v.nbytes ? v.nbytes : 1);
   char *nm = k == s->nin ? strdup(name) : NULL;
@@ -245,7 +258,7 @@ static int on_input(session *s, const ovta_remote_frame *f, ovta_error *err) {
   memcpy(c.data, v.data, v.nbytes);
   if (k == s->nin) s->in_name[s->nin++] = nm;
   ovta_array_clear(&s->in_val[k]);
-  s->in_val[k] = c;
+  s->in_val[k] = c, s->held = held;
   return 0;
 }
 

@@ -96,6 +96,27 @@ elif case == "wrong-hash":
     for n, d in files.items():
         s.sendall(named(b"FILE", n, d))
     s.sendall(js(b"LOAD", {"backend": None, "threads": 1}))
+elif case == "session-files":
+    # three files each under --max-bytes, together over --max-session-bytes
+    hello(s)
+    s.sendall(js(b"PLAN", {"hash": "0123456789abcdef", "files": {n: 16 << 20 for n in ("plan.json", "params.bin", "kernels.so")}}))
+elif case == "session-inputs":
+    # the plan kept on the server (same hash), then inputs of 24 MB: x twice (the second replaces
+    # the first), then y, which together with x goes over --max-session-bytes
+    hello(s)
+    pj = open(plan_dir + "/plan.json", "rb").read()
+    h = 0xCBF29CE484222325
+    for b in pj:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    s.sendall(js(b"PLAN", {"hash": "%016x" % h, "files": {"plan.json": len(pj)}}))
+    r = reply(s)
+    assert r.startswith('HAVE {"have":true}'), r
+    s.sendall(js(b"LOAD", {"backend": None, "threads": 1}))
+    r = reply(s)
+    assert r.startswith("OK"), r
+    big = b"\0" * 24000000
+    for n in ("x", "x", "y"):
+        s.sendall(frame(b"INPT", struct.pack("<H", 1) + n.encode() + bytes([1, 1]) + struct.pack("<q", 6000000) + big))
 elif case == "drop-mid-file":
     hello(s)
     s.sendall(js(b"PLAN", {"hash": "0123456789abcdef", "files": {"plan.json": 1000}}))

@@ -86,7 +86,7 @@ if grep -q '^ovta-rt serve: listening on 127.0.0.1:9091 \|^ovta-rt: error: --lis
   ok "listens on loopback by default"
 else bad "listens on loopback by default" "$(cat "$T/default.log")"; fi
 
-if ! start_server main "$RT" serve --timeout 1; then
+if ! start_server main "$RT" serve --timeout 1 --max-session-bytes 40000000; then
   bad "server starts" "$(cat "$T/main.log")"
   finish
 fi
@@ -209,6 +209,8 @@ raw "a file name not of a plan" absolute-name "ERR PLAN: '/tmp/x' is not a plan 
 raw "a tensor whose bytes do not fit its shape" bad-tensor "ERR tensor x: 15 data bytes for its shape"
 raw "a plan whose hash lies" wrong-hash "ERR plan.json's hash is" "$T/cpu.ovta"
 if [ ! -d "$T/work-main/plans/00000000000000ff" ]; then ok "the lying plan is not kept"; else bad "the lying plan is not kept" "kept"; fi
+raw "plan files over the session's byte limit" session-files "ERR PLAN: 50331648 bytes of files, over the session limit of 40000000 (--max-session-bytes)"
+raw "inputs over the session's byte limit (a resent input replaces its value)" session-inputs "ERR INPT y: 48000000 bytes held with it, over the session limit of 40000000" "$T/cpu.ovta"
 alive "the server serves on after the hostile frames"
 
 # ---- dropped and stalled clients

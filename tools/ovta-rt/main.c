@@ -59,6 +59,8 @@ static const char *serve_help =
     "  --timeout S         seconds a receive or send may wait (default 30)\n"
     "  --session-limit S   seconds a whole session may take (default 600)\n"
     "  --max-bytes N       the largest plan file or input accepted, in bytes (default 256 MiB)\n"
+    "  --max-session-bytes N  bytes a session may hold at once: the plan's files it sent plus\n"
+    "                      its inputs (default 1 GiB)\n"
     "  --max-sessions N    exit after N sessions (default: serve until killed)\n"
     "  --in-process        serve each session in the server process instead of a child process\n"
     "                      (for emulators whose fork hangs, e.g. Debian bookworm's qemu-user; a\n"
@@ -217,6 +219,9 @@ static int cmd_serve(int argc, char **argv) {
     } else if (opt(argc, argv, &i, "--max-bytes", &v)) {
       if (!number(v, 1024, 4294967295.0, &d) || d != (double)(uint64_t)d) return usage_serve("--max-bytes needs 1024..4294967295");
       o.max_data = d > (double)SIZE_MAX ? SIZE_MAX : (size_t)d;
+    } else if (opt(argc, argv, &i, "--max-session-bytes", &v)) {
+      if (!number(v, 1024, 1e15, &d) || d != (double)(uint64_t)d) return usage_serve("--max-session-bytes needs 1024..1e15");
+      o.max_session = (uint64_t)d;
     } else if (opt(argc, argv, &i, "--in-process", NULL)) {
       o.in_process = true;
     } else if (opt(argc, argv, &i, "--max-sessions", &v)) {
