@@ -4,7 +4,9 @@
 # becomes a regression test: copy it into tests/fuzz/regress/NAME/ (replayed by `make test`).
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_SECONDS ?= 60
-.PHONY: fuzz fuzz-build
+FUZZ_RUNS ?= 10000000
+FUZZ_CAMPAIGN_SECONDS ?= 86400
+.PHONY: fuzz fuzz-build fuzz-campaign
 
 ifeq ($(FUZZ),1)
 $(B)/fuzz/%: tests/fuzz/fuzz_%.c $(LIB) $(GEN)
@@ -16,6 +18,10 @@ else
 fuzz:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+## fuzz-campaign [FUZZ_RUNS=10000000] [TARGETS="a b"]: each target until FUZZ_RUNS executions (long: hours for fsim)
+fuzz-campaign:
+	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
+	@FUZZ_RUNS=$(FUZZ_RUNS) nice bash tests/fuzz/run.sh build-fuzz $(FUZZ_CAMPAIGN_SECONDS) $(or $(TARGETS),$(FUZZ_TARGETS))
 endif
 
 # Replay of the seed corpus and the saved crashes through the normal build, in `make test`.
