@@ -135,7 +135,8 @@ static void fill_sizes(vta_plan *p) {
   p->in_cb = (p->t_oc - 1) * p->gs + p->t_ic;
   p->inp_tile = p->t_n * p->in_cb * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
-  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : p->t_oc);
+  int tile_bias = op->shifts ? 2 * p->t_oc : p->t_oc; /* a per-tile bias: the tile's slice [, its shifts] */
+  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : tile_bias);
   p->red_steps = p->gk / p->t_ic;
   p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
   for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts; q++) /* per-channel shifts: the SHR's operand is offset
@@ -175,7 +176,7 @@ static double cost(const vta_plan *p) {
   int32_t clp;
   int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
-  if (op->has_bias && p->bias_base < 0) I += p->t_oc * c->acc_bytes / bus + 40;
+  if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
   double Q = te * nreq + 4 * nreq;
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
   double S = te * c->out_bytes / bus + 2 * rows + 40;
@@ -297,12 +298,10 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
    * kernel keys number the output-channel tiles up to 255 with the ACC part) */
   int br = bias_rows(p);
   p->bias_base = op->has_bias && bias_fits(cfg, br, p->vt) ? cfg->acc_depth - br : -1;
-  /* per-channel shifts: SHR with the shifts as tensor operand, held in the ACC with the bias */
-  if (op->shifts && (!op->has_bias || p->bias_base < 0))
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
-                     "%s: per-channel shifts need a bias whose bias and shifts (%d ACC elements) stay in "
-                     "the ACC",
-                     nm, br);
+  /* per-channel shifts: SHR with the shifts as tensor operand, in the ACC beside the bias (held for
+   * the op, or each output-channel tile's slice of both loaded with the tile) */
+  if (op->shifts && !op->has_bias)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: per-channel shifts need a bias (the shifts sit beside it)", nm);
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
   if (p->uop_budget < 1) p->uop_budget = 1;
 
