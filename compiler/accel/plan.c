@@ -244,22 +244,15 @@ static void keep_best(void *ctx, const vta_plan *q, double cst) {
   if (b->best < 0 || cst < b->best) b->best = cst, b->bt = (tiling){q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w};
 }
 
-int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p,
-                  ovta_error *err) {
-  if (vta_kind_alu(op->kind)) return vta_alu_plan_make(cfg, op, kn, p, err);
+/* The plan of a conv or dense op with the knobs k (vta_plan_make); *est: its estimated cycles. */
+static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_plan *p, double *est, ovta_error *err) {
   memset(p, 0, sizeof *p);
   p->op = *op;
   p->cfg = *cfg;
   const char *nm = op->name;
   int B = cfg->batch, BI = cfg->block_in, BO = cfg->block_out;
-  vta_knobs k = {0};
-  if (kn) k = *kn;
   p->vt = k.vthreads ? k.vthreads : 2;
   if (p->vt != 1 && p->vt != 2) return OVTA_FAIL(err, OVTA_EINVAL, "%s: vthreads %d: only 1 or 2", nm, p->vt);
-  /* per-channel shifts whose bias and shifts (2 * ob ACC elements) only stay in the ACC with one
-   * virtual thread (the rule below): one virtual thread, rather than the layer on the CPU */
-  int pc_rows = 2 * (op->o / cfg->block_out); /* bias_rows with shifts */
-  if (op->shifts && op->has_bias && p->vt == 2 && !bias_fits(cfg, pc_rows, 2) && bias_fits(cfg, pc_rows, 1)) p->vt = 1;
   if (op->n <= 0 || op->c <= 0 || op->h <= 0 || op->w <= 0 || op->o <= 0 || op->kh <= 0 || op->kw <= 0 ||
       op->stride_h <= 0 || op->stride_w <= 0 || op->pad_t < 0 || op->pad_l < 0 || op->pad_b < 0 || op->pad_r < 0)
     return OVTA_FAIL(err, OVTA_EINVAL, "%s: bad shape (sizes, kernel, stride must be > 0, pads >= 0)", nm);
@@ -324,7 +317,32 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   fill_sizes(p);
   snprintf(p->why, sizeof p->why, "%s (estimated cost %.0f)",
            (k.t_n || k.t_oc || k.t_ic || k.t_h || k.t_w) ? "knobs + search" : "search", best);
+  *est = best;
   return OVTA_OK;
+}
+
+int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p,
+                  ovta_error *err) {
+  if (vta_kind_alu(op->kind)) return vta_alu_plan_make(cfg, op, kn, p, err);
+  vta_knobs k = {0};
+  if (kn) k = *kn;
+  double e1, e2;
+  /* per-channel shifts whose bias and shifts (2 * ob ACC elements) stay in the ACC only with one
+   * virtual thread (bias_fits): that plan, or two threads each loading its tiles' slices, whichever
+   * the estimate finds faster (unless the knobs fix the threads; compiler/accel/README.md) */
+  int pc_rows = 2 * (op->o / cfg->block_out); /* bias_rows with shifts */
+  if (!k.vthreads && op->shifts && op->has_bias && !bias_fits(cfg, pc_rows, 2) && bias_fits(cfg, pc_rows, 1)) {
+    vta_plan *one = malloc(sizeof *one);
+    if (!one) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", op->name);
+    ovta_error e = {0};
+    int rc1 = plan_conv(cfg, op, (vta_knobs){.t_n = k.t_n, .t_oc = k.t_oc, .t_ic = k.t_ic, .t_h = k.t_h, .t_w = k.t_w, .vthreads = 1},
+                        one, &e1, &e);
+    int rc2 = plan_conv(cfg, op, k, p, &e2, err);
+    if (!rc1 && (rc2 || e1 <= e2)) *p = *one, rc2 = OVTA_OK;
+    free(one);
+    return rc2;
+  }
+  return plan_conv(cfg, op, k, p, &e1, err);
 }
 
 /* each_tiling's callback of vta_plan_space: append while there is room, count all. */

@@ -451,12 +451,17 @@ static void test_per_channel(void **st) {
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &p, &err), OVTA_EUNSUPPORTED);
   assert_non_null(strstr(err.msg, "pc_nobias: per-channel shifts need a bias"));
   /* 1024 output channels (ob 64: bias and shifts 128 ACC elements, 2 x 128 > 255 with two
-   * virtual threads): the plan takes one virtual thread, the whole bias held, and runs bit-exact */
+   * virtual threads): held whole with one virtual thread, or each tile's slice loaded with two;
+   * without the thread knob the plan takes the cheaper estimate, two threads here; all bit-exact */
   op = pc_op(gop("pc_wide", 1, 32, 3, 1024, 1, 1, true, false));
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 1}, &p, &err), err);
+  assert_true(p.vt == 1 && p.bias_base >= 0);
+  check_op("default", &op, 1, NULL, false);
   OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 2}, &p, &err), err);
-  assert_int_equal(p.vt, 1);
-  assert_true(p.bias_base >= 0);
+  assert_true(p.vt == 2 && p.bias_base < 0);
   check_op("default", &op, 2, NULL, false);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_true(p.vt == 2 && p.bias_base < 0);
   /* 3072 output channels (convnext_tiny's MLP: ob 192, bias and shifts 384 ACC elements, more than
    * 255 with one virtual thread too): each output-channel tile loads its slice of both, so the
    * plan keeps two virtual threads; conv and dense, vt 1 and 2, forced tiles of 1, 4 and 64 blocks */

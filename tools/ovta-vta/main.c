@@ -81,8 +81,12 @@ static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
     for (size_t i = 0; i < ny; i++) bad += y[i] != ref[i];
     ovta_rt_stats st;
     ovta_rt_stats_get(rt, &st);
-    printf("run %s: %zu of %zu outputs differ; runtime insns %llu, runs %llu\n", backend, bad, ny,
+    ovta_counters dc;
+    ovta_dev_counters(dev, &dc);
+    printf("run %s: %zu of %zu outputs differ; runtime insns %llu, runs %llu", backend, bad, ny,
            (unsigned long long)st.insns, (unsigned long long)st.runs);
+    if (dc.cycles) printf(", cycles %llu", (unsigned long long)dc.cycles); /* a backend that counts them (tsim) */
+    printf("\n");
     if (bad) rc = OVTA_FAIL(err, OVTA_EINTERNAL, "%s: %zu outputs differ from the reference", p->op.name, bad);
   }
   ovta_rt_destroy(rt);
