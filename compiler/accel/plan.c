@@ -335,8 +335,9 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
     vta_plan *one = malloc(sizeof *one);
     if (!one) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", op->name);
     ovta_error e = {0};
-    int rc1 = plan_conv(cfg, op, (vta_knobs){.t_n = k.t_n, .t_oc = k.t_oc, .t_ic = k.t_ic, .t_h = k.t_h, .t_w = k.t_w, .vthreads = 1},
-                        one, &e1, &e);
+    vta_knobs k1 = k;
+    k1.vthreads = 1;
+    int rc1 = plan_conv(cfg, op, k1, one, &e1, &e);
     int rc2 = plan_conv(cfg, op, k, p, &e2, err);
     if (!rc1 && (rc2 || e1 <= e2)) *p = *one, rc2 = OVTA_OK;
     free(one);
