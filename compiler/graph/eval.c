@@ -240,6 +240,79 @@ static const int64_t *ints(const ovta_node *n, const char *name) {
 /* A per-channel shift clamped to -32..32 (the same requantization, any INT). */
 static int qconv_shift(int64_t s) { return s < -32 ? -32 : s > 32 ? 32 : (int)s; }
 
+typedef double v4d __attribute__((vector_size(32))); /* 4 doubles (two SSE2 registers, or one AVX) */
+typedef float v4f __attribute__((vector_size(16)));  /* 4 floats */
+
+/* acc[i] += (double)x[i * xs] * w for i < n: each element one product (exact: float x float
+ * fits a double) and one rounded add, as the scalar loop does; four at a time when xs is 1. */
+static void axpy_f32(double *restrict acc, const float *restrict x, int64_t xs, int64_t n, double w) {
+  int64_t i = 0;
+  v4d wv = {w, w, w, w};
+  for (; xs == 1 && i + 4 <= n; i += 4) {
+    v4f xf;
+    v4d a;
+    memcpy(&xf, x + i, sizeof xf);
+    memcpy(&a, acc + i, sizeof a);
+    a += __builtin_convertvector(xf, v4d) * wv;
+    memcpy(acc + i, &a, sizeof a);
+  }
+  for (; i < n; i++) acc[i] += (double)x[i * xs] * w;
+}
+
+/* The geometry of a 1-D or 2-D convolution (ev_conv; 1-D: W = KW = OW = 1). */
+typedef struct convdims {
+  int64_t N, H, W;      /* batch, input height and width */
+  int64_t M, CG, G;     /* output channels, input channels per group, groups */
+  int64_t KH, KW;       /* kernel height and width */
+  int64_t OH, OW;       /* output height and width */
+  int64_t sh, sw;       /* strides */
+  int64_t dh, dw;       /* dilations */
+  int64_t ph, pw;       /* leading pads */
+} convdims;
+
+/* Output row (n, m, oh) of a float conv into acc[0..OW) (which holds the bias): every element
+ * summed in ev_conv's scalar order (c, kh, kw ascending, taps outside the input skipped), so the
+ * values are bit for bit those of the scalar loop; the inner loop runs along the row. */
+static void conv_row_f32(const convdims *k, const float *x, const float *w, int64_t n, int64_t m, int64_t oh, double *acc) {
+  int64_t g = m / (k->M / k->G);
+  for (int64_t c = 0; c < k->CG; c++) {
+    const float *xc = x + (n * (k->G * k->CG) + g * k->CG + c) * k->H * k->W;
+    for (int64_t kh = 0; kh < k->KH; kh++) {
+      int64_t ih = oh * k->sh - k->ph + kh * k->dh;
+      if (ih < 0 || ih >= k->H) continue;
+      for (int64_t kw = 0; kw < k->KW; kw++) {
+        int64_t off = kw * k->dw - k->pw; /* iw = ow * sw + off must lie in [0, W) */
+        int64_t lo = off >= 0 ? 0 : (-off + k->sw - 1) / k->sw;
+        int64_t hi = k->W - 1 - off < 0 ? 0 : (k->W - 1 - off) / k->sw + 1;
+        if (hi > k->OW) hi = k->OW;
+        if (lo >= hi) continue;
+        axpy_f32(acc + lo, xc + ih * k->W + lo * k->sw + off, k->sw, hi - lo, w[((m * k->CG + c) * k->KH + kh) * k->KW + kw]);
+      }
+    }
+  }
+}
+
+/* ev_conv on float32 x, w, bias and y without zero points, row by row (conv_row_f32); the
+ * output (activation applied when fused) is the scalar loop's. */
+static int conv_f32(ev *e, const convdims *k, bool fused) {
+  const ovta_tensor *x = IN(e, 0), *w = IN(e, 1), *b = IN(e, 2);
+  ovta_tensor *y = e->out[0];
+  const char *a = ovta_node_attr_s(e->n, "act", "none");
+  double *acc = malloc((size_t)k->OW * sizeof *acc);
+  if (!acc) return fail(e, OVTA_ENOMEM, "out of memory");
+  for (int64_t n = 0; n < k->N; n++)
+    for (int64_t m = 0; m < k->M; m++)
+      for (int64_t oh = 0; oh < k->OH; oh++) {
+        double b0 = b ? ((const float *)b->data)[m] : 0;
+        for (int64_t ow = 0; ow < k->OW; ow++) acc[ow] = b0;
+        conv_row_f32(k, x->data, w->data, n, m, oh, acc);
+        float *yr = (float *)y->data + ((n * k->M + m) * k->OH + oh) * k->OW;
+        for (int64_t ow = 0; ow < k->OW; ow++) yr[ow] = (float)(fused ? act(a, acc[ow], e->n) : acc[ow]);
+      }
+  free(acc);
+  return OVTA_OK;
+}
+
 /* Conv/ConvInteger/ovta.Conv/ovta.QConv, 1-D or 2-D (3-D and more: unsupported). Attributes
  * are explicit after inference. xz/wz: zero points (ConvInteger). ovta.QConv with `shifts`:
  * output channel m requantized by shifts[m] (graph.h). */
@@ -265,6 +338,11 @@ static int ev_conv(ev *e, double xz, double wz) {
   int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
   const char *a = ovta_node_attr_s(e->n, "act", "none");
   (void)C;
+  if (!q && xz == 0 && wz == 0 && x->dtype == OVTA_DT_F32 && w->dtype == OVTA_DT_F32 && y->dtype == OVTA_DT_F32 &&
+      (!b || b->dtype == OVTA_DT_F32) && G > 0 && M % G == 0) {
+    convdims k = {N, H, W, M, CG, G, KH, KW, OH, OW, sh, sw, dh, dw, ph, pw};
+    return conv_f32(e, &k, fused);
+  }
   for (int64_t n = 0; n < N; n++)
     for (int64_t m = 0; m < M; m++) {
       int64_t g = m / MG;
