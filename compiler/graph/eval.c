@@ -240,24 +240,17 @@ static const int64_t *ints(const ovta_node *n, const char *name) {
 /* A per-channel shift clamped to -32..32 (the same requantization, any INT). */
 static int qconv_shift(int64_t s) { return s < -32 ? -32 : s > 32 ? 32 : (int)s; }
 
+/* The float conv's inner loops are compiled twice on x86-64, for AVX2 (one 256-bit register per
+ * 4 doubles, no FMA: the same rounded mul and add) and the baseline, picked when the program
+ * loads (GCC's target_clones); other machines get the one generic version. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EV_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define EV_CLONES
+#endif
+
 typedef double v4d __attribute__((vector_size(32))); /* 4 doubles (two SSE2 registers, or one AVX) */
 typedef float v4f __attribute__((vector_size(16)));  /* 4 floats */
-
-/* acc[i] += (double)x[i * xs] * w for i < n: each element one product (exact: float x float
- * fits a double) and one rounded add, as the scalar loop does; four at a time when xs is 1. */
-static void axpy_f32(double *restrict acc, const float *restrict x, int64_t xs, int64_t n, double w) {
-  int64_t i = 0;
-  v4d wv = {w, w, w, w};
-  for (; xs == 1 && i + 4 <= n; i += 4) {
-    v4f xf;
-    v4d a;
-    memcpy(&xf, x + i, sizeof xf);
-    memcpy(&a, acc + i, sizeof a);
-    a += __builtin_convertvector(xf, v4d) * wv;
-    memcpy(acc + i, &a, sizeof a);
-  }
-  for (; i < n; i++) acc[i] += (double)x[i * xs] * w;
-}
 
 /* The geometry of a 1-D or 2-D convolution (ev_conv; 1-D: W = KW = OW = 1). */
 typedef struct convdims {
@@ -270,46 +263,100 @@ typedef struct convdims {
   int64_t ph, pw;       /* leading pads */
 } convdims;
 
-/* Output row (n, m, oh) of a float conv into acc[0..OW) (which holds the bias): every element
- * summed in ev_conv's scalar order (c, kh, kw ascending, taps outside the input skipped), so the
- * values are bit for bit those of the scalar loop; the inner loop runs along the row. */
-static void conv_row_f32(const convdims *k, const float *x, const float *w, int64_t n, int64_t m, int64_t oh, double *acc) {
-  int64_t g = m / (k->M / k->G);
-  for (int64_t c = 0; c < k->CG; c++) {
-    const float *xc = x + (n * (k->G * k->CG) + g * k->CG + c) * k->H * k->W;
+#define CONV_MB 16 /* output channels conv_px_f32 sums at once (in four v4d registers) */
+
+/* Output pixel (n, oh, ow) of output channels g * MG + mm0 .. + CONV_MB added into acc (which
+ * holds their biases): each sum in ev_conv's scalar order (c, kh, kw ascending, taps outside the
+ * input skipped; the same taps for every channel of the pixel), one exact float x float product
+ * (a double) and one rounded add per tap, so the values are bit for bit the scalar loop's.
+ * wt: the weights as doubles, [g][c][kh][kw][m of the group] (conv_wt). */
+EV_CLONES static void conv_px_f32(const convdims *k, const float *x, const double *wt, int64_t n, int64_t g, int64_t mm0,
+                                  int64_t oh, int64_t ow, double *acc) {
+  int64_t MG = k->M / k->G;
+  v4d a[CONV_MB / 4];
+  memcpy(a, acc, sizeof a);
+  const float *xg = x + (n * k->G + g) * k->CG * k->H * k->W;
+  const double *wg = wt + g * k->CG * k->KH * k->KW * MG + mm0;
+  for (int64_t c = 0; c < k->CG; c++)
     for (int64_t kh = 0; kh < k->KH; kh++) {
       int64_t ih = oh * k->sh - k->ph + kh * k->dh;
       if (ih < 0 || ih >= k->H) continue;
       for (int64_t kw = 0; kw < k->KW; kw++) {
-        int64_t off = kw * k->dw - k->pw; /* iw = ow * sw + off must lie in [0, W) */
-        int64_t lo = off >= 0 ? 0 : (-off + k->sw - 1) / k->sw;
-        int64_t hi = k->W - 1 - off < 0 ? 0 : (k->W - 1 - off) / k->sw + 1;
-        if (hi > k->OW) hi = k->OW;
-        if (lo >= hi) continue;
-        axpy_f32(acc + lo, xc + ih * k->W + lo * k->sw + off, k->sw, hi - lo, w[((m * k->CG + c) * k->KH + kh) * k->KW + kw]);
+        int64_t iw = ow * k->sw - k->pw + kw * k->dw;
+        if (iw < 0 || iw >= k->W) continue;
+        double xd = xg[(c * k->H + ih) * k->W + iw];
+        v4d xv = {xd, xd, xd, xd};
+        const double *wp = wg + ((c * k->KH + kh) * k->KW + kw) * MG;
+        for (int j = 0; j < CONV_MB / 4; j++) {
+          v4d wv;
+          memcpy(&wv, wp + 4 * j, sizeof wv);
+          a[j] += xv * wv;
+        }
       }
     }
-  }
+  memcpy(acc, a, sizeof a);
 }
 
-/* ev_conv on float32 x, w, bias and y without zero points, row by row (conv_row_f32); the
- * output (activation applied when fused) is the scalar loop's. */
-static int conv_f32(ev *e, const convdims *k, bool fused) {
-  const ovta_tensor *x = IN(e, 0), *w = IN(e, 1), *b = IN(e, 2);
-  ovta_tensor *y = e->out[0];
-  const char *a = ovta_node_attr_s(e->n, "act", "none");
-  double *acc = malloc((size_t)k->OW * sizeof *acc);
-  if (!acc) return fail(e, OVTA_ENOMEM, "out of memory");
-  for (int64_t n = 0; n < k->N; n++)
-    for (int64_t m = 0; m < k->M; m++)
-      for (int64_t oh = 0; oh < k->OH; oh++) {
-        double b0 = b ? ((const float *)b->data)[m] : 0;
-        for (int64_t ow = 0; ow < k->OW; ow++) acc[ow] = b0;
-        conv_row_f32(k, x->data, w->data, n, m, oh, acc);
-        float *yr = (float *)y->data + ((n * k->M + m) * k->OH + oh) * k->OW;
-        for (int64_t ow = 0; ow < k->OW; ow++) yr[ow] = (float)(fused ? act(a, acc[ow], e->n) : acc[ow]);
+/* conv_px_f32 for one output channel m (the channels past the last whole block of CONV_MB). */
+static double conv_px1_f32(const convdims *k, const float *x, const double *wt, int64_t n, int64_t m, int64_t oh, int64_t ow,
+                           double acc) {
+  int64_t MG = k->M / k->G, g = m / MG;
+  const float *xg = x + (n * k->G + g) * k->CG * k->H * k->W;
+  const double *wg = wt + g * k->CG * k->KH * k->KW * MG + m % MG;
+  for (int64_t c = 0; c < k->CG; c++)
+    for (int64_t kh = 0; kh < k->KH; kh++) {
+      int64_t ih = oh * k->sh - k->ph + kh * k->dh;
+      if (ih < 0 || ih >= k->H) continue;
+      for (int64_t kw = 0; kw < k->KW; kw++) {
+        int64_t iw = ow * k->sw - k->pw + kw * k->dw;
+        if (iw < 0 || iw >= k->W) continue;
+        acc += (double)xg[(c * k->H + ih) * k->W + iw] * wg[((c * k->KH + kh) * k->KW + kw) * MG];
       }
-  free(acc);
+    }
+  return acc;
+}
+
+/* The weights [M][CG][KH][KW] as doubles in conv_px_f32's order [g][c][kh][kw][m of the group];
+ * NULL when out of memory. */
+static double *conv_wt(const convdims *k, const float *w) {
+  int64_t MG = k->M / k->G, K = k->CG * k->KH * k->KW;
+  double *wt = malloc((size_t)(k->M * K) * sizeof *wt + 1);
+  for (int64_t m = 0; wt && m < k->M; m++)
+    for (int64_t i = 0; i < K; i++) wt[((m / MG) * K + i) * MG + m % MG] = w[m * K + i];
+  return wt;
+}
+
+/* The fused activation of y = act(v) (ev_conv), "none" and relu without act's name lookups. */
+static float conv_act(const char *a, double v, const ovta_node *n) {
+  if (!strcmp(a, "none")) return (float)v;
+  if (!strcmp(a, "relu")) return (float)(v > 0 ? v : 0);
+  return (float)act(a, v, n);
+}
+
+/* ev_conv on float32 x, w, bias and y without zero points: pixel by pixel, CONV_MB output
+ * channels at once (conv_px_f32); the output (activation applied when fused) is the scalar loop's. */
+static int conv_f32(ev *e, const convdims *k, bool fused) {
+  const ovta_tensor *x = IN(e, 0), *b = IN(e, 2);
+  float *y = e->out[0]->data;
+  const char *a = fused ? ovta_node_attr_s(e->n, "act", "none") : "none";
+  const float *bias = b ? b->data : NULL;
+  int64_t MG = k->M / k->G, P = k->OH * k->OW;
+  double *wt = conv_wt(k, IN(e, 1)->data), acc[CONV_MB];
+  if (!wt) return fail(e, OVTA_ENOMEM, "out of memory");
+  for (int64_t n = 0; n < k->N; n++)
+    for (int64_t m = 0; m < k->M; m += m % MG + CONV_MB <= MG ? CONV_MB : 1)
+      for (int64_t p = 0; p < P; p++) {
+        int64_t oh = p / k->OW, ow = p % k->OW;
+        if (m % MG + CONV_MB > MG) {
+          double v = conv_px1_f32(k, x->data, wt, n, m, oh, ow, bias ? bias[m] : 0);
+          y[(n * k->M + m) * P + p] = conv_act(a, v, e->n);
+          continue;
+        }
+        for (int j = 0; j < CONV_MB; j++) acc[j] = bias ? bias[m + j] : 0;
+        conv_px_f32(k, x->data, wt, n, m / MG, m % MG, oh, ow, acc);
+        for (int j = 0; j < CONV_MB; j++) y[(n * k->M + m + j) * P + p] = conv_act(a, acc[j], e->n);
+      }
+  free(wt);
   return OVTA_OK;
 }
 
