@@ -263,38 +263,48 @@ typedef struct convdims {
   int64_t ph, pw;       /* leading pads */
 } convdims;
 
-#define CONV_MB 16 /* output channels conv_px_f32 sums at once (in four v4d registers) */
+#define CONV_MB 16 /* output channels conv_px_f32 sums at once (four v4d registers per pixel; written out there) */
 
-/* Output pixel (n, oh, ow) of output channels g * MG + mm0 .. + CONV_MB added into acc (which
- * holds their biases): each sum in ev_conv's scalar order (c, kh, kw ascending, taps outside the
- * input skipped; the same taps for every channel of the pixel), one exact float x float product
- * (a double) and one rounded add per tap, so the values are bit for bit the scalar loop's.
- * wt: the weights as doubles, [g][c][kh][kw][m of the group] (conv_wt). */
+/* Output pixels (n, oh, ow) and, when two, (n, oh, ow + 1) of output channels g * MG + mm0 .. +
+ * CONV_MB added into acc[0..CONV_MB) and acc[CONV_MB..2 CONV_MB) (which hold their biases): each
+ * sum in ev_conv's scalar order (c, kh, kw ascending, taps outside the input skipped: the same
+ * taps for every channel of a pixel), one exact float x float product (a double) and one
+ * rounded add per tap, so the values are bit for bit the scalar loop's; the two pixels share
+ * the weight loads. wt: the weights as doubles, [g][c][kh][kw][m of the group] (conv_wt). */
 EV_CLONES static void conv_px_f32(const convdims *k, const float *x, const double *wt, int64_t n, int64_t g, int64_t mm0,
-                                  int64_t oh, int64_t ow, double *acc) {
+                                  int64_t oh, int64_t ow, bool two, double *acc) {
   int64_t MG = k->M / k->G;
-  v4d a[CONV_MB / 4];
-  memcpy(a, acc, sizeof a);
+  v4d a0, a1, a2, a3, b0, b1, b2, b3; /* the sums, in registers (named: arrays would live in memory) */
+  memcpy(&a0, acc, sizeof a0), memcpy(&a1, acc + 4, sizeof a1), memcpy(&a2, acc + 8, sizeof a2), memcpy(&a3, acc + 12, sizeof a3);
+  memcpy(&b0, acc + 16, sizeof b0), memcpy(&b1, acc + 20, sizeof b1), memcpy(&b2, acc + 24, sizeof b2), memcpy(&b3, acc + 28, sizeof b3);
   const float *xg = x + (n * k->G + g) * k->CG * k->H * k->W;
   const double *wg = wt + g * k->CG * k->KH * k->KW * MG + mm0;
   for (int64_t c = 0; c < k->CG; c++)
     for (int64_t kh = 0; kh < k->KH; kh++) {
       int64_t ih = oh * k->sh - k->ph + kh * k->dh;
       if (ih < 0 || ih >= k->H) continue;
+      const float *xr = xg + (c * k->H + ih) * k->W;
+      const double *wr = wg + (c * k->KH + kh) * k->KW * MG;
       for (int64_t kw = 0; kw < k->KW; kw++) {
-        int64_t iw = ow * k->sw - k->pw + kw * k->dw;
-        if (iw < 0 || iw >= k->W) continue;
-        double xd = xg[(c * k->H + ih) * k->W + iw];
-        v4d xv = {xd, xd, xd, xd};
-        const double *wp = wg + ((c * k->KH + kh) * k->KW + kw) * MG;
-        for (int j = 0; j < CONV_MB / 4; j++) {
-          v4d wv;
-          memcpy(&wv, wp + 4 * j, sizeof wv);
-          a[j] += xv * wv;
+        int64_t iw = ow * k->sw - k->pw + kw * k->dw, iw1 = iw + k->sw;
+        bool in0 = iw >= 0 && iw < k->W, in1 = two && iw1 >= 0 && iw1 < k->W;
+        v4d w0, w1, w2, w3;
+        const double *wp = wr + kw * MG;
+        memcpy(&w0, wp, sizeof w0), memcpy(&w1, wp + 4, sizeof w1), memcpy(&w2, wp + 8, sizeof w2), memcpy(&w3, wp + 12, sizeof w3);
+        if (in0) {
+          double d = xr[iw];
+          v4d xv = {d, d, d, d};
+          a0 += xv * w0, a1 += xv * w1, a2 += xv * w2, a3 += xv * w3;
+        }
+        if (in1) {
+          double d = xr[iw1];
+          v4d xv = {d, d, d, d};
+          b0 += xv * w0, b1 += xv * w1, b2 += xv * w2, b3 += xv * w3;
         }
       }
     }
-  memcpy(acc, a, sizeof a);
+  memcpy(acc, &a0, sizeof a0), memcpy(acc + 4, &a1, sizeof a1), memcpy(acc + 8, &a2, sizeof a2), memcpy(acc + 12, &a3, sizeof a3);
+  memcpy(acc + 16, &b0, sizeof b0), memcpy(acc + 20, &b1, sizeof b1), memcpy(acc + 24, &b2, sizeof b2), memcpy(acc + 28, &b3, sizeof b3);
 }
 
 /* conv_px_f32 for one output channel m (the channels past the last whole block of CONV_MB). */
@@ -316,13 +326,14 @@ static double conv_px1_f32(const convdims *k, const float *x, const double *wt, 
   return acc;
 }
 
-/* The weights [M][CG][KH][KW] as doubles in conv_px_f32's order [g][c][kh][kw][m of the group];
- * NULL when out of memory. */
+/* The weights [M][CG][KH][KW] as doubles in conv_px_f32's order [g][c][kh][kw][m of the group]
+ * (transposed in tiles of 16 x 16); NULL when out of memory. */
 static double *conv_wt(const convdims *k, const float *w) {
   int64_t MG = k->M / k->G, K = k->CG * k->KH * k->KW;
   double *wt = malloc((size_t)(k->M * K) * sizeof *wt + 1);
-  for (int64_t m = 0; wt && m < k->M; m++)
-    for (int64_t i = 0; i < K; i++) wt[((m / MG) * K + i) * MG + m % MG] = w[m * K + i];
+  for (int64_t i0 = 0; wt && i0 < K; i0 += 16)
+    for (int64_t m = 0; m < k->M; m++)
+      for (int64_t i = i0; i < i0 + 16 && i < K; i++) wt[((m / MG) * K + i) * MG + m % MG] = w[m * K + i];
   return wt;
 }
 
@@ -341,7 +352,7 @@ static int conv_f32(ev *e, const convdims *k, bool fused) {
   const char *a = fused ? ovta_node_attr_s(e->n, "act", "none") : "none";
   const float *bias = b ? b->data : NULL;
   int64_t MG = k->M / k->G, P = k->OH * k->OW;
-  double *wt = conv_wt(k, IN(e, 1)->data), acc[CONV_MB];
+  double *wt = conv_wt(k, IN(e, 1)->data), acc[2 * CONV_MB];
   if (!wt) return fail(e, OVTA_ENOMEM, "out of memory");
   for (int64_t n = 0; n < k->N; n++)
     for (int64_t m = 0; m < k->M; m += m % MG + CONV_MB <= MG ? CONV_MB : 1)
@@ -352,9 +363,14 @@ static int conv_f32(ev *e, const convdims *k, bool fused) {
           y[(n * k->M + m) * P + p] = conv_act(a, v, e->n);
           continue;
         }
-        for (int j = 0; j < CONV_MB; j++) acc[j] = bias ? bias[m + j] : 0;
-        conv_px_f32(k, x->data, wt, n, m / MG, m % MG, oh, ow, acc);
-        for (int j = 0; j < CONV_MB; j++) y[(n * k->M + m + j) * P + p] = conv_act(a, acc[j], e->n);
+        bool two = ow + 1 < k->OW;
+        for (int j = 0; j < 2 * CONV_MB; j++) acc[j] = bias ? bias[m + j % CONV_MB] : 0;
+        conv_px_f32(k, x->data, wt, n, m / MG, m % MG, oh, ow, two, acc);
+        for (int j = 0; j < CONV_MB; j++) {
+          y[(n * k->M + m + j) * P + p] = conv_act(a, acc[j], e->n);
+          if (two) y[(n * k->M + m + j) * P + p + 1] = conv_act(a, acc[CONV_MB + j], e->n);
+        }
+        p += two; /* the pixel after it done too */
       }
   free(wt);
   return OVTA_OK;
