@@ -106,25 +106,36 @@ static int ev_binary(ev *e) {
   return OVTA_OK;
 }
 
+#define ELT_MAX_OPS 16 /* ops of an ovta.Eltwise chain ev_eltwise evaluates */
+
+/* Element i of input t for output y (numpy broadcasting; the same offset when the shapes agree). */
+static double elt_in(const ovta_tensor *t, const ovta_tensor *y, int64_t i) {
+  bool same = t->rank == y->rank && !memcmp(t->shape, y->shape, (size_t)y->rank * sizeof *y->shape);
+  return ovta_tensor_get_f(t, same ? i : bcast_off(t, y->rank, y->shape, i));
+}
+
+/* ovta.Eltwise: its `ops` chain (names parsed once, up to ELT_MAX_OPS) applied element by element. */
 static int ev_eltwise(ev *e) {
   ovta_tensor *y = e->out[0];
   const char *ops = ovta_node_attr_s(e->n, "ops", "");
+  char op[ELT_MAX_OPS][16];
+  int nop = 0;
+  for (const char *p = ops; *p;) {
+    const char *q = strchr(p, ',');
+    size_t l = q ? (size_t)(q - p) : strlen(p);
+    if (nop == ELT_MAX_OPS) return fail(e, OVTA_EUNSUPPORTED, "more than %d ops", ELT_MAX_OPS);
+    snprintf(op[nop++], sizeof op[0], "%.*s", (int)l, p);
+    p = q ? q + 1 : p + l;
+  }
   int64_t n = ovta_tensor_numel(y);
+  bool it = is_int_type(y->dtype);
   for (int64_t i = 0; i < n; i++) {
-    double v = ovta_tensor_get_f(IN(e, 0), bcast_off(IN(e, 0), y->rank, y->shape, i));
-    int k = 1;
-    for (const char *p = ops; *p;) {
-      const char *q = strchr(p, ',');
-      char op[16];
-      size_t l = q ? (size_t)(q - p) : strlen(p);
-      snprintf(op, sizeof op, "%.*s", (int)l, p);
-      if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div")) {
-        const ovta_tensor *b = IN(e, k++);
-        v = binop(op, v, ovta_tensor_get_f(b, bcast_off(b, y->rank, y->shape, i)), is_int_type(y->dtype));
-      } else {
-        v = act(op, v, e->n);
-      }
-      p = q ? q + 1 : p + l;
+    double v = elt_in(IN(e, 0), y, i);
+    for (int j = 0, k = 1; j < nop; j++) {
+      if (!strcmp(op[j], "Add") || !strcmp(op[j], "Sub") || !strcmp(op[j], "Mul") || !strcmp(op[j], "Div"))
+        v = binop(op[j], v, elt_in(IN(e, k++), y, i), it);
+      else
+        v = act(op[j], v, e->n);
     }
     ovta_tensor_put_f(y, i, v);
   }
