@@ -355,35 +355,67 @@ static float conv_act(const char *a, double v, const ovta_node *n) {
   return (float)act(a, v, n);
 }
 
-/* ev_conv on float32 x, w, bias and y without zero points: pixel by pixel, CONV_MB output
- * channels at once (conv_px_f32); the output (activation applied when fused) is the scalar loop's. */
-static int conv_f32(ev *e, const convdims *k, bool fused) {
-  const ovta_tensor *x = IN(e, 0), *b = IN(e, 2);
-  float *y = e->out[0]->data;
-  const char *a = fused ? ovta_node_attr_s(e->n, "act", "none") : "none";
-  const float *bias = b ? b->data : NULL;
+/* One float conv of conv_f32, shared by the threads of its parallel loop (read only). */
+typedef struct convjob {
+  const convdims *k;    /* geometry */
+  const float *x;       /* input [N][C][H][W] */
+  const double *wt;     /* weights as doubles (conv_wt) */
+  const float *bias;    /* [M], or NULL */
+  float *y;             /* output [N][M][OH][OW] */
+  const char *act;      /* fused activation ("none" when not fused) */
+  const ovta_node *n;   /* the node (act's attributes) */
+  int64_t per_group;    /* work items per (n, g): MG / CONV_MB blocks, then MG % CONV_MB single channels */
+} convjob;
+
+/* Output channel block of work item t: first channel *m, image *n, width (CONV_MB or 1). */
+static int conv_item(const convjob *j, int64_t t, int64_t *n, int64_t *m) {
+  int64_t MG = j->k->M / j->k->G, full = MG / CONV_MB, r = t % j->per_group, ng = t / j->per_group;
+  *n = ng / j->k->G;
+  *m = (ng % j->k->G) * MG + (r < full ? r * CONV_MB : full * CONV_MB + (r - full));
+  return r < full ? CONV_MB : 1;
+}
+
+/* Work items lo..hi-1 of a float conv: every output pixel of their channels, two at a time
+ * (conv_px_f32) or one channel alone (conv_px1_f32). */
+static void conv_items(void *ctx, int64_t lo, int64_t hi) {
+  const convjob *j = ctx;
+  const convdims *k = j->k;
   int64_t MG = k->M / k->G, P = k->OH * k->OW;
-  double *wt = conv_wt(k, IN(e, 1)->data), acc[2 * CONV_MB];
-  if (!wt) return fail(e, OVTA_ENOMEM, "out of memory");
-  for (int64_t n = 0; n < k->N; n++)
-    for (int64_t m = 0; m < k->M; m += m % MG + CONV_MB <= MG ? CONV_MB : 1)
-      for (int64_t p = 0; p < P; p++) {
-        int64_t oh = p / k->OW, ow = p % k->OW;
-        if (m % MG + CONV_MB > MG) {
-          double v = conv_px1_f32(k, x->data, wt, n, m, oh, ow, bias ? bias[m] : 0);
-          y[(n * k->M + m) * P + p] = conv_act(a, v, e->n);
-          continue;
-        }
-        bool two = ow + 1 < k->OW;
-        for (int j = 0; j < 2 * CONV_MB; j++) acc[j] = bias ? bias[m + j % CONV_MB] : 0;
-        conv_px_f32(k, x->data, wt, n, m / MG, m % MG, oh, ow, two, acc);
-        for (int j = 0; j < CONV_MB; j++) {
-          y[(n * k->M + m + j) * P + p] = conv_act(a, acc[j], e->n);
-          if (two) y[(n * k->M + m + j) * P + p + 1] = conv_act(a, acc[CONV_MB + j], e->n);
-        }
-        p += two; /* the pixel after it done too */
+  double acc[2 * CONV_MB];
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t n, m;
+    int width = conv_item(j, t, &n, &m);
+    for (int64_t p = 0; p < P; p++) {
+      int64_t oh = p / k->OW, ow = p % k->OW;
+      float *yp = j->y + (n * k->M + m) * P + p;
+      if (width == 1) {
+        *yp = conv_act(j->act, conv_px1_f32(k, j->x, j->wt, n, m, oh, ow, j->bias ? j->bias[m] : 0), j->n);
+        continue;
       }
-  free(wt);
+      bool two = ow + 1 < k->OW;
+      for (int q = 0; q < 2 * CONV_MB; q++) acc[q] = j->bias ? j->bias[m + q % CONV_MB] : 0;
+      conv_px_f32(k, j->x, j->wt, n, m / MG, m % MG, oh, ow, two, acc);
+      for (int q = 0; q < CONV_MB; q++) {
+        yp[q * P] = conv_act(j->act, acc[q], j->n);
+        if (two) yp[q * P + 1] = conv_act(j->act, acc[CONV_MB + q], j->n);
+      }
+      p += two; /* the pixel after it done too */
+    }
+  }
+}
+
+/* ev_conv on float32 x, w, bias and y without zero points: pixel by pixel, CONV_MB output
+ * channels at once (conv_px_f32), the channel blocks spread over the thread pool (ovta_par_for:
+ * each output written by one thread, the same values for any thread count); the output
+ * (activation applied when fused) is the scalar loop's. */
+static int conv_f32(ev *e, const convdims *k, bool fused) {
+  const ovta_tensor *b = IN(e, 2);
+  int64_t MG = k->M / k->G;
+  convjob j = {k, IN(e, 0)->data, conv_wt(k, IN(e, 1)->data), b ? b->data : NULL, e->out[0]->data,
+               fused ? ovta_node_attr_s(e->n, "act", "none") : "none", e->n, MG / CONV_MB + MG % CONV_MB};
+  if (!j.wt) return fail(e, OVTA_ENOMEM, "out of memory");
+  ovta_par_for(conv_items, &j, k->N * k->G * j.per_group);
+  free((void *)j.wt);
   return OVTA_OK;
 }
 
