@@ -348,10 +348,13 @@ static double *conv_wt(const convdims *k, const float *w) {
   return wt;
 }
 
-/* The fused activation of y = act(v) (ev_conv), "none" and relu without act's name lookups. */
-static float conv_act(const char *a, double v, const ovta_node *n) {
-  if (!strcmp(a, "none")) return (float)v;
-  if (!strcmp(a, "relu")) return (float)(v > 0 ? v : 0);
+/* The fused activation of a float conv: kind 0 none, 1 relu (act's rule), 2 another (act by name). */
+static int conv_act_kind(const char *a) { return !strcmp(a, "none") ? 0 : !strcmp(a, "relu") ? 1 : 2; }
+
+/* y = act(v) as float (ev_conv), none and relu without act's name lookups. */
+static float conv_act(int kind, const char *a, double v, const ovta_node *n) {
+  if (kind == 0) return (float)v;
+  if (kind == 1) return (float)(v > 0 ? v : 0);
   return (float)act(a, v, n);
 }
 
@@ -363,6 +366,7 @@ typedef struct convjob {
   const float *bias;    /* [M], or NULL */
   float *y;             /* output [N][M][OH][OW] */
   const char *act;      /* fused activation ("none" when not fused) */
+  int act_kind;         /* conv_act_kind(act) */
   const ovta_node *n;   /* the node (act's attributes) */
   int64_t per_group;    /* work items per (n, g): MG / CONV_MB blocks, then MG % CONV_MB single channels */
 } convjob;
@@ -389,15 +393,15 @@ static void conv_items(void *ctx, int64_t lo, int64_t hi) {
       int64_t oh = p / k->OW, ow = p % k->OW;
       float *yp = j->y + (n * k->M + m) * P + p;
       if (width == 1) {
-        *yp = conv_act(j->act, conv_px1_f32(k, j->x, j->wt, n, m, oh, ow, j->bias ? j->bias[m] : 0), j->n);
+        *yp = conv_act(j->act_kind, j->act, conv_px1_f32(k, j->x, j->wt, n, m, oh, ow, j->bias ? j->bias[m] : 0), j->n);
         continue;
       }
       bool two = ow + 1 < k->OW;
       for (int q = 0; q < 2 * CONV_MB; q++) acc[q] = j->bias ? j->bias[m + q % CONV_MB] : 0;
       conv_px_f32(k, j->x, j->wt, n, m / MG, m % MG, oh, ow, two, acc);
       for (int q = 0; q < CONV_MB; q++) {
-        yp[q * P] = conv_act(j->act, acc[q], j->n);
-        if (two) yp[q * P + 1] = conv_act(j->act, acc[CONV_MB + q], j->n);
+        yp[q * P] = conv_act(j->act_kind, j->act, acc[q], j->n);
+        if (two) yp[q * P + 1] = conv_act(j->act_kind, j->act, acc[CONV_MB + q], j->n);
       }
       p += two; /* the pixel after it done too */
     }
@@ -411,8 +415,9 @@ static void conv_items(void *ctx, int64_t lo, int64_t hi) {
 static int conv_f32(ev *e, const convdims *k, bool fused) {
   const ovta_tensor *b = IN(e, 2);
   int64_t MG = k->M / k->G;
+  const char *a = fused ? ovta_node_attr_s(e->n, "act", "none") : "none";
   convjob j = {k, IN(e, 0)->data, conv_wt(k, IN(e, 1)->data), b ? b->data : NULL, e->out[0]->data,
-               fused ? ovta_node_attr_s(e->n, "act", "none") : "none", e->n, MG / CONV_MB + MG % CONV_MB};
+               a, conv_act_kind(a), e->n, MG / CONV_MB + MG % CONV_MB};
   if (!j.wt) return fail(e, OVTA_ENOMEM, "out of memory");
   ovta_par_for(conv_items, &j, k->N * k->G * j.per_group);
   free((void *)j.wt);
