@@ -49,20 +49,77 @@ static void geom_of(const lir_buf *X, const lir_buf *W, const lir_buf *Y, const 
   q->xp_len = q->C * q->sh * q->sw * q->plane + TILE_W + q->PWs;
 }
 
-/* Channel C of X[n] into its phase planes at XP[cb..]: zeros, then the interior. */
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* The range [*lo, *hi) of plane rows (or columns) r of phase a whose padded position r*s + a
+ * lies inside the input, i.e. 0 <= r*s + a - pad < in, clipped to [0, n]. */
+static void inside(int64_t s, int64_t a, int64_t pad, int64_t in, int64_t n, int64_t *lo, int64_t *hi) {
+  *lo = floor_div(pad - a + s - 1, s), *hi = floor_div(in - 1 + pad - a, s) + 1;
+  *lo = *lo < 0 ? 0 : *lo > n ? n : *lo;
+  *hi = *hi < *lo ? *lo : *hi > n ? n : *hi;
+}
+
+/* A loop storing 0 into XP[b0 + z] for z in [0, len) (nothing when len <= 0). */
+static lir_stmt *zeros(L *l, lir_buf *XP, lir_expr *b0, int64_t len) {
+  if (len <= 0) return lir_seq(F, 0, NULL);
+  lir_var *z = lir_var_new(F, "z", LIR_I64);
+  return lir_for(F, z, I(0), I(len), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, b0, lir_ref(F, z)), cst(l, XP->dtype, 0)));
+}
+
+/* XP[rb[b] + w] = X[n, C, y, w*sw + b - pl] for w in [w0, w0 + len), every column phase b in
+ * one loop (the loads of all phases together read X's row consecutively: interleaved loads, not
+ * gathers); serial for the few edge columns. */
+static lir_stmt *row_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, int64_t b0,
+                          int64_t nb, int64_t w0, int64_t len, lir_for_kind k) {
+  if (len <= 0) return lir_seq(F, 0, NULL);
+  lir_var *w = lir_var_new(F, "w", LIR_I64);
+  lir_expr *Wv = lir_ref(F, w);
+  lir_stmt *st[8];
+  for (int64_t b = b0; b < b0 + nb; b++) {
+    lir_expr *x = lir_addi(F, lir_muli(F, Wv, q->sw), b - q->pl);
+    st[b - b0] = lir_store1(F, XP, lir_add(F, rb[b], Wv), as_type(l, XP->dtype, lir_load(F, X, (lir_expr *[]){xi[0], xi[1], xi[2], x})));
+  }
+  return lir_for(F, w, I(w0), I(len), k, lir_seq(F, (int)nb, st));
+}
+
+/* Channel C of X[n] into its phase planes at XP[cb..] (converted to XP's type): per row phase
+ * a, known while lowering, the rows outside the input zeroed; per inside row, in each column
+ * phase b's plane the columns outside the input zeroed, the edge columns where only some
+ * phases are inside copied one by one, and the columns where all are inside in one vectorized
+ * loop over consecutive XP elements (no division per element, no scattered stores). */
 static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n, lir_expr *C, lir_expr *cb) {
-  lir_var *z = lir_var_new(F, "z", LIR_I64), *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64);
-  lir_expr *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
-  int64_t cplane = q->sh * q->sw * q->plane;
-  lir_stmt *zero = lir_for(F, z, I(0), I(cplane), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, cb, Z), cst(l, XP->dtype, 0)));
-  lir_expr *y = lir_addi(F, H, q->pt), *x = lir_addi(F, Wv, q->pl);
-  lir_expr *ya = q->sh > 1 ? lir_bin(F, LIR_MOD, y, I(q->sh)) : I(0), *yr = q->sh > 1 ? lir_bin(F, LIR_DIV, y, I(q->sh)) : y;
-  lir_expr *xb = q->sw > 1 ? lir_bin(F, LIR_MOD, x, I(q->sw)) : I(0), *xr = q->sw > 1 ? lir_bin(F, LIR_DIV, x, I(q->sw)) : x;
-  lir_expr *pl = lir_add(F, lir_muli(F, ya, q->sw), xb); /* the phase plane */
-  lir_expr *dst = lir_add(F, cb, lir_add(F, lir_muli(F, pl, q->plane), lir_add(F, lir_muli(F, yr, q->PWs), xr)));
-  lir_stmt *copy = lir_for(F, h, I(0), I(q->IH), LIR_FOR_SERIAL, lir_for(F, w, I(0), I(q->IW), LIR_FOR_VECTORIZED,
-      lir_store1(F, XP, dst, lir_load(F, X, (lir_expr *[]){n, C, H, Wv}))));
-  return SEQ(zero, copy);
+  lir_block blk;
+  lir_block_init(&blk, F);
+  int64_t c0[8], c1[8], C0 = 0, C1 = q->PWs;
+  for (int64_t b = 0; b < q->sw; b++) {
+    inside(q->sw, b, q->pl, q->IW, q->PWs, &c0[b], &c1[b]);
+    C0 = c0[b] > C0 ? c0[b] : C0, C1 = c1[b] < C1 ? c1[b] : C1;
+  }
+  if (C1 < C0) C1 = C0;
+  for (int64_t a = 0; a < q->sh; a++) {
+    int64_t r0, r1;
+    inside(q->sh, a, q->pt, q->IH, q->PHs, &r0, &r1);
+    for (int64_t b = 0; b < q->sw; b++) {
+      lir_expr *pb = lir_add(F, cb, I((a * q->sw + b) * q->plane)); /* plane (a, b) */
+      lir_block_add(&blk, zeros(l, XP, pb, r0 * q->PWs));
+      lir_block_add(&blk, zeros(l, XP, lir_addi(F, pb, r1 * q->PWs), (q->PHs - r1) * q->PWs));
+    }
+    if (r1 <= r0) continue;
+    lir_var *h = lir_var_new(F, "h", LIR_I64);
+    lir_expr *H = lir_ref(F, h), *rb[8], *xi[3] = {n, C, lir_addi(F, lir_muli(F, H, q->sh), a - q->pt)};
+    lir_block row;
+    lir_block_init(&row, F);
+    for (int64_t b = 0; b < q->sw; b++) {
+      rb[b] = lir_add(F, cb, lir_addi(F, lir_muli(F, H, q->PWs), (a * q->sw + b) * q->plane));
+      lir_block_add(&row, zeros(l, XP, rb[b], c0[b]));
+      lir_block_add(&row, zeros(l, XP, lir_addi(F, rb[b], c1[b]), q->PWs - c1[b]));
+      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], (C0 < c1[b] ? C0 : c1[b]) - c0[b], LIR_FOR_SERIAL));
+      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, C1 > c0[b] ? C1 : c0[b], c1[b] - (C1 > c0[b] ? C1 : c0[b]), LIR_FOR_SERIAL));
+    }
+    lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED));
+    lir_block_add(&blk, lir_for(F, h, I(r0), I(r1 - r0), LIR_FOR_SERIAL, lir_block_stmt(&row)));
+  }
+  return lir_block_stmt(&blk);
 }
 
 /* Where tap (kh, kw) of input channel c (of the group) starts in XP, for output position 0. */
@@ -163,32 +220,47 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
 }
 
 /* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
- * channel's phase planes (geom) in a local buffer, then per output row a row accumulator summed
- * over (kh, kw) with the column loop innermost and vectorized (fmuladd), reading consecutive
- * inputs whatever the stride. */
+ * channel's phase planes (geom) in a local f32 buffer XP (8-bit X converted: their products and
+ * sums over the at most DW_TAPS taps are exact integers in f32, so the i32 sum is the same),
+ * then each output is one fmuladd chain over the taps (kh, kw) in order from 0, with the tap
+ * weights held in registers (lets) and the tap offsets constants: along each output row,
+ * vectorized over ow, for rows of DW_ROW_MIN outputs or more; else over the flat plane positions
+ * p = oh*PWs + ow into a local buffer (columns ow >= OW computed and dropped by the stores). */
+#define DW_TAPS 64    /* at most this many taps (KH*KW) on this schedule */
+#define DW_ROW_MIN 16 /* outputs per row for the row form */
 static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
-  int64_t cplane = q->sh * q->sw * q->plane, OW = q->OW;
-  lir_buf *XP = lir_buf_new(F, "xp", X->dtype, 1, &cplane, LIR_SCOPE_LOCAL);
-  lir_buf *row = lir_buf_new(F, "row", acc_t, 1, &OW, LIR_SCOPE_LOCAL);
+  int64_t T = q->KH * q->KW, cplane = q->sh * q->sw * q->plane, xl = cplane + q->PWs, fl = q->OH * q->PWs;
+  bool flat = q->OW < DW_ROW_MIN;
+  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
+  lir_buf *row = flat ? lir_buf_new(F, "row", LIR_F32, 1, &fl, LIR_SCOPE_LOCAL) : NULL;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
-  lir_var *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
-  lir_var *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64), *wv = lir_var_new(F, "wv", acc_t);
-  lir_var *o = lir_var_new(F, "o", LIR_I64);
-  lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
-  lir_expr *J = lir_ref(F, j), *J0 = lir_ref(F, j0), *J1 = lir_ref(F, j1);
+  lir_var *j = lir_var_new(F, "j", LIR_I64), *wv[DW_TAPS];
+  lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *J = lir_ref(F, j);
   view1(W);
-  lir_stmt *init = lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J0, cst(l, acc_t, 0)));
-  lir_expr *fma = mac(l, lir_load1(F, XP, lir_add(F, lir_ref(F, o), J)), lir_ref(F, wv), lir_load1(F, row, J));
-  lir_expr *wi = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->KH), KH), q->KW), KW);
-  lir_stmt *jl = lir_for(F, j, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J, fma));
-  lir_expr *ob = lir_add(F, tap_off(l, q, I(0), KH, KW), lir_muli(F, OH, q->PWs));
-  lir_stmt *acc = lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL, lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL,
-      lir_let(F, wv, as_type(l, acc_t, lir_load1(F, W, wi)), lir_let(F, o, ob, jl))));
-  lir_stmt *store = lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED,
-                            cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J1}, Cv, lir_load1(F, row, J1)));
-  lir_stmt *rows = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, SEQ(init, acc, store));
-  lir_stmt *chan = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, row, SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0)), rows)));
-  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan));
+  /* the chain at plane position P: s = fmuladd(XP[P + off(t)], w_t, s), t = kh*KW + kw */
+  lir_expr *P = flat ? J : lir_add(F, lir_muli(F, OH, q->PWs), J), *sum = lir_f32(F, 0);
+  for (int64_t t = 0; t < T; t++) {
+    int64_t ty = (t / q->KW) * q->dh, tx = (t % q->KW) * q->dw;
+    int64_t off = ((ty % q->sh) * q->sw + tx % q->sw) * q->plane + (ty / q->sh) * q->PWs + tx / q->sw;
+    wv[t] = lir_var_new(F, "wv", LIR_F32);
+    sum = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){lir_load1(F, XP, lir_addi(F, P, off)), lir_ref(F, wv[t]), sum});
+  }
+  lir_stmt *body;
+  if (!flat) {
+    body = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(q->OW), LIR_FOR_VECTORIZED,
+        cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J}, Cv, as_type(l, acc_t, sum))));
+  } else {
+    lir_var *ow = lir_var_new(F, "ow", LIR_I64);
+    lir_expr *OW = lir_ref(F, ow), *v = lir_load1(F, row, lir_add(F, lir_muli(F, OH, q->PWs), OW));
+    body = SEQ(lir_for(F, j, I(0), I(fl), LIR_FOR_VECTORIZED, lir_store1(F, row, J, sum)),
+               lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, lir_for(F, ow, I(0), I(q->OW), LIR_FOR_VECTORIZED,
+                   cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, OW}, Cv, as_type(l, acc_t, v)))));
+  }
+  for (int64_t t = T - 1; t >= 0; t--)
+    body = lir_let(F, wv[t], as_type(l, LIR_F32, lir_load1(F, W, lir_addi(F, lir_muli(F, Cv, T), t))), body);
+  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0)), zeros(l, XP, I(cplane), q->PWs), body);
+  if (row) chan = lir_alloc_stmt(F, row, chan);
+  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, lir_alloc_stmt(F, XP, chan)));
   return 0;
 }
 
@@ -197,10 +269,10 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
 int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, lir_dtype acc_t, const post *p) {
   bool f32 = acc_t == LIR_F32 && X->dtype == LIR_F32 && W->dtype == LIR_F32 && Y->dtype == LIR_F32;
   bool i8 = acc_t == LIR_I32 && (X->dtype == LIR_I8 || X->dtype == LIR_U8) && (W->dtype == LIR_I8 || W->dtype == LIR_U8);
-  if (c->k != 2 || (!f32 && !i8)) return 1;
+  if (c->k != 2 || (!f32 && !i8) || c->stride[1] > 8) return 1; /* row_copy: at most 8 column phases */
   geom q;
   geom_of(X, W, Y, c, G, &q);
-  if (G == q.C && q.Cg == 1 && q.M == q.C) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
+  if (G == q.C && q.Cg == 1 && q.M == q.C && q.KH * q.KW <= DW_TAPS) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
   if (q.Cg * q.KH * q.KW < 4) return 1; /* too little to sum per output: the generic schedule */
   return conv_tiled(l, X, W, Y, acc_t, &q, p);
 }
