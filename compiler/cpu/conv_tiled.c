@@ -141,32 +141,44 @@ static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
   return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane))), tail);
 }
 
-/* acc + x * w in acc's type: fmuladd for floats; for integers x (8-bit) widened first. */
-static lir_expr *mac(L *l, lir_expr *x, lir_expr *w, lir_expr *acc) {
-  if (lir_dtype_is_float(acc->dtype)) return lir_call(F, LIR_FMULADD, acc->dtype, 3, (lir_expr *[]){x, w, acc});
-  return lir_add(F, acc, lir_mul(F, as_type(l, acc->dtype, x), w));
+/* A loop nest zeroing b [mt, TILE_W]. */
+static lir_stmt *tile_zero(L *l, lir_buf *b, int64_t mt) {
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_expr *zi[2] = {lir_ref(F, i), lir_ref(F, j)};
+  return lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED,
+                 lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, b, zi, cst(l, b->dtype, 0))));
 }
 
-/* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
- * step s): acc[i][j] = sum_r XP[base + off[r] + j*s] * W[m0 + i, r] over r = (c, kh, kw), the
- * i loop unrolled and the j loop vectorized so the accumulators stay in vector registers. */
-static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, int64_t R,
-                          lir_expr *m0, lir_expr *base, int64_t s) {
+/* acc[i][j] += sum over r in [r0, r0 + rx) of XP[base + off[r] + j*s] * W[m0 + i, r] (W viewed
+ * [M, R]; f32, fmuladd), the i loop unrolled and the j loop vectorized so the accumulators stay
+ * in vector registers. */
+static lir_stmt *tile_taps(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, lir_expr *r0,
+                           lir_expr *rx, lir_expr *m0, lir_expr *base, int64_t s) {
   lir_var *r = lir_var_new(F, "r", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_var *o = lir_var_new(F, "o", LIR_I64), *wv = lir_var_new(F, "wv", acc->dtype);
-  lir_var *i0 = lir_var_new(F, "i", LIR_I64), *j0 = lir_var_new(F, "j", LIR_I64);
   lir_expr *Rr = lir_ref(F, r), *Iv = lir_ref(F, i), *J = lir_ref(F, j);
   lir_expr *x = lir_load1(F, XP, lir_add(F, lir_ref(F, o), lir_muli(F, J, s)));
   lir_expr *ai[2] = {Iv, J};
-  lir_expr *fma = mac(l, x, lir_ref(F, wv), lir_load(F, acc, ai));
+  lir_expr *fma = lir_call(F, LIR_FMULADD, acc->dtype, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
   lir_stmt *jl = lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
-  lir_expr *w = lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rr}); /* W viewed [M, R] */
-  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, as_type(l, acc->dtype, w), jl));
-  lir_stmt *rl = lir_for(F, r, I(0), I(R), LIR_FOR_SERIAL, lir_let(F, o, lir_add(F, lir_load1(F, off, Rr), base), il));
-  lir_expr *zi[2] = {lir_ref(F, i0), lir_ref(F, j0)};
-  lir_stmt *init = lir_for(F, i0, I(0), I(mt), LIR_FOR_UNROLLED,
-                           lir_for(F, j0, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, zi, cst(l, acc->dtype, 0))));
-  return SEQ(init, rl);
+  lir_expr *w = lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rr});
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, w, jl));
+  return lir_for(F, r, r0, rx, LIR_FOR_SERIAL, lir_let(F, o, lir_add(F, lir_load1(F, off, Rr), base), il));
+}
+
+/* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
+ * step s) summed over r = (c, kh, kw) from 0 in f32 into acc. 8-bit convs (iacc: their i32
+ * sums): the taps in chunks of at most ch, each summed exactly in f32 (integer products and
+ * partial sums below 2^24), converted and added into iacc: the same wrapping i32 sum. */
+static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *iacc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, int64_t R,
+                          int64_t ch, lir_expr *m0, lir_expr *base, int64_t s) {
+  if (!iacc) return SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, I(0), I(R), m0, base, s));
+  lir_var *k = lir_var_new(F, "k", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_expr *r0 = lir_muli(F, lir_ref(F, k), ch), *ai[2] = {lir_ref(F, i), lir_ref(F, j)};
+  lir_expr *add = lir_add(F, lir_load(F, iacc, ai), lir_cast(F, LIR_I32, lir_load(F, acc, ai)));
+  lir_stmt *fold = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, iacc, ai, add)));
+  lir_stmt *chunk = SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, r0, lir_min(F, I(ch), lir_sub(F, I(R), r0)), m0, base, s), fold);
+  return SEQ(tile_zero(l, iacc, mt), lir_for(F, k, I(0), I((R + ch - 1) / ch), LIR_FOR_SERIAL, chunk));
 }
 
 /* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
@@ -176,10 +188,14 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   int64_t Mg = q->M / q->G, R = q->Cg * q->KH * q->KW;
   int64_t mt = Mg % 8 == 0 ? 8 : Mg % 4 == 0 ? 4 : Mg % 2 == 0 ? 2 : 1;
   int64_t xl = q->xp_len, acc_sh[2] = {TILE_M, TILE_W};
-  lir_buf *XP = lir_buf_new(F, "xp", X->dtype, 1, &xl, LIR_SCOPE_LOCAL);
+  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
   lir_buf *off = lir_buf_new(F, "off", LIR_I64, 1, &R, LIR_SCOPE_LOCAL);
   view(W, 2, (int64_t[]){q->M, R});
-  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 2, acc_sh, LIR_SCOPE_LOCAL);
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
+  bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted */
+  lir_buf *iacc = i8 ? lir_buf_new(F, "iacc", LIR_I32, 2, acc_sh, LIR_SCOPE_LOCAL) : NULL;
+  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, R}, LIR_SCOPE_LOCAL) : NULL;
+  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = W->dtype == LIR_U8 ? 255 : 128, ch = ((int64_t)1 << 24) / (mx * mw);
   /* off[r] */
   lir_var *c = lir_var_new(F, "c", LIR_I64), *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
@@ -194,10 +210,10 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_expr *oh = q->rows ? lir_bin(F, LIR_DIV, T, I(q->wb)) : NULL;
   lir_expr *ow0 = q->rows ? lir_muli(F, lir_bin(F, LIR_MOD, T, I(q->wb)), TILE_W) : NULL;
   lir_expr *p0 = q->rows ? lir_add(F, lir_muli(F, oh, q->PWs), ow0) : lir_muli(F, T, TILE_W);
-  lir_stmt *sum = tile_sum(l, acc, XP, W, off, mt, R, m0, lir_add(F, cbase, p0), 1);
+  lir_stmt *sum = tile_sum(l, acc, iacc, XP, i8 ? wb : W, off, mt, R, ch, i8 ? I(0) : m0, lir_add(F, cbase, p0), 1);
   lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *yi[4];
-  lir_expr *a = lir_load(F, acc, (lir_expr *[]){Iv, J});
+  lir_expr *a = lir_load(F, i8 ? iacc : acc, (lir_expr *[]){Iv, J});
   yi[0] = Nv, yi[1] = m;
   lir_stmt *stores;
   if (q->rows) { /* the row segment ow0 .. min(ow0 + TILE_W, OW) */
@@ -213,7 +229,15 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
     stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
   }
   lir_stmt *tiles = lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
-  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, lir_alloc_stmt(F, acc, tiles));
+  lir_stmt *blk = lir_alloc_stmt(F, acc, tiles);
+  if (i8) { /* wb[i, r] = W[m0 + i, r] in f32, then the tiles */
+    lir_var *wi = lir_var_new(F, "i", LIR_I64), *wr = lir_var_new(F, "r", LIR_I64);
+    lir_expr *WI = lir_ref(F, wi), *WR = lir_ref(F, wr);
+    lir_stmt *fill = lir_for(F, wi, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, wr, I(0), I(R), LIR_FOR_VECTORIZED,
+        lir_store(F, wb, (lir_expr *[]){WI, WR}, lir_cast(F, LIR_F32, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, WI), WR})))));
+    blk = lir_alloc_stmt(F, wb, lir_alloc_stmt(F, iacc, SEQ(fill, blk)));
+  }
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
   lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
   F->body = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, off, SEQ(offs, img)));
   return 0;
