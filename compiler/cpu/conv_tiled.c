@@ -166,19 +166,32 @@ static lir_stmt *tile_taps(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf 
   return lir_for(F, r, r0, rx, LIR_FOR_SERIAL, lir_let(F, o, lir_add(F, lir_load1(F, off, Rr), base), il));
 }
 
+/* One exact chunk of an 8-bit tile: acc = the f32 sum over r in [r0, r0 + rx), then
+ * iacc += i32(acc). */
+static lir_stmt *tile_chunk(L *l, lir_buf *acc, lir_buf *iacc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt,
+                            lir_expr *r0, int64_t rx, lir_expr *m0, lir_expr *base, int64_t s) {
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_expr *ai[2] = {lir_ref(F, i), lir_ref(F, j)};
+  lir_expr *add = lir_add(F, lir_load(F, iacc, ai), lir_cast(F, LIR_I32, lir_load(F, acc, ai)));
+  /* i serial: acc keeps dynamic indices, so LLVM promotes it in the tap loop (not split into SSA values) */
+  lir_stmt *fold = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, iacc, ai, add)));
+  return SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, r0, I(rx), m0, base, s), fold);
+}
+
 /* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
  * step s) summed over r = (c, kh, kw) from 0 in f32 into acc. 8-bit convs (iacc: their i32
- * sums): the taps in chunks of at most ch, each summed exactly in f32 (integer products and
- * partial sums below 2^24), converted and added into iacc: the same wrapping i32 sum. */
+ * sums): the taps in chunks of ch (then one of R % ch), each summed exactly in f32 (integer
+ * products and partial sums below 2^24), converted and added into iacc: the same wrapping i32
+ * sum. Every tap loop has a constant extent (the accumulators stay in registers). */
 static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *iacc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, int64_t R,
                           int64_t ch, lir_expr *m0, lir_expr *base, int64_t s) {
-  if (!iacc) return SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, I(0), I(R), m0, base, s));
-  lir_var *k = lir_var_new(F, "k", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
-  lir_expr *r0 = lir_muli(F, lir_ref(F, k), ch), *ai[2] = {lir_ref(F, i), lir_ref(F, j)};
-  lir_expr *add = lir_add(F, lir_load(F, iacc, ai), lir_cast(F, LIR_I32, lir_load(F, acc, ai)));
-  lir_stmt *fold = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, iacc, ai, add)));
-  lir_stmt *chunk = SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, r0, lir_min(F, I(ch), lir_sub(F, I(R), r0)), m0, base, s), fold);
-  return SEQ(tile_zero(l, iacc, mt), lir_for(F, k, I(0), I((R + ch - 1) / ch), LIR_FOR_SERIAL, chunk));
+  if (!iacc || R <= ch) return SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, I(0), I(R), m0, base, s));
+  lir_var *k = lir_var_new(F, "k", LIR_I64);
+  lir_stmt *full = R / ch ? lir_for(F, k, I(0), I(R / ch), LIR_FOR_SERIAL,
+                                    tile_chunk(l, acc, iacc, XP, W, off, mt, lir_muli(F, lir_ref(F, k), ch), ch, m0, base, s))
+                          : lir_seq(F, 0, NULL);
+  lir_stmt *tail = R % ch ? tile_chunk(l, acc, iacc, XP, W, off, mt, I(R / ch * ch), R % ch, m0, base, s) : lir_seq(F, 0, NULL);
+  return SEQ(tile_zero(l, iacc, mt), full, tail);
 }
 
 /* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
@@ -192,10 +205,10 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_buf *off = lir_buf_new(F, "off", LIR_I64, 1, &R, LIR_SCOPE_LOCAL);
   view(W, 2, (int64_t[]){q->M, R});
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
-  bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted */
-  lir_buf *iacc = i8 ? lir_buf_new(F, "iacc", LIR_I32, 2, acc_sh, LIR_SCOPE_LOCAL) : NULL;
-  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, R}, LIR_SCOPE_LOCAL) : NULL;
   int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = W->dtype == LIR_U8 ? 255 : 128, ch = ((int64_t)1 << 24) / (mx * mw);
+  bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted */
+  lir_buf *iacc = i8 && R > ch ? lir_buf_new(F, "iacc", LIR_I32, 2, acc_sh, LIR_SCOPE_LOCAL) : NULL;
+  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, R}, LIR_SCOPE_LOCAL) : NULL;
   /* off[r] */
   lir_var *c = lir_var_new(F, "c", LIR_I64), *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
@@ -213,7 +226,7 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_stmt *sum = tile_sum(l, acc, iacc, XP, i8 ? wb : W, off, mt, R, ch, i8 ? I(0) : m0, lir_add(F, cbase, p0), 1);
   lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *yi[4];
-  lir_expr *a = lir_load(F, i8 ? iacc : acc, (lir_expr *[]){Iv, J});
+  lir_expr *a = iacc ? lir_load(F, iacc, (lir_expr *[]){Iv, J}) : as_type(l, acc_t, lir_load(F, acc, (lir_expr *[]){Iv, J}));
   yi[0] = Nv, yi[1] = m;
   lir_stmt *stores;
   if (q->rows) { /* the row segment ow0 .. min(ow0 + TILE_W, OW) */
@@ -235,7 +248,8 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
     lir_expr *WI = lir_ref(F, wi), *WR = lir_ref(F, wr);
     lir_stmt *fill = lir_for(F, wi, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, wr, I(0), I(R), LIR_FOR_VECTORIZED,
         lir_store(F, wb, (lir_expr *[]){WI, WR}, lir_cast(F, LIR_F32, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, WI), WR})))));
-    blk = lir_alloc_stmt(F, wb, lir_alloc_stmt(F, iacc, SEQ(fill, blk)));
+    blk = lir_alloc_stmt(F, wb, SEQ(fill, blk));
+    if (iacc) blk = lir_alloc_stmt(F, iacc, blk);
   }
   lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
   lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
