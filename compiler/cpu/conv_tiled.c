@@ -257,6 +257,45 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   return 0;
 }
 
+/* One pointwise tile: acc[i][j] = sum_c X[n, c, p0 + j] * W[m0 + i, c] (fmuladd, c from 0) for
+ * i < mt, j < wd, then Y[n, m0 + i, p0 + j] = post(acc[i][j]), one vectorized segment per i. */
+static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, int64_t mt, int64_t C,
+                         lir_expr *n, lir_expr *m0, lir_expr *p0, int64_t wd) {
+  lir_var *c = lir_var_new(F, "c", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_var *wv = lir_var_new(F, "wv", LIR_F32), *i1 = lir_var_new(F, "i", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
+  lir_expr *Cv = lir_ref(F, c), *ai[2] = {lir_ref(F, i), lir_ref(F, j)}, *si[2] = {lir_ref(F, i1), lir_ref(F, j1)};
+  lir_expr *x = lir_load(F, X, (lir_expr *[]){n, Cv, lir_add(F, p0, ai[1])});
+  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
+  lir_stmt *jl = lir_for(F, j, I(0), I(wd), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, ai[0]), Cv}), jl));
+  lir_expr *m = lir_add(F, m0, si[0]);
+  lir_stmt *st = lir_for(F, i1, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j1, I(0), I(wd), LIR_FOR_VECTORIZED,
+      cpu_post_store(l, p, Y, (lir_expr *[]){n, m, lir_add(F, p0, si[1])}, m, lir_load(F, acc, si))));
+  return SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st);
+}
+
+/* Pointwise float convs (1x1, stride 1, no padding, one group): Y[n, m, p] = sum_c X[n, c, p] *
+ * W[m, c] over the flat positions p < HW = OH*OW, read from X where it is (every position is an
+ * output and none is padding, so no copy): in parallel over blocks of mt output channels, the
+ * register tiles of mt x TILE_W positions, then one tile of the HW % TILE_W last ones. */
+static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
+  int64_t HW = q->OH * q->OW, mt = q->M % 8 == 0 ? 8 : q->M % 4 == 0 ? 4 : q->M % 2 == 0 ? 2 : 1;
+  int64_t acc_sh[2] = {TILE_M, TILE_W}, full = HW / TILE_W, rest = HW % TILE_W;
+  view(X, 3, (int64_t[]){q->N, q->C, HW});
+  view(Y, 3, (int64_t[]){q->N, q->M, HW});
+  view(W, 2, (int64_t[]){q->M, q->C});
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
+  lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
+  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt);
+  lir_stmt *tiles = full ? lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL,
+                                   pw_tile(l, acc, X, W, Y, p, mt, q->C, Nv, m0, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W))
+                         : lir_seq(F, 0, NULL);
+  lir_stmt *tail = rest ? pw_tile(l, acc, X, W, Y, p, mt, q->C, Nv, m0, I(full * TILE_W), rest) : lir_seq(F, 0, NULL);
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, lir_alloc_stmt(F, acc, SEQ(tiles, tail)));
+  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, blocks);
+  return 0;
+}
+
 /* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
  * channel's phase planes (geom) in a local f32 buffer XP (8-bit X converted: their products and
  * sums over the at most DW_TAPS taps are exact integers in f32, so the i32 sum is the same),
@@ -312,5 +351,8 @@ int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int6
   geom_of(X, W, Y, c, G, &q);
   if (G == q.C && q.Cg == 1 && q.M == q.C && q.KH * q.KW <= DW_TAPS) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
   if (q.Cg * q.KH * q.KW < 4) return 1; /* too little to sum per output: the generic schedule */
+  if (f32 && G == 1 && q.KH == 1 && q.KW == 1 && q.sh == 1 && q.sw == 1 && q.pt == 0 && q.pl == 0 && q.OH == q.IH &&
+      q.OW == q.IW)
+    return conv_pointwise(l, X, W, Y, &q, p);
   return conv_tiled(l, X, W, Y, acc_t, &q, p);
 }
