@@ -194,6 +194,14 @@ static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *iacc, lir_buf *XP, lir_bu
   return SEQ(tile_zero(l, iacc, mt), full, tail);
 }
 
+/* wb[i, r] = f32(W[m0 + i, r]) for i < mt, r < R (W viewed [M, R]): an 8-bit block's weights. */
+static lir_stmt *wb_fill(L *l, lir_buf *wb, lir_buf *W, lir_expr *m0, int64_t mt, int64_t R) {
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *r = lir_var_new(F, "r", LIR_I64);
+  lir_expr *Iv = lir_ref(F, i), *Rv = lir_ref(F, r);
+  return lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, r, I(0), I(R), LIR_FOR_VECTORIZED,
+      lir_store(F, wb, (lir_expr *[]){Iv, Rv}, lir_cast(F, LIR_F32, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rv})))));
+}
+
 /* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
  * over blocks of mt output channels (mt: 8, or 4, 2, 1 dividing M/G), every spatial tile summed
  * (tile_sum) and stored through the post-op. */
@@ -244,11 +252,7 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_stmt *tiles = lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
   lir_stmt *blk = lir_alloc_stmt(F, acc, tiles);
   if (i8) { /* wb[i, r] = W[m0 + i, r] in f32, then the tiles */
-    lir_var *wi = lir_var_new(F, "i", LIR_I64), *wr = lir_var_new(F, "r", LIR_I64);
-    lir_expr *WI = lir_ref(F, wi), *WR = lir_ref(F, wr);
-    lir_stmt *fill = lir_for(F, wi, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, wr, I(0), I(R), LIR_FOR_VECTORIZED,
-        lir_store(F, wb, (lir_expr *[]){WI, WR}, lir_cast(F, LIR_F32, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, WI), WR})))));
-    blk = lir_alloc_stmt(F, wb, SEQ(fill, blk));
+    blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, R), blk));
     if (iacc) blk = lir_alloc_stmt(F, iacc, blk);
   }
   lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
@@ -257,28 +261,31 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   return 0;
 }
 
-/* One pointwise tile: acc[i][j] = sum_c X[n, c, p0 + j] * W[m0 + i, c] (fmuladd, c from 0) for
- * i < mt, j < wd, then Y[n, m0 + i, p0 + j] = post(acc[i][j]), one vectorized segment per i. */
-static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, int64_t mt, int64_t C,
-                         lir_expr *n, lir_expr *m0, lir_expr *p0, int64_t wd) {
+/* One pointwise tile: acc[i][j] = sum_c f32(X[n, c, p0 + j]) * W[wm + i, c] (fmuladd, c from 0)
+ * for i < mt, j < wd, then Y[n, m0 + i, p0 + j] = post(acc[i][j] in acc_t), one vectorized
+ * segment per i. W: the conv's weights (wm = m0), or an 8-bit block converted to f32 (wm = 0). */
+static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t,
+                         int64_t mt, int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_expr *p0, int64_t wd) {
   lir_var *c = lir_var_new(F, "c", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_var *wv = lir_var_new(F, "wv", LIR_F32), *i1 = lir_var_new(F, "i", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *ai[2] = {lir_ref(F, i), lir_ref(F, j)}, *si[2] = {lir_ref(F, i1), lir_ref(F, j1)};
-  lir_expr *x = lir_load(F, X, (lir_expr *[]){n, Cv, lir_add(F, p0, ai[1])});
+  lir_expr *x = as_type(l, LIR_F32, lir_load(F, X, (lir_expr *[]){n, Cv, lir_add(F, p0, ai[1])}));
   lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
   lir_stmt *jl = lir_for(F, j, I(0), I(wd), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
-  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, ai[0]), Cv}), jl));
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, (lir_expr *[]){lir_add(F, wm, ai[0]), Cv}), jl));
   lir_expr *m = lir_add(F, m0, si[0]);
   lir_stmt *st = lir_for(F, i1, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j1, I(0), I(wd), LIR_FOR_VECTORIZED,
-      cpu_post_store(l, p, Y, (lir_expr *[]){n, m, lir_add(F, p0, si[1])}, m, lir_load(F, acc, si))));
+      cpu_post_store(l, p, Y, (lir_expr *[]){n, m, lir_add(F, p0, si[1])}, m, as_type(l, acc_t, lir_load(F, acc, si)))));
   return SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st);
 }
 
-/* Pointwise float convs (1x1, stride 1, no padding, one group): Y[n, m, p] = sum_c X[n, c, p] *
+/* Pointwise convs (1x1, stride 1, no padding, one group): Y[n, m, p] = sum_c X[n, c, p] *
  * W[m, c] over the flat positions p < HW = OH*OW, read from X where it is (every position is an
  * output and none is padding, so no copy): in parallel over blocks of mt output channels, the
- * register tiles of mt x TILE_W positions, then one tile of the HW % TILE_W last ones. */
-static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *q, const post *p) {
+ * register tiles of mt x TILE_W positions, then one tile of the HW % TILE_W last ones. 8-bit X
+ * and W (i32 acc_t, C at most one exact chunk, see tile_sum): each x converted as it is read,
+ * the block's W rows converted to f32 first (wb), the exact f32 sum converted to i32. */
+static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   int64_t HW = q->OH * q->OW, mt = q->M % 8 == 0 ? 8 : q->M % 4 == 0 ? 4 : q->M % 2 == 0 ? 2 : 1;
   int64_t acc_sh[2] = {TILE_M, TILE_W}, full = HW / TILE_W, rest = HW % TILE_W;
   view(X, 3, (int64_t[]){q->N, q->C, HW});
@@ -287,11 +294,16 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const geom *
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt);
+  bool i8 = acc_t == LIR_I32;
+  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
+  lir_expr *wm = i8 ? I(0) : m0;
   lir_stmt *tiles = full ? lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL,
-                                   pw_tile(l, acc, X, W, Y, p, mt, q->C, Nv, m0, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W))
+                                   pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W))
                          : lir_seq(F, 0, NULL);
-  lir_stmt *tail = rest ? pw_tile(l, acc, X, W, Y, p, mt, q->C, Nv, m0, I(full * TILE_W), rest) : lir_seq(F, 0, NULL);
-  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, lir_alloc_stmt(F, acc, SEQ(tiles, tail)));
+  lir_stmt *tail = rest ? pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest) : lir_seq(F, 0, NULL);
+  lir_stmt *blk = lir_alloc_stmt(F, acc, SEQ(tiles, tail));
+  if (i8) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
   F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, blocks);
   return 0;
 }
@@ -351,8 +363,9 @@ int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int6
   geom_of(X, W, Y, c, G, &q);
   if (G == q.C && q.Cg == 1 && q.M == q.C && q.KH * q.KW <= DW_TAPS) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
   if (q.Cg * q.KH * q.KW < 4) return 1; /* too little to sum per output: the generic schedule */
-  if (f32 && G == 1 && q.KH == 1 && q.KW == 1 && q.sh == 1 && q.sw == 1 && q.pt == 0 && q.pl == 0 && q.OH == q.IH &&
-      q.OW == q.IW)
-    return conv_pointwise(l, X, W, Y, &q, p);
+  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = W->dtype == LIR_U8 ? 255 : 128; /* 8-bit: exact in one chunk */
+  if ((f32 || q.C <= ((int64_t)1 << 24) / (mx * mw)) && G == 1 && q.KH == 1 && q.KW == 1 && q.sh == 1 && q.sw == 1 &&
+      q.pt == 0 && q.pl == 0 && q.OH == q.IH && q.OW == q.IW)
+    return conv_pointwise(l, X, W, Y, acc_t, &q, p);
   return conv_tiled(l, X, W, Y, acc_t, &q, p);
 }
