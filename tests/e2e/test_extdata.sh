@@ -48,9 +48,10 @@ m = h.make_model(g, opset_imports=[h.make_opsetid("", 13)])
 onnx.checker.check_model(m)
 onnx.save_model(m, d + "/inline.onnx")
 onnx.save_model(onnx.load(d + "/inline.onnx"), d + "/model.onnx", save_as_external_data=True,
-                all_tensors_to_one_file=True, location="weights.bin", size_threshold=0)
+                all_tensors_to_one_file=True, location="weights.bin", size_threshold=0,
+                convert_attribute=True)
 onnx.save_model(onnx.load(d + "/inline.onnx"), split + "/model.onnx", save_as_external_data=True,
-                all_tensors_to_one_file=False, size_threshold=0)
+                all_tensors_to_one_file=False, size_threshold=0, convert_attribute=True)
 np.save(d + "/x.npy", x)
 y = (np.maximum(x @ w1 + b1, 0) * sc).reshape(2, 256) @ w2.T + b2  # numpy's own, float32
 np.save(d + "/want.npy", y.astype(np.float32))
