@@ -149,6 +149,9 @@ ext_case("onnx-ext-offset-negative.onnx", [("location", "onnx-ext-offset-negativ
 ext_case("onnx-ext-offset-overflow.onnx",
          [("location", "onnx-ext-offset-overflow.onnx"), ("offset", "18446744073709551632")])
 ext_case("onnx-ext-location-twice.onnx", [("location", "a.bin"), ("location", "b.bin")])
+# external and raw_data at once
+save("onnx-ext-and-raw.onnx", model([node("Add", ["x", "w"], ["y"], "a")], [X], [Y],
+                                    [tensor("w", [4], raw=b"\0" * 16, ext=True, ext_kv=[("location", "w.bin")])]))
 # a cycle: a = Relu(b), b = Relu(a)
 save("onnx-cycle.onnx", model([node("Relu", ["b"], ["a"], "r1"), node("Relu", ["a"], ["b"], "r2"),
                                node("Add", ["x", "a"], ["y"], "add")], [X], [Y]))
