@@ -2,11 +2,17 @@
 # `make bench-cpu [REPEAT=N]`: the fp32 CPU path against onnxruntime-node on torchvision's
 # ResNet-18 and MobileNetV2 (seeded random weights, opset 13, 1x3x224x224; bench/cpu_export.py
 # writes them into BUILD/bench-cpu/, never committed), the same input for both, in one run:
-#   ovta: `ovta compile`, then `ovta run --repeat N --threads T` (T = 1 and 2);
+#   ovta: `ovta compile --passes DEFAULT` (ovta-opt's default pipeline: BatchNorm folded, bias and
+#   activations fused into the convs, as onnxruntime's graph optimizations do), then
+#   `ovta run --repeat N --threads T` (T = 1 and 2);
+#   int8 on the CPU: the same model through `ovta-opt` with the quantize pass (power-of-two int8,
+#   calibrated on one seeded random input: the speed does not depend on the scales), compiled and
+#   run the same way (ovta.QConv etc. on the CPU kernels, the accelerator's bit-exact twin);
 #   onnxruntime-node: tools/ort-ref/ort-run.js time (1 and 2 intra-op threads, graph
 #   optimization all), N runs after one warm-up.
 # Prints one table: median wall and CPU (all threads) ms per run, and the ratios ovta / ort
-# (CPU time is the steadier figure on a shared machine) and ovta 1 thread / 2 threads (wall).
+# (CPU time is the steadier figure on a shared machine), ovta 1 thread / 2 threads (wall), and
+# int8 / fp32 (CPU time, 1 thread).
 # Checks that ovta's outputs with 1 and 2 threads are identical and close to onnxruntime's.
 # Needs Debian's python3-torch/torchvision (bench/install-torch.sh) and onnxruntime-node (npm).
 set -eu
@@ -15,6 +21,7 @@ cd "$(dirname "$0")/.."
 n=${REPEAT:-20}
 d=$b/bench-cpu
 js=tools/ort-ref/ort-run.js
+passes=infer,fold,dce,fold-bn,fuse,infer,fold,dce,verify
 [ -d "$b/ort-ref/node_modules/onnxruntime-node" ] || bash tools/ort-ref/test-ort.sh "$b" >&2
 bash bench/install-torch.sh >&2
 if [ ! -s "$d/mobilenet_v2.onnx" ] || [ bench/cpu_export.py -nt "$d/mobilenet_v2.onnx" ]; then
@@ -25,7 +32,14 @@ rows=()
 for m in resnet18 mobilenet_v2; do
   x=$d/${m}_input.npy
   if [ ! -s "$d/$m.ovta/plan.json" ] || [ "$b/ovta" -nt "$d/$m.ovta/plan.json" ]; then
-    "$b/ovta" compile "$d/$m.onnx" -o "$d/$m.ovta" >&2
+    "$b/ovta" compile "$d/$m.onnx" -o "$d/$m.ovta" --passes "$passes" >&2
+  fi
+  q=$d/${m}_int8
+  if [ ! -s "$q.json" ] || [ compiler/passes/quantize.c -nt "$q.json" ]; then  # slow: calibration
+    "$b/ovta-opt" --passes="${passes%,verify},quantize,verify" --calib-random=1 --emit=json "$d/$m.onnx" >"$q.json"
+  fi
+  if [ ! -s "$q.ovta/plan.json" ] || [ "$b/ovta" -nt "$q.ovta/plan.json" ] || [ "$q.json" -nt "$q.ovta/plan.json" ]; then
+    "$b/ovta" compile "$q.json" -o "$q.ovta" >&2
   fi
   line=$m
   for t in 1 2; do
@@ -34,6 +48,12 @@ for m in resnet18 mobilenet_v2; do
     o=$(node $js time "$d/$m.onnx" "$t" "$n" image="$x" | sed -n 's/ort: median wall \([0-9.]*\) ms, median CPU \([0-9.]*\) ms.*/\1 \2/p')
     line="$line $r $o"
   done
+  for t in 1 2; do
+    r=$("$b/ovta" run "$q.ovta" --input image="$x" --output-dir "$d/out-${m}_int8-t$t" --repeat "$n" --threads "$t" |
+      sed -n 's/.*; median \([0-9.]*\) us, CPU time median \([0-9.]*\) us.*/\1 \2/p')
+    line="$line $r"
+  done
+  cmp -s "$d/out-${m}_int8-t1/logits.npy" "$d/out-${m}_int8-t2/logits.npy" || { echo "bench-cpu: $m int8: outputs differ between 1 and 2 threads" >&2; exit 1; }
   cmp -s "$d/out-$m-t1/logits.npy" "$d/out-$m-t2/logits.npy" || { echo "bench-cpu: $m: outputs differ between 1 and 2 threads" >&2; exit 1; }
   node $js run "$d/$m.onnx" "$d/ort-$m" image="$x" >/dev/null
   node $js compare "$d/out-$m-t1/logits.npy" "$d/ort-$m/logits.npy" 1e-3 1e-3 >&2
@@ -45,10 +65,17 @@ n = sys.argv[1]
 print("bench-cpu: median ms per run over %s runs (wall / CPU of all threads); ratio = ovta / onnxruntime" % n)
 print("%-13s %7s %17s %17s %11s %17s %17s %11s %9s" % ("model", "threads", "ovta wall/cpu", "ort wall/cpu", "ratio cpu",
                                                      "ovta wall/cpu", "ort wall/cpu", "ratio cpu", "ovta 1/2"))
+int8 = []
 for r in sys.argv[2:]:
     m, *v = r.split()
-    ow1, oc1, rw1, rc1, ow2, oc2, rw2, rc2 = map(lambda s: float(s) if s else float("nan"), v)
+    ow1, oc1, rw1, rc1, ow2, oc2, rw2, rc2, qw1, qc1, qw2, qc2 = map(lambda s: float(s) if s else float("nan"), v)
     ow1, oc1, ow2, oc2 = ow1 / 1e3, oc1 / 1e3, ow2 / 1e3, oc2 / 1e3
+    qw1, qc1, qw2, qc2 = qw1 / 1e3, qc1 / 1e3, qw2 / 1e3, qc2 / 1e3
     print("%-13s %7s %8.1f/%8.1f %8.1f/%8.1f %10.2fx %8.1f/%8.1f %8.1f/%8.1f %10.2fx %8.2fx" %
           (m, "1 | 2", ow1, oc1, rw1, rc1, oc1 / rc1, ow2, oc2, rw2, rc2, oc2 / rc2, ow1 / ow2))
+    int8.append((m, qw1, qc1, qw2, qc2, qc1 / oc1, qw1 / qw2))
+print("int8 on the CPU path (ovta.QConv ...): median ms per run (wall / CPU); int8/fp32 = CPU time, 1 thread")
+print("%-13s %17s %17s %11s %9s" % ("model", "1 thread", "2 threads", "int8/fp32", "int8 1/2"))
+for m, qw1, qc1, qw2, qc2, rq, s in int8:
+    print("%-13s %8.1f/%8.1f %8.1f/%8.1f %10.2fx %8.2fx" % (m, qw1, qc1, qw2, qc2, rq, s))
 PY

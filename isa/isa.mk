@@ -3,7 +3,7 @@ ISA_GEN_H := $(B)/gen/ovta_isa_gen.h
 # a tool of the build machine (HOST_CC; build-ARCH/host/isagen in a cross build)
 ISAGEN := $(B)/$(if $(CROSS_ARCH),host/)isagen
 GEN += $(ISA_GEN_H)
-LIB_SRCS += isa/error.c isa/util.c isa/parallel.c isa/array.c isa/config.c isa/layout.c isa/isa.c $(wildcard isa/asm.c isa/disasm.c)
+LIB_SRCS += isa/error.c isa/util.c isa/timing.c isa/parallel.c isa/array.c isa/config.c isa/layout.c isa/isa.c $(wildcard isa/asm.c isa/disasm.c)
 
 $(ISAGEN): isa/gen/isagen.c isa/config.c isa/layout.c isa/error.c isa/ovta_base.h | $(B)/gen
 	@mkdir -p $(dir $@)

@@ -166,6 +166,38 @@ double ovta_now_s(void);
 /* Seconds of CPU time used by this process, all its threads (CLOCK_PROCESS_CPUTIME_ID). */
 double ovta_cpu_s(void);
 
+/* Time per phase (isa/timing.c; `ovta compile --time-passes`, like LLVM's -time-passes): wall and
+ * CPU seconds (this process's threads and its finished child processes, e.g. the linker) of named
+ * phases, each summed over its runs. A phase begun while another runs is nested under it; rows
+ * are keyed by name and parent, listed in the order they were first begun. Zero-initialize; every
+ * call takes NULL (no timing) and does nothing then. */
+#define OVTA_TIMING_DEPTH 8 /* phases open at once */
+typedef struct ovta_timing_row {
+  char name[80]; /* the phase */
+  int parent;    /* row of the phase it is nested in (-1: top level) */
+  int depth;     /* nesting depth (0: top level) */
+  int runs;      /* times begun */
+  double wall;   /* wall seconds, summed over the runs */
+  double cpu;    /* CPU seconds, summed over the runs */
+} ovta_timing_row;
+typedef struct ovta_timing {
+  ovta_timing_row *rows;                 /* the phases */
+  int n, cap;                            /* rows, allocated */
+  int open[OVTA_TIMING_DEPTH];           /* rows of the phases running, outermost first */
+  double t_wall[OVTA_TIMING_DEPTH];      /* their start: monotonic clock */
+  double t_cpu[OVTA_TIMING_DEPTH];       /* their start: CPU time */
+  int nopen;                             /* phases running */
+  int skipped;                           /* begins past OVTA_TIMING_DEPTH or out of memory (their ends are matched) */
+} ovta_timing;
+/* Begin phase name (printf format) nested in the innermost running one; end it with ovta_timing_end. */
+void ovta_timing_begin(ovta_timing *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* End the innermost running phase, adding its times to its row. */
+void ovta_timing_end(ovta_timing *t);
+/* The table on f: a title line, one row per phase (wall s, % of the top-level total, CPU s, runs,
+ * the name indented by depth), then the total of the top-level rows. */
+void ovta_timing_print(const ovta_timing *t, FILE *f, const char *title);
+void ovta_timing_free(ovta_timing *t);
+
 /* The thread pool of generated CPU kernels (isa/parallel.c; in this lowest layer so that both
  * `ovta` and the runtime alone `ovta-rt` define the symbols a kernels.so calls, exported from the
  * executables). A parallel loop of the loop IR is outlined into body(ctx, lo, hi), which runs

@@ -80,7 +80,7 @@ static void fold_loops(const aloop *in, int n, int64_t budget, bool keep1, fold 
  * a GEMM, an ALU statement with a tensor operand (the bias copy), an ACC region offset by an outer
  * loop (a chunk of the last tile's requantization), a GEMM reset; with the plan's as_written, every
  * nest (bits 0..27: its number); an ALU statement whose tensor operand is in the per-channel shifts
- * (the shared bias's second half: its own micro-ops beside the bias copy's). */
+ * (the second half of the bias buffer, shared or per-tile: its own micro-ops beside the bias copy's). */
 enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4, KIND_RESET = 5, KIND_NEST = 6, KIND_SRC_SHIFTS = 7 };
 
 /* Where an SRAM buffer lives: parted buffers [vt, .., B, BLOCK] at `off` in each part of `part`
@@ -108,6 +108,14 @@ static const sram *sram_of(const fctx *c, const lir_buf *b) {
   for (int i = 0; i < c->ns; i++)
     if (c->s[i].b == b) return &c->s[i];
   return NULL;
+}
+
+/* Elements of an SRAM buffer (in one part when parted). */
+static int64_t sram_elems(const sram *r) {
+  const lir_buf *b = r->b;
+  int64_t n = 1;
+  for (int d = r->parted ? 1 : 0; d < b->ndim - 2; d++) n *= b->shape[d];
+  return n;
 }
 
 static bool uses_sram(const fctx *c, const lir_expr *e) {
@@ -398,8 +406,8 @@ static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
     }
   *kind = k->src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
   const vta_plan *p = c->p;
-  if (k->src && p->op.shifts && p->bias_base >= 0 && k->has[1] && k->r[1].c >= p->bias_base + p->ob)
-    *kind = KIND_SRC_SHIFTS;
+  if (k->src && p->op.shifts && k->has[1] && k->r[1].c - k->r[1].s->off >= sram_elems(k->r[1].s) / 2)
+    *kind = KIND_SRC_SHIFTS; /* the bias buffer's second half: the shifts */
   lir_expr *parts = k->r[0].lead;
   return outer ? lir_add(F, parts, lir_muli(F, lir_ref(F, outer), c->p->vt)) : parts;
 }

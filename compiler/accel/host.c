@@ -150,8 +150,9 @@ static lir_stmt *host_stmt(hctx *c, lir_stmt *s) {
  * dep_push/pop, uop_loop_begin/end, uop, gemm, alu, kernel_end whose operands are host integer
  * arithmetic, the DRAM operand of a DMA a reference `P[i.., 0, 0]` into a parameter. The
  * parameters are x, w, [bias,] y (handles VTA_BUF_X, W, BIAS, Y: x and w first, y last, the int32
- * 3-dim bias - or the ALU operators' int8 identity block - between them when the op has one; x, w,
- * y int8, at least one dim before the element's two). Produces the runtime calls ovta_vrt_load (type,
+ * bias - 3-dim, or [2][O/BO][B][BO] for per-channel shifts loaded per tile - or the ALU operators'
+ * int8 identity block between them when the op has one; x, w, y int8, at least one dim before the
+ * element's two). Produces the runtime calls ovta_vrt_load (type,
  * sram, handle, flat offset, ..), ovta_vrt_store (sram, handle, offset, ..), ovta_vrt_dep_push/pop,
  * loop_begin/end, uop, gemm, alu, kernel_end, and `if (ovta_vrt_kernel_begin(KEY) != 0) { .. }` for
  * the recording scope. Refuses, naming it, any other statement (buffer stores, allocations, lets,
@@ -171,7 +172,7 @@ int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err)
     const lir_buf *b = c.bufs[i];
     if (!b) continue;
     bool ok = b->scope == LIR_SCOPE_GLOBAL && b->ndim >= 3 &&
-              (i == VTA_BUF_BIAS ? (b->dtype == LIR_I32 && b->ndim == 3) || b->dtype == LIR_I8 : b->dtype == LIR_I8);
+              (i == VTA_BUF_BIAS ? (b->dtype == LIR_I32 && (b->ndim == 3 || b->ndim == 4)) || b->dtype == LIR_I8 : b->dtype == LIR_I8);
     if (!ok)
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "host: %s: parameter %s is not the %s operand of the DRAM layout", f->name,
                        b->name, i == VTA_BUF_X ? "x" : i == VTA_BUF_W ? "w" : i == VTA_BUF_BIAS ? "bias" : "y");

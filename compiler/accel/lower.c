@@ -61,6 +61,20 @@ static lir_expr *requant_expr(em *e, lir_expr *v, lir_expr *sh) {
 
 /* ---------------------------------------------------------------- stage compute */
 
+/* Whether the bias parameter is viewed [2][O/BO][B][BO] (bias, then the per-channel shifts): per-channel
+ * shifts with a per-tile bias, so that an output-channel tile's slice of both is one region
+ * [2][t_oc][B][BO] for compute_at (in the [2*O/BO][B][BO] view, the same bytes, the two accesses
+ * differ by O/BO blocks and their bounding region would span them). */
+static bool bias_split(const vta_plan *p) { return p->op.shifts && p->op.has_bias && p->bias_base < 0; }
+
+/* Channel block oc's bias (half 0) or shift (half 1) element [b][o] of the bias parameter. */
+static lir_expr *bias_ref(em *e, const nest *o, int half) {
+  const vta_plan *p = e->p;
+  lir_expr *oc = R(e, o->v[1]), *b = R(e, o->v[4]), *ch = R(e, o->v[5]);
+  if (bias_split(p)) return lir_load(F, e->b, (lir_expr *[4]){I(e, half), oc, b, ch});
+  return lir_load(F, e->b, (lir_expr *[3]){half ? ADD(e, oc, I(e, p->ob)) : oc, b, ch});
+}
+
 static lir_stmt *emit_compute(em *e) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
@@ -73,10 +87,7 @@ static lir_stmt *emit_compute(em *e) {
   lir_block blk;
   lir_block_init(&blk, F);
   lir_expr *init = lir_int(F, LIR_I32, vta_requant_round(op)); /* bias: rounding folded in */
-  if (op->has_bias) {
-    lir_expr *bi[3] = {R(e, o.v[1]), R(e, o.v[4]), R(e, o.v[5])};
-    init = lir_load(F, e->b, bi);
-  }
+  if (op->has_bias) init = bias_ref(e, &o, 0);
   lir_block_add(&blk, lir_store(F, acc, NULL, init));
   nest r;
   int64_t rext[4] = {p->gk, op->kh, op->kw, BI}; /* grouped: the input blocks of output block oc */
@@ -102,10 +113,7 @@ static lir_stmt *emit_compute(em *e) {
   lir_expr *yi[6];
   for (int i = 0; i < 6; i++) yi[i] = R(e, o.v[i]);
   lir_expr *sh = NULL;
-  if (op->shifts) {
-    lir_expr *si[3] = {ADD(e, R(e, o.v[1]), I(e, p->ob)), R(e, o.v[4]), R(e, o.v[5])};
-    sh = lir_load(F, e->b, si);
-  }
+  if (op->shifts) sh = bias_ref(e, &o, 1);
   lir_block_add(&blk, lir_store(F, e->y, yi, lir_cast(F, LIR_I8, requant_expr(e, lir_load(F, acc, NULL), sh))));
   return nest_close(e, &o, lir_alloc_stmt(F, acc, lir_block_stmt(&blk)));
 }
@@ -157,11 +165,12 @@ int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int64_t xs[6] = {p->nb, p->cb, p->op.h, p->op.w, B, BI};
   int64_t ws[6] = {p->ob, p->gk, p->op.kh, p->op.kw, BO, BI};
-  int64_t bs[3] = {p->op.shifts ? 2 * p->ob : p->ob, B, BO}; /* per-channel shifts after the bias */
+  int64_t bs[4] = {p->op.shifts ? 2 * p->ob : p->ob, B, BO}; /* per-channel shifts after the bias */
+  if (bias_split(p)) bs[0] = 2, bs[1] = p->ob, bs[2] = B, bs[3] = BO;
   int64_t ys[6] = {p->nb, p->ob, p->oh, p->ow, B, BO};
   e->x = lir_param(f, "x", LIR_I8, 6, xs);
   e->w = lir_param(f, "w", LIR_I8, 6, ws);
-  if (p->op.has_bias) e->b = lir_param(f, "bias", LIR_I32, 3, bs);
+  if (p->op.has_bias) e->b = lir_param(f, "bias", LIR_I32, bias_split(p) ? 4 : 3, bs);
   e->y = lir_param(f, "y", LIR_I8, 6, ys);
   f->body = emit_compute(e);
   return OVTA_OK;

@@ -135,7 +135,8 @@ static void fill_sizes(vta_plan *p) {
   p->in_cb = (p->t_oc - 1) * p->gs + p->t_ic;
   p->inp_tile = p->t_n * p->in_cb * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
-  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : p->t_oc);
+  int tile_bias = op->shifts ? 2 * p->t_oc : p->t_oc; /* a per-tile bias: the tile's slice [, its shifts] */
+  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : tile_bias);
   p->red_steps = p->gk / p->t_ic;
   p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
   for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts; q++) /* per-channel shifts: the SHR's operand is offset
@@ -175,7 +176,7 @@ static double cost(const vta_plan *p) {
   int32_t clp;
   int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
-  if (op->has_bias && p->bias_base < 0) I += p->t_oc * c->acc_bytes / bus + 40;
+  if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
   double Q = te * nreq + 4 * nreq;
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
   double S = te * c->out_bytes / bus + 2 * rows + 40;
@@ -243,22 +244,15 @@ static void keep_best(void *ctx, const vta_plan *q, double cst) {
   if (b->best < 0 || cst < b->best) b->best = cst, b->bt = (tiling){q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w};
 }
 
-int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p,
-                  ovta_error *err) {
-  if (vta_kind_alu(op->kind)) return vta_alu_plan_make(cfg, op, kn, p, err);
+/* The plan of a conv or dense op with the knobs k (vta_plan_make); *est: its estimated cycles. */
+static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_plan *p, double *est, ovta_error *err) {
   memset(p, 0, sizeof *p);
   p->op = *op;
   p->cfg = *cfg;
   const char *nm = op->name;
   int B = cfg->batch, BI = cfg->block_in, BO = cfg->block_out;
-  vta_knobs k = {0};
-  if (kn) k = *kn;
   p->vt = k.vthreads ? k.vthreads : 2;
   if (p->vt != 1 && p->vt != 2) return OVTA_FAIL(err, OVTA_EINVAL, "%s: vthreads %d: only 1 or 2", nm, p->vt);
-  /* per-channel shifts whose bias and shifts (2 * ob ACC elements) only stay in the ACC with one
-   * virtual thread (the rule below): one virtual thread, rather than the layer on the CPU */
-  int pc_rows = 2 * (op->o / cfg->block_out); /* bias_rows with shifts */
-  if (op->shifts && op->has_bias && p->vt == 2 && !bias_fits(cfg, pc_rows, 2) && bias_fits(cfg, pc_rows, 1)) p->vt = 1;
   if (op->n <= 0 || op->c <= 0 || op->h <= 0 || op->w <= 0 || op->o <= 0 || op->kh <= 0 || op->kw <= 0 ||
       op->stride_h <= 0 || op->stride_w <= 0 || op->pad_t < 0 || op->pad_l < 0 || op->pad_b < 0 || op->pad_r < 0)
     return OVTA_FAIL(err, OVTA_EINVAL, "%s: bad shape (sizes, kernel, stride must be > 0, pads >= 0)", nm);
@@ -297,12 +291,10 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
    * kernel keys number the output-channel tiles up to 255 with the ACC part) */
   int br = bias_rows(p);
   p->bias_base = op->has_bias && bias_fits(cfg, br, p->vt) ? cfg->acc_depth - br : -1;
-  /* per-channel shifts: SHR with the shifts as tensor operand, held in the ACC with the bias */
-  if (op->shifts && (!op->has_bias || p->bias_base < 0))
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
-                     "%s: per-channel shifts need a bias whose bias and shifts (%d ACC elements) stay in "
-                     "the ACC",
-                     nm, br);
+  /* per-channel shifts: SHR with the shifts as tensor operand, in the ACC beside the bias (held for
+   * the op, or each output-channel tile's slice of both loaded with the tile) */
+  if (op->shifts && !op->has_bias)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: per-channel shifts need a bias (the shifts sit beside it)", nm);
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
   if (p->uop_budget < 1) p->uop_budget = 1;
 
@@ -325,7 +317,33 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
   fill_sizes(p);
   snprintf(p->why, sizeof p->why, "%s (estimated cost %.0f)",
            (k.t_n || k.t_oc || k.t_ic || k.t_h || k.t_w) ? "knobs + search" : "search", best);
+  *est = best;
   return OVTA_OK;
+}
+
+int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn, vta_plan *p,
+                  ovta_error *err) {
+  if (vta_kind_alu(op->kind)) return vta_alu_plan_make(cfg, op, kn, p, err);
+  vta_knobs k = {0};
+  if (kn) k = *kn;
+  double e1, e2;
+  /* per-channel shifts whose bias and shifts (2 * ob ACC elements) stay in the ACC only with one
+   * virtual thread (bias_fits): that plan, or two threads each loading its tiles' slices, whichever
+   * the estimate finds faster (unless the knobs fix the threads; compiler/accel/README.md) */
+  int pc_rows = 2 * (op->o / cfg->block_out); /* bias_rows with shifts */
+  if (!k.vthreads && op->shifts && op->has_bias && !bias_fits(cfg, pc_rows, 2) && bias_fits(cfg, pc_rows, 1)) {
+    vta_plan *one = malloc(sizeof *one);
+    if (!one) return OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", op->name);
+    ovta_error e = {0};
+    vta_knobs k1 = k;
+    k1.vthreads = 1;
+    int rc1 = plan_conv(cfg, op, k1, one, &e1, &e);
+    int rc2 = plan_conv(cfg, op, k, p, &e2, err);
+    if (!rc1 && (rc2 || e1 <= e2)) *p = *one, rc2 = OVTA_OK;
+    free(one);
+    return rc2;
+  }
+  return plan_conv(cfg, op, k, p, &e1, err);
 }
 
 /* each_tiling's callback of vta_plan_space: append while there is room, count all. */

@@ -49,20 +49,77 @@ static void geom_of(const lir_buf *X, const lir_buf *W, const lir_buf *Y, const 
   q->xp_len = q->C * q->sh * q->sw * q->plane + TILE_W + q->PWs;
 }
 
-/* Channel C of X[n] into its phase planes at XP[cb..]: zeros, then the interior. */
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* The range [*lo, *hi) of plane rows (or columns) r of phase a whose padded position r*s + a
+ * lies inside the input, i.e. 0 <= r*s + a - pad < in, clipped to [0, n]. */
+static void inside(int64_t s, int64_t a, int64_t pad, int64_t in, int64_t n, int64_t *lo, int64_t *hi) {
+  *lo = floor_div(pad - a + s - 1, s), *hi = floor_div(in - 1 + pad - a, s) + 1;
+  *lo = *lo < 0 ? 0 : *lo > n ? n : *lo;
+  *hi = *hi < *lo ? *lo : *hi > n ? n : *hi;
+}
+
+/* A loop storing 0 into XP[b0 + z] for z in [0, len) (nothing when len <= 0). */
+static lir_stmt *zeros(L *l, lir_buf *XP, lir_expr *b0, int64_t len) {
+  if (len <= 0) return lir_seq(F, 0, NULL);
+  lir_var *z = lir_var_new(F, "z", LIR_I64);
+  return lir_for(F, z, I(0), I(len), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, b0, lir_ref(F, z)), cst(l, XP->dtype, 0)));
+}
+
+/* XP[rb[b] + w] = X[n, C, y, w*sw + b - pl] for w in [w0, w0 + len), every column phase b in
+ * one loop (the loads of all phases together read X's row consecutively: interleaved loads, not
+ * gathers); serial for the few edge columns. */
+static lir_stmt *row_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, int64_t b0,
+                          int64_t nb, int64_t w0, int64_t len, lir_for_kind k) {
+  if (len <= 0) return lir_seq(F, 0, NULL);
+  lir_var *w = lir_var_new(F, "w", LIR_I64);
+  lir_expr *Wv = lir_ref(F, w);
+  lir_stmt *st[8];
+  for (int64_t b = b0; b < b0 + nb; b++) {
+    lir_expr *x = lir_addi(F, lir_muli(F, Wv, q->sw), b - q->pl);
+    st[b - b0] = lir_store1(F, XP, lir_add(F, rb[b], Wv), as_type(l, XP->dtype, lir_load(F, X, (lir_expr *[]){xi[0], xi[1], xi[2], x})));
+  }
+  return lir_for(F, w, I(w0), I(len), k, lir_seq(F, (int)nb, st));
+}
+
+/* Channel C of X[n] into its phase planes at XP[cb..] (converted to XP's type): per row phase
+ * a, known while lowering, the rows outside the input zeroed; per inside row, in each column
+ * phase b's plane the columns outside the input zeroed, the edge columns where only some
+ * phases are inside copied one by one, and the columns where all are inside in one vectorized
+ * loop over consecutive XP elements (no division per element, no scattered stores). */
 static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n, lir_expr *C, lir_expr *cb) {
-  lir_var *z = lir_var_new(F, "z", LIR_I64), *h = lir_var_new(F, "h", LIR_I64), *w = lir_var_new(F, "w", LIR_I64);
-  lir_expr *Z = lir_ref(F, z), *H = lir_ref(F, h), *Wv = lir_ref(F, w);
-  int64_t cplane = q->sh * q->sw * q->plane;
-  lir_stmt *zero = lir_for(F, z, I(0), I(cplane), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, cb, Z), cst(l, XP->dtype, 0)));
-  lir_expr *y = lir_addi(F, H, q->pt), *x = lir_addi(F, Wv, q->pl);
-  lir_expr *ya = q->sh > 1 ? lir_bin(F, LIR_MOD, y, I(q->sh)) : I(0), *yr = q->sh > 1 ? lir_bin(F, LIR_DIV, y, I(q->sh)) : y;
-  lir_expr *xb = q->sw > 1 ? lir_bin(F, LIR_MOD, x, I(q->sw)) : I(0), *xr = q->sw > 1 ? lir_bin(F, LIR_DIV, x, I(q->sw)) : x;
-  lir_expr *pl = lir_add(F, lir_muli(F, ya, q->sw), xb); /* the phase plane */
-  lir_expr *dst = lir_add(F, cb, lir_add(F, lir_muli(F, pl, q->plane), lir_add(F, lir_muli(F, yr, q->PWs), xr)));
-  lir_stmt *copy = lir_for(F, h, I(0), I(q->IH), LIR_FOR_SERIAL, lir_for(F, w, I(0), I(q->IW), LIR_FOR_VECTORIZED,
-      lir_store1(F, XP, dst, lir_load(F, X, (lir_expr *[]){n, C, H, Wv}))));
-  return SEQ(zero, copy);
+  lir_block blk;
+  lir_block_init(&blk, F);
+  int64_t c0[8], c1[8], C0 = 0, C1 = q->PWs;
+  for (int64_t b = 0; b < q->sw; b++) {
+    inside(q->sw, b, q->pl, q->IW, q->PWs, &c0[b], &c1[b]);
+    C0 = c0[b] > C0 ? c0[b] : C0, C1 = c1[b] < C1 ? c1[b] : C1;
+  }
+  if (C1 < C0) C1 = C0;
+  for (int64_t a = 0; a < q->sh; a++) {
+    int64_t r0, r1;
+    inside(q->sh, a, q->pt, q->IH, q->PHs, &r0, &r1);
+    for (int64_t b = 0; b < q->sw; b++) {
+      lir_expr *pb = lir_add(F, cb, I((a * q->sw + b) * q->plane)); /* plane (a, b) */
+      lir_block_add(&blk, zeros(l, XP, pb, r0 * q->PWs));
+      lir_block_add(&blk, zeros(l, XP, lir_addi(F, pb, r1 * q->PWs), (q->PHs - r1) * q->PWs));
+    }
+    if (r1 <= r0) continue;
+    lir_var *h = lir_var_new(F, "h", LIR_I64);
+    lir_expr *H = lir_ref(F, h), *rb[8], *xi[3] = {n, C, lir_addi(F, lir_muli(F, H, q->sh), a - q->pt)};
+    lir_block row;
+    lir_block_init(&row, F);
+    for (int64_t b = 0; b < q->sw; b++) {
+      rb[b] = lir_add(F, cb, lir_addi(F, lir_muli(F, H, q->PWs), (a * q->sw + b) * q->plane));
+      lir_block_add(&row, zeros(l, XP, rb[b], c0[b]));
+      lir_block_add(&row, zeros(l, XP, lir_addi(F, rb[b], c1[b]), q->PWs - c1[b]));
+      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], (C0 < c1[b] ? C0 : c1[b]) - c0[b], LIR_FOR_SERIAL));
+      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, C1 > c0[b] ? C1 : c0[b], c1[b] - (C1 > c0[b] ? C1 : c0[b]), LIR_FOR_SERIAL));
+    }
+    lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED));
+    lir_block_add(&blk, lir_for(F, h, I(r0), I(r1 - r0), LIR_FOR_SERIAL, lir_block_stmt(&row)));
+  }
+  return lir_block_stmt(&blk);
 }
 
 /* Where tap (kh, kw) of input channel c (of the group) starts in XP, for output position 0. */
@@ -84,32 +141,65 @@ static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
   return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane))), tail);
 }
 
-/* acc + x * w in acc's type: fmuladd for floats; for integers x (8-bit) widened first. */
-static lir_expr *mac(L *l, lir_expr *x, lir_expr *w, lir_expr *acc) {
-  if (lir_dtype_is_float(acc->dtype)) return lir_call(F, LIR_FMULADD, acc->dtype, 3, (lir_expr *[]){x, w, acc});
-  return lir_add(F, acc, lir_mul(F, as_type(l, acc->dtype, x), w));
+/* A loop nest zeroing b [mt, TILE_W]. */
+static lir_stmt *tile_zero(L *l, lir_buf *b, int64_t mt) {
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_expr *zi[2] = {lir_ref(F, i), lir_ref(F, j)};
+  return lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED,
+                 lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, b, zi, cst(l, b->dtype, 0))));
 }
 
-/* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
- * step s): acc[i][j] = sum_r XP[base + off[r] + j*s] * W[m0 + i, r] over r = (c, kh, kw), the
- * i loop unrolled and the j loop vectorized so the accumulators stay in vector registers. */
-static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, int64_t R,
-                          lir_expr *m0, lir_expr *base, int64_t s) {
+/* acc[i][j] += sum over r in [r0, r0 + rx) of XP[base + off[r] + j*s] * W[m0 + i, r] (W viewed
+ * [M, R]; f32, fmuladd), the i loop unrolled and the j loop vectorized so the accumulators stay
+ * in vector registers. */
+static lir_stmt *tile_taps(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, lir_expr *r0,
+                           lir_expr *rx, lir_expr *m0, lir_expr *base, int64_t s) {
   lir_var *r = lir_var_new(F, "r", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_var *o = lir_var_new(F, "o", LIR_I64), *wv = lir_var_new(F, "wv", acc->dtype);
-  lir_var *i0 = lir_var_new(F, "i", LIR_I64), *j0 = lir_var_new(F, "j", LIR_I64);
   lir_expr *Rr = lir_ref(F, r), *Iv = lir_ref(F, i), *J = lir_ref(F, j);
   lir_expr *x = lir_load1(F, XP, lir_add(F, lir_ref(F, o), lir_muli(F, J, s)));
   lir_expr *ai[2] = {Iv, J};
-  lir_expr *fma = mac(l, x, lir_ref(F, wv), lir_load(F, acc, ai));
+  lir_expr *fma = lir_call(F, LIR_FMULADD, acc->dtype, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
   lir_stmt *jl = lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
-  lir_expr *w = lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rr}); /* W viewed [M, R] */
-  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, as_type(l, acc->dtype, w), jl));
-  lir_stmt *rl = lir_for(F, r, I(0), I(R), LIR_FOR_SERIAL, lir_let(F, o, lir_add(F, lir_load1(F, off, Rr), base), il));
-  lir_expr *zi[2] = {lir_ref(F, i0), lir_ref(F, j0)};
-  lir_stmt *init = lir_for(F, i0, I(0), I(mt), LIR_FOR_UNROLLED,
-                           lir_for(F, j0, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, acc, zi, cst(l, acc->dtype, 0))));
-  return SEQ(init, rl);
+  lir_expr *w = lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rr});
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, w, jl));
+  return lir_for(F, r, r0, rx, LIR_FOR_SERIAL, lir_let(F, o, lir_add(F, lir_load1(F, off, Rr), base), il));
+}
+
+/* One exact chunk of an 8-bit tile: acc = the f32 sum over r in [r0, r0 + rx), then
+ * iacc += i32(acc). */
+static lir_stmt *tile_chunk(L *l, lir_buf *acc, lir_buf *iacc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt,
+                            lir_expr *r0, int64_t rx, lir_expr *m0, lir_expr *base, int64_t s) {
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_expr *ai[2] = {lir_ref(F, i), lir_ref(F, j)};
+  lir_expr *add = lir_add(F, lir_load(F, iacc, ai), lir_cast(F, LIR_I32, lir_load(F, acc, ai)));
+  /* i serial: acc keeps dynamic indices, so LLVM promotes it in the tap loop (not split into SSA values) */
+  lir_stmt *fold = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, iacc, ai, add)));
+  return SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, r0, I(rx), m0, base, s), fold);
+}
+
+/* The register tile (mt output channels from m0, TILE_W positions from the XP offset base with
+ * step s) summed over r = (c, kh, kw) from 0 in f32 into acc. 8-bit convs (iacc: their i32
+ * sums): the taps in chunks of ch (then one of R % ch), each summed exactly in f32 (integer
+ * products and partial sums below 2^24), converted and added into iacc: the same wrapping i32
+ * sum. Every tap loop has a constant extent (the accumulators stay in registers). */
+static lir_stmt *tile_sum(L *l, lir_buf *acc, lir_buf *iacc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt, int64_t R,
+                          int64_t ch, lir_expr *m0, lir_expr *base, int64_t s) {
+  if (!iacc || R <= ch) return SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, I(0), I(R), m0, base, s));
+  lir_var *k = lir_var_new(F, "k", LIR_I64);
+  lir_stmt *full = R / ch ? lir_for(F, k, I(0), I(R / ch), LIR_FOR_SERIAL,
+                                    tile_chunk(l, acc, iacc, XP, W, off, mt, lir_muli(F, lir_ref(F, k), ch), ch, m0, base, s))
+                          : lir_seq(F, 0, NULL);
+  lir_stmt *tail = R % ch ? tile_chunk(l, acc, iacc, XP, W, off, mt, I(R / ch * ch), R % ch, m0, base, s) : lir_seq(F, 0, NULL);
+  return SEQ(tile_zero(l, iacc, mt), full, tail);
+}
+
+/* wb[i, r] = f32(W[m0 + i, r]) for i < mt, r < R (W viewed [M, R]): an 8-bit block's weights. */
+static lir_stmt *wb_fill(L *l, lir_buf *wb, lir_buf *W, lir_expr *m0, int64_t mt, int64_t R) {
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *r = lir_var_new(F, "r", LIR_I64);
+  lir_expr *Iv = lir_ref(F, i), *Rv = lir_ref(F, r);
+  return lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, r, I(0), I(R), LIR_FOR_VECTORIZED,
+      lir_store(F, wb, (lir_expr *[]){Iv, Rv}, lir_cast(F, LIR_F32, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rv})))));
 }
 
 /* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
@@ -119,10 +209,14 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   int64_t Mg = q->M / q->G, R = q->Cg * q->KH * q->KW;
   int64_t mt = Mg % 8 == 0 ? 8 : Mg % 4 == 0 ? 4 : Mg % 2 == 0 ? 2 : 1;
   int64_t xl = q->xp_len, acc_sh[2] = {TILE_M, TILE_W};
-  lir_buf *XP = lir_buf_new(F, "xp", X->dtype, 1, &xl, LIR_SCOPE_LOCAL);
+  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
   lir_buf *off = lir_buf_new(F, "off", LIR_I64, 1, &R, LIR_SCOPE_LOCAL);
   view(W, 2, (int64_t[]){q->M, R});
-  lir_buf *acc = lir_buf_new(F, "acc", acc_t, 2, acc_sh, LIR_SCOPE_LOCAL);
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
+  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = W->dtype == LIR_U8 ? 255 : 128, ch = ((int64_t)1 << 24) / (mx * mw);
+  bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted */
+  lir_buf *iacc = i8 && R > ch ? lir_buf_new(F, "iacc", LIR_I32, 2, acc_sh, LIR_SCOPE_LOCAL) : NULL;
+  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, R}, LIR_SCOPE_LOCAL) : NULL;
   /* off[r] */
   lir_var *c = lir_var_new(F, "c", LIR_I64), *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
@@ -137,10 +231,10 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_expr *oh = q->rows ? lir_bin(F, LIR_DIV, T, I(q->wb)) : NULL;
   lir_expr *ow0 = q->rows ? lir_muli(F, lir_bin(F, LIR_MOD, T, I(q->wb)), TILE_W) : NULL;
   lir_expr *p0 = q->rows ? lir_add(F, lir_muli(F, oh, q->PWs), ow0) : lir_muli(F, T, TILE_W);
-  lir_stmt *sum = tile_sum(l, acc, XP, W, off, mt, R, m0, lir_add(F, cbase, p0), 1);
+  lir_stmt *sum = tile_sum(l, acc, iacc, XP, i8 ? wb : W, off, mt, R, ch, i8 ? I(0) : m0, lir_add(F, cbase, p0), 1);
   lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *yi[4];
-  lir_expr *a = lir_load(F, acc, (lir_expr *[]){Iv, J});
+  lir_expr *a = iacc ? lir_load(F, iacc, (lir_expr *[]){Iv, J}) : as_type(l, acc_t, lir_load(F, acc, (lir_expr *[]){Iv, J}));
   yi[0] = Nv, yi[1] = m;
   lir_stmt *stores;
   if (q->rows) { /* the row segment ow0 .. min(ow0 + TILE_W, OW) */
@@ -156,39 +250,106 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
     stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
   }
   lir_stmt *tiles = lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
-  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, lir_alloc_stmt(F, acc, tiles));
+  lir_stmt *blk = lir_alloc_stmt(F, acc, tiles);
+  if (i8) { /* wb[i, r] = W[m0 + i, r] in f32, then the tiles */
+    blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, R), blk));
+    if (iacc) blk = lir_alloc_stmt(F, iacc, blk);
+  }
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
   lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
   F->body = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, off, SEQ(offs, img)));
   return 0;
 }
 
+/* One pointwise tile: acc[i][j] = sum_c f32(X[n, c, p0 + j]) * W[wm + i, c] (fmuladd, c from 0)
+ * for i < mt, j < wd, then Y[n, m0 + i, p0 + j] = post(acc[i][j] in acc_t), one vectorized
+ * segment per i. W: the conv's weights (wm = m0), or an 8-bit block converted to f32 (wm = 0). */
+static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t,
+                         int64_t mt, int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_expr *p0, int64_t wd) {
+  lir_var *c = lir_var_new(F, "c", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
+  lir_var *wv = lir_var_new(F, "wv", LIR_F32), *i1 = lir_var_new(F, "i", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
+  lir_expr *Cv = lir_ref(F, c), *ai[2] = {lir_ref(F, i), lir_ref(F, j)}, *si[2] = {lir_ref(F, i1), lir_ref(F, j1)};
+  lir_expr *x = as_type(l, LIR_F32, lir_load(F, X, (lir_expr *[]){n, Cv, lir_add(F, p0, ai[1])}));
+  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
+  lir_stmt *jl = lir_for(F, j, I(0), I(wd), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, (lir_expr *[]){lir_add(F, wm, ai[0]), Cv}), jl));
+  lir_expr *m = lir_add(F, m0, si[0]);
+  lir_stmt *st = lir_for(F, i1, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j1, I(0), I(wd), LIR_FOR_VECTORIZED,
+      cpu_post_store(l, p, Y, (lir_expr *[]){n, m, lir_add(F, p0, si[1])}, m, as_type(l, acc_t, lir_load(F, acc, si)))));
+  return SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st);
+}
+
+/* Pointwise convs (1x1, stride 1, no padding, one group): Y[n, m, p] = sum_c X[n, c, p] *
+ * W[m, c] over the flat positions p < HW = OH*OW, read from X where it is (every position is an
+ * output and none is padding, so no copy): in parallel over blocks of mt output channels, the
+ * register tiles of mt x TILE_W positions, then one tile of the HW % TILE_W last ones. 8-bit X
+ * and W (i32 acc_t, C at most one exact chunk, see tile_sum): each x converted as it is read,
+ * the block's W rows converted to f32 first (wb), the exact f32 sum converted to i32. */
+static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
+  int64_t HW = q->OH * q->OW, mt = q->M % 8 == 0 ? 8 : q->M % 4 == 0 ? 4 : q->M % 2 == 0 ? 2 : 1;
+  int64_t acc_sh[2] = {TILE_M, TILE_W}, full = HW / TILE_W, rest = HW % TILE_W;
+  view(X, 3, (int64_t[]){q->N, q->C, HW});
+  view(Y, 3, (int64_t[]){q->N, q->M, HW});
+  view(W, 2, (int64_t[]){q->M, q->C});
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
+  lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
+  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt);
+  bool i8 = acc_t == LIR_I32;
+  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
+  lir_expr *wm = i8 ? I(0) : m0;
+  lir_stmt *tiles = full ? lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL,
+                                   pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W))
+                         : lir_seq(F, 0, NULL);
+  lir_stmt *tail = rest ? pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest) : lir_seq(F, 0, NULL);
+  lir_stmt *blk = lir_alloc_stmt(F, acc, SEQ(tiles, tail));
+  if (i8) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
+  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, blocks);
+  return 0;
+}
+
 /* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
- * channel's phase planes (geom) in a local buffer, then per output row a row accumulator summed
- * over (kh, kw) with the column loop innermost and vectorized (fmuladd), reading consecutive
- * inputs whatever the stride. */
+ * channel's phase planes (geom) in a local f32 buffer XP (8-bit X converted: their products and
+ * sums over the at most DW_TAPS taps are exact integers in f32, so the i32 sum is the same),
+ * then each output is one fmuladd chain over the taps (kh, kw) in order from 0, with the tap
+ * weights held in registers (lets) and the tap offsets constants: along each output row,
+ * vectorized over ow, for rows of DW_ROW_MIN outputs or more; else over the flat plane positions
+ * p = oh*PWs + ow into a local buffer (columns ow >= OW computed and dropped by the stores). */
+#define DW_TAPS 64    /* at most this many taps (KH*KW) on this schedule */
+#define DW_ROW_MIN 16 /* outputs per row for the row form */
 static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
-  int64_t cplane = q->sh * q->sw * q->plane, OW = q->OW;
-  lir_buf *XP = lir_buf_new(F, "xp", X->dtype, 1, &cplane, LIR_SCOPE_LOCAL);
-  lir_buf *row = lir_buf_new(F, "row", acc_t, 1, &OW, LIR_SCOPE_LOCAL);
+  int64_t T = q->KH * q->KW, cplane = q->sh * q->sw * q->plane, xl = cplane + q->PWs, fl = q->OH * q->PWs;
+  bool flat = q->OW < DW_ROW_MIN;
+  lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
+  lir_buf *row = flat ? lir_buf_new(F, "row", LIR_F32, 1, &fl, LIR_SCOPE_LOCAL) : NULL;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
-  lir_var *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
-  lir_var *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64), *wv = lir_var_new(F, "wv", acc_t);
-  lir_var *o = lir_var_new(F, "o", LIR_I64);
-  lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
-  lir_expr *J = lir_ref(F, j), *J0 = lir_ref(F, j0), *J1 = lir_ref(F, j1);
+  lir_var *j = lir_var_new(F, "j", LIR_I64), *wv[DW_TAPS];
+  lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *J = lir_ref(F, j);
   view1(W);
-  lir_stmt *init = lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J0, cst(l, acc_t, 0)));
-  lir_expr *fma = mac(l, lir_load1(F, XP, lir_add(F, lir_ref(F, o), J)), lir_ref(F, wv), lir_load1(F, row, J));
-  lir_expr *wi = lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, Cv, q->KH), KH), q->KW), KW);
-  lir_stmt *jl = lir_for(F, j, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store1(F, row, J, fma));
-  lir_expr *ob = lir_add(F, tap_off(l, q, I(0), KH, KW), lir_muli(F, OH, q->PWs));
-  lir_stmt *acc = lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL, lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL,
-      lir_let(F, wv, as_type(l, acc_t, lir_load1(F, W, wi)), lir_let(F, o, ob, jl))));
-  lir_stmt *store = lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED,
-                            cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J1}, Cv, lir_load1(F, row, J1)));
-  lir_stmt *rows = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, SEQ(init, acc, store));
-  lir_stmt *chan = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, row, SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0)), rows)));
-  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan));
+  /* the chain at plane position P: s = fmuladd(XP[P + off(t)], w_t, s), t = kh*KW + kw */
+  lir_expr *P = flat ? J : lir_add(F, lir_muli(F, OH, q->PWs), J), *sum = lir_f32(F, 0);
+  for (int64_t t = 0; t < T; t++) {
+    int64_t ty = (t / q->KW) * q->dh, tx = (t % q->KW) * q->dw;
+    int64_t off = ((ty % q->sh) * q->sw + tx % q->sw) * q->plane + (ty / q->sh) * q->PWs + tx / q->sw;
+    wv[t] = lir_var_new(F, "wv", LIR_F32);
+    sum = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){lir_load1(F, XP, lir_addi(F, P, off)), lir_ref(F, wv[t]), sum});
+  }
+  lir_stmt *body;
+  if (!flat) {
+    body = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(q->OW), LIR_FOR_VECTORIZED,
+        cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J}, Cv, as_type(l, acc_t, sum))));
+  } else {
+    lir_var *ow = lir_var_new(F, "ow", LIR_I64);
+    lir_expr *OW = lir_ref(F, ow), *v = lir_load1(F, row, lir_add(F, lir_muli(F, OH, q->PWs), OW));
+    body = SEQ(lir_for(F, j, I(0), I(fl), LIR_FOR_VECTORIZED, lir_store1(F, row, J, sum)),
+               lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, lir_for(F, ow, I(0), I(q->OW), LIR_FOR_VECTORIZED,
+                   cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, OW}, Cv, as_type(l, acc_t, v)))));
+  }
+  for (int64_t t = T - 1; t >= 0; t--)
+    body = lir_let(F, wv[t], as_type(l, LIR_F32, lir_load1(F, W, lir_addi(F, lir_muli(F, Cv, T), t))), body);
+  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0)), zeros(l, XP, I(cplane), q->PWs), body);
+  if (row) chan = lir_alloc_stmt(F, row, chan);
+  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, lir_alloc_stmt(F, XP, chan)));
   return 0;
 }
 
@@ -197,10 +358,14 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
 int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, lir_dtype acc_t, const post *p) {
   bool f32 = acc_t == LIR_F32 && X->dtype == LIR_F32 && W->dtype == LIR_F32 && Y->dtype == LIR_F32;
   bool i8 = acc_t == LIR_I32 && (X->dtype == LIR_I8 || X->dtype == LIR_U8) && (W->dtype == LIR_I8 || W->dtype == LIR_U8);
-  if (c->k != 2 || (!f32 && !i8)) return 1;
+  if (c->k != 2 || (!f32 && !i8) || c->stride[1] > 8) return 1; /* row_copy: at most 8 column phases */
   geom q;
   geom_of(X, W, Y, c, G, &q);
-  if (G == q.C && q.Cg == 1 && q.M == q.C) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
+  if (G == q.C && q.Cg == 1 && q.M == q.C && q.KH * q.KW <= DW_TAPS) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
   if (q.Cg * q.KH * q.KW < 4) return 1; /* too little to sum per output: the generic schedule */
+  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = W->dtype == LIR_U8 ? 255 : 128; /* 8-bit: exact in one chunk */
+  if ((f32 || q.C <= ((int64_t)1 << 24) / (mx * mw)) && G == 1 && q.KH == 1 && q.KW == 1 && q.sh == 1 && q.sw == 1 &&
+      q.pt == 0 && q.pl == 0 && q.OH == q.IH && q.OW == q.IW)
+    return conv_pointwise(l, X, W, Y, acc_t, &q, p);
   return conv_tiled(l, X, W, Y, acc_t, &q, p);
 }

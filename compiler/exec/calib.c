@@ -60,6 +60,7 @@ static int run_pipeline(ovta_graph *g, const ovta_calib_opts *o, ovta_tensor **v
   co.cfg = o->cfg;
   co.passes = o->passes ? o->passes : ovta_accel_pipeline;
   co.print_after = o->print_after;
+  co.timing = o->timing;
   ovta_eval_cache *cache = o->eval ? NULL : ovta_eval_cache_new();
   co.eval = o->eval ? o->eval : ovta_exec_eval_cached;
   co.eval_ctx = o->eval ? o->eval_ctx : cache;

@@ -176,12 +176,7 @@ static int new_exec(build *b, ovta_error *err) {
 
 /* Accel only. Guarantees: the graph packed and partitioned (the pack / partition passes, when the
  * caller's pipeline has not run them: exec_accel_needs), and indexed. */
-static int accel_passes(build *b, ovta_error *err) {
-  if (!b->o->accel) return 0;
-  return ovta_graph_prepare_accel(b->g, &b->e->p.cfg, err);
-}
-
-int ovta_graph_prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_error *err) {
+static int prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_timing *timing, ovta_error *err) {
   bool need_pack, need_part;
   exec_accel_needs(g, &need_pack, &need_part);
   int rc = 0;
@@ -189,9 +184,19 @@ int ovta_graph_prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_error *
     ovta_compile_opts co = {0};
     co.cfg = cfg;
     co.passes = need_pack ? "pack,partition" : "partition";
+    co.timing = timing;
     if ((rc = ovta_compile_pipeline(g, &co, err))) return rc;
   }
   return ovta_graph_index(g, err);
+}
+
+static int accel_passes(build *b, ovta_error *err) {
+  if (!b->o->accel) return 0;
+  return prepare_accel(b->g, &b->e->p.cfg, b->o->timing, err);
+}
+
+int ovta_graph_prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_error *err) {
+  return prepare_accel(g, cfg, NULL, err);
 }
 
 /* The accelerator plan of node n (operator, knobs from the tuning JSON, tiling), or why it runs
@@ -440,9 +445,17 @@ static int lower_accel_node(build *b, int s, ovta_error *err) {
   snprintf(sym, sizeof sym, "ovta_k%d_vta", s);
   vta_compile_opts co = {.no_jit = true, .symbol = sym};
   vta_counts c;
-  int rc;
-  if ((rc = vta_compile_ex(plan_of(b, s), &co, &b->kern[s], err)) || (rc = vta_kernel_count(b->kern[s], &c, err)) ||
-      (rc = vta_kernel_module_add(b->kern[s], b->m, err))) {
+  ovta_timing *tm = b->o->timing;
+  ovta_timing_begin(tm, "accel stages (compute .. host IR)");
+  int rc = vta_compile_ex(plan_of(b, s), &co, &b->kern[s], err);
+  ovta_timing_end(tm);
+  ovta_timing_begin(tm, "counts (dry walk of the host IR)");
+  if (!rc) rc = vta_kernel_count(b->kern[s], &c, err);
+  ovta_timing_end(tm);
+  ovta_timing_begin(tm, "host IR into the LLVM module");
+  if (!rc) rc = vta_kernel_module_add(b->kern[s], b->m, err);
+  ovta_timing_end(tm);
+  if (rc) {
     ovta_error_wrap(err, "node %s (%s)", n->name, n->op);
     return rc;
   }
@@ -498,8 +511,11 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
  * and (accel) its line in the report. */
 static int lower_nodes(build *b, ovta_error *err) {
   int rc = lir_module_new(b->g->name ? b->g->name : "graph", &b->o->cg, &b->m, err);
-  for (int s = 0; !rc && s < b->g->n_nodes; s++)
+  for (int s = 0; !rc && s < b->g->n_nodes; s++) {
+    ovta_timing_begin(b->o->timing, plan_of(b, s) ? "accelerator nodes" : "CPU nodes (loop IR into the LLVM module)");
     rc = plan_of(b, s) ? lower_accel_node(b, s, err) : lower_cpu_node(b, s, err);
+    ovta_timing_end(b->o->timing);
+  }
   return rc;
 }
 
@@ -507,9 +523,14 @@ static int lower_nodes(build *b, ovta_error *err) {
  * memory (e->obj); the machine it is for (triple, CPU, features) recorded. */
 static int emit_object(build *b, ovta_error *err) {
   ovta_exec *e = b->e;
-  int rc;
-  if ((rc = lir_module_optimize(b->m, err))) return rc;
-  if (e->p.ns && (rc = lir_module_emit_object_mem(b->m, &e->obj, &e->obj_len, err))) return rc;
+  ovta_timing_begin(b->o->timing, "LLVM optimize (O%d)", b->o->cg.opt_level);
+  int rc = lir_module_optimize(b->m, err);
+  ovta_timing_end(b->o->timing);
+  if (rc) return rc;
+  ovta_timing_begin(b->o->timing, "LLVM object code");
+  if (e->p.ns) rc = lir_module_emit_object_mem(b->m, &e->obj, &e->obj_len, err);
+  ovta_timing_end(b->o->timing);
+  if (rc) return rc;
   const char *tt, *tc, *tf;
   lir_module_target(b->m, &tt, &tc, &tf);
   e->p.triple = strdup(tt), e->p.cpu = strdup(tc), e->p.features = strdup(tf);
@@ -616,6 +637,14 @@ static int build_end(build *b, int rc, ovta_exec **out) {
   return 0;
 }
 
+/* Step fn of the build, timed as its own phase when the options ask (ovta_exec_opts.timing). */
+static int step(build *b, const char *name, int (*fn)(build *, ovta_error *), ovta_error *err) {
+  ovta_timing_begin(b->o->timing, "%s", name);
+  int rc = fn(b, err);
+  ovta_timing_end(b->o->timing);
+  return rc;
+}
+
 /* The whole compile, one step after the other (compiler/exec/README.md, "The compile pipeline");
  * a step runs when every step before it succeeded, build_end frees what they left. The tensor
  * table comes before the lowering because steps name exec tensors; the memory plan comes before
@@ -625,17 +654,17 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   ovta_exec_opts dflt;
   build b;
   build_init(&b, g, o, &dflt);
-  int rc = infer_graph(&b, err);           /* graph: types and shapes recomputed */
-  if (!rc) rc = new_exec(&b, err);         /* the executor; accel: config, report, graph copy */
-  if (!rc) rc = accel_passes(&b, err);     /* accel: pack, partition */
-  if (!rc) rc = plan_accel_nodes(&b, err); /* accel: each node planned once, or CPU fallback */
-  if (!rc) rc = live_ranges(&b, err);      /* per tensor: first and last step, DMA buffer or not */
-  if (!rc) rc = number_tensors(&b, err);   /* the tensor table the steps refer to */
-  if (!rc) rc = lower_nodes(&b, err);      /* per node: CPU lowering or accel stages, one module */
-  if (!rc) rc = emit_object(&b, err);      /* LLVM: optimize, object code */
-  if (!rc) rc = plan_memory(&b, err);      /* params blob, arena offsets */
-  if (!rc) rc = load_jit(&b, err);         /* JIT: object loaded, steps resolved */
-  if (!rc) rc = attach_device(&b, err);    /* report summary; the device, when asked for */
+  int rc = step(&b, "infer", infer_graph, err);                          /* graph: types and shapes recomputed */
+  if (!rc) rc = step(&b, "executor (graph copy)", new_exec, err);        /* the executor; accel: config, report, graph copy */
+  if (!rc) rc = step(&b, "accel passes", accel_passes, err);             /* accel: pack, partition */
+  if (!rc) rc = step(&b, "plan accel nodes (tiling)", plan_accel_nodes, err); /* accel: each node planned once, or CPU fallback */
+  if (!rc) rc = step(&b, "live ranges", live_ranges, err);               /* per tensor: first and last step, DMA buffer or not */
+  if (!rc) rc = step(&b, "tensor table", number_tensors, err);           /* the tensor table the steps refer to */
+  if (!rc) rc = step(&b, "lower nodes", lower_nodes, err);               /* per node: CPU lowering or accel stages, one module */
+  if (!rc) rc = step(&b, "code generation", emit_object, err);           /* LLVM: optimize, object code */
+  if (!rc) rc = step(&b, "memory plan", plan_memory, err);               /* params blob, arena offsets */
+  if (!rc) rc = step(&b, "JIT load", load_jit, err);                     /* JIT: object loaded, steps resolved */
+  if (!rc) rc = step(&b, "report, device", attach_device, err);          /* report summary; the device, when asked for */
   return build_end(&b, rc, out);
 }
 

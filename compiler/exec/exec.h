@@ -35,6 +35,7 @@ typedef struct ovta_exec_opts {
   FILE *report;          /* print the compile report here (one line per node), or NULL */
   const char *backend;   /* open this device at the end of the build (ovta_exec_attach); NULL/"cpu": none */
   const struct ovta_dev_opts *dev_opts; /* device options for backend (NULL: defaults) */
+  ovta_timing *timing;   /* time each step of the build ("build: STEP", nested phases) here, or NULL */
 } ovta_exec_opts;
 void ovta_exec_opts_init(ovta_exec_opts *o);
 
@@ -105,6 +106,7 @@ typedef struct ovta_calib_opts {
   ovta_eval_node_fn eval;     /* evaluation hook for folding and calibration (NULL:
                                  ovta_exec_eval_cached: the reference evaluator, else the CPU path) */
   void *eval_ctx;             /* passed to eval */
+  ovta_timing *timing;        /* time each pass and the calibration here (ovta_compile_opts), or NULL */
 } ovta_calib_opts;
 #define OVTA_CALIB_DEFAULT_COUNT 64
 

@@ -106,25 +106,36 @@ static int ev_binary(ev *e) {
   return OVTA_OK;
 }
 
+#define ELT_MAX_OPS 16 /* ops of an ovta.Eltwise chain ev_eltwise evaluates */
+
+/* Element i of input t for output y (numpy broadcasting; the same offset when the shapes agree). */
+static double elt_in(const ovta_tensor *t, const ovta_tensor *y, int64_t i) {
+  bool same = t->rank == y->rank && !memcmp(t->shape, y->shape, (size_t)y->rank * sizeof *y->shape);
+  return ovta_tensor_get_f(t, same ? i : bcast_off(t, y->rank, y->shape, i));
+}
+
+/* ovta.Eltwise: its `ops` chain (names parsed once, up to ELT_MAX_OPS) applied element by element. */
 static int ev_eltwise(ev *e) {
   ovta_tensor *y = e->out[0];
   const char *ops = ovta_node_attr_s(e->n, "ops", "");
+  char op[ELT_MAX_OPS][16];
+  int nop = 0;
+  for (const char *p = ops; *p;) {
+    const char *q = strchr(p, ',');
+    size_t l = q ? (size_t)(q - p) : strlen(p);
+    if (nop == ELT_MAX_OPS) return fail(e, OVTA_EUNSUPPORTED, "more than %d ops", ELT_MAX_OPS);
+    snprintf(op[nop++], sizeof op[0], "%.*s", (int)l, p);
+    p = q ? q + 1 : p + l;
+  }
   int64_t n = ovta_tensor_numel(y);
+  bool it = is_int_type(y->dtype);
   for (int64_t i = 0; i < n; i++) {
-    double v = ovta_tensor_get_f(IN(e, 0), bcast_off(IN(e, 0), y->rank, y->shape, i));
-    int k = 1;
-    for (const char *p = ops; *p;) {
-      const char *q = strchr(p, ',');
-      char op[16];
-      size_t l = q ? (size_t)(q - p) : strlen(p);
-      snprintf(op, sizeof op, "%.*s", (int)l, p);
-      if (!strcmp(op, "Add") || !strcmp(op, "Sub") || !strcmp(op, "Mul") || !strcmp(op, "Div")) {
-        const ovta_tensor *b = IN(e, k++);
-        v = binop(op, v, ovta_tensor_get_f(b, bcast_off(b, y->rank, y->shape, i)), is_int_type(y->dtype));
-      } else {
-        v = act(op, v, e->n);
-      }
-      p = q ? q + 1 : p + l;
+    double v = elt_in(IN(e, 0), y, i);
+    for (int j = 0, k = 1; j < nop; j++) {
+      if (!strcmp(op[j], "Add") || !strcmp(op[j], "Sub") || !strcmp(op[j], "Mul") || !strcmp(op[j], "Div"))
+        v = binop(op[j], v, elt_in(IN(e, k++), y, i), it);
+      else
+        v = act(op[j], v, e->n);
     }
     ovta_tensor_put_f(y, i, v);
   }
@@ -240,6 +251,179 @@ static const int64_t *ints(const ovta_node *n, const char *name) {
 /* A per-channel shift clamped to -32..32 (the same requantization, any INT). */
 static int qconv_shift(int64_t s) { return s < -32 ? -32 : s > 32 ? 32 : (int)s; }
 
+/* The float conv's inner loops are compiled twice on x86-64, for AVX2 (one 256-bit register per
+ * 4 doubles, no FMA: the same rounded mul and add) and the baseline, picked when the program
+ * loads (GCC's target_clones); other machines get the one generic version. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EV_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define EV_CLONES
+#endif
+
+typedef double v4d __attribute__((vector_size(32))); /* 4 doubles (two SSE2 registers, or one AVX) */
+typedef float v4f __attribute__((vector_size(16)));  /* 4 floats */
+
+/* The geometry of a 1-D or 2-D convolution (ev_conv; 1-D: W = KW = OW = 1). */
+typedef struct convdims {
+  int64_t N, H, W;      /* batch, input height and width */
+  int64_t M, CG, G;     /* output channels, input channels per group, groups */
+  int64_t KH, KW;       /* kernel height and width */
+  int64_t OH, OW;       /* output height and width */
+  int64_t sh, sw;       /* strides */
+  int64_t dh, dw;       /* dilations */
+  int64_t ph, pw;       /* leading pads */
+} convdims;
+
+#define CONV_MB 16 /* output channels conv_px_f32 sums at once (four v4d registers per pixel; written out there) */
+
+/* Output pixels (n, oh, ow) and, when two, (n, oh, ow + 1) of output channels g * MG + mm0 .. +
+ * CONV_MB added into acc[0..CONV_MB) and acc[CONV_MB..2 CONV_MB) (which hold their biases): each
+ * sum in ev_conv's scalar order (c, kh, kw ascending, taps outside the input skipped: the same
+ * taps for every channel of a pixel), one exact float x float product (a double) and one
+ * rounded add per tap, so the values are bit for bit the scalar loop's; the two pixels share
+ * the weight loads. wt: the weights as doubles, [g][c][kh][kw][m of the group] (conv_wt). */
+EV_CLONES static void conv_px_f32(const convdims *k, const float *x, const double *wt, int64_t n, int64_t g, int64_t mm0,
+                                  int64_t oh, int64_t ow, bool two, double *acc) {
+  int64_t MG = k->M / k->G;
+  v4d a0, a1, a2, a3, b0, b1, b2, b3; /* the sums, in registers (named: arrays would live in memory) */
+  memcpy(&a0, acc, sizeof a0), memcpy(&a1, acc + 4, sizeof a1), memcpy(&a2, acc + 8, sizeof a2), memcpy(&a3, acc + 12, sizeof a3);
+  memcpy(&b0, acc + 16, sizeof b0), memcpy(&b1, acc + 20, sizeof b1), memcpy(&b2, acc + 24, sizeof b2), memcpy(&b3, acc + 28, sizeof b3);
+  const float *xg = x + (n * k->G + g) * k->CG * k->H * k->W;
+  const double *wg = wt + g * k->CG * k->KH * k->KW * MG + mm0;
+  for (int64_t c = 0; c < k->CG; c++)
+    for (int64_t kh = 0; kh < k->KH; kh++) {
+      int64_t ih = oh * k->sh - k->ph + kh * k->dh;
+      if (ih < 0 || ih >= k->H) continue;
+      const float *xr = xg + (c * k->H + ih) * k->W;
+      const double *wr = wg + (c * k->KH + kh) * k->KW * MG;
+      for (int64_t kw = 0; kw < k->KW; kw++) {
+        int64_t iw = ow * k->sw - k->pw + kw * k->dw, iw1 = iw + k->sw;
+        bool in0 = iw >= 0 && iw < k->W, in1 = two && iw1 >= 0 && iw1 < k->W;
+        v4d w0, w1, w2, w3;
+        const double *wp = wr + kw * MG;
+        memcpy(&w0, wp, sizeof w0), memcpy(&w1, wp + 4, sizeof w1), memcpy(&w2, wp + 8, sizeof w2), memcpy(&w3, wp + 12, sizeof w3);
+        if (in0) {
+          double d = xr[iw];
+          v4d xv = {d, d, d, d};
+          a0 += xv * w0, a1 += xv * w1, a2 += xv * w2, a3 += xv * w3;
+        }
+        if (in1) {
+          double d = xr[iw1];
+          v4d xv = {d, d, d, d};
+          b0 += xv * w0, b1 += xv * w1, b2 += xv * w2, b3 += xv * w3;
+        }
+      }
+    }
+  memcpy(acc, &a0, sizeof a0), memcpy(acc + 4, &a1, sizeof a1), memcpy(acc + 8, &a2, sizeof a2), memcpy(acc + 12, &a3, sizeof a3);
+  memcpy(acc + 16, &b0, sizeof b0), memcpy(acc + 20, &b1, sizeof b1), memcpy(acc + 24, &b2, sizeof b2), memcpy(acc + 28, &b3, sizeof b3);
+}
+
+/* conv_px_f32 for one output channel m (the channels past the last whole block of CONV_MB). */
+static double conv_px1_f32(const convdims *k, const float *x, const double *wt, int64_t n, int64_t m, int64_t oh, int64_t ow,
+                           double acc) {
+  int64_t MG = k->M / k->G, g = m / MG;
+  const float *xg = x + (n * k->G + g) * k->CG * k->H * k->W;
+  const double *wg = wt + g * k->CG * k->KH * k->KW * MG + m % MG;
+  for (int64_t c = 0; c < k->CG; c++)
+    for (int64_t kh = 0; kh < k->KH; kh++) {
+      int64_t ih = oh * k->sh - k->ph + kh * k->dh;
+      if (ih < 0 || ih >= k->H) continue;
+      for (int64_t kw = 0; kw < k->KW; kw++) {
+        int64_t iw = ow * k->sw - k->pw + kw * k->dw;
+        if (iw < 0 || iw >= k->W) continue;
+        acc += (double)xg[(c * k->H + ih) * k->W + iw] * wg[((c * k->KH + kh) * k->KW + kw) * MG];
+      }
+    }
+  return acc;
+}
+
+/* The weights [M][CG][KH][KW] as doubles in conv_px_f32's order [g][c][kh][kw][m of the group]
+ * (transposed in tiles of 16 x 16); NULL when out of memory. */
+static double *conv_wt(const convdims *k, const float *w) {
+  int64_t MG = k->M / k->G, K = k->CG * k->KH * k->KW;
+  double *wt = malloc((size_t)(k->M * K) * sizeof *wt + 1);
+  for (int64_t i0 = 0; wt && i0 < K; i0 += 16)
+    for (int64_t m = 0; m < k->M; m++)
+      for (int64_t i = i0; i < i0 + 16 && i < K; i++) wt[((m / MG) * K + i) * MG + m % MG] = w[m * K + i];
+  return wt;
+}
+
+/* The fused activation of a float conv: kind 0 none, 1 relu (act's rule), 2 another (act by name). */
+static int conv_act_kind(const char *a) { return !strcmp(a, "none") ? 0 : !strcmp(a, "relu") ? 1 : 2; }
+
+/* y = act(v) as float (ev_conv), none and relu without act's name lookups. */
+static float conv_act(int kind, const char *a, double v, const ovta_node *n) {
+  if (kind == 0) return (float)v;
+  if (kind == 1) return (float)(v > 0 ? v : 0);
+  return (float)act(a, v, n);
+}
+
+/* One float conv of conv_f32, shared by the threads of its parallel loop (read only). */
+typedef struct convjob {
+  const convdims *k;    /* geometry */
+  const float *x;       /* input [N][C][H][W] */
+  const double *wt;     /* weights as doubles (conv_wt) */
+  const float *bias;    /* [M], or NULL */
+  float *y;             /* output [N][M][OH][OW] */
+  const char *act;      /* fused activation ("none" when not fused) */
+  int act_kind;         /* conv_act_kind(act) */
+  const ovta_node *n;   /* the node (act's attributes) */
+  int64_t per_group;    /* work items per (n, g): MG / CONV_MB blocks, then MG % CONV_MB single channels */
+} convjob;
+
+/* Output channel block of work item t: first channel *m, image *n, width (CONV_MB or 1). */
+static int conv_item(const convjob *j, int64_t t, int64_t *n, int64_t *m) {
+  int64_t MG = j->k->M / j->k->G, full = MG / CONV_MB, r = t % j->per_group, ng = t / j->per_group;
+  *n = ng / j->k->G;
+  *m = (ng % j->k->G) * MG + (r < full ? r * CONV_MB : full * CONV_MB + (r - full));
+  return r < full ? CONV_MB : 1;
+}
+
+/* Work items lo..hi-1 of a float conv: every output pixel of their channels, two at a time
+ * (conv_px_f32) or one channel alone (conv_px1_f32). */
+static void conv_items(void *ctx, int64_t lo, int64_t hi) {
+  const convjob *j = ctx;
+  const convdims *k = j->k;
+  int64_t MG = k->M / k->G, P = k->OH * k->OW;
+  double acc[2 * CONV_MB];
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t n, m;
+    int width = conv_item(j, t, &n, &m);
+    for (int64_t p = 0; p < P; p++) {
+      int64_t oh = p / k->OW, ow = p % k->OW;
+      float *yp = j->y + (n * k->M + m) * P + p;
+      if (width == 1) {
+        *yp = conv_act(j->act_kind, j->act, conv_px1_f32(k, j->x, j->wt, n, m, oh, ow, j->bias ? j->bias[m] : 0), j->n);
+        continue;
+      }
+      bool two = ow + 1 < k->OW;
+      for (int q = 0; q < 2 * CONV_MB; q++) acc[q] = j->bias ? j->bias[m + q % CONV_MB] : 0;
+      conv_px_f32(k, j->x, j->wt, n, m / MG, m % MG, oh, ow, two, acc);
+      for (int q = 0; q < CONV_MB; q++) {
+        yp[q * P] = conv_act(j->act_kind, j->act, acc[q], j->n);
+        if (two) yp[q * P + 1] = conv_act(j->act_kind, j->act, acc[CONV_MB + q], j->n);
+      }
+      p += two; /* the pixel after it done too */
+    }
+  }
+}
+
+/* ev_conv on float32 x, w, bias and y without zero points: pixel by pixel, CONV_MB output
+ * channels at once (conv_px_f32), the channel blocks spread over the thread pool (ovta_par_for:
+ * each output written by one thread, the same values for any thread count); the output
+ * (activation applied when fused) is the scalar loop's. */
+static int conv_f32(ev *e, const convdims *k, bool fused) {
+  const ovta_tensor *b = IN(e, 2);
+  int64_t MG = k->M / k->G;
+  const char *a = fused ? ovta_node_attr_s(e->n, "act", "none") : "none";
+  convjob j = {k, IN(e, 0)->data, conv_wt(k, IN(e, 1)->data), b ? b->data : NULL, e->out[0]->data,
+               a, conv_act_kind(a), e->n, MG / CONV_MB + MG % CONV_MB};
+  if (!j.wt) return fail(e, OVTA_ENOMEM, "out of memory");
+  ovta_par_for(conv_items, &j, k->N * k->G * j.per_group);
+  free((void *)j.wt);
+  return OVTA_OK;
+}
+
 /* Conv/ConvInteger/ovta.Conv/ovta.QConv, 1-D or 2-D (3-D and more: unsupported). Attributes
  * are explicit after inference. xz/wz: zero points (ConvInteger). ovta.QConv with `shifts`:
  * output channel m requantized by shifts[m] (graph.h). */
@@ -265,6 +449,11 @@ static int ev_conv(ev *e, double xz, double wz) {
   int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
   const char *a = ovta_node_attr_s(e->n, "act", "none");
   (void)C;
+  if (!q && xz == 0 && wz == 0 && x->dtype == OVTA_DT_F32 && w->dtype == OVTA_DT_F32 && y->dtype == OVTA_DT_F32 &&
+      (!b || b->dtype == OVTA_DT_F32) && G > 0 && M % G == 0) {
+    convdims k = {N, H, W, M, CG, G, KH, KW, OH, OW, sh, sw, dh, dw, ph, pw};
+    return conv_f32(e, &k, fused);
+  }
   for (int64_t n = 0; n < N; n++)
     for (int64_t m = 0; m < M; m++) {
       int64_t g = m / MG;

@@ -313,9 +313,10 @@ char *ovta_graph_dump_str(const ovta_graph *g);
 /* ---------------------------------------------------------------- 6. ONNX */
 
 /* Import an ONNX model file (ModelProto). Checks sizes before allocating; errors name the file
- * and the node. The result is topologically sorted but not yet shape-inferred. */
+ * and the node. The result is topologically sorted but not yet shape-inferred. External data is
+ * read from files inside the model file's directory (onnx_extdata.c). */
 int ovta_onnx_load(const char *path, ovta_graph **out, ovta_error *err);
-/* Same from memory; `origin` names it in errors. */
+/* Same from memory; `origin` names it in errors. No directory: external data is refused. */
 int ovta_onnx_load_mem(const void *data, size_t len, const char *origin, ovta_graph **out,
                        ovta_error *err);
 /* Read one TensorProto file (the conformance data input_N.pb / output_N.pb) as a standalone

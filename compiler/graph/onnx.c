@@ -20,13 +20,15 @@
  *                            -> Reshape(Shape(x)), the Shape folding during inference)
  *   Constant nodes:       -> constant tensors (value, value_float(s), value_int(s))
  * Checks sizes before allocating: dims, element counts and data lengths are validated against
- * each other and against the bytes actually present in the file.
+ * each other and against the bytes actually present in the file. External data (initializers and
+ * tensor attributes whose bytes sit in a file beside the model): onnx_extdata.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "graph.h"
 #include "onnx.pb-c.h"
+#include "onnx_extdata.h"
 
 #define MAX_FILE_BYTES ((size_t)1 << 31) /* 2 GiB: protobuf's own limit */
 #define OPSET_MIN 1 /* older forms that differ (e.g. Add broadcast attr) fail in inference */
@@ -38,8 +40,32 @@ static bool dtype_ok(int dt) {
   return (dt >= 1 && dt <= 13 && dt != OVTA_DT_STRING) || dt == OVTA_DT_BF16;
 }
 
-/* Convert a TensorProto; `where` names it in messages ("file: initializer 'w'"). */
-static int tensor_from_proto(const Onnx__TensorProto *tp, const char *where, const char *name,
+/* A tensor of nbytes whose bytes are external data: checked, then read straight into it. */
+static int tensor_external(const Onnx__TensorProto *tp, const char *dir, const char *where, const char *name,
+                           uint64_t nbytes, ovta_tensor **out, ovta_error *err) {
+  if (tp->has_raw_data || tp->n_float_data || tp->n_int32_data || tp->n_int64_data || tp->n_double_data ||
+      tp->n_uint64_data)
+    return OVTA_FAIL(err, OVTA_EPARSE, "%s: external data and data inside the model at once", where);
+  onnx_ext x;
+  int rc = onnx_ext_open(tp, dir, where, nbytes, &x, err);
+  if (rc) return rc;
+  ovta_tensor *t = ovta_tensor_new(name, (ovta_dtype)tp->data_type, (int)tp->n_dims, tp->dims);
+  if (!t) rc = OVTA_FAIL(err, OVTA_ENOMEM, "%s: out of memory", where);
+  else t->kind = OVTA_TK_CONST;
+  if (!rc && ovta_tensor_alloc(t, err)) rc = ovta_error_wrap(err, "%s", where);
+  if (!rc && nbytes) rc = onnx_ext_read(&x, t->data, nbytes, where, err); /* little-endian host */
+  onnx_ext_close(&x);
+  if (rc) {
+    ovta_tensor_free(t);
+    return rc;
+  }
+  *out = t;
+  return OVTA_OK;
+}
+
+/* Convert a TensorProto; `where` names it in messages ("file: initializer 'w'"); dir: the real
+ * path of the model's directory for external data (NULL: the model has none). */
+static int tensor_from_proto(const Onnx__TensorProto *tp, const char *dir, const char *where, const char *name,
                              ovta_tensor **out, ovta_error *err) {
   *out = NULL;
   if (tp->n_dims > OVTA_MAX_RANK)
@@ -53,10 +79,10 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, const char *where, con
   int dt = tp->has_data_type ? tp->data_type : 0;
   if (!dtype_ok(dt))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: data type %d is not supported", where, dt);
-  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: external data is not supported", where);
   size_t es = ovta_dtype_size((ovta_dtype)dt);
   uint64_t nbytes = (uint64_t)numel * es;
+  if (tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)
+    return tensor_external(tp, dir, where, name, nbytes, out, err);
   /* how many values the typed field holds, and which */
   size_t have = 0;
   const char *field = NULL;
@@ -120,8 +146,9 @@ static int tensor_from_proto(const Onnx__TensorProto *tp, const char *where, con
   return OVTA_OK;
 }
 
-int ovta_onnx_read_tensor_mem(const void *data, size_t len, const char *origin, ovta_tensor **out,
-                              ovta_error *err) {
+/* A TensorProto from memory; dir: the directory of the file it came from, for external data. */
+static int read_tensor_mem(const void *data, size_t len, const char *origin, const char *dir, ovta_tensor **out,
+                           ovta_error *err) {
   ovta_error local;
   if (!err) err = &local;
   *out = NULL;
@@ -129,18 +156,24 @@ int ovta_onnx_read_tensor_mem(const void *data, size_t len, const char *origin, 
   if (!tp) return OVTA_FAIL(err, OVTA_EPARSE, "%s: not a valid TensorProto (truncated or malformed protobuf)", origin);
   char where[600];
   snprintf(where, sizeof where, "%s: tensor '%s'", origin, tp->name ? tp->name : "");
-  int rc = tensor_from_proto(tp, where, tp->name ? tp->name : "", out, err);
+  int rc = tensor_from_proto(tp, dir, where, tp->name ? tp->name : "", out, err);
   onnx__tensor_proto__free_unpacked(tp, NULL);
   return rc;
 }
 
+int ovta_onnx_read_tensor_mem(const void *data, size_t len, const char *origin, ovta_tensor **out,
+                              ovta_error *err) {
+  return read_tensor_mem(data, len, origin, NULL, out, err);
+}
+
 int ovta_onnx_read_tensor(const char *path, ovta_tensor **out, ovta_error *err) {
-  char *buf;
+  char *buf, *dir;
   size_t len;
   *out = NULL;
   int rc = ovta_read_file(path, MAX_FILE_BYTES, &buf, &len, err);
   if (rc) return rc;
-  rc = ovta_onnx_read_tensor_mem(buf, len, path, out, err);
+  if (!(rc = onnx_model_dir(path, &dir, err))) rc = read_tensor_mem(buf, len, path, dir, out, err);
+  free(dir);
   free(buf);
   return rc;
 }
@@ -149,6 +182,7 @@ int ovta_onnx_read_tensor(const char *path, ovta_tensor **out, ovta_error *err) 
 
 typedef struct imp {
   const char *origin;  /* file name */
+  const char *dir;     /* real path of the model's directory (external data), NULL: none */
   ovta_graph *g;       /* graph being built */
   ovta_error *err;     /* where errors go */
   int opset;           /* default-domain opset */
@@ -248,7 +282,7 @@ static int add_attr(imp *m, ovta_node *n, const Onnx__AttributeProto *a) {
     char where[700];
     snprintf(where, sizeof where, "%s: node '%s' (%s): attribute '%s'", m->origin, n->name, n->op, an);
     ovta_tensor *t;
-    int rc = tensor_from_proto(a->t, where, an, &t, e);
+    int rc = tensor_from_proto(a->t, m->dir, where, an, &t, e);
     if (rc) return rc;
     return ovta_node_set_tensor(n, an, t, e);
   }
@@ -515,7 +549,7 @@ static int import_graph(imp *m, const Onnx__GraphProto *gp) {
     if (!nm[0]) return OVTA_FAIL(e, OVTA_EPARSE, "%s: initializer %zu has no name", m->origin, i);
     if (ovta_graph_tensor(g, nm)) return OVTA_FAIL(e, OVTA_EPARSE, "%s is defined twice", where);
     ovta_tensor *t;
-    int rc = tensor_from_proto(tp, where, nm, &t, e);
+    int rc = tensor_from_proto(tp, m->dir, where, nm, &t, e);
     if (rc) return rc;
     if (!ovta_graph_adopt_tensor(g, t, e)) {
       ovta_tensor_free(t);
@@ -589,14 +623,16 @@ static int import_graph(imp *m, const Onnx__GraphProto *gp) {
   return OVTA_OK;
 }
 
-int ovta_onnx_load_mem(const void *data, size_t len, const char *origin, ovta_graph **out, ovta_error *err) {
+/* A ModelProto from memory; dir: the real path of the directory of its file (external data), or NULL. */
+static int load_mem(const void *data, size_t len, const char *origin, const char *dir, ovta_graph **out,
+                    ovta_error *err) {
   ovta_error local;
   if (!err) err = &local;
   *out = NULL;
   Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, data);
   if (!mp) return OVTA_FAIL(err, OVTA_EPARSE, "%s: not a valid ONNX model (truncated or malformed protobuf)", origin);
   int rc = OVTA_OK;
-  imp m = {origin, NULL, err, 0};
+  imp m = {origin, dir, NULL, err, 0};
   for (size_t i = 0; i < mp->n_opset_import; i++) {
     const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
     if ((!o->domain || !o->domain[0] || !strcmp(o->domain, "ai.onnx")) && o->has_version) m.opset = (int)o->version;
@@ -624,13 +660,18 @@ int ovta_onnx_load_mem(const void *data, size_t len, const char *origin, ovta_gr
   return OVTA_OK;
 }
 
+int ovta_onnx_load_mem(const void *data, size_t len, const char *origin, ovta_graph **out, ovta_error *err) {
+  return load_mem(data, len, origin, NULL, out, err);
+}
+
 int ovta_onnx_load(const char *path, ovta_graph **out, ovta_error *err) {
-  char *buf;
+  char *buf, *dir;
   size_t len;
   *out = NULL;
   int rc = ovta_read_file(path, MAX_FILE_BYTES, &buf, &len, err);
   if (rc) return rc;
-  rc = ovta_onnx_load_mem(buf, len, path, out, err);
+  if (!(rc = onnx_model_dir(path, &dir, err))) rc = load_mem(buf, len, path, dir, out, err);
+  free(dir);
   free(buf);
   return rc;
 }

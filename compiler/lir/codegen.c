@@ -105,8 +105,15 @@ int lir_module_new(const char *name, const lir_codegen_opts *o, lir_module **out
     m->cpu = LLVMCreateMessage(!strncmp(triple, "x86_64", 6) ? "x86-64" : "generic");
     m->features = LLVMCreateMessage("");
   }
+  /* x86-64: the large code model. The JIT (LLJIT over RuntimeDyld's SectionMemoryManager) maps a
+   * module's code and its data (GOT, constants) separately; once the process holds gigabytes
+   * (vit_h_14's 2.5 GB of weights) they can land more than 2 GiB apart, and the small model's
+   * 32-bit PC-relative relocations are then truncated without an error (a jump to garbage).
+   * The large model reaches them with 64-bit addresses; its cost on the fp32 CPU path was not
+   * measurable (tests/zoo/README.md, 2026-11-27). Other targets keep the default. */
+  LLVMCodeModel cm = !strncmp(triple, "x86_64", 6) ? LLVMCodeModelLarge : LLVMCodeModelDefault;
   m->tm = LLVMCreateTargetMachine(target, triple, m->cpu, m->features, LLVMCodeGenLevelAggressive,
-                                  LLVMRelocPIC, LLVMCodeModelDefault);
+                                  LLVMRelocPIC, cm);
   if (!m->tm) {
     int rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "LLVM: no target machine for %s (cpu %s)", triple, m->cpu);
     LLVMDisposeMessage(triple);

@@ -43,6 +43,7 @@ typedef struct ovta_compile_opts {
   ovta_tensor *const *const *calib;/* calib[s][i]: sample s, value for g->inputs[i] */
   const ovta_target_desc *target;  /* partition target (NULL: ovta_target_accel) */
   bool quant_per_tensor;           /* quantize: one weight exponent per tensor everywhere */
+  ovta_timing *timing;             /* time each pass ("pass NAME"; quantize: also its calibration) here, or NULL */
 } ovta_compile_opts;
 
 /* A pass: transforms the graph in place. */

@@ -74,8 +74,10 @@ int ovta_compile_pipeline(ovta_graph *g, const ovta_compile_opts *opts, ovta_err
     if (!m) continue;
     const ovta_pass *ps = ovta_pass_find(name);
     ovta_error_clear(err);
+    ovta_timing_begin(opts->timing, "pass %s", name);
     int rc = ps->run(g, opts, err);
     if (!rc) rc = ovta_graph_verify(g, err);
+    ovta_timing_end(opts->timing);
     if (rc) return ovta_error_wrap(err, "pass %s", name);
     if (listed(opts->print_after, name)) {
       fprintf(dump, "// after %s\n", name);

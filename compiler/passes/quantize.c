@@ -320,14 +320,17 @@ static const ovta_tensor *q_classify(qstate *q) {
 /* Exponents of the tensors without one, from the calibration ranges: every sample of o->calib run
  * through the graph (o->eval), max |value| per tensor. Without samples: an error naming missing. */
 static int q_calibrate(qstate *q, const ovta_compile_opts *o, const ovta_tensor *missing, ovta_error *err) {
-  int rc;
+  int rc = 0;
   if (o->n_calib <= 0)
     return OVTA_FAIL(err, OVTA_EINVAL,
                      "%s: tensor '%s' needs a quantization scale: give calibration samples or a \"quant\" annotation",
                      q->g->origin, missing->name);
-  for (int s = 0; s < o->n_calib; s++)
+  ovta_timing_begin(o->timing, "calibration: the float graph run on %d sample(s)", o->n_calib);
+  for (int s = 0, stop = 0; s < o->n_calib && !stop; s++)
     if ((rc = ovta_graph_run(q->g, o->eval, o->eval_ctx, o->calib[s], observe, &q->cb, NULL, err)))
-      return ovta_error_wrap(err, "calibration sample %d", s), rc;
+      ovta_error_wrap(err, "calibration sample %d", s), stop = 1;
+  ovta_timing_end(o->timing);
+  if (rc) return rc;
   for (int i = 0; i < q->nt0; i++)
     if (!q->have[i]) q->texp[i] = ovta_quant_exp_for(q->cb.absmax[i]), q->have[i] = 1;
   return 0;

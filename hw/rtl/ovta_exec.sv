@@ -68,6 +68,11 @@ module ovta_exec
   assign last_j = j_q == 14'(g.iter_in) - 1'b1;
   assign last_i = i_q == 14'(g.iter_out) - 1'b1;
   assign empty = g.iter_out == '0 || g.iter_in == '0 || 32'(g.uop_bgn) == 32'(g.uop_end);
+  // the src factors: GEMM's index the INP SRAM, ALU's the ACC (widths and bit positions differ
+  // when the two depths do, e.g. a 512-entry INP with a 128-entry ACC)
+  logic [31:0] sf_out, sf_in;
+  assign sf_out = is_alu ? 32'(a.src_factor_out) : 32'(g.src_factor_out);
+  assign sf_in = is_alu ? 32'(a.src_factor_in) : 32'(g.src_factor_in);
   assign uop_re_o = run_q && !killed_q;
   assign uop_raddr_o = $clog2(UOP_DEPTH)'(k_q);
 
@@ -176,16 +181,16 @@ module ovta_exec
           if (!last_j) begin
             j_q <= j_q + 1'b1;
             d_ij_q <= d_ij_q + 32'(g.dst_factor_in);
-            s_ij_q <= s_ij_q + 32'(g.src_factor_in);
+            s_ij_q <= s_ij_q + sf_in;
             w_ij_q <= w_ij_q + (is_alu ? '0 : 32'(g.wgt_factor_in));
           end else begin
             j_q <= '0;
             i_q <= i_q + 1'b1;
             d_i_q <= d_i_q + 32'(g.dst_factor_out);
-            s_i_q <= s_i_q + 32'(g.src_factor_out);
+            s_i_q <= s_i_q + sf_out;
             w_i_q <= w_i_q + (is_alu ? '0 : 32'(g.wgt_factor_out));
             d_ij_q <= d_i_q + 32'(g.dst_factor_out);
-            s_ij_q <= s_i_q + 32'(g.src_factor_out);
+            s_ij_q <= s_i_q + sf_out;
             w_ij_q <= w_i_q + (is_alu ? '0 : 32'(g.wgt_factor_out));
             if (last_i) run_q <= 1'b0;
           end

@@ -75,13 +75,21 @@ tsim-json:
 endif
 .PRECIOUS: $(B)/tsim/%/tsim_cfg.h $(B)/tsim/%-trace/tsim_cfg.h $(B)/gen/%/ovta_pkg.sv
 
+# Configs of tests/gen/regress/NAME.json (only test_tsim_diff uses them): small-inp4k, whose INP
+# and ACC depths differ (512 and 128 entries), unlike every config above.
+TSIM_REGRESS_CONFIGS := small-inp4k
+$(B)/gen/%/ovta_pkg.sv: $(ISAGEN) isa/encoding.json tests/gen/regress/%.json
+	@mkdir -p $(dir $@)
+	$(ISAGEN) sv-package isa/encoding.json tests/gen/regress/$*.json $@
+
 # The tsim tests need every config's model: build them (incrementally) before the tests.
 $(B)/tests/tsim/test_tsim: | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
 
 # tests/tsim/test_tsim_diff: random programs (tests/gen) on fsim and tsim; linked with the
 # generator (its variables come from tests/gen/gen.mk, expanded in the recipe).
 $(B)/tests/tsim/test_tsim_diff: tests/tsim/test_tsim_diff.c tests/gen/randprog.c tests/gen/randprog.h \
-    tools/ovta/load.c tools/ovta/ovta_tool.h $(LIB) $(GEN) | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+    tools/ovta/load.c tools/ovta/ovta_tool.h $(LIB) $(GEN) \
+    | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so) $(TSIM_REGRESS_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
 	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)

@@ -41,12 +41,14 @@ def f_float(num, v):
 FLOAT, INT64 = 1, 7
 
 
-def tensor(name, dims, dtype=FLOAT, raw=None, floats=None, ext=False):
+def tensor(name, dims, dtype=FLOAT, raw=None, floats=None, ext=False, ext_kv=()):
     b = b"".join(f_varint(1, d) for d in dims) + f_varint(2, dtype) + f_bytes(8, name)
     if floats is not None:
         b += f_bytes(4, b"".join(struct.pack("<f", x) for x in floats))
     if raw is not None:
         b += f_bytes(9, raw)
+    # external_data: StringStringEntryProto (key 1, value 2) entries
+    b += b"".join(f_bytes(13, f_bytes(1, k) + f_bytes(2, v)) for k, v in ext_kv)
     if ext:
         b += f_varint(14, 1)  # data_location EXTERNAL
     return b
@@ -122,9 +124,34 @@ save("onnx-short-raw-data.onnx",
 # initializer with rank 9
 save("onnx-rank-9.onnx",
      model([node("Add", ["x", "w"], ["y"], "a")], [X], [Y], [tensor("w", [1] * 9, floats=[1.0])]))
-# external data
+# external data without a location
 save("onnx-external-data.onnx",
      model([node("Add", ["x", "w"], ["y"], "a")], [X], [Y], [tensor("w", [4], ext=True)]))
+
+
+# external data: hostile locations and ranges (the file they name is the model itself when it
+# must exist: no data file beside the cases)
+def ext_case(name, kv):
+    save(name, model([node("Add", ["x", "w"], ["y"], "a")], [X], [Y], [tensor("w", [4], ext=True, ext_kv=kv)]))
+
+
+ext_case("onnx-ext-dotdot.onnx", [("location", "../bad.mk")])
+ext_case("onnx-ext-dotdot-inner.onnx", [("location", "sub/../../run.sh")])
+ext_case("onnx-ext-absolute.onnx", [("location", "/etc/passwd")])
+ext_case("onnx-ext-missing.onnx", [("location", "no-such-weights.bin")])
+ext_case("onnx-ext-offset.onnx", [("location", "onnx-ext-offset.onnx"), ("offset", "100000")])
+ext_case("onnx-ext-offset-huge.onnx",
+         [("location", "onnx-ext-offset-huge.onnx"), ("offset", "9223372036854775807"), ("length", "16")])
+ext_case("onnx-ext-length-beyond.onnx", [("location", "onnx-ext-length-beyond.onnx"), ("offset", "16"),
+                                         ("length", "9223372036854775800")])
+ext_case("onnx-ext-length-short.onnx", [("location", "onnx-ext-length-short.onnx"), ("length", "8")])
+ext_case("onnx-ext-offset-negative.onnx", [("location", "onnx-ext-offset-negative.onnx"), ("offset", "-1")])
+ext_case("onnx-ext-offset-overflow.onnx",
+         [("location", "onnx-ext-offset-overflow.onnx"), ("offset", "18446744073709551632")])
+ext_case("onnx-ext-location-twice.onnx", [("location", "a.bin"), ("location", "b.bin")])
+# external and raw_data at once
+save("onnx-ext-and-raw.onnx", model([node("Add", ["x", "w"], ["y"], "a")], [X], [Y],
+                                    [tensor("w", [4], raw=b"\0" * 16, ext=True, ext_kv=[("location", "w.bin")])]))
 # a cycle: a = Relu(b), b = Relu(a)
 save("onnx-cycle.onnx", model([node("Relu", ["b"], ["a"], "r1"), node("Relu", ["a"], ["b"], "r2"),
                                node("Add", ["x", "a"], ["y"], "add")], [X], [Y]))

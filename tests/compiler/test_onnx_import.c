@@ -438,6 +438,26 @@ static void test_bad_models(void **state) {
   assert_non_null(strstr(err.msg, "produced by both node 'r1' and node 'r2'"));
 }
 
+/* External data (onnx_extdata.c): a model from memory has no directory, so its external data is
+ * refused; the same bytes from their file reach the range checks (the catalogue case names itself
+ * as the data file, at an offset beyond its end). */
+static void test_external_data_without_directory(void **state) {
+  (void)state;
+  const char *path = "tests/bad/cases/onnx-ext-offset.onnx";
+  ovta_error err = {0};
+  ovta_graph *g = NULL;
+  char *buf;
+  size_t len;
+  OVTA_ASSERT_OK(ovta_read_file(path, 1 << 20, &buf, &len, &err), err);
+  assert_int_equal(ovta_onnx_load_mem(buf, len, "mem.onnx", &g, &err), OVTA_EUNSUPPORTED);
+  assert_null(g);
+  assert_non_null(strstr(err.msg, "mem.onnx: initializer 'w': external data 'onnx-ext-offset.onnx': the model was "
+                                  "not read from a file in a directory"));
+  free(buf);
+  assert_int_equal(ovta_onnx_load(path, &g, &err), OVTA_EPARSE);
+  assert_non_null(strstr(err.msg, "offset 100000 is beyond the file's"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conformance_shapes_values),
@@ -446,6 +466,7 @@ int main(void) {
       cmocka_unit_test(test_truncated_and_garbage),
       cmocka_unit_test(test_bad_tensor_protos),
       cmocka_unit_test(test_bad_models),
+      cmocka_unit_test(test_external_data_without_directory),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -841,7 +841,7 @@ int rp_diff(const char *config, const rp_opts *o, uint64_t seed, const char *spe
   rp_result want;
   char path[512];
   if (rp_reference(&p, &want, &err)) {
-    save_program(&p, fail_dir, config, seed, path, sizeof path);
+    save_program(&p, fail_dir, cfg.name, seed, path, sizeof path);
     snprintf(why, cap, "generator made an invalid program, config %s seed %llu: %s [%s]", config,
              (unsigned long long)seed, err.msg, path);
     ovta_program_free(&p);
@@ -891,7 +891,7 @@ int rp_diff(const char *config, const rp_opts *o, uint64_t seed, const char *spe
     }
   }
   if (status) {
-    save_program(&p, fail_dir, config, seed, path, sizeof path);
+    save_program(&p, fail_dir, cfg.name, seed, path, sizeof path);
     if (path[0]) snprintf(why + strlen(why), cap - strlen(why), " [saved %s]", path);
   }
   rp_result_free(&want);

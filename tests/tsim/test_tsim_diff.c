@@ -2,8 +2,12 @@
  * the sequential reference interpreter of tests/gen/randprog.c, on random valid programs: every
  * program's output buffer and counters must come out byte for byte the same on all three.
  *
- * Per config (small, default, batch2, wide, wide256) TSIM_DIFF_SEEDS programs (default
- * 120 / 50 / 40 / 80 / 60: about a minute in all; `make test-diff-long` runs thousands). wide (a
+ * Per config (small, default, batch2, wide, wide256, and tests/gen/regress/small-inp4k.json)
+ * TSIM_DIFF_SEEDS programs (default 120 / 50 / 40 / 80 / 60 / 60: about a minute in all;
+ * `make test-diff-long` runs thousands). small-inp4k (small with a 4 KiB INP SRAM, 512
+ * entries, and a 128-entry ACC) is the one config whose INP and ACC depths differ, so its GEMM
+ * and ALU formats place the src factors at different bits (an ALU once took GEMM's, ovta
+ * issue 18). wide (a
  * 512-bit bus) and wide256 (256 bits) have INP/OUT (and wide: ACC) elements and micro-ops
  * narrower than a beat, so most rows start or end inside a beat (dram_base is a random element)
  * and many are narrower than one. Four program shapes (the default
@@ -67,6 +71,7 @@ static void diff_default(void **st) { diff_config("default", 50); }
 static void diff_batch2(void **st) { diff_config("batch2", 40); }
 static void diff_wide(void **st) { diff_config("wide", 80); }
 static void diff_wide256(void **st) { diff_config("wide256", 60); }
+static void diff_small_inp4k(void **st) { diff_config(OVTA_SRC_DIR "/tests/gen/regress/small-inp4k.json", 60); }
 
 /* The spec NAME=LIB (make test-netlist: "tsim,tsim=NETLIST.so") runs NAME on another model: a
  * library that does not exist fails the run with its path in the message; a second copy of the
@@ -92,6 +97,7 @@ int main(void) {
       cmocka_unit_test(diff_batch2),
       cmocka_unit_test(diff_wide),
       cmocka_unit_test(diff_wide256),
+      cmocka_unit_test(diff_small_inp4k),
       cmocka_unit_test(diff_model_override),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

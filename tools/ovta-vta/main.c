@@ -12,7 +12,7 @@
  * options: --config NAME  --vt 1|2  --tile t_n,t_oc,t_ic,t_h,t_w  --tuning FILE.json
  *          --bias  --shift S  --relu  --clip LO,HI  --print-after=PASS[,PASS]|all
  *          --groups G (conv: grouped, G = C = O depthwise; weights [O][C/G][KH][KW])
- *          --shifts S0,S1,.. (conv: per-channel shifts, repeated over the O channels)
+ *          --shifts S0,S1,.. (conv, dense: per-channel shifts, repeated over the O channels)
  *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap, upsample: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
@@ -81,8 +81,12 @@ static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
     for (size_t i = 0; i < ny; i++) bad += y[i] != ref[i];
     ovta_rt_stats st;
     ovta_rt_stats_get(rt, &st);
-    printf("run %s: %zu of %zu outputs differ; runtime insns %llu, runs %llu\n", backend, bad, ny,
+    ovta_counters dc;
+    ovta_dev_counters(dev, &dc);
+    printf("run %s: %zu of %zu outputs differ; runtime insns %llu, runs %llu", backend, bad, ny,
            (unsigned long long)st.insns, (unsigned long long)st.runs);
+    if (dc.cycles) printf(", cycles %llu", (unsigned long long)dc.cycles); /* a backend that counts them (tsim) */
+    printf("\n");
     if (bad) rc = OVTA_FAIL(err, OVTA_EINTERNAL, "%s: %zu outputs differ from the reference", p->op.name, bad);
   }
   ovta_rt_destroy(rt);
@@ -264,7 +268,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--shift") && i + 1 < argc) op.shift = atoi(argv[++i]);
     else if (!strcmp(a, "--relu")) op.clip_min = 0;
     else if (!strcmp(a, "--groups") && i + 1 < argc && op.kind == VTA_CONV) op.groups = atoi(argv[++i]);
-    else if (!strcmp(a, "--shifts") && i + 1 < argc && op.kind == VTA_CONV) {
+    else if (!strcmp(a, "--shifts") && i + 1 < argc && (op.kind == VTA_CONV || op.kind == VTA_DENSE)) {
       static int64_t shs[65536];
       int64_t v[64];
       int nv = 0;

@@ -31,7 +31,11 @@ static const char *help =
     "                      aarch64-linux-gnu, armv7a-linux-gnueabihf); the plan is saved, not run here\n"
     "  --mcpu CPU          target CPU by LLVM name (e.g. cortex-a53; default: this machine's CPU, or\n"
     "                      the architecture's baseline with --triple; a name LLVM does not know is\n"
-    "                      warned about by LLVM and replaced by the baseline)\n\n"
+    "                      warned about by LLVM and replaced by the baseline)\n"
+    "  --time-passes       print the time of every phase on stderr at the end (like LLVM's\n"
+    "                      -time-passes): import, each graph pass (the calibration under quantize),\n"
+    "                      each build step (tiling, accelerator stages, LLVM), the save; wall and\n"
+    "                      CPU seconds (the linker's included), runs, nested phases indented\n\n"
     "accelerator (compiler/accel/README.md, \"Graph executor\"):\n"
     "  --target accel      quantize (int8, calibrated), pack and partition the model; ovta.QConv /\n"
     "                      ovta.QDense run on the accelerator (host code compiled through LLVM into\n"
@@ -60,6 +64,7 @@ typedef struct copts {
   const char *tuning;      /* --tuning FILE.json, or NULL */
   int64_t vt;              /* --vt 1|2 (0: the default) */
   bool report;             /* --report */
+  ovta_timing *timing;     /* --time-passes: the table, else NULL */
   ovta_exec_opts eo;       /* -O, --triple, --mcpu, --dump-lir, --dump-llvm; accel fields set later */
   const char *shape[MAX_SHAPES]; /* --input-shape NAME=DxD..., as given */
   int nshape;
@@ -115,6 +120,9 @@ static int parse_one(int argc, char **argv, int *i, copts *o) {
     if (!v || !tool_number(v, 1, 2, &o->vt)) return tool_usage("compile", "--vt needs 1 or 2");
   } else if (tool_opt(argc, argv, i, "--report", NULL)) {
     o->report = true;
+  } else if (tool_opt(argc, argv, i, "--time-passes", NULL)) {
+    static ovta_timing table;
+    o->timing = &table;
   } else if (tool_opt(argc, argv, i, "--dump-lir", NULL)) {
     o->eo.dump_lir = stdout;
   } else if (tool_opt(argc, argv, i, "--dump-llvm", NULL)) {
@@ -210,11 +218,15 @@ static int quantize(const copts *o, ovta_graph *g, const ovta_config *cfg, ovta_
   if (!o->calib) return OVTA_FAIL(err, OVTA_EINVAL, "--target accel: a float model needs --calib FILE.npy");
   if (g->n_inputs != 1) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "--calib: the model has %d inputs, not 1", g->n_inputs);
   ovta_tensor *c;
+  ovta_timing_begin(o->timing, "read the calibration samples");
   int rc = ovta_npy_read(o->calib, "calib", &c, err);
+  ovta_timing_end(o->timing);
   if (rc) return rc;
   if (!(rc = fit_calib_input(g, o->calib, c, err))) {
-    ovta_calib_opts co = {.samples = c, .count = o->calib_count, .cfg = cfg, .print_after = o->print_after};
+    ovta_calib_opts co = {.samples = c, .count = o->calib_count, .cfg = cfg, .print_after = o->print_after, .timing = o->timing};
+    ovta_timing_begin(o->timing, "graph passes, calibrated (float pipeline, quantize, pack, partition)");
     rc = ovta_calibrate_quantize(g, &co, NULL, err);
+    ovta_timing_end(o->timing);
   }
   ovta_tensor_free(c);
   return rc;
@@ -229,7 +241,9 @@ int tool_quantize_accel(ovta_graph *g, const char *calib, const ovta_config *cfg
  * options for the accelerator. */
 static int prepare_accel(copts *o, ovta_graph *g, ovta_config *cfg, char **tjson, ovta_error *err) {
   const char *name = o->cfgname ? o->cfgname : getenv("OVTA_CONFIG") ? getenv("OVTA_CONFIG") : "default";
+  ovta_timing_begin(o->timing, "hardware config");
   int rc = ovta_config_load(name, cfg, err);
+  ovta_timing_end(o->timing);
   size_t tl;
   if (!rc && o->tuning) rc = ovta_read_file(o->tuning, (size_t)1 << 24, tjson, &tl, err);
   if (!rc && !ovta_graph_quantized(g)) rc = quantize(o, g, cfg, err);
@@ -237,6 +251,7 @@ static int prepare_accel(copts *o, ovta_graph *g, ovta_config *cfg, char **tjson
   o->eo.cfg = cfg;
   o->eo.tuning_json = *tjson;
   o->eo.vthreads = (int)o->vt;
+  o->eo.timing = o->timing;
   if (o->report) o->eo.report = stdout;
   return rc;
 }
@@ -266,17 +281,29 @@ int ovta_cmd_compile(int argc, char **argv) {
   ovta_exec *e = NULL;
   ovta_config cfg;
   char *tjson = NULL;
+  ovta_timing *tm = o.timing;
+  o.eo.timing = tm;
+  ovta_timing_begin(tm, "import (model file into the graph IR)");
   rc = ovta_graph_load(o.model, &g, &err);
   for (int k = 0; !rc && k < o.nshape; k++) rc = bind_shape(g, o.shape[k], &err);
+  ovta_timing_end(tm);
   if (!rc && (o.passes || (o.print_after && !o.accel))) { /* NULL passes: the default pipeline */
-    ovta_compile_opts co = {.passes = o.passes, .print_after = o.print_after};
+    ovta_compile_opts co = {.passes = o.passes, .print_after = o.print_after, .timing = tm};
+    ovta_timing_begin(tm, "graph passes (--passes)");
     rc = ovta_compile_pipeline(g, &co, &err);
+    ovta_timing_end(tm);
   }
   if (!rc && o.accel) rc = prepare_accel(&o, g, &cfg, &tjson, &err);
+  ovta_timing_begin(tm, "build (ovta_exec_build)");
   if (!rc && (rc = ovta_exec_build(g, &o.eo, &e, &err)) && !strstr(err.msg, o.model))
     ovta_error_wrap(&err, "%s", o.model); /* errors name the file */
+  ovta_timing_end(tm);
+  ovta_timing_begin(tm, "save (plan.json, params.bin, kernels.o; kernels.so by ld.lld)");
   if (!rc) rc = ovta_exec_save(e, o.out, &err);
+  ovta_timing_end(tm);
   if (!rc) print_done(&o, g, e, &cfg);
+  if (!rc && tm) ovta_timing_print(tm, stderr, "ovta compile: time per phase (--time-passes)");
+  ovta_timing_free(tm);
   free(tjson);
   ovta_exec_free(e);
   ovta_graph_free(g);

@@ -1,0 +1,11 @@
+// tb_nl_unit: the RTL unit (r) and its Yosys netlist (n, module renamed nl_unit_nl) on the same inputs.
+module tb_nl_unit(input logic clk, input logic rst_n, input logic cmd_valid, input logic [159:0] cmd,
+  input logic inp_we, input logic wgt_we, input logic [15:0] ld_idx, input logic [511:0] ld_data,
+  input logic out_re, input logic [6:0] out_ra,
+  output logic pop_r, output logic pop_n, output logic [63:0] out_r, output logic [63:0] out_n,
+  output logic ret_r, output logic ret_n, output logic err_r, output logic err_n);
+  nl_unit r(.clk, .rst_n, .cmd_valid, .cmd, .inp_we, .wgt_we, .ld_idx, .ld_data, .out_re, .out_ra,
+         .pop(pop_r), .out_rd(out_r), .ret(ret_r), .err(err_r));
+  nl_unit_nl n(.clk, .rst_n, .cmd_valid, .cmd, .inp_we, .wgt_we, .ld_idx, .ld_data, .out_re, .out_ra,
+         .pop(pop_n), .out_rd(out_n), .ret(ret_n), .err(err_n));
+endmodule
