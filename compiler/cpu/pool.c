@@ -3,6 +3,55 @@
 
 #include "cpu_internal.h"
 
+/* The lowest value of dtype t (MaxPool's start): -inf, 0 or the integer minimum. */
+static double lowest(lir_dtype t) {
+  if (lir_dtype_is_float(t)) return -INFINITY;
+  if (t == LIR_U8 || t == LIR_U16 || t == LIR_U32) return 0;
+  return t == LIR_I8 ? -128 : t == LIR_I16 ? -32768 : -2147483648.0;
+}
+
+/* MaxPool without the Indices output (and ovta.QMaxPool), the row schedule: for n, c and the
+ * output dims but the last: row[:] = init; for the kernel dims, the outer ones under a test that
+ * their input position is inside X (one per row), for the last output dim ow over the range whose
+ * input position ow*s - a (a = pad - kw*d) is inside X (vectorized, no test): row[ow] =
+ * max(row[ow], x); then Y's row = row. Each output takes the maxima of the generic schedule, the
+ * in-bounds window positions in the same order, so the results are the same bits. */
+static int maxpool_rows(L *l, lir_buf *X, lir_buf *Y, const convp *c, lir_expr *init) {
+  int yr = Y->ndim, ls = c->k - 1;
+  int64_t OW = Y->shape[yr - 1], IW = X->shape[yr - 1], s_ = c->stride[ls];
+  lir_nest n, r;
+  lir_nest_open(F, &n, yr - 1, Y->shape, "o");
+  lir_nest_open(F, &r, c->k, c->kern, "r");
+  lir_expr *xi[LIR_MAX_DIMS], *inb = NULL;
+  xi[0] = n.idx[0];
+  xi[1] = n.idx[1];
+  for (int i = 0; i < ls; i++) {
+    lir_expr *pos = lir_add(F, lir_addi(F, lir_muli(F, n.idx[2 + i], c->stride[i]), -c->pad[i]),
+                            lir_muli(F, r.idx[i], c->dil[i]));
+    int64_t in = X->shape[2 + i];
+    inb = band(l, inb, lir_bin(F, LIR_AND, lir_bin(F, LIR_GE, pos, I(0)), lir_bin(F, LIR_LT, pos, I(in))));
+    xi[2 + i] = clampi(l, pos, 0, in - 1);
+  }
+  lir_var *ow = lir_var_new(F, "ow", LIR_I64), *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
+  lir_expr *owe = lir_ref(F, ow), *e0 = lir_ref(F, j0), *e1 = lir_ref(F, j1);
+  lir_expr *a = lir_sub(F, I(c->pad[ls]), lir_muli(F, r.idx[ls], c->dil[ls]));
+  lir_expr *lo = lir_max(F, I(0), lir_bin(F, LIR_FLOORDIV, lir_addi(F, a, s_ - 1), I(s_)));
+  lir_expr *hi = lir_min(F, I(OW), lir_addi(F, lir_bin(F, LIR_FLOORDIV, lir_addi(F, a, IW - 1), I(s_)), 1));
+  xi[yr - 1] = lir_sub(F, lir_muli(F, owe, s_), a);
+  lir_buf *row = lir_buf_new(F, "row", X->dtype, 1, &OW, LIR_SCOPE_LOCAL);
+  lir_stmt *upd = lir_for(F, ow, lo, lir_max(F, I(0), lir_sub(F, hi, lo)), LIR_FOR_VECTORIZED,
+                          lir_store(F, row, &owe, lir_max(F, lir_load(F, row, &owe), lir_load(F, X, xi))));
+  if (inb) upd = lir_if(F, inb, upd, NULL);
+  lir_expr *oidx[LIR_MAX_DIMS];
+  for (int d = 0; d < yr - 1; d++) oidx[d] = n.idx[d];
+  oidx[yr - 1] = e1;
+  lir_stmt *s[3] = {lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store(F, row, &e0, init)),
+                    lir_nest_close(F, &r, upd, LIR_FOR_SERIAL),
+                    lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store(F, Y, oidx, lir_load(F, row, &e1)))};
+  F->body = lir_alloc_stmt(F, row, lir_nest_close(F, &n, lir_seq(F, 3, s), LIR_FOR_SERIAL));
+  return 0;
+}
+
 /* MaxPool (and ovta.QMaxPool, int8, graph.h): y = max over the window (kernel_shape, strides, pads/auto_pad, dilations,
  * ceil_mode via the inferred output shape) of the in-bounds x; the optional Indices output
  * (int64) is the flat index into x of the first maximum: row-major (storage_order 0), or with
@@ -23,6 +72,9 @@ static int lower_pool(L *l, bool is_max) {
   if (rc) return rc;
   if (!is_max && !lir_dtype_is_float(X->dtype)) return unsup(l, "integer AveragePool/LpPool");
   bool incl = ovta_node_attr_i(l->n, "count_include_pad", 0) != 0;
+  if (is_max && !l->out[1] && Y->shape[Y->ndim - 1] > 0) {
+    return maxpool_rows(l, X, Y, &c, cst(l, X->dtype, lowest(X->dtype)));
+  }
   lir_nest n, r;
   lir_nest_open(F, &n, Y->ndim, Y->shape, "o");
   lir_nest_open(F, &r, c.k, c.kern, "r");
@@ -49,9 +101,7 @@ static int lower_pool(L *l, bool is_max) {
   lir_block_init(&inner, F);
   double init;
   if (is_max) {
-    if (lir_dtype_is_float(t)) init = -INFINITY;
-    else if (t == LIR_U8 || t == LIR_U16 || t == LIR_U32) init = 0;
-    else init = t == LIR_I8 ? -128 : t == LIR_I16 ? -32768 : -2147483648.0;
+    init = lowest(t);
     if (IX) {
       /* cnt holds the flat index of the first maximum */
       lir_expr *flat = NULL;
