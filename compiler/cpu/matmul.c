@@ -71,25 +71,33 @@ lir_expr *cpu_prod(L *l, lir_dtype acc, lir_expr *x, lir_expr *zx, lir_expr *w, 
   return lir_mul(F, x, w);
 }
 
-/* Y[i, n] = post(sum_k A[i, k] * B[n, k]) for 2-D A [M, K], B [N, K] (Gemm transB, ovta.Dense):
- * both rows contiguous, so the sum runs as a dot product: 16 partial sums part[j] over
- * k = 16 kb + j (vectorized fmuladd), added in order j = 0..15, then the K % 16 last products;
- * in parallel over n. The same order for any thread count. */
-static int matmul_dot(L *l, lir_buf *A, lir_buf *B, lir_buf *Y, const post *p) {
+/* a * b + c: fmuladd in f32, else in acc_t (i32) on the widened operands. */
+static lir_expr *dot_madd(L *l, lir_dtype acc_t, lir_expr *a, lir_expr *b, lir_expr *c) {
+  if (acc_t == LIR_F32) return lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){a, b, c});
+  return lir_add(F, cpu_prod(l, acc_t, a, NULL, b, NULL), c);
+}
+
+/* Y[i, n] = post(sum_k A[i, k] * B[n, k]) for 2-D A [M, K], B [N, K] (Gemm transB, ovta.Dense,
+ * and in i32 ovta.QDense): both rows contiguous, so the sum runs as a dot product: 16 partial
+ * sums part[j] over k = 16 kb + j (vectorized fmuladd; i32: multiply-add of the widened
+ * operands), added in order j = 0..15, then the K % 16 last products; in parallel over n. The
+ * same order for any thread count (and i32 sums, wrapping, are the same in any order). */
+static int matmul_dot(L *l, lir_buf *A, lir_buf *B, lir_buf *Y, lir_dtype acc_t, const post *p) {
   int64_t M = A->shape[0], K = A->shape[1], N = B->shape[0], P = 16, KB = K / 16, ps = 16;
-  lir_buf *part = lir_buf_new(F, "part", LIR_F32, 1, &ps, LIR_SCOPE_LOCAL), *sum = sc_new(l, "sum", LIR_F32);
+  lir_buf *part = lir_buf_new(F, "part", acc_t, 1, &ps, LIR_SCOPE_LOCAL), *sum = sc_new(l, "sum", acc_t);
   lir_var *n = lir_var_new(F, "n", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *kb = lir_var_new(F, "kb", LIR_I64);
   lir_var *j = lir_var_new(F, "j", LIR_I64), *j0 = lir_var_new(F, "j", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
   lir_var *k = lir_var_new(F, "k", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *Iv = lir_ref(F, i), *J = lir_ref(F, j), *J0 = lir_ref(F, j0), *J1 = lir_ref(F, j1);
   lir_expr *kk = lir_add(F, lir_muli(F, lir_ref(F, kb), P), J), *Kv = lir_ref(F, k);
-  lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){lir_load(F, A, (lir_expr *[]){Iv, kk}),
-      lir_load(F, B, (lir_expr *[]){Nv, kk}), lir_load1(F, part, J)});
-  lir_expr *fma1 = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){lir_load(F, A, (lir_expr *[]){Iv, Kv}),
-      lir_load(F, B, (lir_expr *[]){Nv, Kv}), sc_get(l, sum)});
-  lir_stmt *one = SEQ(lir_for(F, j0, I(0), I(P), LIR_FOR_VECTORIZED, lir_store1(F, part, J0, lir_f32(F, 0))),
+  lir_expr *fma = dot_madd(l, acc_t, lir_load(F, A, (lir_expr *[]){Iv, kk}), lir_load(F, B, (lir_expr *[]){Nv, kk}),
+                           lir_load1(F, part, J));
+  lir_expr *fma1 = dot_madd(l, acc_t, lir_load(F, A, (lir_expr *[]){Iv, Kv}), lir_load(F, B, (lir_expr *[]){Nv, Kv}),
+                            sc_get(l, sum));
+  lir_expr *zero = cst(l, acc_t, 0);
+  lir_stmt *one = SEQ(lir_for(F, j0, I(0), I(P), LIR_FOR_VECTORIZED, lir_store1(F, part, J0, zero)),
                       lir_for(F, kb, I(0), I(KB), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(P), LIR_FOR_VECTORIZED, lir_store1(F, part, J, fma))),
-                      sc_set(l, sum, lir_f32(F, 0)),
+                      sc_set(l, sum, zero),
                       lir_for(F, j1, I(0), I(P), LIR_FOR_SERIAL, sc_set(l, sum, lir_add(F, sc_get(l, sum), lir_load1(F, part, J1)))),
                       lir_for(F, k, I(KB * P), I(K - KB * P), LIR_FOR_SERIAL, sc_set(l, sum, fma1)),
                       cpu_post_store(l, p, Y, (lir_expr *[]){Iv, Nv}, Nv, sc_get(l, sum)));
@@ -105,9 +113,11 @@ static int matmul_dot(L *l, lir_buf *A, lir_buf *B, lir_buf *Y, const post *p) {
 int cpu_matmul_core(L *l, lir_buf *A, lir_buf *B, lir_buf *Y, bool ta, bool tb, lir_dtype acc_t,
                        lir_buf *za, lir_buf *zb, const post *p) {
   if (A->ndim < 1 || B->ndim < 1) return bad(l, "scalar operand");
-  if (tb && !ta && A->ndim == 2 && B->ndim == 2 && Y->ndim == 2 && acc_t == LIR_F32 && A->dtype == LIR_F32 &&
-      B->dtype == LIR_F32 && !za && !zb && A->shape[1] == B->shape[1] && Y->shape[0] == A->shape[0] && Y->shape[1] == B->shape[0])
-    return matmul_dot(l, A, B, Y, p);
+  bool f32 = acc_t == LIR_F32 && A->dtype == LIR_F32 && B->dtype == LIR_F32;
+  bool q8 = acc_t == LIR_I32 && (A->dtype == LIR_I8 || A->dtype == LIR_U8) && (B->dtype == LIR_I8 || B->dtype == LIR_U8);
+  if (tb && !ta && A->ndim == 2 && B->ndim == 2 && Y->ndim == 2 && (f32 || q8) && !za && !zb &&
+      A->shape[1] == B->shape[1] && Y->shape[0] == A->shape[0] && Y->shape[1] == B->shape[0])
+    return matmul_dot(l, A, B, Y, acc_t, p);
   bool a1 = A->ndim == 1, b1 = B->ndim == 1;
   if (a1) view(A, 2, (int64_t[]){1, A->shape[0]});
   if (b1) view(B, 2, (int64_t[]){B->shape[0], 1});
