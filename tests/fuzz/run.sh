@@ -15,7 +15,8 @@ for t in "$@"; do
   rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
   [ -z "$execs" ] && execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#') # progress lines, not stack frames
-  crashes=$(ls "$b/crashes/$t" | wc -l)
+  # slow-unit-* files are reports, not failures (a pause of the process, e.g. SIGSTOP, makes one)
+  crashes=$(ls "$b/crashes/$t" | grep -vc '^slow-unit-')
   line="{\"target\": \"$t\", \"seconds\": $secs, \"executions\": ${execs:-0}, \"crashes\": $crashes, \"exit\": $rc}"
   echo "$line"
   echo "{\"date\": \"$(date -u +%Y-%m-%dT%H:%M)\", ${line#\{}" >>"$b/campaign.jsonl"
