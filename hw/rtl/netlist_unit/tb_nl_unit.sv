@@ -8,4 +8,24 @@ module tb_nl_unit(input logic clk, input logic rst_n, input logic cmd_valid, inp
          .pop(pop_r), .out_rd(out_r), .ret(ret_r), .err(err_r));
   nl_unit_nl n(.clk, .rst_n, .cmd_valid, .cmd, .inp_we, .wgt_we, .ld_idx, .ld_data, .out_re, .out_ra,
          .pop(pop_n), .out_rd(out_n), .ret(ret_n), .err(err_n));
+`ifdef NL_PROBE
+  // run.sh with NL_PROBE=1: the exec stage-C signals of both models, each cycle they differ
+  // (the netlist keeps these names as escaped identifiers: \r.u_exec.res etc.)
+  int cy = 0;
+  always @(posedge clk) begin
+    cy <= cy + 1;
+    if (r.r.u_exec.res !== n.\r.u_exec.res )
+      $display("cy %0d res rtl %h nl %h", cy, r.r.u_exec.res, n.\r.u_exec.res );
+    if (r.r.u_exec.inp_rdata_i !== n.\r.u_exec.inp_rdata_i )
+      $display("cy %0d inp rtl %h nl %h", cy, r.r.u_exec.inp_rdata_i, n.\r.u_exec.inp_rdata_i );
+    if (r.r.u_exec.wgt_rdata_i !== n.\r.u_exec.wgt_rdata_i )
+      $display("cy %0d wgt rtl %h nl %h", cy, r.r.u_exec.wgt_rdata_i, n.\r.u_exec.wgt_rdata_i );
+    if (r.r.u_exec.acc_rdata_a_i !== n.\r.u_exec.acc_rdata_a_i )
+      $display("cy %0d acc_a rtl %h nl %h", cy, r.r.u_exec.acc_rdata_a_i, n.\r.u_exec.acc_rdata_a_i );
+    if (r.r.u_exec.fw_data_q !== n.\r.u_exec.fw_data_q )
+      $display("cy %0d fw_data rtl %h nl %h", cy, r.r.u_exec.fw_data_q, n.\r.u_exec.fw_data_q );
+    if (r.r.u_exec.u !== n.\r.u_exec.u )
+      $display("cy %0d uop rtl %h nl %h", cy, r.r.u_exec.u, n.\r.u_exec.u );
+  end
+`endif
 endmodule
