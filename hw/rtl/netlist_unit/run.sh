@@ -17,11 +17,15 @@ make --no-print-directory build/gen/small/ovta_pkg.sv >/dev/null
   for f in $(ls hw/rtl/*.sv | grep -v ovta_rtl_pkg.sv); do
     sed -e '/^  import ovta.*::\*;$/d' -e "s/int'(/(/g" "$f"; done
   cat "$here/nl_unit.sv"; } > "$w/flat.sv"
-nice yosys -q -l "$w/yosys.log" -p "read_verilog -sv $w/flat.sv; synth -top nl_unit -flatten -run begin:fine; \
-  opt -fast -full; opt -full; techmap; opt -fast; abc -fast; opt -fast; hierarchy -check; check -assert; \
-  write_verilog -noattr $w/netlist.v" >/dev/null
+# NL_PASSES: the Yosys passes (default: those of hw/rtl/netlist.mk), to bisect the flow; e.g.
+# NL_PASSES="synth -top nl_unit -flatten -run begin:fine; maccmap -unmap" (coarse cells only)
+passes=${NL_PASSES:-"synth -top nl_unit -flatten -run begin:fine; opt -fast -full; opt -full; techmap; \
+  opt -fast; abc -fast; opt -fast; hierarchy -check; check -assert"}
+# NL_PROBE=1: also print the exec signals that differ, cycle by cycle (tb_nl_unit.sv)
+probe=; [ "${NL_PROBE:-0}" = 1 ] && probe=+define+NL_PROBE
+nice yosys -q -l "$w/yosys.log" -p "read_verilog -sv $w/flat.sv; $passes; write_verilog -noattr $w/netlist.v" >/dev/null
 sed 's/^module nl_unit(/module nl_unit_nl(/' "$w/netlist.v" > "$w/netlist_r.v"
-nice verilator --cc --exe -O3 --x-assign fast --x-initial 0 -Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT \
+nice verilator --cc --exe -O3 --x-assign fast --x-initial 0 -Wno-fatal -Wno-lint -Wno-style -Wno-UNOPTFLAT $probe \
   --top-module tb_nl_unit -Mdir "$w/obj" "$w/flat.sv" "$w/netlist_r.v" "$here/tb_nl_unit.sv" "$here/tb_nl_unit.cpp" \
   > "$w/verilator.log" 2>&1
 nice make --no-print-directory -j2 -C "$w/obj" -f Vtb_nl_unit.mk OPT_FAST=-O0 OPT_SLOW=-O0 OPT_GLOBAL=-O0 \
