@@ -1,47 +1,72 @@
 /* parallel.c: the thread pool of generated CPU kernels (ovta_base.h section 4): ovta_par_for,
  * ovta_set_threads, ovta_get_threads, and the process CPU clock.
  *
- * One pool per process: threads - 1 workers, started on the first parallel loop that needs them,
- * asleep on a condition variable between loops. A loop's iterations are cut into contiguous
- * chunks (up to 4 per thread) taken in turn by the caller and the workers from an atomic counter;
- * the caller returns when every chunk is done. Which thread runs a chunk varies, what it computes
- * does not (each iteration is computed by one thread, in order), so results are the same for any
- * thread count. A loop started inside a body, or while another thread's loop runs, runs serially
- * on its caller. A child process after fork() starts its own workers. */
+ * One pool per process: threads - 1 workers, started on the first parallel loop that needs them.
+ * Between loops a worker spins on the loop generation for a while (SPIN_NS, 100 us: the loops of one
+ * inference follow each other within microseconds, and waking a sleeping thread costs tens of
+ * them on a virtual machine), then sleeps on a condition variable; the caller signals it only
+ * when some worker sleeps. A loop is published by a new generation in `state`; a worker takes
+ * part by registering in it (a count in its low bits) while the loop is open. The caller runs
+ * chunks itself, then closes the loop and waits (spinning, then yielding) only for the workers
+ * that registered, not for ones still waking up: a late worker finds the loop closed and goes
+ * back to waiting. Chunks are taken from an atomic counter, guided: each take is the remaining
+ * iterations / (2 x threads), at least n / (16 x threads), so the last chunks are small and the
+ * threads finish together. Which thread runs a chunk varies, what it computes does not (each
+ * iteration is computed by one thread, in order), so results are the same for any thread count.
+ * A loop started inside a body, or while another thread's loop runs, runs serially on its
+ * caller. A child process after fork() starts its own workers. */
 #include "ovta_base.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_THREADS 64
+#define SPIN_NS 100000 /* a worker spins this long after a loop before sleeping (100 us) */
+#define JOIN_SPIN_NS 50000 /* the caller spins this long for registered workers, then yields */
+#define CLOSED 0x80000000u /* state: the current loop takes no more workers */
 
 typedef struct pool {
-  pthread_mutex_t mu;        /* guards everything below but the counters */
-  pthread_cond_t wake;       /* workers wait here for a new generation */
-  pthread_cond_t done;       /* the caller waits here for the workers */
+  pthread_mutex_t mu;        /* guards sleeping on wake, threads and started */
+  pthread_cond_t wake;       /* idle workers sleep here */
   int threads;               /* threads in use (caller included); 0 until set or first used */
   int started;               /* workers started */
-  unsigned long gen;         /* loop generation: a new value wakes the workers */
-  int joined;                /* workers taking part in the current loop */
-  int finished;              /* of those, how many are done */
+  atomic_int sleepers;       /* workers asleep on wake (or about to be) */
+  atomic_ullong state;       /* generation << 32 | CLOSED | workers registered in its loop */
+  atomic_int finished;       /* registered workers done with the current loop */
+  int joinable;              /* workers (by id) that may take part in the current loop */
   ovta_par_body body;        /* the current loop */
   void *ctx;                 /* its context */
   int64_t n;                 /* its iterations */
-  int64_t chunk;             /* iterations per chunk */
-  atomic_llong next;         /* next chunk to take */
+  int64_t min_chunk;         /* the smallest take */
+  int64_t div;               /* a take is the remaining iterations / div (2 x threads) */
+  atomic_llong next;         /* first iteration not yet taken */
   atomic_flag busy;          /* a loop is running (others run serially) */
 } pool;
 
-static pool P = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER,
-                 .done = PTHREAD_COND_INITIALIZER, .busy = ATOMIC_FLAG_INIT};
+static pool P = {.mu = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER, .busy = ATOMIC_FLAG_INIT};
 static _Thread_local bool in_body; /* this thread is running a loop's body */
 
 double ovta_cpu_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
   return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static uint64_t mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
 }
 
 static int online_cores(void) {
@@ -66,29 +91,59 @@ int ovta_get_threads(void) {
 /* Take chunks of the current loop until none is left. */
 static void run_chunks(void) {
   in_body = true;
+  int64_t n = P.n, mc = P.min_chunk, div = P.div;
+  long long lo = atomic_load_explicit(&P.next, memory_order_relaxed);
   for (;;) {
-    int64_t c = atomic_fetch_add(&P.next, 1), lo = c * P.chunk;
-    if (lo >= P.n) break;
-    int64_t hi = lo + P.chunk < P.n ? lo + P.chunk : P.n;
-    P.body(P.ctx, lo, hi);
+    if (lo >= n) break;
+    int64_t k = (n - lo) / div;
+    if (k < mc) k = mc;
+    if (atomic_compare_exchange_weak(&P.next, &lo, lo + k)) {
+      P.body(P.ctx, lo, lo + k < n ? lo + k : n);
+      lo = atomic_load_explicit(&P.next, memory_order_relaxed);
+    }
   }
   in_body = false;
 }
 
+/* Wait for a generation other than gen: spin SPIN_NS, then sleep. The new state. */
+static unsigned long long wait_gen(unsigned long long gen) {
+  uint64_t t0 = 0;
+  for (unsigned spins = 0;; spins++) {
+    unsigned long long s = atomic_load(&P.state);
+    if (s >> 32 != gen) return s;
+    cpu_relax();
+    if ((spins & 255) == 0) {
+      uint64_t t = mono_ns();
+      if (!t0) t0 = t;
+      else if (t - t0 > SPIN_NS) break;
+    }
+  }
+  pthread_mutex_lock(&P.mu);
+  atomic_fetch_add(&P.sleepers, 1); /* seq_cst: the caller's new state or its look at sleepers */
+  unsigned long long s;
+  while ((s = atomic_load(&P.state)) >> 32 == gen) pthread_cond_wait(&P.wake, &P.mu);
+  atomic_fetch_sub(&P.sleepers, 1);
+  pthread_mutex_unlock(&P.mu);
+  return s;
+}
+
 static void *worker(void *arg) {
   int id = (int)(intptr_t)arg;
-  unsigned long seen = 0;
-  pthread_mutex_lock(&P.mu);
+  unsigned long long gen = atomic_load(&P.state) >> 32;
   for (;;) {
-    while (P.gen == seen || id >= P.joined) {
-      seen = P.gen;
-      pthread_cond_wait(&P.wake, &P.mu);
+    unsigned long long s = wait_gen(gen);
+    gen = s >> 32;
+    /* register while the loop is open and this worker is among its threads */
+    bool in = false;
+    while (!(s & CLOSED) && s >> 32 == gen && id < P.joinable) {
+      if (atomic_compare_exchange_weak(&P.state, &s, s + 1)) {
+        in = true;
+        break;
+      }
     }
-    seen = P.gen;
-    pthread_mutex_unlock(&P.mu);
+    if (!in) continue;
     run_chunks();
-    pthread_mutex_lock(&P.mu);
-    if (++P.finished == P.joined) pthread_cond_signal(&P.done);
+    atomic_fetch_add(&P.finished, 1);
   }
   return NULL;
 }
@@ -98,8 +153,8 @@ static void *worker(void *arg) {
 static void after_fork_child(void) {
   pthread_mutex_init(&P.mu, NULL);
   pthread_cond_init(&P.wake, NULL);
-  pthread_cond_init(&P.done, NULL);
-  P.started = 0, P.joined = 0, P.finished = 0;
+  P.started = 0;
+  atomic_store(&P.sleepers, 0);
   atomic_flag_clear(&P.busy);
   in_body = false;
 }
@@ -107,7 +162,7 @@ static void after_fork_child(void) {
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void register_fork(void) { pthread_atfork(NULL, NULL, after_fork_child); }
 
-/* Start workers up to want - 1; the count started. */
+/* Start workers up to want - 1 (P.mu held); the count started. */
 static int start_workers(int want) {
   pthread_once(&fork_once, register_fork);
   while (P.started < want - 1) {
@@ -135,19 +190,30 @@ void ovta_par_for(ovta_par_body body, void *ctx, int64_t n) {
   }
   pthread_mutex_lock(&P.mu);
   int workers = start_workers(threads);
-  int64_t chunks = (int64_t)(workers + 1) * 4;
-  if (chunks > n) chunks = n;
-  P.body = body, P.ctx = ctx, P.n = n, P.chunk = (n + chunks - 1) / chunks;
+  pthread_mutex_unlock(&P.mu);
+  if (workers > threads - 1) workers = threads - 1;
+  /* the loop, then its generation (no worker reads these before registering in it) */
+  P.body = body, P.ctx = ctx, P.n = n, P.div = 2 * (int64_t)(workers + 1);
+  P.min_chunk = n / (16 * (int64_t)(workers + 1));
+  if (P.min_chunk < 1) P.min_chunk = 1;
+  P.joinable = workers;
   atomic_store(&P.next, 0);
-  P.joined = workers;
-  P.finished = 0;
-  P.gen++;
-  pthread_cond_broadcast(&P.wake);
-  pthread_mutex_unlock(&P.mu);
+  atomic_store(&P.finished, 0);
+  unsigned long long s = atomic_load(&P.state);
+  atomic_store(&P.state, ((s >> 32) + 1) << 32); /* seq_cst, before the look at sleepers */
+  if (atomic_load(&P.sleepers) > 0) {
+    pthread_mutex_lock(&P.mu);
+    pthread_cond_broadcast(&P.wake);
+    pthread_mutex_unlock(&P.mu);
+  }
   run_chunks();
-  pthread_mutex_lock(&P.mu);
-  while (P.finished < P.joined) pthread_cond_wait(&P.done, &P.mu);
-  P.joined = 0;
-  pthread_mutex_unlock(&P.mu);
+  /* close the loop: the workers registered are the ones to wait for */
+  int joined = (int)(atomic_fetch_or(&P.state, CLOSED) & (CLOSED - 1));
+  uint64_t t0 = 0;
+  for (unsigned spins = 0; atomic_load(&P.finished) < joined; spins++) { /* they are running: spin, */
+    if (t0 && mono_ns() - t0 > JOIN_SPIN_NS) sched_yield();                /* then yield (preempted) */
+    else cpu_relax();
+    if ((spins & 255) == 0 && !t0) t0 = mono_ns();
+  }
   atomic_flag_clear(&P.busy);
 }

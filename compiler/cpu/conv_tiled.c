@@ -10,6 +10,15 @@
 #define TILE_M 8  /* output channels of a register tile */
 #define ROW_TILES_MIN 24 /* output rows at least this wide are tiled row by row */
 #define TILE_W 32 /* output positions of a register tile (two 16-float vectors) */
+#define PAR_MIN 16 /* parallel loops get at least this many iterations when the tiles allow */
+
+/* Into how many groups of consecutive spatial tiles (of `tiles`) a parallel loop over `blocks`
+ * channel blocks splits each block, so that it has at least PAR_MIN iterations: few blocks (a
+ * layer with few output channels) would leave threads idle or unbalanced. */
+static int64_t tile_groups(int64_t blocks, int64_t tiles) {
+  int64_t tg = (PAR_MIN + blocks - 1) / blocks;
+  return tg < 1 ? 1 : tg > tiles ? (tiles < 1 ? 1 : tiles) : tg;
+}
 
 /* The geometry of one conv: X[n] zero-padded and split into its stride phases: plane
  * (c, a, b) of XP holds the padded input rows y = a (mod sh) and columns x = b (mod sw), element
@@ -225,8 +234,11 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_stmt *offs = lir_for(F, c, I(0), I(q->Cg), LIR_FOR_SERIAL, lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL,
       lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL, lir_store1(F, off, ri, ov))));
   /* per image */
+  int64_t nb = q->M / mt, tg = tile_groups(nb, q->tiles), ts = (q->tiles + tg - 1) / tg; /* ts tiles per group */
+  tg = (q->tiles + ts - 1) / ts;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
-  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt), *T = lir_ref(F, t);
+  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_bin(F, LIR_DIV, lir_ref(F, mb), I(tg)), mt), *T = lir_ref(F, t);
+  lir_expr *t0 = lir_muli(F, lir_bin(F, LIR_MOD, lir_ref(F, mb), I(tg)), ts); /* the group's first tile */
   lir_expr *cbase = lir_muli(F, lir_muli(F, lir_bin(F, LIR_DIV, m0, I(Mg)), q->Cg), q->sh * q->sw * q->plane);
   lir_expr *oh = q->rows ? lir_bin(F, LIR_DIV, T, I(q->wb)) : NULL;
   lir_expr *ow0 = q->rows ? lir_muli(F, lir_bin(F, LIR_MOD, T, I(q->wb)), TILE_W) : NULL;
@@ -249,13 +261,13 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
     lir_stmt *st = lir_if(F, ok, cpu_post_store(l, p, Y, yi, m, a), NULL);
     stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
   }
-  lir_stmt *tiles = lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
+  lir_stmt *tiles = lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(q->tiles), t0)), LIR_FOR_SERIAL, SEQ(sum, stores));
   lir_stmt *blk = lir_alloc_stmt(F, acc, tiles);
   if (i8) { /* wb[i, r] = W[m0 + i, r] in f32, then the tiles */
     blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, R), blk));
     if (iacc) blk = lir_alloc_stmt(F, iacc, blk);
   }
-  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk); /* (block, tile group) */
   lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
   F->body = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, off, SEQ(offs, img)));
   return 0;
@@ -292,18 +304,23 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   view(Y, 3, (int64_t[]){q->N, q->M, HW});
   view(W, 2, (int64_t[]){q->M, q->C});
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
+  int64_t nb = q->M / mt, tg = tile_groups(nb, full + (rest > 0)), ts = (full + (rest > 0) + tg - 1) / tg;
+  tg = (full + (rest > 0) + ts - 1) / ts; /* (block, group of ts tiles; the last group has the tail tile) */
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
-  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_ref(F, mb), mt);
+  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_bin(F, LIR_DIV, lir_ref(F, mb), I(tg)), mt);
+  lir_expr *g = lir_bin(F, LIR_MOD, lir_ref(F, mb), I(tg)), *t0 = lir_muli(F, g, ts);
   bool i8 = acc_t == LIR_I32;
   lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
   lir_expr *wm = i8 ? I(0) : m0;
-  lir_stmt *tiles = full ? lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL,
+  lir_stmt *tiles = full ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL,
                                    pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W))
                          : lir_seq(F, 0, NULL);
-  lir_stmt *tail = rest ? pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest) : lir_seq(F, 0, NULL);
+  lir_stmt *tail = rest ? lir_if(F, lir_bin(F, LIR_EQ, g, I(tg - 1)),
+                                 pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest), NULL)
+                        : lir_seq(F, 0, NULL);
   lir_stmt *blk = lir_alloc_stmt(F, acc, SEQ(tiles, tail));
   if (i8) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
-  lir_stmt *blocks = lir_for(F, mb, I(0), I(q->M / mt), LIR_FOR_PARALLEL, blk);
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk);
   F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, blocks);
   return 0;
 }
