@@ -107,10 +107,21 @@ static inline lir_expr *clampi(L *l, lir_expr *e, int64_t lo, int64_t hi) {
   return lir_max(F, lir_min(F, e, I(hi)), I(lo));
 }
 
-/* Loop nest over the shape of a buffer, innermost loop vectorized. */
+/* The nest n closed around body, innermost loop vectorized; with CPU_PAR_ELEMS iterations or
+ * more, one loop is parallel (lower.c): body must compute each iteration independently of the
+ * others (an elementwise store). */
+lir_stmt *cpu_par_nest(L *l, lir_nest *n, lir_stmt *body);
+/* The nest n closed around body (innermost loop of kind innermost) with the first outer loop
+ * whose extents down to it multiply to 8 or more parallel, when work (the nest's operations,
+ * roughly) is CPU_PAR_ELEMS or more; NULL (nothing built) otherwise. Each iteration of that loop
+ * must be independent of the others (body's local buffers allocated inside it). */
+lir_stmt *cpu_par_outer(L *l, lir_nest *n, lir_stmt *body, lir_for_kind innermost, int64_t work);
+
+/* Loop nest over the shape of a buffer, innermost loop vectorized, split over the threads when
+ * large (cpu_par_nest): the body stores one element per iteration, depending on no other. */
 static inline lir_stmt *over(L *l, lir_nest *n, lir_buf *b, lir_stmt *body) {
-  (void)l;
-  return lir_nest_close(F, n, body, LIR_FOR_VECTORIZED);
+  (void)b;
+  return cpu_par_nest(l, n, body);
 }
 
 /* A flat elementwise nest, Y = f(X) element by element (Y has X's element count): flat_open

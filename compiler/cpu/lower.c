@@ -23,6 +23,46 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
   }
 }
 
+/* ---------------------------------------------------------------- parallel nests */
+
+#define CPU_PAR_ELEMS 16384 /* a nest of at least this many iterations runs in parallel */
+#define PAR_ITERS 8         /* ... over at least this many iterations of its outer loops */
+#define PAR_BLOCK 4096      /* a split innermost loop: iterations per parallel block (at least) */
+
+lir_stmt *cpu_par_outer(L *l, lir_nest *n, lir_stmt *body, lir_for_kind innermost, int64_t work) {
+  int last = n->n - 1, par = -1;
+  int64_t outer = 1;
+  for (int i = 0; i < last && par < 0; i++)
+    if ((outer *= n->ext[i]) >= PAR_ITERS) par = i;
+  if (work < CPU_PAR_ELEMS || par < 0) return NULL;
+  for (int i = last; i >= 0; i--)
+    body = lir_for(F, n->vars[i], I(0), I(n->ext[i]), i == last ? innermost : i == par ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL, body);
+  return body;
+}
+
+/* Elementwise nests (over()): small ones serial (a fork and join costs microseconds); else the
+ * outer loops down to the first whose extents multiply to PAR_ITERS or more, that one parallel
+ * (its iterations spread over the threads, each running its inner loops as before); when only
+ * the innermost loop is long enough, it is cut into blocks of consecutive iterations: a parallel
+ * loop over the blocks, each a vectorized loop. Each iteration computes what it did serially. */
+lir_stmt *cpu_par_nest(L *l, lir_nest *n, lir_stmt *body) {
+  int64_t total = 1;
+  for (int i = 0; i < n->n; i++) total *= n->ext[i];
+  if (n->n == 0 || total < CPU_PAR_ELEMS) return lir_nest_close(F, n, body, LIR_FOR_VECTORIZED);
+  lir_stmt *s = cpu_par_outer(l, n, body, LIR_FOR_VECTORIZED, total);
+  if (s) return s;
+  int last = n->n - 1;
+  /* the innermost loop in blocks of bs (a multiple of 64), the outer ones (few) serial */
+  int64_t e = n->ext[last], bs = (e / 32 + 63) / 64 * 64;
+  if (bs < PAR_BLOCK) bs = PAR_BLOCK;
+  lir_var *b = lir_var_new(F, "blk", LIR_I64);
+  lir_expr *lo = lir_muli(F, lir_ref(F, b), bs);
+  body = lir_for(F, n->vars[last], lo, lir_min(F, I(bs), lir_sub(F, I(e), lo)), LIR_FOR_VECTORIZED, body);
+  body = lir_for(F, b, I(0), I((e + bs - 1) / bs), LIR_FOR_PARALLEL, body);
+  for (int i = last - 1; i >= 0; i--) body = lir_for(F, n->vars[i], I(0), I(n->ext[i]), LIR_FOR_SERIAL, body);
+  return body;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static const cpu_rule *const FAMILIES[] = {cpu_rules_elementwise, cpu_rules_quant, cpu_rules_matmul, cpu_rules_conv,

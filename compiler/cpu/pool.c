@@ -48,7 +48,12 @@ static int maxpool_rows(L *l, lir_buf *X, lir_buf *Y, const convp *c, lir_expr *
   lir_stmt *s[3] = {lir_for(F, j0, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store(F, row, &e0, init)),
                     lir_nest_close(F, &r, upd, LIR_FOR_SERIAL),
                     lir_for(F, j1, I(0), I(OW), LIR_FOR_VECTORIZED, lir_store(F, Y, oidx, lir_load(F, row, &e1)))};
-  F->body = lir_alloc_stmt(F, row, lir_nest_close(F, &n, lir_seq(F, 3, s), LIR_FOR_SERIAL));
+  /* per output row (its own local row), rows in parallel when the pool is large */
+  int64_t work = lir_buf_numel(Y);
+  for (int i = 0; i < c->k; i++) work *= c->kern[i];
+  lir_stmt *rows = lir_alloc_stmt(F, row, lir_seq(F, 3, s));
+  lir_stmt *par = cpu_par_outer(l, &n, rows, LIR_FOR_SERIAL, work);
+  F->body = par ? par : lir_nest_close(F, &n, rows, LIR_FOR_SERIAL);
   return 0;
 }
 
@@ -156,7 +161,9 @@ static int lower_global(L *l, bool is_max) {
       lir_for(F, j, I(0), I(sp), LIR_FOR_SERIAL,
               lir_store(F, acc, NULL, lir_bin(F, is_max ? LIR_MAX : LIR_ADD, lir_load(F, acc, NULL), lir_load(F, X, (lir_expr *[]){ii, jj})))),
       lir_store(F, Y, &ii, is_max ? lir_load(F, acc, NULL) : lir_bin(F, LIR_DIV, lir_load(F, acc, NULL), cst(l, X->dtype, (double)sp)))};
-  F->body = lir_for(F, i, I(0), I(nc), LIR_FOR_SERIAL, lir_alloc_stmt(F, acc, lir_seq(F, 3, s)));
+  /* each (n, c) summed by one thread: in parallel when large */
+  lir_for_kind k = nc >= 8 && nc * sp >= 16384 ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL;
+  F->body = lir_for(F, i, I(0), I(nc), k, lir_alloc_stmt(F, acc, lir_seq(F, 3, s)));
   return 0;
 }
 
