@@ -179,11 +179,12 @@ static lir_stmt *tile_taps(L *l, lir_buf *acc, lir_buf *XP, lir_buf *W, lir_buf 
  * iacc += i32(acc). */
 static lir_stmt *tile_chunk(L *l, lir_buf *acc, lir_buf *iacc, lir_buf *XP, lir_buf *W, lir_buf *off, int64_t mt,
                             lir_expr *r0, int64_t rx, lir_expr *m0, lir_expr *base, int64_t s) {
-  lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
-  lir_expr *ai[2] = {lir_ref(F, i), lir_ref(F, j)};
-  lir_expr *add = lir_add(F, lir_load(F, iacc, ai), lir_cast(F, LIR_I32, lir_load(F, acc, ai)));
-  /* i serial: acc keeps dynamic indices, so LLVM promotes it in the tap loop (not split into SSA values) */
-  lir_stmt *fold = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_VECTORIZED, lir_store(F, iacc, ai, add)));
+  lir_var *k = lir_var_new(F, "k", LIR_I64);
+  lir_expr *K = lir_ref(F, k);
+  lir_expr *add = lir_add(F, lir_load1(F, iacc, K), lir_cast(F, LIR_I32, lir_load1(F, acc, K)));
+  /* one flat loop over the mt rows (contiguous): unit-stride vectors. (As two loops, i serial
+   * and j vectorized, LLVM unrolled j and vectorized i: gathers and scatters of stride TILE_W.) */
+  lir_stmt *fold = lir_for(F, k, I(0), I(mt * TILE_W), LIR_FOR_VECTORIZED, lir_store1(F, iacc, K, add));
   return SEQ(tile_zero(l, acc, mt), tile_taps(l, acc, XP, W, off, mt, r0, I(rx), m0, base, s), fold);
 }
 
