@@ -25,7 +25,7 @@ lir_dtype lir_from_ovta_dtype(ovta_dtype t) {
 
 /* ---------------------------------------------------------------- parallel nests */
 
-#define CPU_PAR_ELEMS 16384 /* a nest of at least this many iterations runs in parallel */
+#define CPU_PAR_ELEMS 32768 /* a nest of at least this many iterations runs in parallel */
 #define PAR_ITERS 8         /* ... over at least this many iterations of its outer loops */
 #define PAR_BLOCK 4096      /* a split innermost loop: iterations per parallel block (at least) */
 

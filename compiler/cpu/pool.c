@@ -162,7 +162,7 @@ static int lower_global(L *l, bool is_max) {
               lir_store(F, acc, NULL, lir_bin(F, is_max ? LIR_MAX : LIR_ADD, lir_load(F, acc, NULL), lir_load(F, X, (lir_expr *[]){ii, jj})))),
       lir_store(F, Y, &ii, is_max ? lir_load(F, acc, NULL) : lir_bin(F, LIR_DIV, lir_load(F, acc, NULL), cst(l, X->dtype, (double)sp)))};
   /* each (n, c) summed by one thread: in parallel when large */
-  lir_for_kind k = nc >= 8 && nc * sp >= 16384 ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL;
+  lir_for_kind k = nc >= 8 && nc * sp >= 32768 ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL;
   F->body = lir_for(F, i, I(0), I(nc), k, lir_alloc_stmt(F, acc, lir_seq(F, 3, s)));
   return 0;
 }

@@ -2,7 +2,8 @@
  * int8 pipeline (QuantizeLinear -> QLinearMatMul -> DequantizeLinear) built as JSON, compiled,
  * run, and compared with plain C references written here; memory planning reuses storage;
  * save/load runs the same plan again; .npy files match the format spec byte for byte; the
- * evaluation hook; errors name the place. */
+ * evaluation hook; errors name the place; operators run in parallel give the same bytes for any
+ * thread count. */
 #include "ovta_test.h"
 
 #include <math.h>
@@ -440,6 +441,99 @@ static void test_untested_elementwise(void **state) {
   ovta_graph_free(g);
 }
 
+/* Operators run in parallel (isa/parallel.c) when large: an elementwise nest split over its
+ * channel loop (Add with broadcasting, ovta.Eltwise), one split into blocks of its only loop
+ * (Relu of a long vector), MaxPool and ovta.QMaxPool by rows, GlobalAveragePool by channel, and
+ * convs whose few output-channel blocks are split into groups of spatial tiles (a float 3x3 conv
+ * of 8 channels, a pointwise one with a tail tile, an int8 ovta.QConv of 1152 taps: two exact f32
+ * chunks). Outputs with 1, 2 and 3 threads: byte-identical, and equal to the graph evaluator's
+ * (compiler/graph/eval.c; integers exactly, floats within rounding). */
+static void test_parallel_ops(void **state) {
+  (void)state;
+  size_t cap = 1 << 20, k = 0;
+  char *json = malloc(cap), *wc = malloc(65536), *wp = malloc(65536), *wq = malloc(262144);
+  assert_non_null(json), assert_non_null(wc), assert_non_null(wp), assert_non_null(wq);
+  for (int i = 0; i < 8 * 16 * 9; i++) k += (size_t)snprintf(wc + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.7f) * 0.2f);
+  k = 0;
+  for (int i = 0; i < 16 * 24; i++) k += (size_t)snprintf(wp + k, 65536 - k, "%s%.6g", i ? "," : "", cosf((float)i * 0.3f) * 0.3f);
+  k = 0;
+  for (int i = 0; i < 16 * 128 * 9; i++) k += (size_t)snprintf(wq + k, 262144 - k, "%s%d", i ? "," : "", (i * 37) % 255 - 127);
+  snprintf(json, cap,
+           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\"],\n"
+           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\"],\n"
+           " \"tensors\": [\n"
+           "  {\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 64, 32, 32]},\n"
+           "  {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [64, 1, 1]},\n"
+           "  {\"name\": \"v\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [70001]},\n"
+           "  {\"name\": \"xc\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 30, 30]},\n"
+           "  {\"name\": \"xp\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 24, 20, 20]},\n"
+           "  {\"name\": \"xq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 128, 10, 10]},\n"
+           "  {\"name\": \"wc\", \"dtype\": \"f32\", \"shape\": [8, 16, 3, 3], \"data\": [%s]},\n"
+           "  {\"name\": \"wp\", \"dtype\": \"f32\", \"shape\": [16, 24, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"wq\", \"dtype\": \"i8\", \"shape\": [16, 128, 3, 3], \"data\": [%s]}],\n"
+           " \"nodes\": [\n"
+           "  {\"name\": \"n0\", \"op\": \"Add\", \"inputs\": [\"a\", \"b\"], \"outputs\": [\"add\"]},\n"
+           "  {\"name\": \"n1\", \"op\": \"ovta.Eltwise\", \"inputs\": [\"a\", \"add\"], \"outputs\": [\"elt\"], \"attrs\": {\"ops\": \"Mul,Tanh\"}},\n"
+           "  {\"name\": \"n2\", \"op\": \"Relu\", \"inputs\": [\"v\"], \"outputs\": [\"relu\"]},\n"
+           "  {\"name\": \"n3\", \"op\": \"MaxPool\", \"inputs\": [\"a\"], \"outputs\": [\"mp\"], \"attrs\": {\"kernel_shape\": [3, 3], \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"n4\", \"op\": \"ovta.QMaxPool\", \"inputs\": [\"xq\"], \"outputs\": [\"qmp\"], \"attrs\": {\"kernel_shape\": [3, 3], \"strides\": [1, 1], \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"n5\", \"op\": \"GlobalAveragePool\", \"inputs\": [\"a\"], \"outputs\": [\"gap\"]},\n"
+           "  {\"name\": \"n6\", \"op\": \"Conv\", \"inputs\": [\"xc\", \"wc\"], \"outputs\": [\"yc\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"n7\", \"op\": \"Conv\", \"inputs\": [\"xp\", \"wp\"], \"outputs\": [\"yp\"]},\n"
+           "  {\"name\": \"n8\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq\"], \"outputs\": [\"yq\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 12, \"clip_min\": -128, \"clip_max\": 127}}]}\n",
+           wc, wp, wq);
+  free(wc), free(wp), free(wq);
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(json, "par", &g, &err), err);
+  free(json);
+  OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
+  enum { NI = 6, NO = 9 };
+  ovta_tensor *in[NI];
+  for (int i = 0; i < NI; i++) {
+    ovta_tensor *gi = g->inputs[i];
+    in[i] = ovta_tensor_new(gi->name, gi->dtype, gi->rank, gi->shape);
+    OVTA_ASSERT_OK(ovta_tensor_alloc(in[i], &err), err);
+    for (int64_t j = 0; j < ovta_tensor_numel(gi); j++)
+      ovta_tensor_put_f(in[i], j, gi->dtype == OVTA_DT_F32 ? sin((double)j * 0.37 + i) * 2.0 : (double)((j * 29 + i) % 255 - 127));
+  }
+  ovta_tensor *want[NO] = {0}, *first[NO] = {0};
+  OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
+  ovta_exec *e;
+  OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+  for (int i = 0; i < NI; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
+  for (int t = 1; t <= 3; t++) {
+    ovta_set_threads(t);
+    OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+    for (int o = 0; o < NO; o++) {
+      ovta_tensor *got;
+      OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
+      int64_t n = ovta_tensor_numel(want[o]);
+      assert_int_equal(got->dtype, want[o]->dtype);
+      assert_int_equal(ovta_tensor_numel(got), n);
+      if (t == 1) {
+        int nonzero = 0;
+        for (int64_t j = 0; j < n; j++) {
+          double w = ovta_tensor_get_f(want[o], j), v = ovta_tensor_get_f(got, j);
+          nonzero += w != 0;
+          if (got->dtype == OVTA_DT_F32) assert_float_equal(v, w, 1e-5 * fabs(w) + 1e-5);
+          else assert_int_equal((int64_t)v, (int64_t)w);
+        }
+        assert_true(nonzero > n / 4); /* not trivially zeros */
+        first[o] = got;
+      } else {
+        assert_memory_equal(got->data, first[o]->data, (size_t)n * ovta_dtype_size(got->dtype));
+        ovta_tensor_free(got);
+      }
+    }
+  }
+  ovta_set_threads(0);
+  for (int o = 0; o < NO; o++) ovta_tensor_free(want[o]), ovta_tensor_free(first[o]);
+  for (int i = 0; i < NI; i++) ovta_tensor_free(in[i]);
+  ovta_exec_free(e);
+  ovta_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_net),
@@ -448,6 +542,7 @@ int main(void) {
       cmocka_unit_test(test_eval_hook),
       cmocka_unit_test(test_fused_ops),
       cmocka_unit_test(test_untested_elementwise),
+      cmocka_unit_test(test_parallel_ops),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
