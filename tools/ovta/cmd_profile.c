@@ -571,6 +571,7 @@ static int parse_args(int argc, char **argv, popts *o) {
   if (o->remote.addr && (o->dram_lat || o->dram_bw))
     return tool_usage("profile", "--dram-latency and --dram-bw are not available with --remote");
   if (o->remote.token_file && !o->remote.addr) return tool_usage("profile", "--token-file goes with --remote");
+  if (o->remote.addr && o->repeat > 1) return tool_usage("profile", "--repeat is not available with --remote");
   return 0;
 }
 
