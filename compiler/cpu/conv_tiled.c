@@ -238,8 +238,9 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   int64_t nb = q->M / mt, tg = tile_groups(nb, q->tiles), ts = (q->tiles + tg - 1) / tg; /* ts tiles per group */
   tg = (q->tiles + ts - 1) / ts;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
-  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_bin(F, LIR_DIV, lir_ref(F, mb), I(tg)), mt), *T = lir_ref(F, t);
-  lir_expr *t0 = lir_muli(F, lir_bin(F, LIR_MOD, lir_ref(F, mb), I(tg)), ts); /* the group's first tile */
+  lir_expr *MB = lir_ref(F, mb), *T = lir_ref(F, t), *Nv = lir_ref(F, n);
+  lir_expr *m0 = lir_muli(F, tg > 1 ? lir_bin(F, LIR_DIV, MB, I(tg)) : MB, mt);
+  lir_expr *t0 = tg > 1 ? lir_muli(F, lir_bin(F, LIR_MOD, MB, I(tg)), ts) : NULL; /* the group's first tile */
   lir_expr *cbase = lir_muli(F, lir_muli(F, lir_bin(F, LIR_DIV, m0, I(Mg)), q->Cg), q->sh * q->sw * q->plane);
   lir_expr *oh = q->rows ? lir_bin(F, LIR_DIV, T, I(q->wb)) : NULL;
   lir_expr *ow0 = q->rows ? lir_muli(F, lir_bin(F, LIR_MOD, T, I(q->wb)), TILE_W) : NULL;
@@ -262,7 +263,8 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
     lir_stmt *st = lir_if(F, ok, cpu_post_store(l, p, Y, yi, m, a), NULL);
     stores = lir_for(F, i, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(TILE_W), LIR_FOR_SERIAL, st));
   }
-  lir_stmt *tiles = lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(q->tiles), t0)), LIR_FOR_SERIAL, SEQ(sum, stores));
+  lir_stmt *tiles = tg > 1 ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(q->tiles), t0)), LIR_FOR_SERIAL, SEQ(sum, stores))
+                           : lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
   lir_stmt *blk = lir_alloc_stmt(F, acc, tiles);
   if (i8) { /* wb[i, r] = W[m0 + i, r] in f32, then the tiles */
     blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, R), blk));
@@ -308,17 +310,17 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   int64_t nb = q->M / mt, tg = tile_groups(nb, full + (rest > 0)), ts = (full + (rest > 0) + tg - 1) / tg;
   tg = (full + (rest > 0) + ts - 1) / ts; /* (block, group of ts tiles; the last group has the tail tile) */
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
-  lir_expr *Nv = lir_ref(F, n), *m0 = lir_muli(F, lir_bin(F, LIR_DIV, lir_ref(F, mb), I(tg)), mt);
-  lir_expr *g = lir_bin(F, LIR_MOD, lir_ref(F, mb), I(tg)), *t0 = lir_muli(F, g, ts);
+  lir_expr *Nv = lir_ref(F, n), *MB = lir_ref(F, mb), *m0 = lir_muli(F, tg > 1 ? lir_bin(F, LIR_DIV, MB, I(tg)) : MB, mt);
+  lir_expr *g = tg > 1 ? lir_bin(F, LIR_MOD, MB, I(tg)) : NULL, *t0 = tg > 1 ? lir_muli(F, g, ts) : NULL;
   bool i8 = acc_t == LIR_I32;
   lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
   lir_expr *wm = i8 ? I(0) : m0;
-  lir_stmt *tiles = full ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL,
-                                   pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W))
-                         : lir_seq(F, 0, NULL);
-  lir_stmt *tail = rest ? lir_if(F, lir_bin(F, LIR_EQ, g, I(tg - 1)),
-                                 pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest), NULL)
-                        : lir_seq(F, 0, NULL);
+  lir_stmt *tile = pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W);
+  lir_stmt *tiles = !full ? lir_seq(F, 0, NULL)
+                    : tg > 1 ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL, tile)
+                             : lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL, tile);
+  lir_stmt *tail = rest ? pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest) : lir_seq(F, 0, NULL);
+  if (rest && tg > 1) tail = lir_if(F, lir_bin(F, LIR_EQ, g, I(tg - 1)), tail, NULL); /* the last group's */
   lir_stmt *blk = lir_alloc_stmt(F, acc, SEQ(tiles, tail));
   if (i8) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
   lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk);
