@@ -210,10 +210,15 @@ void ovta_par_for(ovta_par_body body, void *ctx, int64_t n) {
   /* close the loop: the workers registered are the ones to wait for */
   int joined = (int)(atomic_fetch_or(&P.state, CLOSED) & (CLOSED - 1));
   uint64_t t0 = 0;
+  bool yield = false;
   for (unsigned spins = 0; atomic_load(&P.finished) < joined; spins++) { /* they are running: spin, */
-    if (t0 && mono_ns() - t0 > JOIN_SPIN_NS) sched_yield();                /* then yield (preempted) */
+    if (yield) sched_yield();                                             /* then yield (preempted) */
     else cpu_relax();
-    if ((spins & 255) == 0 && !t0) t0 = mono_ns();
+    if ((spins & 255) == 0 && !yield) {
+      uint64_t t = mono_ns();
+      if (!t0) t0 = t;
+      else yield = t - t0 > JOIN_SPIN_NS;
+    }
   }
   atomic_flag_clear(&P.busy);
 }
