@@ -446,21 +446,24 @@ static void test_untested_elementwise(void **state) {
  * (Relu of a long vector), MaxPool and ovta.QMaxPool by rows, GlobalAveragePool by channel, and
  * convs whose few output-channel blocks are split into groups of spatial tiles (a float 3x3 conv
  * of 8 channels, a pointwise one with a tail tile, an int8 ovta.QConv of 1152 taps: two exact f32
- * chunks). Outputs with 1, 2 and 3 threads: byte-identical, and equal to the graph evaluator's
+ * chunks), and a depthwise conv of 20-wide rows (its flat form, channels in parallel). Outputs
+ * with 1, 2 and 3 threads: byte-identical, and equal to the graph evaluator's
  * (compiler/graph/eval.c; integers exactly, floats within rounding). */
 static void test_parallel_ops(void **state) {
   (void)state;
   size_t cap = 1 << 20, k = 0;
-  char *json = malloc(cap), *wc = malloc(65536), *wp = malloc(65536), *wq = malloc(262144);
-  assert_non_null(json), assert_non_null(wc), assert_non_null(wp), assert_non_null(wq);
+  char *json = malloc(cap), *wc = malloc(65536), *wp = malloc(65536), *wq = malloc(262144), *wd = malloc(65536);
+  assert_non_null(json), assert_non_null(wc), assert_non_null(wp), assert_non_null(wq), assert_non_null(wd);
   for (int i = 0; i < 8 * 16 * 9; i++) k += (size_t)snprintf(wc + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.7f) * 0.2f);
   k = 0;
   for (int i = 0; i < 16 * 24; i++) k += (size_t)snprintf(wp + k, 65536 - k, "%s%.6g", i ? "," : "", cosf((float)i * 0.3f) * 0.3f);
   k = 0;
+  for (int i = 0; i < 32 * 9; i++) k += (size_t)snprintf(wd + k, 65536 - k, "%s%.6g", i ? "," : "", cosf((float)i * 1.3f) * 0.4f);
+  k = 0;
   for (int i = 0; i < 16 * 128 * 9; i++) k += (size_t)snprintf(wq + k, 262144 - k, "%s%d", i ? "," : "", (i * 37) % 255 - 127);
   snprintf(json, cap,
-           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\"],\n"
-           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\"],\n"
+           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\"],\n"
+           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\"],\n"
            " \"tensors\": [\n"
            "  {\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 64, 32, 32]},\n"
            "  {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [64, 1, 1]},\n"
@@ -468,6 +471,8 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"xc\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 30, 30]},\n"
            "  {\"name\": \"xp\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 24, 20, 20]},\n"
            "  {\"name\": \"xq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 128, 10, 10]},\n"
+           "  {\"name\": \"xd\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 32, 20, 20]},\n"
+           "  {\"name\": \"wd\", \"dtype\": \"f32\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wc\", \"dtype\": \"f32\", \"shape\": [8, 16, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wp\", \"dtype\": \"f32\", \"shape\": [16, 24, 1, 1], \"data\": [%s]},\n"
            "  {\"name\": \"wq\", \"dtype\": \"i8\", \"shape\": [16, 128, 3, 3], \"data\": [%s]}],\n"
@@ -480,15 +485,16 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"n5\", \"op\": \"GlobalAveragePool\", \"inputs\": [\"a\"], \"outputs\": [\"gap\"]},\n"
            "  {\"name\": \"n6\", \"op\": \"Conv\", \"inputs\": [\"xc\", \"wc\"], \"outputs\": [\"yc\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}},\n"
            "  {\"name\": \"n7\", \"op\": \"Conv\", \"inputs\": [\"xp\", \"wp\"], \"outputs\": [\"yp\"]},\n"
-           "  {\"name\": \"n8\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq\"], \"outputs\": [\"yq\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 12, \"clip_min\": -128, \"clip_max\": 127}}]}\n",
-           wc, wp, wq);
-  free(wc), free(wp), free(wq);
+           "  {\"name\": \"n8\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq\"], \"outputs\": [\"yq\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 12, \"clip_min\": -128, \"clip_max\": 127}},\n"
+           "  {\"name\": \"n9\", \"op\": \"Conv\", \"inputs\": [\"xd\", \"wd\"], \"outputs\": [\"yd\"], \"attrs\": {\"group\": 32, \"pads\": [1, 1, 1, 1]}}]}\n",
+           wd, wc, wp, wq);
+  free(wc), free(wp), free(wq), free(wd);
   ovta_error err = {0};
   ovta_graph *g;
   OVTA_ASSERT_OK(ovta_graph_from_json(json, "par", &g, &err), err);
   free(json);
   OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
-  enum { NI = 6, NO = 9 };
+  enum { NI = 7, NO = 10 };
   ovta_tensor *in[NI];
   for (int i = 0; i < NI; i++) {
     ovta_tensor *gi = g->inputs[i];
