@@ -14,7 +14,8 @@
 
 /* Into how many groups of consecutive spatial tiles (of `tiles`) a parallel loop over `blocks`
  * channel blocks splits each block, so that it has at least PAR_MIN iterations: few blocks (a
- * layer with few output channels) would leave threads idle or unbalanced. */
+ * layer with few output channels) would leave threads idle or unbalanced. The loop then runs
+ * over (group, block), group-major. */
 static int64_t tile_groups(int64_t blocks, int64_t tiles) {
   int64_t tg = (PAR_MIN + blocks - 1) / blocks;
   return tg < 1 ? 1 : tg > tiles ? (tiles < 1 ? 1 : tiles) : tg;
@@ -239,8 +240,10 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   tg = (q->tiles + ts - 1) / ts;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
   lir_expr *MB = lir_ref(F, mb), *T = lir_ref(F, t), *Nv = lir_ref(F, n);
-  lir_expr *m0 = lir_muli(F, tg > 1 ? lir_bin(F, LIR_DIV, MB, I(tg)) : MB, mt);
-  lir_expr *t0 = tg > 1 ? lir_muli(F, lir_bin(F, LIR_MOD, MB, I(tg)), ts) : NULL; /* the group's first tile */
+  /* (group, block) group-major: a thread's run of iterations covers the same tiles (the same
+   * input positions, in its cache) for consecutive blocks */
+  lir_expr *m0 = lir_muli(F, tg == 1 ? MB : nb > 1 ? lir_bin(F, LIR_MOD, MB, I(nb)) : I(0), mt);
+  lir_expr *t0 = tg > 1 ? lir_muli(F, nb > 1 ? lir_bin(F, LIR_DIV, MB, I(nb)) : MB, ts) : NULL; /* the group's first tile */
   lir_expr *cbase = lir_muli(F, lir_muli(F, lir_bin(F, LIR_DIV, m0, I(Mg)), q->Cg), q->sh * q->sw * q->plane);
   lir_expr *oh = q->rows ? lir_bin(F, LIR_DIV, T, I(q->wb)) : NULL;
   lir_expr *ow0 = q->rows ? lir_muli(F, lir_bin(F, LIR_MOD, T, I(q->wb)), TILE_W) : NULL;
@@ -270,7 +273,7 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
     blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, R), blk));
     if (iacc) blk = lir_alloc_stmt(F, iacc, blk);
   }
-  lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk); /* (block, tile group) */
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk); /* (tile group, block) */
   lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
   F->body = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, off, SEQ(offs, img)));
   return 0;
@@ -308,10 +311,11 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   view(W, 2, (int64_t[]){q->M, q->C});
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
   int64_t nb = q->M / mt, tg = tile_groups(nb, full + (rest > 0)), ts = (full + (rest > 0) + tg - 1) / tg;
-  tg = (full + (rest > 0) + ts - 1) / ts; /* (block, group of ts tiles; the last group has the tail tile) */
+  tg = (full + (rest > 0) + ts - 1) / ts; /* (group of ts tiles, block; the last group has the tail tile) */
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
-  lir_expr *Nv = lir_ref(F, n), *MB = lir_ref(F, mb), *m0 = lir_muli(F, tg > 1 ? lir_bin(F, LIR_DIV, MB, I(tg)) : MB, mt);
-  lir_expr *g = tg > 1 ? lir_bin(F, LIR_MOD, MB, I(tg)) : NULL, *t0 = tg > 1 ? lir_muli(F, g, ts) : NULL;
+  lir_expr *Nv = lir_ref(F, n), *MB = lir_ref(F, mb);
+  lir_expr *m0 = lir_muli(F, tg == 1 ? MB : nb > 1 ? lir_bin(F, LIR_MOD, MB, I(nb)) : I(0), mt); /* group-major, as conv_tiled */
+  lir_expr *g = tg > 1 ? (nb > 1 ? lir_bin(F, LIR_DIV, MB, I(nb)) : MB) : NULL, *t0 = tg > 1 ? lir_muli(F, g, ts) : NULL;
   bool i8 = acc_t == LIR_I32;
   lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
   lir_expr *wm = i8 ? I(0) : m0;
