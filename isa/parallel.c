@@ -36,7 +36,7 @@ typedef struct pool {
   atomic_int sleepers;       /* workers asleep on wake (or about to be) */
   atomic_ullong state;       /* generation << 32 | CLOSED | workers registered in its loop */
   atomic_int finished;       /* registered workers done with the current loop */
-  int joinable;              /* workers (by id) that may take part in the current loop */
+  atomic_int joinable;       /* workers (by id) that may take part in the current loop */
   ovta_par_body body;        /* the current loop */
   void *ctx;                 /* its context */
   int64_t n;                 /* its iterations */
@@ -135,7 +135,7 @@ static void *worker(void *arg) {
     gen = s >> 32;
     /* register while the loop is open and this worker is among its threads */
     bool in = false;
-    while (!(s & CLOSED) && s >> 32 == gen && id < P.joinable) {
+    while (!(s & CLOSED) && s >> 32 == gen && id < atomic_load_explicit(&P.joinable, memory_order_relaxed)) {
       if (atomic_compare_exchange_weak(&P.state, &s, s + 1)) {
         in = true;
         break;
@@ -196,7 +196,7 @@ void ovta_par_for(ovta_par_body body, void *ctx, int64_t n) {
   P.body = body, P.ctx = ctx, P.n = n, P.div = 2 * (int64_t)(workers + 1);
   P.min_chunk = n / (16 * (int64_t)(workers + 1));
   if (P.min_chunk < 1) P.min_chunk = 1;
-  P.joinable = workers;
+  atomic_store_explicit(&P.joinable, workers, memory_order_relaxed); /* a late worker of the last loop may read it */
   atomic_store(&P.next, 0);
   atomic_store(&P.finished, 0);
   unsigned long long s = atomic_load(&P.state);
