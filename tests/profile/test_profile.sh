@@ -13,6 +13,8 @@
 #     each span holds exactly that layer's device instructions; the plots are PNGs (gnuplot);
 #   - a folder from `ovta compile --target accel` profiles to the same MACs and micro-ops; the
 #     text table; `ovta bench` on fsim prints JSON with its benchmarks ok;
+#   - the CPU path with --repeat 4: the same layers as one run, positive per-layer minima summing
+#     to the total;
 #   - bad inputs give one "ovta: error:" line and a non-zero exit.
 # Usage: tests/profile/test_profile.sh [PATH/TO/ovta]. Prints cmocka-style lines. Needs Debian's
 # /usr/bin/python3 with numpy and onnx (python3-onnx, installed by tools/install-deps.sh).
@@ -211,7 +213,26 @@ if [ $rc -eq 0 ] && grep -q '^usage: ovta profile' "$T/out"; then ok "profile_he
 run "$OVTA" bench --help
 if [ $rc -eq 0 ] && grep -q '^usage: ovta bench' "$T/out"; then ok "bench_help"; else bad "bench_help" "exit $rc"; fi
 
+# ---------------------------------------------------------------- --repeat on the cpu
+# --repeat 4: the same layers (names, ops, MACs) as one run; every layer's time is a positive
+# minimum and the total is the sum of the layers' times.
+run "$OVTA" profile "$MODEL" "${IMGS[@]}" --backend cpu --json --threads 2
+cp "$T/out" "$T/cpu1.json"
+run "$OVTA" profile "$MODEL" "${IMGS[@]}" --backend cpu --json --threads 2 --repeat 4
+r=$("$PY" -c '
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+errs = []
+key = lambda p: [(l["name"], l["op"], l["macs"]) for l in p["layers"]]
+if key(a) != key(b) or not b["layers"]: errs.append("layers differ")
+if any(not l["time_us"] > 0 for l in b["layers"]): errs.append("a layer time not positive")
+if abs(sum(l["time_us"] for l in b["layers"]) - b["totals"]["time_us"]) > 1e-3 * b["totals"]["time_us"] + 0.01: errs.append("total != sum")
+print("; ".join(errs) if errs else "ok")' "$T/cpu1.json" "$T/out" 2>&1)
+if [ $rc -eq 0 ] && [ "$r" = ok ]; then ok "profile_cpu_repeat"; else bad "profile_cpu_repeat" "exit $rc: $r"; fi
+
 # ---------------------------------------------------------------- bad inputs
+expect_error "bad_repeat" "--repeat needs a count*" "$OVTA" profile "$MODEL" "${IMGS[@]}" --backend cpu --repeat 0
+expect_error "bad_repeat_remote" "--repeat is not available with --remote*" "$OVTA" profile "$T/fm.ovta" --input image="$T/x.npy" --remote 127.0.0.1:1 --repeat 2
 expect_error "bad_no_model_file" "*no_such.onnx*" "$OVTA" profile "$T/no_such.onnx" "${IMGS[@]}"
 expect_error "bad_no_input" "give exactly one of --input*" "$OVTA" profile "$MODEL"
 expect_error "bad_trace_on_fsim" "--trace-json needs --backend tsim*" "$OVTA" profile "$MODEL" "${IMGS[@]}" --trace-json "$T/t.json"
