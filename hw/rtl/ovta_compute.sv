@@ -108,14 +108,14 @@ module ovta_compute
   // verilator lint_off UNUSEDSIGNAL
   logic [1:0] acc_re_b;
   // verilator lint_on UNUSEDSIGNAL
-  rule_e ex_rule [2];
+  rule_e ex_rule_g, ex_rule_a;   // per slot (no arrays of enums or structs: Yosys 0.23)
   logic [31:0] ex_val [2];
   logic [$clog2(UOP_DEPTH)-1:0] uop_raddr [2];
   logic [UOP_BITS-1:0] uop_rdata [2];
   logic [AW-1:0] acc_ra_a [2], acc_ra_b [2], ex_waddr [2];
   logic [ACC_BITS-1:0] acc_rd_a [2], acc_rd_b [2], ex_wacc [2];
   logic [OUT_BITS-1:0] ex_wout [2];
-  cmd_t slot_q [2];        // the instruction each slot holds (a free slot's exec sees the head)
+  cmd_t slot_g_q, slot_a_q;  // the instruction each slot holds (a free slot's exec sees the head)
   logic [1:0] occ_q, fin_q, ferr_q;   // slot holds an instruction; it finished (with an error)
   logic [1:0] g_unused;    // slot A's GEMM outputs, slot G's ALU outputs (always 0)
   // lint waiver: slot A reads no INP/WGT, slot G no second ACC operand
@@ -125,8 +125,8 @@ module ovta_compute
   logic [$clog2(WGT_DEPTH)-1:0] a_wgt_ra;
   // verilator lint_on UNUSEDSIGNAL
   ovta_exec #(.GEMM_EN(1'b1), .ALU_EN(1'b0)) u_exec_g (
-    .clk_i, .rst_ni, .start_i(ex_start[0]), .insn_i(occ_q[0] ? slot_q[0].insn : cmd_i.insn),
-    .done_o(ex_done[0]), .err_o(ex_err[0]), .rule_o(ex_rule[0]), .err_val_o(ex_val[0]),
+    .clk_i, .rst_ni, .start_i(ex_start[0]), .insn_i(occ_q[0] ? slot_g_q.insn : cmd_i.insn),
+    .done_o(ex_done[0]), .err_o(ex_err[0]), .rule_o(ex_rule_g), .err_val_o(ex_val[0]),
     .gemm_uop_o, .alu_uop_o(g_unused[0]),
     .uop_re_o(uop_re[0]), .uop_raddr_o(uop_raddr[0]), .uop_rdata_i(uop_rdata[0]),
     .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
@@ -134,8 +134,8 @@ module ovta_compute
     .acc_re_b_o(acc_re_b[0]), .acc_raddr_b_o(acc_ra_b[0]), .acc_rdata_b_i(acc_rd_b[0]),
     .we_o(ex_we[0]), .waddr_o(ex_waddr[0]), .wacc_o(ex_wacc[0]), .wout_o(ex_wout[0]));
   ovta_exec #(.GEMM_EN(1'b0), .ALU_EN(1'b1)) u_exec_a (
-    .clk_i, .rst_ni, .start_i(ex_start[1]), .insn_i(occ_q[1] ? slot_q[1].insn : cmd_i.insn),
-    .done_o(ex_done[1]), .err_o(ex_err[1]), .rule_o(ex_rule[1]), .err_val_o(ex_val[1]),
+    .clk_i, .rst_ni, .start_i(ex_start[1]), .insn_i(occ_q[1] ? slot_a_q.insn : cmd_i.insn),
+    .done_o(ex_done[1]), .err_o(ex_err[1]), .rule_o(ex_rule_a), .err_val_o(ex_val[1]),
     .gemm_uop_o(g_unused[1]), .alu_uop_o,
     .uop_re_o(uop_re[1]), .uop_raddr_o(uop_raddr[1]), .uop_rdata_i(uop_rdata[1]),
     .inp_re_o(a_inp_re), .inp_raddr_o(a_inp_ra), .inp_rdata_i('0),
@@ -214,7 +214,7 @@ module ovta_compute
   end
 
   // ---------------------------------------------------------------- control
-  rule_e frule_q [2];
+  rule_e frule_g_q, frule_a_q;        // the rule of a slot's error, held until it retires
   logic [31:0] fval_q [2];
   logic old_q;              // with both slots occupied: the one holding the older instruction
   logic [1:0] last_q;       // slot of the instruction started last (2: a LOAD/FINISH, or none)
@@ -222,7 +222,8 @@ module ovta_compute
   logic oldest, hs, hov, ex_head, slot_ok, ret, halt, any_occ;
   assign any_occ = occ_q != '0;
   logic [31:0] val_d, val_q;
-  cmd_t rc;                 // the instruction retiring
+  cmd_t rc;                 // the instruction retiring (the oldest slot's)
+  logic [1:0] other_push;   // push_next, push_prev of the instruction in the head's other slot
   assign hs = hop == OP_ALU;
   assign hov = hg.overlap;
   assign ex_head = hop == OP_GEMM || hop == OP_ALU;
@@ -232,14 +233,15 @@ module ovta_compute
       err_now[s] = fin_q[s] ? ferr_q[s] : ex_err[s];
     end
     oldest = (occ_q[0] && occ_q[1]) ? old_q : occ_q[1];
-    rc = slot_q[oldest];
+    rc = oldest ? slot_a_q : slot_g_q;
+    other_push = hs ? slot_g_q.insn[6:5] : slot_a_q.insn[6:5];
     ret = state_q == S_RUN && fin_now[oldest] && !err_now[oldest];
     halt = state_q == S_RUN && fin_now[oldest] && err_now[oldest];
     // the head may start in its slot: both empty, or the other holds just its predecessor and
     // the head has the overlap bit and pushes into no queue the other pushes into
     slot_ok = !occ_q[hs] && (!occ_q[!hs] ||
-              (hov && last_q == 2'(!hs) && !(hm.push_prev && slot_q[!hs].insn[5]) &&
-               !(hm.push_next && slot_q[!hs].insn[6])));
+              (hov && last_q == 2'(!hs) && !(hm.push_prev && other_push[0]) &&
+               !(hm.push_next && other_push[1])));
   end
 
   always_comb begin
@@ -260,7 +262,7 @@ module ovta_compute
       S_RUN: begin
         if (halt) begin
           cur_d = rc;
-          rule_d = fin_q[oldest] ? frule_q[oldest] : ex_rule[oldest];
+          rule_d = fin_q[oldest] ? (oldest ? frule_a_q : frule_g_q) : (oldest ? ex_rule_a : ex_rule_g);
           val_d = fin_q[oldest] ? fval_q[oldest] : ex_val[oldest];
           state_d = S_HALT;
         end else begin
@@ -324,12 +326,12 @@ module ovta_compute
       occ_q <= '0;
       fin_q <= '0;
       ferr_q <= '0;
-      frule_q[0] <= RULE_NONE;
-      frule_q[1] <= RULE_NONE;
+      frule_g_q <= RULE_NONE;
+      frule_a_q <= RULE_NONE;
       fval_q[0] <= '0;
       fval_q[1] <= '0;
-      slot_q[0] <= '0;
-      slot_q[1] <= '0;
+      slot_g_q <= '0;
+      slot_a_q <= '0;
       old_q <= 1'b0;
       last_q <= 2'd2;
     end else begin
@@ -341,17 +343,19 @@ module ovta_compute
         if (ex_start[s]) begin
           occ_q[s] <= 1'b1;
           fin_q[s] <= 1'b0;
-          slot_q[s] <= cmd_i;
         end else if (ret && oldest == 1'(s)) begin
           occ_q[s] <= 1'b0;
           fin_q[s] <= 1'b0;
         end else if (occ_q[s] && ex_done[s]) begin
           fin_q[s] <= 1'b1;
           ferr_q[s] <= ex_err[s];
-          frule_q[s] <= ex_rule[s];
           fval_q[s] <= ex_val[s];
         end
       end
+      if (ex_start[0]) slot_g_q <= cmd_i;
+      if (ex_start[1]) slot_a_q <= cmd_i;
+      if (!ex_start[0] && !(ret && !oldest) && occ_q[0] && ex_done[0]) frule_g_q <= ex_rule_g;
+      if (!ex_start[1] && !(ret && oldest) && occ_q[1] && ex_done[1]) frule_a_q <= ex_rule_a;
       if (ex_start != '0) begin
         last_q <= {1'b0, hs};
         old_q <= !hs;
