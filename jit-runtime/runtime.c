@@ -469,6 +469,9 @@ static bool tokens_complete(const ovta_rt *rt) {
   return retired == n;
 }
 
+/* ALU instructions deferred at most at once by the overlap scheduling. */
+enum { RT_OVERLAP_WINDOW = 16 };
+
 /* One scheduling pass over the compute instructions at stream positions pos[0..nc): their new
  * order (indices into pos) in order[]. ALU instructions (unless nodefer) are deferred, in their
  * order, and each is placed right after a later GEMM; an instruction placed now that conflicts
@@ -504,6 +507,10 @@ static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, 
     }
     nd = kept;
     if (defer) {
+      if (nd == RT_OVERLAP_WINDOW) { /* bounded work (ALU-only streams): the oldest goes now */
+        order[no++] = def[0];
+        memmove(def, def + 1, sizeof *def * --nd);
+      }
       def[nd++] = c;
       continue;
     }
