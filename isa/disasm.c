@@ -20,7 +20,7 @@ static void put(char *buf, size_t cap, int *n, const char *fmt, ...) {
   if (k > 0) *n += k;
 }
 
-/* fields := ( ' ' NAME '=' value )* for every named spec except opcode; memory_type and
+/* fields := ( ' ' NAME '=' value )* for every named spec except opcode (and overlap when 0); memory_type and
  * alu_opcode print by name when the value has one, imm signed, the rest unsigned decimal. */
 static void format_fields(ovta_format fmt, const void *obj, const char *dram_sym, char *buf, size_t cap,
                           int *n) {
@@ -29,6 +29,7 @@ static void format_fields(ovta_format fmt, const void *obj, const char *dram_sym
   for (int i = 0; i < nspec; i++) {
     if (!s[i].name || (fmt != OVTA_FMT_UOP && !strcmp(s[i].name, "opcode"))) continue;
     int64_t v = ovta_field_get(obj, &s[i]);
+    if (v == 0 && !strcmp(s[i].name, "overlap")) continue; /* the usual case; the text of VTA's fields */
     const char *name = NULL;
     if (!strcmp(s[i].name, "memory_type")) name = ovta_mem_type_name((uint32_t)v);
     else if (!strcmp(s[i].name, "alu_opcode")) name = ovta_alu_op_name((uint32_t)v);

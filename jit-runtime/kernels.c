@@ -369,7 +369,27 @@ static int push_op(ovta_rt *rt, ovta_insn *in, const char *fn, ovta_error *err) 
   } else {
     rt->stats.kernel_hits++;
   }
-  return rt_emit(rt, in, fn, err);
+  rc = rt_emit(rt, in, fn, err);
+  if (rc) return rc;
+  /* the ACC/OUT footprint, for the overlap scheduling (intervals over the loop nest) */
+  rt_fp *f = &rt->fp[rt->n_insns - 1];
+  uint32_t dlo = UINT32_MAX, slo = UINT32_MAX, dhi = 0, shi = 0;
+  for (size_t i = 0; i < k->n_uops; i++) {
+    if (k->uops[i].dst_idx < dlo) dlo = k->uops[i].dst_idx;
+    if (k->uops[i].dst_idx > dhi) dhi = k->uops[i].dst_idx;
+    if (k->uops[i].src_idx < slo) slo = k->uops[i].src_idx;
+    if (k->uops[i].src_idx > shi) shi = k->uops[i].src_idx;
+  }
+  uint64_t io = in->iter_out, ii = in->iter_in;
+  *f = (rt_fp){.known = true, .empty = !io || !ii || !k->n_uops};
+  if (!f->empty) {
+    f->dst_lo = dlo;
+    f->dst_hi = (uint32_t)(dhi + (io - 1) * in->dst_factor_out + (ii - 1) * in->dst_factor_in);
+    f->reads_src = !gemm && !in->reset && !in->use_imm;
+    f->src_lo = slo;
+    f->src_hi = (uint32_t)(shi + (io - 1) * in->src_factor_out + (ii - 1) * in->src_factor_in);
+  }
+  return OVTA_OK;
 }
 
 int ovta_rt_push_gemm(ovta_rt *rt, bool reset, ovta_error *err) {

@@ -46,6 +46,8 @@ typedef struct ovta_rt_opts {
   uint32_t timeout_ms;   /* wall-time limit of runs started by an auto flush (0: none) */
   unsigned debug;        /* OVTA_RT_DEBUG_* bits; or'ed with the env var OVTA_RT_DEBUG */
   const char *debug_path;/* dump to this file (appended) instead of stderr (NULL: stderr) */
+  bool no_overlap;       /* run the stream as issued: no overlap scheduling of GEMM/ALU
+                            (jit-runtime/README.md "Overlap"; also env OVTA_RT_OVERLAP=0) */
 } ovta_rt_opts;
 
 /* Counters of the runtime itself, since ovta_rt_create (ovta_rt_stats_reset clears them). */
@@ -61,6 +63,9 @@ typedef struct ovta_rt_stats {
   uint64_t kernel_hits;       /* GEMM/ALU pushes whose kernel was already resident */
   uint64_t evictions;         /* resident kernels evicted from uop SRAM to make room */
   uint64_t uop_bytes;         /* bytes of micro-ops loaded into uop SRAM */
+  uint64_t overlap_marked;    /* GEMM/ALU emitted with the overlap bit (isa/ISA.md "Overlap") */
+  uint64_t overlap_moved;     /* GEMM/ALU the overlap scheduling moved */
+  uint64_t overlap_reverted;  /* streams whose scheduled order failed the token check (run as issued) */
 } ovta_rt_stats;
 
 /* Create a command queue on dev (which must outlive it). The queue owns the device's uop SRAM:

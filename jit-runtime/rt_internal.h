@@ -37,6 +37,17 @@ typedef struct rt_kernel {
   uint32_t max_wgt;
 } rt_kernel;
 
+/* ACC/OUT footprint of a GEMM/ALU in the stream, as index intervals (overlap scheduling). */
+typedef struct rt_fp {
+  bool known;         /* a GEMM/ALU issued over a kernel (anything else: a barrier) */
+  bool empty;         /* its loop nest runs no micro-op */
+  uint32_t dst_lo;    /* ACC/OUT indices it writes (and reads): [dst_lo, dst_hi] */
+  uint32_t dst_hi;
+  bool reads_src;     /* an ALU tensor operand: also reads ACC [src_lo, src_hi] */
+  uint32_t src_lo;
+  uint32_t src_hi;
+} rt_fp;
+
 /* ---------------------------------------------------------------- 2. Queue */
 
 /* Dependency queues (isa/ISA.md): load->compute, compute->load, compute->store, store->compute. */
@@ -50,6 +61,7 @@ struct ovta_rt {
   /* -- the stream not yet run -- */
   ovta_insn *insns;            /* decoded instructions in stream order */
   uint8_t *stage;              /* module of each instruction (ovta_rt_stage) */
+  rt_fp *fp;                   /* footprint of each instruction (GEMM/ALU over a kernel) */
   uint32_t n_insns;            /* count */
   uint32_t cap_insns;          /* capacity of insns and stage */
   long last[3];                /* index of the last instruction per module, -1 when none */
@@ -59,6 +71,7 @@ struct ovta_rt {
   uint64_t popped[RT_Q_COUNT]; /* tokens popped (or pending pops) per queue */
   ovta_buf *insn_buf;          /* DMA buffer the stream is copied into (grown as needed) */
   bool flushing;               /* inside a run: no auto flush */
+  bool overlap;                /* schedule GEMM/ALU for overlap before a run (!opts.no_overlap) */
   /* -- kernels -- */
   rt_kernel **kernels;         /* every kernel recorded, in recording order */
   size_t n_kernels, cap_kernels;

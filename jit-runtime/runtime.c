@@ -51,6 +51,8 @@ int ovta_rt_create(ovta_dev *dev, const ovta_rt_opts *opts, ovta_rt **out, ovta_
   if (opts) rt->opts = *opts;
   if (rt->opts.max_insns == 0) rt->opts.max_insns = 65536;
   rt->opts.debug_path = NULL; /* not kept: the caller owns the string */
+  const char *ov = getenv("OVTA_RT_OVERLAP");
+  rt->overlap = !rt->opts.no_overlap && !(ov && !strcmp(ov, "0"));
   for (int m = 0; m < 3; m++) rt->last[m] = -1;
   rt->dbg = stderr;
   rt->uop_owner = malloc(sizeof *rt->uop_owner * (size_t)rt->cfg->uop_depth);
@@ -83,6 +85,7 @@ void ovta_rt_destroy(ovta_rt *rt) {
   if (rt->dbg_owned) fclose(rt->dbg);
   free(rt->insns);
   free(rt->stage);
+  free(rt->fp);
   free(rt->uop_owner);
   free(rt);
 }
@@ -145,6 +148,9 @@ static int grow_stream(ovta_rt *rt, ovta_error *err) {
   uint8_t *ns = realloc(rt->stage, cap);
   if (!ns) return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory for %u instructions", cap);
   rt->stage = ns;
+  rt_fp *nf = realloc(rt->fp, sizeof *nf * cap);
+  if (!nf) return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory for %u instructions", cap);
+  rt->fp = nf;
   rt->cap_insns = cap;
   return OVTA_OK;
 }
@@ -166,6 +172,7 @@ int rt_emit(ovta_rt *rt, ovta_insn *in, const char *what, ovta_error *err) {
   rt->pend_pop_prev[m] = rt->pend_pop_next[m] = false;
   rt->insns[rt->n_insns] = *in;
   rt->stage[rt->n_insns] = (uint8_t)m;
+  rt->fp[rt->n_insns] = (rt_fp){.known = false}; /* push_op fills it in for a GEMM/ALU */
   rt->last[m] = (long)rt->n_insns;
   rt->n_insns++;
   rt->stats.insns++;
@@ -394,6 +401,207 @@ int ovta_rt_store_2d(ovta_rt *rt, ovta_mem_type type, uint32_t sram_base, ovta_b
   return rt_emit(rt, &in, fn, err);
 }
 
+/* ---------------------------------------------------------------- Overlap scheduling */
+
+/* Whether a and b (GEMM/ALU footprints) touch a common ACC/OUT element in a way that orders them:
+ * one writes what the other reads or writes (intervals: conservative). */
+static bool fp_conflict(const rt_fp *a, const rt_fp *b) {
+  if (!a->known || !b->known) return true;
+  if (a->empty || b->empty) return false;
+  bool dd = a->dst_lo <= b->dst_hi && b->dst_lo <= a->dst_hi;
+  bool ds = b->reads_src && a->dst_lo <= b->src_hi && b->src_lo <= a->dst_hi;
+  bool sd = a->reads_src && b->dst_lo <= a->src_hi && a->src_lo <= b->dst_hi;
+  return dd || ds || sd;
+}
+
+/* isa/ISA.md "Overlap": b may carry the bit after a (a GEMM and an ALU, independent, each one's
+ * dst in one ACC half and not the same one). */
+static bool fp_may_overlap(const ovta_rt *rt, const ovta_insn *ia, const rt_fp *a, const ovta_insn *ib,
+                           const rt_fp *b) {
+  if (!a->known || !b->known || a->empty || b->empty || ia->opcode == ib->opcode) return false;
+  if (fp_conflict(a, b)) return false;
+  uint32_t half = (uint32_t)rt->cfg->acc_depth / 2;
+  bool a_hi = a->dst_lo >= half, b_hi = b->dst_lo >= half;
+  if ((a->dst_hi >= half) != a_hi || (b->dst_hi >= half) != b_hi) return false; /* spans both halves */
+  return a_hi != b_hi;
+}
+
+/* The stream's tokens can all be taken, with the command queues' capacity and in-order fetch
+ * (fsim's fixed schedule, without data): no deadlock from the new order. */
+static bool tokens_complete(const ovta_rt *rt) {
+  static const int popq[3][2] = {{-1, RT_Q_C2L}, {RT_Q_L2C, RT_Q_S2C}, {RT_Q_C2S, -1}};
+  static const int pushq[3][2] = {{-1, RT_Q_L2C}, {RT_Q_C2L, RT_Q_C2S}, {RT_Q_S2C, -1}};
+  uint32_t n = rt->n_insns, fetched = 0, retired = 0;
+  uint32_t cmd_depth = (uint32_t)rt->cfg->cmd_queue_depth, dep_depth = (uint32_t)rt->cfg->dep_queue_depth;
+  uint32_t *q = malloc(sizeof *q * 3 * (n ? n : 1)); /* per module: its instructions in order */
+  if (!q) return false;
+  uint32_t head[3] = {0}, tail[3] = {0};
+  uint64_t tok[RT_Q_COUNT] = {0};
+  for (;;) {
+    bool progress = false;
+    while (fetched < n) {
+      int m = rt->stage[fetched];
+      if (tail[m] - head[m] >= cmd_depth) break;
+      q[(size_t)m * n + tail[m]++] = fetched++;
+      progress = true;
+    }
+    for (int m = 0; m < 3; m++)
+      while (head[m] < tail[m]) {
+        const ovta_insn *in = &rt->insns[q[(size_t)m * n + head[m]]];
+        bool pp[2] = {in->pop_prev, in->pop_next}, ps[2] = {in->push_prev, in->push_next};
+        bool ok = true;
+        for (int k = 0; k < 2; k++) {
+          if (pp[k] && popq[m][k] >= 0 && tok[popq[m][k]] == 0) ok = false;
+          if (ps[k] && pushq[m][k] >= 0 && tok[pushq[m][k]] >= dep_depth) ok = false;
+        }
+        if (!ok) break;
+        for (int k = 0; k < 2; k++)
+          if (pp[k] && popq[m][k] >= 0) tok[popq[m][k]]--;
+        for (int k = 0; k < 2; k++)
+          if (ps[k] && pushq[m][k] >= 0) tok[pushq[m][k]]++;
+        head[m]++;
+        retired++;
+        progress = true;
+      }
+    if (retired == n || !progress) break;
+  }
+  free(q);
+  return retired == n;
+}
+
+/* ALU instructions deferred at most at once by the overlap scheduling. */
+enum { RT_OVERLAP_WINDOW = 16 };
+
+/* One scheduling pass over the compute instructions at stream positions pos[0..nc): their new
+ * order (indices into pos) in order[]. ALU instructions (unless nodefer) are deferred, in their
+ * order, and each is placed right after a later GEMM; an instruction placed now that conflicts
+ * with a deferred one (a LOAD UOP: overwrites its micro-ops; or it pops a queue a deferred one
+ * pushes) places the deferred ones it depends on first, and the earlier deferred ones those
+ * depend on. A barrier (a compute instruction other than GEMM/ALU/LOAD UOP: LOAD ACC, FINISH)
+ * or a placed instruction that pushes compute->store places all of them first, and a deferred
+ * ALU with that push never passes an earlier deferred one (the push vouches for every earlier
+ * OUT write). GEMMs keep their order. */
+static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, const bool *nodefer, uint32_t *order,
+                           uint32_t *def, bool *flush) {
+  uint32_t no = 0, nd = 0; /* placed, deferred (indices into pos) */
+  for (uint32_t c = 0; c < nc; c++) {
+    const ovta_insn *x = &rt->insns[pos[c]];
+    const rt_fp *fx = &rt->fp[pos[c]];
+    bool uload = x->opcode == OVTA_OP_LOAD && x->memory_type == OVTA_MEM_UOP;
+    uint64_t ulo = x->sram_base, uhi = ulo + (uint64_t)(x->y_pad_0 + x->y_size + x->y_pad_1) *
+                                                 (x->x_size ? x->x_pad_0 + x->x_size + x->x_pad_1 : 0);
+    bool barrier = !fx->known && !uload, defer = fx->known && x->opcode == OVTA_OP_ALU && !nodefer[c];
+    for (uint32_t d = nd; d-- > 0;) {
+      const rt_fp *fd = &rt->fp[pos[def[d]]];
+      const ovta_insn *xd = &rt->insns[pos[def[d]]];
+      flush[d] = !defer && (barrier || x->push_next || (x->pop_next && xd->push_next) ||
+                            (x->pop_prev && xd->push_prev) ||
+                            (uload ? xd->uop_bgn < uhi && ulo < xd->uop_end : fp_conflict(fd, fx)));
+      for (uint32_t e = d + 1; e < nd && !flush[d]; e++)
+        if (flush[e] && (rt->insns[pos[def[e]]].push_next || fp_conflict(fd, &rt->fp[pos[def[e]]]))) flush[d] = true;
+    }
+    uint32_t kept = 0;
+    for (uint32_t d = 0; d < nd; d++) {
+      if (flush[d]) order[no++] = def[d];
+      else def[kept++] = def[d];
+    }
+    nd = kept;
+    if (defer) {
+      if (nd == RT_OVERLAP_WINDOW) { /* bounded work (ALU-only streams): the oldest goes now */
+        order[no++] = def[0];
+        memmove(def, def + 1, sizeof *def * --nd);
+      }
+      def[nd++] = c;
+      continue;
+    }
+    order[no++] = c;
+    if (fx->known && x->opcode == OVTA_OP_GEMM && nd) { /* the oldest deferred ALU after this GEMM */
+      order[no++] = def[0];
+      memmove(def, def + 1, sizeof *def * --nd);
+    }
+  }
+  for (uint32_t d = 0; d < nd; d++) order[no++] = def[d];
+  if (no != nc) unreachable();
+}
+
+/* Reorder the compute module's GEMM/ALU so ALU instructions sit between GEMMs of the other ACC
+ * half, and set the overlap bit where isa/ISA.md allows it (jit-runtime/README.md "Overlap"):
+ * schedule_order, then an ALU that moved but found no GEMM to overlap stays where it was (it
+ * would only delay its tokens), and the order is made again, until it holds. The result is kept
+ * only when the stream's tokens still all complete (tokens_complete); else the stream runs as
+ * issued. */
+static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
+  uint32_t n = rt->n_insns, nc = 0;
+  for (uint32_t i = 0; i < n; i++) nc += rt->stage[i] == OVTA_RT_COMPUTE;
+  if (nc < 2) return OVTA_OK;
+  uint32_t *pos = malloc(sizeof *pos * nc), *order = malloc(sizeof *order * nc), *def = malloc(sizeof *def * nc);
+  ovta_insn *keep = malloc(sizeof *keep * nc);
+  rt_fp *keepf = malloc(sizeof *keepf * nc);
+  bool *flush = malloc(nc), *nodefer = calloc(nc, 1), *mark = malloc(nc);
+  if (!pos || !order || !def || !keep || !keepf || !flush || !nodefer || !mark) {
+    free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory scheduling %u instructions", n);
+  }
+  nc = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (rt->stage[i] == OVTA_RT_COMPUTE) pos[nc++] = i;
+  for (uint32_t c = 0; c < nc; c++) keep[c] = rt->insns[pos[c]], keepf[c] = rt->fp[pos[c]];
+  /* a kernel's LOAD UOP took the pops meant for its GEMM/ALU (the runtime attaches pending pops
+   * to the next instruction): give them to the GEMM/ALU, so the load can pass deferred ALUs
+   * (later pops only wait longer; a LOAD UOP touches no SRAM a token guards) */
+  for (uint32_t c = 0; c + 1 < nc; c++) {
+    ovta_insn *x = &rt->insns[pos[c]], *y = &rt->insns[pos[c + 1]];
+    if (x->opcode != OVTA_OP_LOAD || x->memory_type != OVTA_MEM_UOP || !x->x_size || !rt->fp[pos[c + 1]].known)
+      continue;
+    if (x->pop_prev && !y->pop_prev) x->pop_prev = 0, y->pop_prev = 1;
+    if (x->pop_next && !y->pop_next) x->pop_next = 0, y->pop_next = 1;
+  }
+  for (int round = 0; round < 8; round++) {
+    schedule_order(rt, pos, nc, nodefer, order, def, flush);
+    bool again = false;
+    for (uint32_t c = 0; c < nc; c++)
+      mark[c] = c > 0 && fp_may_overlap(rt, &rt->insns[pos[order[c - 1]]], &rt->fp[pos[order[c - 1]]],
+                                        &rt->insns[pos[order[c]]], &rt->fp[pos[order[c]]]);
+    for (uint32_t c = 0; c < nc; c++) {
+      /* an ALU placed after its original place with no GEMM to run beside: leave it in place */
+      bool paired = mark[c] || (c + 1 < nc && mark[c + 1]);
+      if (order[c] < c && rt->insns[pos[order[c]]].opcode == OVTA_OP_ALU && !nodefer[order[c]] && !paired) {
+        nodefer[order[c]] = true;
+        again = true;
+      }
+    }
+    if (!again) break;
+  }
+  /* apply, mark, and check the tokens */
+  uint64_t moved = 0, marked = 0;
+  ovta_insn *moving = malloc(sizeof *moving * nc);
+  if (!moving) {
+    for (uint32_t c = 0; c < nc; c++) rt->insns[pos[c]] = keep[c];
+    free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
+    return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory scheduling %u instructions", n);
+  }
+  for (uint32_t c = 0; c < nc; c++) moving[c] = rt->insns[pos[c]];
+  for (uint32_t c = 0; c < nc; c++) {
+    rt->insns[pos[c]] = moving[order[c]];
+    rt->fp[pos[c]] = keepf[order[c]];
+    moved += order[c] != c;
+    if (c > 0 && fp_may_overlap(rt, &rt->insns[pos[c - 1]], &rt->fp[pos[c - 1]], &rt->insns[pos[c]], &rt->fp[pos[c]])) {
+      rt->insns[pos[c]].overlap = 1;
+      marked++;
+    }
+  }
+  if (!tokens_complete(rt)) { /* run as issued */
+    for (uint32_t c = 0; c < nc; c++) rt->insns[pos[c]] = keep[c], rt->fp[pos[c]] = keepf[c];
+    rt->stats.overlap_reverted++;
+  } else {
+    rt->stats.overlap_moved += moved;
+    rt->stats.overlap_marked += marked;
+  }
+  free(moving);
+  free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
+  return OVTA_OK;
+}
+
 /* ---------------------------------------------------------------- 6. Running */
 
 static void reset_stream(ovta_rt *rt) {
@@ -447,6 +655,7 @@ static int run_stream(ovta_rt *rt, bool carry, uint32_t timeout_ms, ovta_error *
     fin.opcode = OVTA_OP_FINISH;
     rc = rt_emit(rt, &fin, "runtime FINISH", err);
   }
+  if (!rc && rt->overlap) rc = overlap_schedule(rt, err);
   /* the instruction DMA buffer */
   size_t bytes = (size_t)rt->n_insns * 16;
   if (!rc && (!rt->insn_buf || rt->insn_buf->size < bytes)) {

@@ -183,19 +183,36 @@ static double cost(const vta_plan *p) {
   double insns = steps * (nld + 2) + (double)p->tiles * (6 + (double)p->t_n * p->t_oc);
   double tie = 1e-3 * (steps * step_bytes + 64.0 * insns);
   int vt = p->vt;
+  /* overlap (vt > 1; isa/ISA.md "Overlap", jit-runtime/README.md): a tile's init runs beside the
+   * previous tile's last GEMMs, its requantization passes beside the next tile's first steps
+   * (one pass per step), each costing only what exceeds the GEMM beside it; the tile's store
+   * follows its last pass */
+  bool ov = vt > 1;
+  double pass = Q / nreq, ov_pass = pass > G ? pass - G : 0, ov_init = I > G ? I - G : 0;
   if (steps > 200000) /* closed form for huge step counts: the busier module plus fill and drain */
-    return (steps * (vt > 1 && L > G ? L : G + (vt > 1 ? 0 : L)) + (double)p->tiles * (I + Q)) + L + S + tie;
+    return (steps * (vt > 1 && L > G ? L : G + (vt > 1 ? 0 : L)) +
+            (double)p->tiles * (ov ? ov_init + nreq * ov_pass : I + Q)) + L + S + tie;
   /* ring buffers of the last vt finish times: GEMM per step, store per tile */
   double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0;
-  int64_t s = 0;
+  int64_t s = 0, pend_t = -1;
+  int pend = 0; /* requantization passes of tile pend_t still to run (overlap) */
   for (int64_t t = 0; t < p->tiles; t++) {
     double start = s_end[t % vt] > cp ? s_end[t % vt] : cp; /* init: ACC part free */
-    cp = start + I;
+    cp = start + (ov && t > 0 ? ov_init : I);
     for (int k = 0; k < p->red_steps; k++, s++) {
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
       ld = lstart + L;
       cp = (ld > cp ? ld : cp) + G;
       g_end[s % vt] = cp;
+      if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
+    }
+    if (pend) { /* more passes than steps: the rest after them */
+      cp += pend * pass, pend = 0;
+      s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
+    }
+    if (ov && t < p->tiles - 1) { /* into the next tile's steps */
+      pend = nreq, pend_t = t;
+      continue;
     }
     int nq = t == p->tiles - 1 ? p->q_chunks : 1; /* the last tile in chunks, each stored after its part */
     for (int q = 0; q < nq; q++) {

@@ -1,7 +1,12 @@
 // ovta_compute: the compute module. Executes LOAD UOP/ACC, GEMM, ALU and FINISH from its
-// command queue in order, one at a time, under the token rule (pops L2C/S2C, pushes C2L/C2S).
-// Owns the uop SRAM, the accumulator SRAM (two copies: two read ports, ovta_sram_2r) and the
-// write side of the OUT SRAM (whose read port serves the store module).
+// command queue in order under the token rule (pops L2C/S2C, pushes C2L/C2S). Two execution
+// slots, one ovta_exec each: slot G runs GEMMs, slot A ALU instructions. An instruction starts
+// when both slots are empty, or, with its overlap bit (isa/ISA.md "Overlap"), when its own slot
+// is empty and the other one holds only the instruction right before it; instructions retire
+// (push their tokens) in order, one a cycle. LOAD and FINISH run alone.
+// Owns the uop SRAM (two copies: a read port per slot), the accumulator SRAM in two banks
+// (the ACC halves, each two copies: two read ports and a write port per bank) and the write
+// side of the OUT SRAM (two banks; its read port serves the store module).
 `default_nettype none
 module ovta_compute
   import ovta_pkg::*;
@@ -55,23 +60,26 @@ module ovta_compute
   input  wire logic [BUS_BITS-1:0]      rd_data_i,
   output      logic                     rd_ready_o
 );
-  typedef enum logic [3:0] {S_IDLE, S_START, S_DMA, S_EXEC, S_HALT} state_e;
+  // the debug state numbers of before: 0 idle (here: running GEMM/ALU slots), 3 executing (S_RUN with a slot occupied)
+  typedef enum logic [3:0] {S_RUN = 4'd0, S_START = 4'd1, S_DMA = 4'd2, S_HALT = 4'd4} state_e;
+  localparam int unsigned AW = $clog2(ACC_DEPTH);   // ACC/OUT index bits; bit AW-1 is the bank
+  localparam int unsigned HD = ACC_DEPTH / 2;       // words per bank
   state_e state_q, state_d;
-  cmd_t cur_q, cur_d;
+  cmd_t cur_q, cur_d;     // the LOAD/FINISH running; the failing instruction once halted
   // lint waiver: only some fields are needed
   // verilator lint_off UNUSEDSIGNAL
   mem_t hm, cm;           // head and current as LOAD format
+  gemm_t hg;              // head as GEMM format (the overlap bit sits at the same place for ALU)
   // verilator lint_on UNUSEDSIGNAL
   logic [2:0] cop, hop;    // opcode of the current instruction, of the queue head
-  logic [INSN_BITS-1:0] ex_insn;  // the instruction ovta_exec runs (the head when it starts)
   logic ok_pop, ok_push, can_start, is_uop;
   rule_e rule_q, rule_d;
 
   assign hm = cmd_i.insn;
+  assign hg = cmd_i.insn;
   assign cm = cur_q.insn;
   assign cop = cur_q.insn[2:0];
   assign hop = cmd_i.insn[2:0];
-  assign ex_insn = state_q == S_IDLE ? cmd_i.insn : cur_q.insn;
   assign ok_pop = (!hm.pop_prev || l2c_tok_i) && (!hm.pop_next || s2c_tok_i);
   assign ok_push = (!hm.push_prev || c2l_room_i) && (!hm.push_next || c2s_room_i);
   assign can_start = cmd_valid_i && ok_pop && ok_push;
@@ -94,50 +102,153 @@ module ovta_compute
   assign bytes_uop_o = is_uop ? dma_bytes : '0;
   assign bytes_acc_o = is_uop ? '0 : dma_bytes;
 
-  logic ex_start, ex_done, ex_err;
-  rule_e ex_rule;
-  logic [31:0] ex_val, val_q;
-  logic uop_re, acc_re_a, acc_re_b, ex_we;
-  logic [$clog2(UOP_DEPTH)-1:0] uop_raddr;
-  logic [UOP_BITS-1:0] uop_rdata;
-  logic [$clog2(ACC_DEPTH)-1:0] acc_ra_a, acc_ra_b, ex_waddr;
-  logic [ACC_BITS-1:0] acc_rd_a, acc_rd_b, ex_wacc;
-  logic [OUT_BITS-1:0] ex_wout;
-  ovta_exec u_exec (
-    .clk_i, .rst_ni, .start_i(ex_start), .insn_i(ex_insn), .done_o(ex_done), .err_o(ex_err),
-    .rule_o(ex_rule), .err_val_o(ex_val), .gemm_uop_o, .alu_uop_o,
-    .uop_re_o(uop_re), .uop_raddr_o(uop_raddr), .uop_rdata_i(uop_rdata),
+  // two slots: index 0 = G (GEMM), 1 = A (ALU)
+  logic [1:0] ex_start, ex_done, ex_err, uop_re, acc_re_a, ex_we;
+  // lint waiver: slot G (GEMM) never reads ACC port b
+  // verilator lint_off UNUSEDSIGNAL
+  logic [1:0] acc_re_b;
+  // verilator lint_on UNUSEDSIGNAL
+  rule_e ex_rule_g, ex_rule_a;   // per slot (no arrays of enums or structs: Yosys 0.23)
+  logic [31:0] ex_val [2];
+  logic [$clog2(UOP_DEPTH)-1:0] uop_raddr [2];
+  logic [UOP_BITS-1:0] uop_rdata [2];
+  logic [AW-1:0] acc_ra_a [2], acc_ra_b [2], ex_waddr [2];
+  logic [ACC_BITS-1:0] acc_rd_a [2], acc_rd_b [2], ex_wacc [2];
+  logic [OUT_BITS-1:0] ex_wout [2];
+  cmd_t slot_g_q, slot_a_q;  // the instruction each slot holds (a free slot's exec sees the head)
+  logic [1:0] occ_q, fin_q, ferr_q;   // slot holds an instruction; it finished (with an error)
+  logic [1:0] g_unused;    // slot A's GEMM outputs, slot G's ALU outputs (always 0)
+  // lint waiver: slot A reads no INP/WGT, slot G no second ACC operand
+  // verilator lint_off UNUSEDSIGNAL
+  logic a_inp_re, a_wgt_re;
+  logic [$clog2(INP_DEPTH)-1:0] a_inp_ra;
+  logic [$clog2(WGT_DEPTH)-1:0] a_wgt_ra;
+  // verilator lint_on UNUSEDSIGNAL
+  ovta_exec #(.GEMM_EN(1'b1), .ALU_EN(1'b0)) u_exec_g (
+    .clk_i, .rst_ni, .start_i(ex_start[0]), .insn_i(occ_q[0] ? slot_g_q.insn : cmd_i.insn),
+    .done_o(ex_done[0]), .err_o(ex_err[0]), .rule_o(ex_rule_g), .err_val_o(ex_val[0]),
+    .gemm_uop_o, .alu_uop_o(g_unused[0]),
+    .uop_re_o(uop_re[0]), .uop_raddr_o(uop_raddr[0]), .uop_rdata_i(uop_rdata[0]),
     .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
-    .acc_re_a_o(acc_re_a), .acc_raddr_a_o(acc_ra_a), .acc_rdata_a_i(acc_rd_a),
-    .acc_re_b_o(acc_re_b), .acc_raddr_b_o(acc_ra_b), .acc_rdata_b_i(acc_rd_b),
-    .we_o(ex_we), .waddr_o(ex_waddr), .wacc_o(ex_wacc), .wout_o(ex_wout));
+    .acc_re_a_o(acc_re_a[0]), .acc_raddr_a_o(acc_ra_a[0]), .acc_rdata_a_i(acc_rd_a[0]),
+    .acc_re_b_o(acc_re_b[0]), .acc_raddr_b_o(acc_ra_b[0]), .acc_rdata_b_i(acc_rd_b[0]),
+    .we_o(ex_we[0]), .waddr_o(ex_waddr[0]), .wacc_o(ex_wacc[0]), .wout_o(ex_wout[0]));
+  ovta_exec #(.GEMM_EN(1'b0), .ALU_EN(1'b1)) u_exec_a (
+    .clk_i, .rst_ni, .start_i(ex_start[1]), .insn_i(occ_q[1] ? slot_a_q.insn : cmd_i.insn),
+    .done_o(ex_done[1]), .err_o(ex_err[1]), .rule_o(ex_rule_a), .err_val_o(ex_val[1]),
+    .gemm_uop_o(g_unused[1]), .alu_uop_o,
+    .uop_re_o(uop_re[1]), .uop_raddr_o(uop_raddr[1]), .uop_rdata_i(uop_rdata[1]),
+    .inp_re_o(a_inp_re), .inp_raddr_o(a_inp_ra), .inp_rdata_i('0),
+    .wgt_re_o(a_wgt_re), .wgt_raddr_o(a_wgt_ra), .wgt_rdata_i('0),
+    .acc_re_a_o(acc_re_a[1]), .acc_raddr_a_o(acc_ra_a[1]), .acc_rdata_a_i(acc_rd_a[1]),
+    .acc_re_b_o(acc_re_b[1]), .acc_raddr_b_o(acc_ra_b[1]), .acc_rdata_b_i(acc_rd_b[1]),
+    .we_o(ex_we[1]), .waddr_o(ex_waddr[1]), .wacc_o(ex_wacc[1]), .wout_o(ex_wout[1]));
 
   // ---------------------------------------------------------------- memories
-  logic acc_we;
-  logic [$clog2(ACC_DEPTH)-1:0] acc_wa;
-  logic [ACC_BITS-1:0] acc_wd;
-  assign acc_we = ex_we || (dma_wr && !is_uop);
-  assign acc_wa = ex_we ? ex_waddr : $clog2(ACC_DEPTH)'(dma_idx);
-  assign acc_wd = ex_we ? ex_wacc : dma_data[ACC_BITS-1 -: ACC_BITS];
+  // uop: a copy per slot, both written by LOAD UOP
+  logic [UOP_BITS-1:0] uop_wd;
+  assign uop_wd = dma_data[ACC_BITS-1 -: UOP_BITS];
+  ovta_sram_2r #(.WIDTH(UOP_BITS), .DEPTH(UOP_DEPTH)) u_uop (
+    .clk_i, .we_i(dma_wr && is_uop), .waddr_i($clog2(UOP_DEPTH)'(dma_idx)), .wdata_i(uop_wd),
+    .re_a_i(uop_re[0]), .raddr_a_i(uop_raddr[0]), .rdata_a_o(uop_rdata[0]),
+    .re_b_i(uop_re[1]), .raddr_b_i(uop_raddr[1]), .rdata_b_o(uop_rdata[1]));
 
-  ovta_sram #(.WIDTH(UOP_BITS), .DEPTH(UOP_DEPTH)) u_uop (
-    .clk_i, .we_i(dma_wr && is_uop), .waddr_i($clog2(UOP_DEPTH)'(dma_idx)),
-    .wdata_i(dma_data[ACC_BITS-1 -: UOP_BITS]), .re_i(uop_re), .raddr_i(uop_raddr),
-    .rdata_o(uop_rdata));
-  // both copies take every write (DMA loads and micro-ops): port a reads dst, port b src
-  ovta_sram_2r #(.WIDTH(ACC_BITS), .DEPTH(ACC_DEPTH)) u_acc (
-    .clk_i, .we_i(acc_we), .waddr_i(acc_wa), .wdata_i(acc_wd),
-    .re_a_i(acc_re_a), .raddr_a_i(acc_ra_a), .rdata_a_o(acc_rd_a),
-    .re_b_i(acc_re_b), .raddr_b_i(acc_ra_b), .rdata_b_o(acc_rd_b));
-  ovta_sram #(.WIDTH(OUT_BITS), .DEPTH(OUT_DEPTH)) u_out (
-    .clk_i, .we_i(ex_we), .waddr_i(ex_waddr), .wdata_i(ex_wout), .re_i(out_re_i),
-    .raddr_i(out_raddr_i), .rdata_o(out_rdata_o));
+  // ACC and OUT in two banks, the halves of the index space (bit AW-1). Port a of a bank
+  // serves the slot whose dst is in it (both slots in one bank at once: a broken overlap
+  // promise), port b the ALU's tensor operand; the write port the slot writing into it, else
+  // LOAD ACC. A slot's read data comes from the bank it read (registered with the read).
+  logic [1:0] bk_we, bk_re_a, bk_re_b, bk_wsel, bk_asel;
+  logic [AW-2:0] bk_wa [2], bk_ra_a [2];
+  logic [ACC_BITS-1:0] bk_wd [2], bk_rd_a [2], bk_rd_b [2];
+  logic [OUT_BITS-1:0] bk_wout [2], bk_out_rd [2];
+  logic [1:0] rsel_a_q;    // bank each slot's port-a read came from
+  logic rsel_b_q, osel_q;  // bank of slot A's port-b read, of the store's OUT read
+  logic dma_acc;
+  assign dma_acc = dma_wr && !is_uop;
+  for (genvar k = 0; k < 2; k++) begin : g_bank
+    always_comb begin
+      bk_wsel[k] = !(ex_we[0] && ex_waddr[0][AW-1] == 1'(k));   // 1: slot A writes (or none)
+      bk_we[k] = (ex_we[0] && ex_waddr[0][AW-1] == 1'(k)) || (ex_we[1] && ex_waddr[1][AW-1] == 1'(k)) ||
+                 (dma_acc && dma_idx[AW-1] == 1'(k));
+      if (ex_we[0] && ex_waddr[0][AW-1] == 1'(k)) begin
+        bk_wa[k] = ex_waddr[0][AW-2:0];
+        bk_wd[k] = ex_wacc[0];
+      end else if (ex_we[1] && ex_waddr[1][AW-1] == 1'(k)) begin
+        bk_wa[k] = ex_waddr[1][AW-2:0];
+        bk_wd[k] = ex_wacc[1];
+      end else begin
+        bk_wa[k] = dma_idx[AW-2:0];
+        bk_wd[k] = dma_data[ACC_BITS-1 -: ACC_BITS];
+      end
+      bk_wout[k] = bk_wsel[k] ? ex_wout[1] : ex_wout[0];
+      bk_asel[k] = acc_re_a[1] && acc_ra_a[1][AW-1] == 1'(k);   // 1: slot A reads port a
+      bk_re_a[k] = bk_asel[k] || (acc_re_a[0] && acc_ra_a[0][AW-1] == 1'(k));
+      bk_ra_a[k] = bk_asel[k] ? acc_ra_a[1][AW-2:0] : acc_ra_a[0][AW-2:0];
+      bk_re_b[k] = acc_re_b[1] && acc_ra_b[1][AW-1] == 1'(k);
+    end
+    ovta_sram_2r #(.WIDTH(ACC_BITS), .DEPTH(HD)) u_acc (
+      .clk_i, .we_i(bk_we[k]), .waddr_i(bk_wa[k]), .wdata_i(bk_wd[k]),
+      .re_a_i(bk_re_a[k]), .raddr_a_i(bk_ra_a[k]), .rdata_a_o(bk_rd_a[k]),
+      .re_b_i(bk_re_b[k]), .raddr_b_i(acc_ra_b[1][AW-2:0]), .rdata_b_o(bk_rd_b[k]));
+    ovta_sram #(.WIDTH(OUT_BITS), .DEPTH(HD)) u_out (
+      .clk_i, .we_i((ex_we[0] && ex_waddr[0][AW-1] == 1'(k)) || (ex_we[1] && ex_waddr[1][AW-1] == 1'(k))),
+      .waddr_i(bk_wa[k]), .wdata_i(bk_wout[k]),
+      .re_i(out_re_i && out_raddr_i[AW-1] == 1'(k)), .raddr_i(out_raddr_i[AW-2:0]), .rdata_o(bk_out_rd[k]));
+  end
+  assign acc_rd_a[0] = bk_rd_a[rsel_a_q[0]];
+  assign acc_rd_a[1] = bk_rd_a[rsel_a_q[1]];
+  assign acc_rd_b[0] = '0;
+  assign acc_rd_b[1] = bk_rd_b[rsel_b_q];
+  assign out_rdata_o = bk_out_rd[osel_q];
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rsel_a_q <= '0;
+      rsel_b_q <= 1'b0;
+      osel_q <= 1'b0;
+    end else begin
+      if (acc_re_a[0]) rsel_a_q[0] <= acc_ra_a[0][AW-1];
+      if (acc_re_a[1]) rsel_a_q[1] <= acc_ra_a[1][AW-1];
+      if (acc_re_b[1]) rsel_b_q <= acc_ra_b[1][AW-1];
+      if (out_re_i) osel_q <= out_raddr_i[AW-1];
+    end
+  end
 
   // ---------------------------------------------------------------- control
+  rule_e frule_g_q, frule_a_q;        // the rule of a slot's error, held until it retires
+  logic [31:0] fval_q [2];
+  logic old_q;              // with both slots occupied: the one holding the older instruction
+  logic [1:0] last_q;       // slot of the instruction started last (2: a LOAD/FINISH, or none)
+  logic [1:0] fin_now, err_now;
+  logic oldest, hs, hov, ex_head, slot_ok, ret, halt, any_occ;
+  assign any_occ = occ_q != '0;
+  logic [31:0] val_d, val_q;
+  cmd_t rc;                 // the instruction retiring (the oldest slot's)
+  logic [1:0] other_push;   // push_next, push_prev of the instruction in the head's other slot
+  assign hs = hop == OP_ALU;
+  assign hov = hg.overlap;
+  assign ex_head = hop == OP_GEMM || hop == OP_ALU;
+  always_comb begin
+    for (int s = 0; s < 2; s++) begin
+      fin_now[s] = occ_q[s] && (fin_q[s] || ex_done[s]);
+      err_now[s] = fin_q[s] ? ferr_q[s] : ex_err[s];
+    end
+    oldest = (occ_q[0] && occ_q[1]) ? old_q : occ_q[1];
+    rc = oldest ? slot_a_q : slot_g_q;
+    other_push = hs ? slot_g_q.insn[6:5] : slot_a_q.insn[6:5];
+    ret = state_q == S_RUN && fin_now[oldest] && !err_now[oldest];
+    halt = state_q == S_RUN && fin_now[oldest] && err_now[oldest];
+    // the head may start in its slot: both empty, or the other holds just its predecessor and
+    // the head has the overlap bit and pushes into no queue the other pushes into
+    slot_ok = !occ_q[hs] && (!occ_q[!hs] ||
+              (hov && last_q == 2'(!hs) && !(hm.push_prev && other_push[0]) &&
+               !(hm.push_next && other_push[1])));
+  end
+
   always_comb begin
     state_d = state_q;
     cur_d = cur_q;
     rule_d = rule_q;
+    val_d = val_q;
     cmd_pop_o = 1'b0;
     l2c_pop_o = 1'b0;
     s2c_pop_o = 1'b0;
@@ -146,18 +257,32 @@ module ovta_compute
     retire_o = 1'b0;
     finish_o = 1'b0;
     dma_start = 1'b0;
-    ex_start = 1'b0;
+    ex_start = '0;
     unique case (state_q)
-      S_IDLE: if (can_start) begin
-        cmd_pop_o = 1'b1;
-        l2c_pop_o = hm.pop_prev;
-        s2c_pop_o = hm.pop_next;
-        cur_d = cmd_i;
-        // GEMM and ALU start the micro-op loop at once (ex_insn is the queue head this cycle)
-        if (hop == OP_GEMM || hop == OP_ALU) begin
-          ex_start = 1'b1;
-          state_d = S_EXEC;
-        end else state_d = S_START;
+      S_RUN: begin
+        if (halt) begin
+          cur_d = rc;
+          rule_d = fin_q[oldest] ? (oldest ? frule_a_q : frule_g_q) : (oldest ? ex_rule_a : ex_rule_g);
+          val_d = fin_q[oldest] ? fval_q[oldest] : ex_val[oldest];
+          state_d = S_HALT;
+        end else begin
+          if (ret) begin   // the oldest slot's instruction retires: in order, one a cycle
+            retire_o = 1'b1;
+            c2l_push_o = rc.insn[5];
+            c2s_push_o = rc.insn[6];
+          end
+          if (can_start && (ex_head ? slot_ok : occ_q == '0)) begin
+            cmd_pop_o = 1'b1;
+            l2c_pop_o = hm.pop_prev;
+            s2c_pop_o = hm.pop_next;
+            // GEMM and ALU start their micro-op loop at once (the slot reads the queue head now)
+            if (ex_head) ex_start[hs] = 1'b1;
+            else begin
+              cur_d = cmd_i;
+              state_d = S_START;
+            end
+          end
+        end
       end
       S_START: begin
         if (cop == OP_LOAD) begin
@@ -166,25 +291,25 @@ module ovta_compute
             retire_o = 1'b1;
             c2l_push_o = cm.push_prev;
             c2s_push_o = cm.push_next;
-            state_d = S_IDLE;
+            state_d = S_RUN;
           end else state_d = S_DMA;
-        end else begin  // FINISH (GEMM and ALU go from S_IDLE to S_EXEC)
+        end else begin  // FINISH
           finish_o = 1'b1;
           retire_o = 1'b1;
           c2l_push_o = cm.push_prev;
           c2s_push_o = cm.push_next;
-          state_d = S_IDLE;
+          state_d = S_RUN;
         end
       end
-      S_DMA, S_EXEC: begin
-        if ((state_q == S_DMA && dma_err) || (state_q == S_EXEC && ex_done && ex_err)) begin
-          rule_d = state_q == S_DMA ? RULE_ADDR : ex_rule;
+      S_DMA: begin
+        if (dma_err) begin
+          rule_d = RULE_ADDR;
           state_d = S_HALT;
-        end else if ((state_q == S_DMA && dma_done) || (state_q == S_EXEC && ex_done)) begin
+        end else if (dma_done) begin
           retire_o = 1'b1;
           c2l_push_o = cm.push_prev;
           c2s_push_o = cm.push_next;
-          state_d = S_IDLE;
+          state_d = S_RUN;
         end
       end
       S_HALT: ;
@@ -194,33 +319,73 @@ module ovta_compute
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q <= S_IDLE;
+      state_q <= S_RUN;
       cur_q <= '0;
       rule_q <= RULE_NONE;
       val_q <= '0;
+      occ_q <= '0;
+      fin_q <= '0;
+      ferr_q <= '0;
+      frule_g_q <= RULE_NONE;
+      frule_a_q <= RULE_NONE;
+      fval_q[0] <= '0;
+      fval_q[1] <= '0;
+      slot_g_q <= '0;
+      slot_a_q <= '0;
+      old_q <= 1'b0;
+      last_q <= 2'd2;
     end else begin
-      if (state_q == S_EXEC && ex_done && ex_err) val_q <= ex_val;
       state_q <= state_d;
       cur_q <= cur_d;
       rule_q <= rule_d;
+      val_q <= val_d;
+      for (int s = 0; s < 2; s++) begin
+        if (ex_start[s]) begin
+          occ_q[s] <= 1'b1;
+          fin_q[s] <= 1'b0;
+        end else if (ret && oldest == 1'(s)) begin
+          occ_q[s] <= 1'b0;
+          fin_q[s] <= 1'b0;
+        end else if (occ_q[s] && ex_done[s]) begin
+          fin_q[s] <= 1'b1;
+          ferr_q[s] <= ex_err[s];
+          fval_q[s] <= ex_val[s];
+        end
+      end
+      if (ex_start[0]) slot_g_q <= cmd_i;
+      if (ex_start[1]) slot_a_q <= cmd_i;
+      if (!ex_start[0] && !(ret && !oldest) && occ_q[0] && ex_done[0]) frule_g_q <= ex_rule_g;
+      if (!ex_start[1] && !(ret && oldest) && occ_q[1] && ex_done[1]) frule_a_q <= ex_rule_a;
+      if (ex_start != '0) begin
+        last_q <= {1'b0, hs};
+        old_q <= !hs;
+      end else if (state_d == S_START) last_q <= 2'd2;
     end
   end
 
-  assign busy_o = state_q != S_IDLE && state_q != S_HALT;
-  assign stall_o = state_q == S_IDLE && cmd_valid_i && !can_start;
-  assign quiet_o = state_q == S_HALT || (state_q == S_IDLE && !can_start);
+  assign busy_o = state_q == S_START || state_q == S_DMA || (state_q == S_RUN && any_occ);
+  assign stall_o = state_q == S_RUN && !any_occ && cmd_valid_i && !can_start;
+  assign quiet_o = state_q == S_HALT || (state_q == S_RUN && !any_occ && !can_start);
   assign err_o = state_q == S_HALT;
   assign rule_o = rule_q;
   assign err_val_o = val_q;
-  assign idx_o = state_q == S_IDLE ? cmd_i.idx : cur_q.idx;
+  assign idx_o = state_q == S_RUN ? (any_occ ? rc.idx : cmd_i.idx) : cur_q.idx;
   always_comb begin
     dbg_o = '0;
-    dbg_o.state = 4'(state_q);
+    dbg_o.state = (state_q == S_RUN && any_occ) ? 4'd3 : 4'(state_q);
     dbg_o.busy = busy_o;
     dbg_o.head_valid = cmd_valid_i;
     dbg_o.halted = err_o;
-    dbg_o.opcode = state_q == S_IDLE ? cmd_i.insn[2:0] : cur_q.insn[2:0];
+    dbg_o.opcode = state_q == S_RUN ? (any_occ ? rc.insn[2:0] : cmd_i.insn[2:0]) : cur_q.insn[2:0];
     dbg_o.wait_q = {cmd_valid_i && (hm.pop_prev && !l2c_tok_i), cmd_valid_i && (hm.pop_next && !s2c_tok_i),
                     cmd_valid_i && (hm.push_prev && !c2l_room_i), cmd_valid_i && (hm.push_next && !c2s_room_i)};
   end
+
+  // parameter checks (simulation and lint; Yosys 0.23 cannot parse assert ... else)
+`ifndef SYNTHESIS
+  initial begin
+    assert (ALU_OVERLAP_LO == GEMM_OVERLAP_LO) else $fatal(1, "ovta_compute: overlap bit of ALU and GEMM differ");
+    assert (ACC_DEPTH == OUT_DEPTH) else $fatal(1, "ovta_compute: ACC and OUT banks need equal depths");
+  end
+`endif
 endmodule

@@ -6,12 +6,16 @@
 // takes the forwarded value (the SRAM read was issued before that write), so the sequential
 // semantics hold. The ACC SRAM has two read ports (two copies, ovta_sram_2r): port a reads
 // acc[dst], port b acc[src] of an ALU micro-op with a tensor operand, in the same cycle, so
-// every micro-op takes one cycle in each stage.
+// every micro-op takes one cycle in each stage. The compute module has two of these, one with
+// only the GEMM core (GEMM_EN) and one with only the ALU (ALU_EN), for its two slots.
 `default_nettype none
 module ovta_exec
   import ovta_pkg::*;
   import ovta_rtl_pkg::*;
-(
+#(
+  parameter bit GEMM_EN = 1'b1,   // runs GEMMs (the GEMM core); 0: every instruction is an ALU
+  parameter bit ALU_EN = 1'b1     // runs ALU instructions (the ALU); 0: every instruction is a GEMM
+) (
   input  wire logic                          clk_i,
   input  wire logic                          rst_ni,
   input  wire logic                          start_i,    // pulse: run the instruction in insn_i
@@ -55,7 +59,7 @@ module ovta_exec
   logic is_alu;
   assign g = insn_i;
   assign a = insn_i;
-  assign is_alu = insn_i[2:0] == OP_ALU;
+  assign is_alu = ALU_EN && (!GEMM_EN || insn_i[2:0] == OP_ALU);
 
   // ---------------------------------------------------------------- stage A
   logic run_q, active_q, killed_q;

@@ -90,6 +90,10 @@ struct fsim {
   ovta_counters *ctr;       /* the caller's counters of the current run */
   fsim_dram dram;           /* DRAM: the instruction stream, LOAD and STORE rows */
   unsigned verbose;         /* 0 quiet, 1 a line per run, 2 also per instruction (stderr) */
+  /* the overlap checker (isa/ISA.md "Overlap") */
+  fsim_cmd prev;            /* the compute module's previous GEMM/ALU, valid when have_prev */
+  bool have_prev;           /* the previous compute instruction was a GEMM or ALU */
+  uint8_t *fp;              /* 2 x acc_depth footprint marks (previous, current): 1 written, 2 read */
 };
 
 /* Monotonic wall time in milliseconds. */
@@ -184,6 +188,59 @@ static int check_loops(fsim *s, const fsim_cmd *c, bool gemm, ovta_error *err) {
                             (uint64_t)s->cfg->wgt_depth, err);
     if (rc) return rc;
   }
+  return OVTA_OK;
+}
+
+/* isa/ISA.md "Overlap": mark the ACC/OUT footprint of GEMM/ALU in (its indices checked) into
+ * fp (1: dst, written; 2: an ALU tensor src, read); returns the ACC halves its dst indices
+ * touch (bit 0 the lower, bit 1 the upper half: the RTL's ACC banks). */
+static unsigned footprint_mark(const fsim *s, const ovta_insn *in, uint8_t *fp) {
+  if (!in->iter_out || !in->iter_in || in->uop_bgn == in->uop_end) return 0;
+  bool read_src = in->opcode == OVTA_OP_ALU && !in->reset && !in->use_imm;
+  uint64_t half = (uint64_t)s->cfg->acc_depth / 2;
+  unsigned halves = 0;
+  for (uint32_t i = 0; i < in->iter_out; i++)
+    for (uint32_t j = 0; j < in->iter_in; j++)
+      for (uint32_t k = in->uop_bgn; k < in->uop_end; k++) {
+        const fsim_uop *u = &s->uop[k];
+        uint64_t d = u->dst + (uint64_t)i * in->dst_factor_out + (uint64_t)j * in->dst_factor_in;
+        fp[d] |= 1;
+        halves |= d >= half ? 2u : 1u;
+        if (read_src) fp[u->src + (uint64_t)i * in->src_factor_out + (uint64_t)j * in->src_factor_in] |= 2;
+      }
+  return halves;
+}
+
+/* A GEMM/ALU with overlap = 1 after a GEMM/ALU of the compute module: the previous one writes
+ * no ACC/OUT element this one reads or writes, reads none this one writes, and their dst
+ * indices lie in different ACC halves. fsim runs them one after the other anyway; this check
+ * catches a program that would compute something else on hardware that overlaps them. Run
+ * after check_loops (indices in range). */
+static int check_overlap(fsim *s, const fsim_cmd *c, ovta_error *err) {
+  const ovta_insn *in = &c->in;
+  if (!in->overlap || !s->have_prev) return OVTA_OK;
+  const ovta_insn *p = &s->prev.in;
+  size_t depth = (size_t)s->cfg->acc_depth;
+  uint8_t *save = s->fp, *mine = s->fp + depth; /* the previous instruction's marks, this one's */
+  memset(s->fp, 0, 2 * depth);
+  unsigned hp = footprint_mark(s, p, save);
+  if (!hp) return OVTA_OK;
+  unsigned hc = footprint_mark(s, in, mine);
+  for (size_t e = 0; e < depth; e++) {
+    if (!mine[e]) continue;
+    bool clash = (mine[e] & 1) ? save[e] != 0 : (save[e] & 1) != 0;
+    if (!clash) continue;
+    return OVTA_FAIL(err, OVTA_EINSN,
+                     "instruction %u (%s): overlap=1 but ACC/OUT element %zu is %s by it and %s by the previous "
+                     "compute instruction %u (%s), which it may overlap",
+                     c->index, ovta_opcode_name(in->opcode), e, (mine[e] & 1) ? "written" : "read",
+                     (save[e] & 1) ? "written" : "read", s->prev.index, ovta_opcode_name(p->opcode));
+  }
+  if (hc & hp)
+    return OVTA_FAIL(err, OVTA_EINSN,
+                     "instruction %u (%s): overlap=1 but its dst indices and those of the previous compute instruction "
+                     "%u (%s) are not in different ACC halves (below / from %zu)",
+                     c->index, ovta_opcode_name(in->opcode), s->prev.index, ovta_opcode_name(p->opcode), depth / 2);
   return OVTA_OK;
 }
 
@@ -318,6 +375,7 @@ static int exec_gemm(fsim *s, const fsim_cmd *c, ovta_error *err) {
   const ovta_insn *in = &c->in;
   if (!in->iter_out || !in->iter_in || in->uop_bgn == in->uop_end) return OVTA_OK;
   int rc = check_loops(s, c, true, err);
+  if (!rc) rc = check_overlap(s, c, err);
   if (rc) return rc;
   uint64_t n = (uint64_t)in->iter_out * in->iter_in * (in->uop_end - in->uop_bgn);
   const ovta_config *cfg = s->cfg;
@@ -417,6 +475,7 @@ static int exec_alu(fsim *s, const fsim_cmd *c, ovta_error *err) {
   const ovta_insn *in = &c->in;
   if (!in->iter_out || !in->iter_in || in->uop_bgn == in->uop_end) return OVTA_OK;
   int rc = check_loops(s, c, false, err);
+  if (!rc) rc = check_overlap(s, c, err);
   if (rc) return rc;
   uint64_t n = (uint64_t)in->iter_out * in->iter_in * (in->uop_end - in->uop_bgn);
   bool ok;
@@ -545,6 +604,10 @@ static int module_step(fsim *s, int m, ovta_error *err) {
   default: unreachable(); /* fetch checked the opcode */
   }
   if (rc) return rc;
+  if (m == M_COMPUTE) {
+    s->have_prev = c->in.opcode == OVTA_OP_GEMM || c->in.opcode == OVTA_OP_ALU;
+    if (s->have_prev) s->prev = *c;
+  }
   for (int i = 0; i < 2; i++)
     if (pushes[i] != Q_NONE) s->tok[pushes[i]]++;
   q->head = (q->head + 1) % s->cmd_depth;
@@ -659,6 +722,7 @@ void fsim_free(fsim *s) {
   free(s->out);
   free(s->uop_raw);
   free(s->uop);
+  free(s->fp);
   for (int m = 0; m < M_COUNT; m++) free(s->q[m].slot);
   free(s);
 }
@@ -672,7 +736,8 @@ static bool alloc_srams(fsim *s) {
   s->out = calloc((size_t)c->out_depth, (size_t)c->out_bytes);
   s->uop_raw = calloc((size_t)c->uop_depth, sizeof *s->uop_raw);
   s->uop = calloc((size_t)c->uop_depth, sizeof *s->uop);
-  bool ok = s->inp && s->wgt && s->acc && s->out && s->uop_raw && s->uop && s->cmd_depth && s->dep_depth;
+  s->fp = calloc(2, (size_t)c->acc_depth);
+  bool ok = s->inp && s->wgt && s->acc && s->out && s->uop_raw && s->uop && s->fp && s->cmd_depth && s->dep_depth;
   for (int m = 0; m < M_COUNT && ok; m++) ok = (s->q[m].slot = calloc(s->cmd_depth, sizeof(fsim_cmd))) != NULL;
   return ok;
 }
@@ -723,6 +788,7 @@ static void start_run(fsim *s, uint32_t count, uint32_t timeout_ms, uint64_t see
   s->deadline_ms = timeout_ms ? now_ms() + timeout_ms : 0;
   s->work = 0;
   s->timed_out = false;
+  s->have_prev = false;
 }
 
 int fsim_exec(fsim *s, uint64_t insn_phys, uint32_t count, uint32_t timeout_ms, uint64_t seed,

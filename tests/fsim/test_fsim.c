@@ -526,6 +526,52 @@ static void test_invalid_instructions(void **state) {
   });
 }
 
+/* isa/ISA.md "Overlap": fsim checks the promise of a GEMM/ALU with overlap = 1 (disjoint ACC/OUT
+ * footprints, dst in the other ACC half than the previous GEMM/ALU's) and names both indices. */
+static int overlap_run(tprog *p, ovta_buf *bu, uint32_t use_imm, bool load_between, uint32_t ov) {
+  tp_reset(p);
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, bu, OVTA_MEM_UOP, 0), 1, 3, 3);
+  tp_gemm(p, 1, 0, 1, 4, 1, 1, 0, 0, 0, 0, 0); /* reset acc[0..4): uop 0 = {0, 0, 0} */
+  if (load_between) tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, bu, OVTA_MEM_UOP, 0), 1, 3, 3);
+  tp_alu(p, OVTA_ALU_ADD, use_imm, 1, 1, 2, 4, 1, 1)->overlap = ov; /* uop 1: the case's dst and src */
+  tp_finish(p);
+  return tp_run(p, 10000);
+}
+
+static void test_overlap_check(void **state) {
+  (void)state;
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    tprog p;
+    tp_open(&p, "fsim", *cf, 0);
+    const uint32_t H = (uint32_t)p.cfg->acc_depth / 2;
+    /* the ALU's first dst and src (4 iterations, +1 each), its operand, its bit, a LOAD before it,
+     * the error (NULL: it runs) */
+    const struct { uint32_t dst, src, use_imm, ov; bool load_between; const char *want; } c[] = {
+        {H, H + 8, 0, 1, false, NULL},          /* other half, own src: allowed */
+        {H, 2, 0, 1, false, "read by it and written"}, /* src inside the GEMM's dst */
+        {3, H, 1, 1, false, "written by it and written"}, /* dst 3 both write */
+        {8, H, 1, 1, false, "ACC halves"},       /* disjoint, but the same half */
+        {8, H, 1, 1, true, NULL},                /* a LOAD in between: the bit has no effect */
+        {3, 0, 0, 0, false, NULL},               /* no bit: anything goes */
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+      ovta_uop u[3] = {{0, 0, 0}, {.dst_idx = c[k].dst, .src_idx = c[k].src}, {0, 0, 0}};
+      ovta_buf *bu = tp_uops(&p, u, 3);
+      int rc = overlap_run(&p, bu, c[k].use_imm, c[k].load_between, c[k].ov);
+      if (!c[k].want) {
+        if (rc) fail_msg("%s case %zu: %s", *cf, k, p.err.msg);
+      } else {
+        if (rc != OVTA_EINSN) fail_msg("%s case %zu: ran (%s), expected an overlap error", *cf, k, ovta_rc_name(rc));
+        assert_contains(p.err.msg, "instruction 2 (ALU): overlap=1");
+        assert_contains(p.err.msg, "instruction 1 (GEMM)");
+        assert_contains(p.err.msg, c[k].want);
+      }
+      ovta_buf_free(bu);
+    }
+    tp_close(&p);
+  }
+}
+
 static void test_timeout(void **state) {
   (void)state;
   tprog p;
@@ -605,7 +651,8 @@ int main(void) {
       cmocka_unit_test(test_shift_and_scale), cmocka_unit_test(test_padded_loads),
       cmocka_unit_test(test_acc_roundtrip),  cmocka_unit_test(test_sram_state),
       cmocka_unit_test(test_deadlock),
-      cmocka_unit_test(test_invalid_instructions), cmocka_unit_test(test_timeout),
+      cmocka_unit_test(test_invalid_instructions), cmocka_unit_test(test_overlap_check),
+      cmocka_unit_test(test_timeout),
       cmocka_unit_test(test_seeds_agree),    cmocka_unit_test(test_seeds_race),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

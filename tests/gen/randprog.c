@@ -52,6 +52,7 @@ typedef struct gen {
   ovta_program *p;
   const ovta_config *cfg;
   uint64_t rng;
+  uint64_t pair_rng;       /* the overlapping pairs' choices (a stream of their own) */
   rp_opts o;
   int rl, rc;              /* regions of INP/WGT, of ACC/OUT */
   uint64_t pool[B_COUNT];  /* elements in each pool (of its memory type; OUT for out) */
@@ -309,6 +310,37 @@ static int gen_load_group(gen *g, int t, int T, group *grp) {
   return OVTA_OK;
 }
 
+/* Two GEMM/ALU (mostly one of each) back to back, the first in one ACC half of [ab, ab+as) and
+ * the second in the other (dst and ALU src), the second marked to overlap the first: safe by
+ * construction, so fsim's check must pass and tsim must run them concurrently to the same bytes.
+ * Both LOAD UOPs come first, the second outside the first op's micro-ops (else no mark). */
+static int gen_pair(gen *g, int64_t ab, int64_t as, int64_t half, int64_t ib, int64_t is, int64_t wb, int64_t ws,
+                    group *grp) {
+  bool g1 = chance(&g->pair_rng, 50), g2 = chance(&g->pair_rng, 85) ? !g1 : g1, low_first = chance(&g->pair_rng, 50);
+  int64_t lo_b = ab, lo_s = half - ab, hi_b = half, hi_s = ab + as - half;
+  int rc = gen_op(g, g1, low_first ? lo_b : hi_b, low_first ? lo_s : hi_s, ib, is, wb, ws, grp);
+  if (!rc) rc = gen_op(g, g2, low_first ? hi_b : lo_b, low_first ? hi_s : lo_s, ib, is, wb, ws, grp);
+  if (rc) return rc;
+  /* the group ends LOAD UOP 1, op 1, LOAD UOP 2, op 2 */
+  ovta_asm_insn *ld1 = &g->p->insns[grp->idx[grp->n - 4]], *op1 = &g->p->insns[grp->idx[grp->n - 3]];
+  ovta_asm_insn *ld2 = &g->p->insns[grp->idx[grp->n - 2]], *op2 = &g->p->insns[grp->idx[grp->n - 1]];
+  int64_t b1 = op1->insn.uop_bgn, e1 = b1 + (int64_t)ld1->insn.x_size * ld1->insn.y_size;
+  int64_t n2 = (int64_t)ld2->insn.x_size * ld2->insn.y_size, b2 = ld2->insn.sram_base;
+  if (b2 < e1 && b2 + n2 > b1) { /* the second load would overwrite op 1's micro-ops: move it */
+    if (e1 + n2 <= g->cfg->uop_depth) b2 = e1;
+    else if (b1 >= n2) b2 = b1 - n2;
+    else return OVTA_OK; /* no room: leave the pair sequential, unmarked */
+  }
+  int64_t len2 = (int64_t)op2->insn.uop_end - op2->insn.uop_bgn;
+  ld2->insn.sram_base = (uint32_t)b2;
+  op2->insn.uop_bgn = (uint32_t)b2, op2->insn.uop_end = (uint32_t)(b2 + len2);
+  ovta_asm_insn t = *op1; /* LOAD UOP 2 before op 1 */
+  *op1 = *ld2;
+  *ld2 = t;
+  op2->insn.overlap = 1;
+  return OVTA_OK;
+}
+
 static int gen_compute_group(gen *g, int t, int T, group *grp) {
   int64_t ib, is, wb, ws, ab, as;
   region(g, OVTA_MEM_INP, t % g->rl, g->rl, &ib, &is);
@@ -321,8 +353,17 @@ static int gen_compute_group(gen *g, int t, int T, group *grp) {
     gen_load(g, OVTA_MEM_ACC, ab, as, chance(&g->rng, 10), &in);
     if ((rc = push_insn(g, &in, B_ACC, grp))) return rc;
   }
-  for (int k = 0; k < n; k++)
+  /* a region holding both ACC halves can carry an overlapping pair (isa/ISA.md "Overlap") */
+  int64_t half = g->cfg->acc_depth / 2;
+  bool straddles = ab < half && ab + as > half;
+  for (int k = 0; k < n; k++) {
+    if (straddles && k + 1 < n && chance(&g->pair_rng, 60)) {
+      if ((rc = gen_pair(g, ab, as, half, ib, is, wb, ws, grp))) return rc;
+      k++;
+      continue;
+    }
     if ((rc = gen_op(g, chance(&g->rng, 55), ab, as, ib, is, wb, ws, grp))) return rc;
+  }
   if (grp->n == 0) { /* a group needs an instruction to carry its tokens: an ACC sync */
     ovta_insn in;
     gen_load(g, OVTA_MEM_ACC, ab, as, true, &in);
@@ -427,7 +468,8 @@ int rp_generate(const ovta_isa *isa, const rp_opts *o, uint64_t seed, ovta_progr
   ovta_program_init(out, isa);
   snprintf(out->config, sizeof out->config, "%s", isa->cfg.name);
   snprintf(out->origin, sizeof out->origin, "randprog-%s-%llu.s", isa->cfg.name, (unsigned long long)seed);
-  gen G = {.p = out, .cfg = &isa->cfg, .rng = seed * 0x2545f4914f6cdd1dull + 0x1234567ull, .err = err};
+  gen G = {.p = out, .cfg = &isa->cfg, .rng = seed * 0x2545f4914f6cdd1dull + 0x1234567ull,
+           .pair_rng = seed * 0x9e3779b97f4a7c15ull + 0x51ed27ull, .err = err};
   gen *g = &G;
   if (o) g->o = *o;
   else rp_opts_default(&g->o);

@@ -163,6 +163,21 @@ static void test_default_is_vta(void **state) {
   ovta_insn a = {.opcode = OVTA_OP_ALU, .alu_opcode = OVTA_ALU_MUL, .use_imm = 1, .imm = -1};
   OVTA_ASSERT_OK(ovta_insn_encode(&isa, &a, &b, &err), err);
   assert_int_equal(b.w[1], 4ull << 44 | 1ull << 47 | 0xffffull << 48); /* [110:108], [111], [127:112] */
+  /* overlap: bit 63, which VTA leaves zero (isa/ISA.md "Overlap"); a word without it decodes 0 */
+  ovta_insn o = {.opcode = OVTA_OP_GEMM, .overlap = 1};
+  OVTA_ASSERT_OK(ovta_insn_encode(&isa, &o, &b, &err), err);
+  assert_int_equal(b.w[0], 2ull | 1ull << 63);
+  o.opcode = OVTA_OP_ALU;
+  OVTA_ASSERT_OK(ovta_insn_encode(&isa, &o, &b, &err), err);
+  assert_int_equal(b.w[0], 4ull | 1ull << 63);
+  ovta_insn d;
+  b.w[0] = 2ull | 1ull << 62, b.w[1] = 0; /* a VTA GEMM: iter_in's top bit, bit 63 clear */
+  OVTA_ASSERT_OK(ovta_insn_decode(&isa, &b, &d, &err), err);
+  assert_int_equal(d.overlap, 0);
+  assert_int_equal(d.iter_in, 1u << 13);
+  b.w[0] |= 1ull << 63;
+  OVTA_ASSERT_OK(ovta_insn_decode(&isa, &b, &d, &err), err);
+  assert_int_equal(d.overlap, 1);
   ovta_uop u = {.dst_idx = 2047, .src_idx = 1, .wgt_idx = 1023};
   uint32_t word;
   OVTA_ASSERT_OK(ovta_uop_encode(&isa, &u, &word, &err), err);

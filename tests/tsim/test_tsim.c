@@ -235,6 +235,70 @@ static void test_alu_throughput(void **state) {
   }
 }
 
+/* isa/ISA.md "Overlap": GEMMs on the lower ACC half alternate with ALU instructions on the upper
+ * half, each marked to overlap the one before (variant 0) or not (variant 1: the same program
+ * run one instruction after the other). The GEMMs chain on one dst per iteration (forwarding
+ * inside slot G), the ADD reads a tensor operand in its own half, the short ALU that pushes the
+ * store's token finishes before the long GEMM it overlaps (so it must retire after it: the
+ * store reads both halves). N: micro-op iterations (N <= ACC_DEPTH / 4). */
+static void build_overlap(tprog *p, tp_bufs *bs, int variant) {
+  const ovta_config *c = p->cfg;
+  uint64_t seed = 41 + (uint64_t)variant;
+  const uint32_t H = (uint32_t)c->acc_depth / 2, N = H / 2 < 32 ? H / 2 : 32;
+  ovta_buf *x = tp_rand_buf(p, bs, (N + 1) * c->inp_bytes, &seed);
+  ovta_buf *w = tp_rand_buf(p, bs, 2 * c->wgt_bytes, &seed);
+  ovta_buf *lo = tp_rand_buf(p, bs, N * c->acc_bytes, &seed);
+  ovta_buf *hi = tp_rand_buf(p, bs, 2 * N * c->acc_bytes, &seed);
+  ovta_uop u[3] = {{.dst_idx = 0, .src_idx = 0, .wgt_idx = 0}, {.dst_idx = 0, .src_idx = 1, .wgt_idx = 1},
+                   {.dst_idx = H, .src_idx = H + N}};
+  ovta_buf *ub = tp_keep(bs, tp_uops(p, u, 3));
+  ovta_buf *out = tp_keep(bs, tp_buf(p, 2 * N * c->out_bytes));
+  uint32_t ov = variant == 0;
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, ub, OVTA_MEM_UOP, 0), 1, 3, 3);
+  tp_load(p, OVTA_MEM_INP, 0, tp_elem(p, x, OVTA_MEM_INP, 0), 1, N + 1, N + 1);
+  tp_deps(tp_load(p, OVTA_MEM_WGT, 0, tp_elem(p, w, OVTA_MEM_WGT, 0), 1, 2, 2), 0, 0, 0, 1);
+  tp_load(p, OVTA_MEM_ACC, 0, tp_elem(p, lo, OVTA_MEM_ACC, 0), 1, N, N);
+  tp_load(p, OVTA_MEM_ACC, H, tp_elem(p, hi, OVTA_MEM_ACC, 0), 1, 2 * N, 2 * N);
+  tp_deps(tp_gemm(p, 0, 0, 2, N, 1, 1, 0, 1, 0, 0, 0), 1, 0, 0, 0);          /* acc[i] += x[i] w0 + x[i+1] w1 */
+  tp_alu(p, OVTA_ALU_ADD, 0, 0, 2, 3, N, 1, 1)->overlap = ov;                 /* acc[H+i] += acc[H+N+i] */
+  tp_gemm(p, 0, 0, 2, N, 1, 1, 0, 1, 0, 0, 0)->overlap = ov;                  /* again */
+  tp_deps(tp_alu(p, OVTA_ALU_SHR, 1, 1, 2, 3, N / 2, 1, 0), 0, 0, 0, 1)->overlap = ov; /* short, pushes C2S */
+  tp_deps(tp_store(p, 0, tp_elem(p, out, OVTA_MEM_OUT, 0), 1, N, N), 1, 0, 0, 0);
+  tp_deps(tp_store(p, H, tp_elem(p, out, OVTA_MEM_OUT, N * c->out_bytes), 1, N, N), 0, 0, 1, 0);
+  tp_deps(tp_finish(p), 0, 1, 0, 0);
+}
+
+static void test_overlap(void **state) {
+  (void)state;
+  compare(build_overlap, 0, OVTA_OK);
+  compare(build_overlap, 1, OVTA_OK);
+  /* overlapped, compute is busy for about the GEMMs' micro-ops: the ALU ones (N + N/2) hide */
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    uint64_t busy[2];
+    for (int v = 0; v < 2; v++) {
+      tprog p;
+      tp_bufs bs = {0};
+      tp_open(&p, "tsim", *cf, 0);
+      build_overlap(&p, &bs, v);
+      tp_run_ok(&p);
+      ovta_counters k;
+      ovta_dev_counters(p.dev, &k);
+      busy[v] = k.busy_compute;
+      tp_close(&p);
+    }
+    uint32_t H = 0;
+    ovta_config cfg;
+    ovta_test_config(*cf, &cfg);
+    H = (uint32_t)cfg.acc_depth / 2;
+    uint64_t n = H / 2 < 32 ? H / 2 : 32, hidden = n + n / 2;
+    print_message("%s: compute busy %llu cycles overlapped, %llu not (%llu ALU micro-ops)\n", *cf,
+                  (unsigned long long)busy[0], (unsigned long long)busy[1], (unsigned long long)hidden);
+    if (busy[1] < busy[0] + hidden || busy[1] > busy[0] + hidden + 6)
+      fail_msg("%s: compute busy %llu cycles overlapped, %llu not: expected the %llu ALU micro-ops hidden (+ 0..6)",
+               *cf, (unsigned long long)busy[0], (unsigned long long)busy[1], (unsigned long long)hidden);
+  }
+}
+
 /* Padded INP and ACC loads; the INP goes through a GEMM with one weight, ACC straight out. */
 static void build_pad(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
@@ -605,6 +669,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm),         cmocka_unit_test(test_alu),
       cmocka_unit_test(test_alu_chain),    cmocka_unit_test(test_alu_throughput),
+      cmocka_unit_test(test_overlap),
       cmocka_unit_test(test_padded_loads), cmocka_unit_test(test_errors),
       cmocka_unit_test(test_narrow_rows),  cmocka_unit_test(test_registers),
       cmocka_unit_test(test_chrome_trace), cmocka_unit_test(test_dram_model),
