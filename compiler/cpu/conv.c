@@ -59,6 +59,7 @@ int cpu_conv_core(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, lir
     rc = cpu_conv_fast(l, X, W, Y, &c, G, acc_t, p);
     if (rc <= 0) return rc;
   }
+  if (l->w8 != LIR_VOID) return cpu_no_f32w(l); /* the generic schedule reads 8-bit W */
   /* for n, m, spatial dims but the last: row[:] = 0; for c, k...: for the last output dim ow over
    * the range where the input position is inside (so no test, vectorized): row[ow] += x * w;
    * then the post-op over ow. Outer spatial dims keep a select on their bounds. */

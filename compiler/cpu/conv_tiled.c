@@ -11,7 +11,9 @@
 #define ROW_TILES_MIN 24 /* output rows at least this wide are tiled row by row */
 #define TILE_W 32 /* output positions of a register tile (two 16-float vectors) */
 #define PAR_MIN 64   /* float convs' parallel loops get at least this many iterations when the tiles allow */
-#define PAR_MIN_I8 16 /* 8-bit ones (each iteration converts its block's weights to f32) */
+#define PAR_MIN_I8 16 /* 8-bit ones converting weights (each iteration converts its block's weights to f32) */
+#define F32W_TILES 32 /* 8-bit convs take their weights as f32 (lir_lower_node_f32w) when the converting
+                       * schedule would convert a block for at most this many spatial tiles */
 
 /* Into how many groups of consecutive spatial tiles (of `tiles`) a parallel loop over `blocks`
  * channel blocks splits each block, so that it has at least pm iterations: few blocks (a layer
@@ -218,7 +220,7 @@ static lir_stmt *wb_fill(L *l, lir_buf *wb, lir_buf *W, lir_expr *m0, int64_t mt
 /* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
  * over blocks of mt output channels (mt: 8, or 4, 2, 1 dividing M/G), every spatial tile summed
  * (tile_sum) and stored through the post-op. */
-static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
+static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p, lir_dtype wdt) {
   int64_t Mg = q->M / q->G, R = q->Cg * q->KH * q->KW;
   int64_t mt = Mg % 8 == 0 ? 8 : Mg % 4 == 0 ? 4 : Mg % 2 == 0 ? 2 : 1;
   int64_t xl = q->xp_len, acc_sh[2] = {TILE_M, TILE_W};
@@ -226,10 +228,13 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_buf *off = lir_buf_new(F, "off", LIR_I64, 1, &R, LIR_SCOPE_LOCAL);
   view(W, 2, (int64_t[]){q->M, R});
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
-  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = W->dtype == LIR_U8 ? 255 : 128, ch = ((int64_t)1 << 24) / (mx * mw);
-  bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted */
+  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = wdt == LIR_U8 ? 255 : 128, ch = ((int64_t)1 << 24) / (mx * mw);
+  bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted (or W given in f32) */
+  int64_t nb = q->M / mt, ts8 = (q->tiles + tile_groups(nb, q->tiles, PAR_MIN_I8) - 1) / tile_groups(nb, q->tiles, PAR_MIN_I8);
+  if (i8 && W->dtype == LIR_F32 && ts8 > F32W_TILES) return cpu_no_f32w(l); /* converting pays little here */
+  bool conv_w = i8 && W->dtype != LIR_F32; /* each block converts its W rows */
   lir_buf *iacc = i8 && R > ch ? lir_buf_new(F, "iacc", LIR_I32, 2, acc_sh, LIR_SCOPE_LOCAL) : NULL;
-  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, R}, LIR_SCOPE_LOCAL) : NULL;
+  lir_buf *wb = conv_w ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, R}, LIR_SCOPE_LOCAL) : NULL;
   /* off[r] */
   lir_var *c = lir_var_new(F, "c", LIR_I64), *kh = lir_var_new(F, "kh", LIR_I64), *kw = lir_var_new(F, "kw", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *KH = lir_ref(F, kh), *KW = lir_ref(F, kw);
@@ -238,7 +243,7 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_stmt *offs = lir_for(F, c, I(0), I(q->Cg), LIR_FOR_SERIAL, lir_for(F, kh, I(0), I(q->KH), LIR_FOR_SERIAL,
       lir_for(F, kw, I(0), I(q->KW), LIR_FOR_SERIAL, lir_store1(F, off, ri, ov))));
   /* per image */
-  int64_t nb = q->M / mt, tg = tile_groups(nb, q->tiles, i8 ? PAR_MIN_I8 : PAR_MIN), ts = (q->tiles + tg - 1) / tg; /* ts tiles per group */
+  int64_t tg = tile_groups(nb, q->tiles, conv_w ? PAR_MIN_I8 : PAR_MIN), ts = (q->tiles + tg - 1) / tg; /* ts tiles per group */
   tg = (q->tiles + ts - 1) / ts;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
   lir_expr *MB = lir_ref(F, mb), *T = lir_ref(F, t), *Nv = lir_ref(F, n);
@@ -250,7 +255,7 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_expr *oh = q->rows ? lir_bin(F, LIR_DIV, T, I(q->wb)) : NULL;
   lir_expr *ow0 = q->rows ? lir_muli(F, lir_bin(F, LIR_MOD, T, I(q->wb)), TILE_W) : NULL;
   lir_expr *p0 = q->rows ? lir_add(F, lir_muli(F, oh, q->PWs), ow0) : lir_muli(F, T, TILE_W);
-  lir_stmt *sum = tile_sum(l, acc, iacc, XP, i8 ? wb : W, off, mt, R, ch, i8 ? I(0) : m0, lir_add(F, cbase, p0), 1);
+  lir_stmt *sum = tile_sum(l, acc, iacc, XP, wb ? wb : W, off, mt, R, ch, wb ? I(0) : m0, lir_add(F, cbase, p0), 1);
   lir_var *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_expr *Iv = lir_ref(F, i), *J = lir_ref(F, j), *m = lir_add(F, m0, Iv), *yi[4];
   lir_expr *a = iacc ? lir_load(F, iacc, (lir_expr *[]){Iv, J}) : as_type(l, acc_t, lir_load(F, acc, (lir_expr *[]){Iv, J}));
@@ -271,10 +276,8 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_stmt *tiles = tg > 1 ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(q->tiles), t0)), LIR_FOR_SERIAL, SEQ(sum, stores))
                            : lir_for(F, t, I(0), I(q->tiles), LIR_FOR_SERIAL, SEQ(sum, stores));
   lir_stmt *blk = lir_alloc_stmt(F, acc, tiles);
-  if (i8) { /* wb[i, r] = W[m0 + i, r] in f32, then the tiles */
-    blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, R), blk));
-    if (iacc) blk = lir_alloc_stmt(F, iacc, blk);
-  }
+  if (wb) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, R), blk)); /* wb[i, r] = W[m0 + i, r] in f32, then the tiles */
+  if (iacc) blk = lir_alloc_stmt(F, iacc, blk);
   lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk); /* (tile group, block) */
   lir_stmt *img = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(pad_copy(l, q, X, XP, Nv), blocks));
   F->body = lir_alloc_stmt(F, XP, lir_alloc_stmt(F, off, SEQ(offs, img)));
@@ -306,21 +309,23 @@ static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
  * and W (i32 acc_t, C at most one exact chunk, see tile_sum): each x converted as it is read,
  * the block's W rows converted to f32 first (wb), the exact f32 sum converted to i32. */
 static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
+  bool i8 = acc_t == LIR_I32, conv_w = i8 && W->dtype != LIR_F32; /* 8-bit: each block converts its W rows (unless W is f32) */
   int64_t HW = q->OH * q->OW, mt = q->M % 8 == 0 ? 8 : q->M % 4 == 0 ? 4 : q->M % 2 == 0 ? 2 : 1;
   int64_t acc_sh[2] = {TILE_M, TILE_W}, full = HW / TILE_W, rest = HW % TILE_W;
   view(X, 3, (int64_t[]){q->N, q->C, HW});
   view(Y, 3, (int64_t[]){q->N, q->M, HW});
   view(W, 2, (int64_t[]){q->M, q->C});
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
-  int64_t nb = q->M / mt, tg = tile_groups(nb, full + (rest > 0), acc_t == LIR_I32 ? PAR_MIN_I8 : PAR_MIN), ts = (full + (rest > 0) + tg - 1) / tg;
+  int64_t nb = q->M / mt, nt = full + (rest > 0), tg8 = tile_groups(nb, nt, PAR_MIN_I8);
+  if (i8 && !conv_w && (nt + tg8 - 1) / tg8 > F32W_TILES) return cpu_no_f32w(l); /* converting pays little here */
+  int64_t tg = tile_groups(nb, nt, conv_w ? PAR_MIN_I8 : PAR_MIN), ts = (nt + tg - 1) / tg;
   tg = (full + (rest > 0) + ts - 1) / ts; /* (group of ts tiles, block; the last group has the tail tile) */
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *MB = lir_ref(F, mb);
   lir_expr *m0 = lir_muli(F, tg == 1 ? MB : nb > 1 ? lir_bin(F, LIR_MOD, MB, I(nb)) : I(0), mt); /* group-major, as conv_tiled */
   lir_expr *g = tg > 1 ? (nb > 1 ? lir_bin(F, LIR_DIV, MB, I(nb)) : MB) : NULL, *t0 = tg > 1 ? lir_muli(F, g, ts) : NULL;
-  bool i8 = acc_t == LIR_I32;
-  lir_buf *wb = i8 ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
-  lir_expr *wm = i8 ? I(0) : m0;
+  lir_buf *wb = conv_w ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
+  lir_expr *wm = conv_w ? I(0) : m0;
   lir_stmt *tile = pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W);
   lir_stmt *tiles = !full ? lir_seq(F, 0, NULL)
                     : tg > 1 ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL, tile)
@@ -328,7 +333,7 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   lir_stmt *tail = rest ? pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest) : lir_seq(F, 0, NULL);
   if (rest && tg > 1) tail = lir_if(F, lir_bin(F, LIR_EQ, g, I(tg - 1)), tail, NULL); /* the last group's */
   lir_stmt *blk = lir_alloc_stmt(F, acc, SEQ(tiles, tail));
-  if (i8) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
+  if (conv_w) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
   lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk);
   F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, blocks);
   return 0;
@@ -384,16 +389,20 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
 /* Float convs (f32 accumulators), and integer convs of 8-bit X and W without zero points (i32
  * accumulators: wrapping sums, the same whatever their order). */
 int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, lir_dtype acc_t, const post *p) {
+  /* wdt: W's element type; lir_lower_node_f32w passes 8-bit weights (input 1) as f32 */
+  bool f32w = l->w8 != LIR_VOID && W == l->in[1];
+  lir_dtype wdt = f32w ? l->w8 : W->dtype;
   bool f32 = acc_t == LIR_F32 && X->dtype == LIR_F32 && W->dtype == LIR_F32 && Y->dtype == LIR_F32;
-  bool i8 = acc_t == LIR_I32 && (X->dtype == LIR_I8 || X->dtype == LIR_U8) && (W->dtype == LIR_I8 || W->dtype == LIR_U8);
+  bool i8 = acc_t == LIR_I32 && (X->dtype == LIR_I8 || X->dtype == LIR_U8) && (wdt == LIR_I8 || wdt == LIR_U8);
   if (c->k != 2 || (!f32 && !i8) || c->stride[1] > 8) return 1; /* row_copy: at most 8 column phases */
   geom q;
   geom_of(X, W, Y, c, G, &q);
-  if (G == q.C && q.Cg == 1 && q.M == q.C && q.KH * q.KW <= DW_TAPS) return conv_depthwise(l, X, W, Y, acc_t, &q, p);
+  if (G == q.C && q.Cg == 1 && q.M == q.C && q.KH * q.KW <= DW_TAPS)
+    return f32w ? cpu_no_f32w(l) : conv_depthwise(l, X, W, Y, acc_t, &q, p); /* its weights: per channel, in registers */
   if (q.Cg * q.KH * q.KW < 4) return 1; /* too little to sum per output: the generic schedule */
-  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = W->dtype == LIR_U8 ? 255 : 128; /* 8-bit: exact in one chunk */
+  int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = wdt == LIR_U8 ? 255 : 128; /* 8-bit: exact in one chunk */
   if ((f32 || q.C <= ((int64_t)1 << 24) / (mx * mw)) && G == 1 && q.KH == 1 && q.KW == 1 && q.sh == 1 && q.sw == 1 &&
       q.pt == 0 && q.pl == 0 && q.OH == q.IH && q.OW == q.IW)
     return conv_pointwise(l, X, W, Y, acc_t, &q, p);
-  return conv_tiled(l, X, W, Y, acc_t, &q, p);
+  return conv_tiled(l, X, W, Y, acc_t, &q, p, wdt);
 }

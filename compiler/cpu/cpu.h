@@ -18,5 +18,13 @@ bool lir_lower_supported(const char *op);
  * OVTA_EUNSUPPORTED naming the node and operator. */
 int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out,
                    ovta_error *err);
+/* lir_lower_node for an 8-bit conv (ovta.QConv, ConvInteger) whose weights (input 1, int8 or
+ * uint8, a constant) the caller passes as f32 holding the same integers, converted once when the
+ * plan is built (compiler/exec): the parameter of input 1 is f32, and the tiled schedules read it
+ * where they would convert each block of weights on every call. OVTA_EUNSUPPORTED when the
+ * node's schedule would not gain from it (depthwise, generic, or many tiles per converted block:
+ * compiler/cpu/README.md "Schedules"): then lower it with lir_lower_node. Same results. */
+int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out,
+                        ovta_error *err);
 
 #endif

@@ -28,6 +28,7 @@ typedef struct L {
   lir_buf *out[MAXOUT];             /* per output slot */
   const ovta_tensor *tout[MAXOUT];  /* per output slot: the tensor */
   ovta_error *err;                  /* where errors go */
+  lir_dtype w8;                     /* lir_lower_node_f32w: the 8-bit dtype of input 1, passed as f32 (else LIR_VOID) */
 } L;
 
 #define F (l->f)
@@ -229,6 +230,8 @@ int cpu_conv_core(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, lir
 /* The tiled schedules of a 2-D conv, float or 8-bit without zero points (checked by
  * cpu_conv_core): F's body built (0), an error, or 1 when they do not apply (conv_tiled.c). */
 int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int64_t G, lir_dtype acc_t, const post *p);
+/* lir_lower_node_f32w's refusal: the schedule of the node does not read its weights as f32. */
+int cpu_no_f32w(L *l);
 /* The activation of a fused op (attribute "act") into p (conv.c). */
 int cpu_fused_act(L *l, post *p);
 

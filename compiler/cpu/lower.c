@@ -81,8 +81,8 @@ static const cpu_rule *rule_of(const char *op) {
 bool lir_lower_supported(const char *op) { return rule_of(op) != NULL; }
 
 /* A parameter for a tensor: its dtype and static shape. */
-static int param_for(L *l, const ovta_tensor *t, const char *role, lir_buf **out) {
-  lir_dtype dt = lir_from_ovta_dtype(t->dtype);
+static int param_for(L *l, const ovta_tensor *t, const char *role, lir_buf **out, bool f32) {
+  lir_dtype dt = f32 ? LIR_F32 : lir_from_ovta_dtype(t->dtype);
   if (dt == LIR_VOID)
     return OVTA_FAIL(l->err, OVTA_EUNSUPPORTED, "node %s (%s): %s %s has dtype %s", l->n->name, l->n->op, role,
                      t->name, ovta_dtype_name(t->dtype));
@@ -100,12 +100,23 @@ static int param_for(L *l, const ovta_tensor *t, const char *role, lir_buf **out
   return 0;
 }
 
-int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
+int cpu_no_f32w(L *l) {
+  return OVTA_FAIL(l->err, OVTA_EUNSUPPORTED, "node %s (%s): its schedule does not read f32 weights", l->n->name, l->n->op);
+}
+
+/* lir_lower_node, and lir_lower_node_f32w (f32w: input 1, 8-bit, passed as f32). */
+static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, bool f32w, lir_func **out, ovta_error *err) {
   *out = NULL;
   L l0 = {0}, *l = &l0;
   l->g = g;
   l->n = n;
   l->err = err;
+  if (f32w) {
+    const ovta_tensor *w = n->n_inputs > 1 ? n->inputs[1] : NULL;
+    if ((strcmp(n->op, "ovta.QConv") && strcmp(n->op, "ConvInteger")) || !w || (w->dtype != OVTA_DT_I8 && w->dtype != OVTA_DT_U8))
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): no 8-bit conv weights to pass as f32", n->name, n->op);
+    l->w8 = lir_from_ovta_dtype(w->dtype);
+  }
   if (n->n_inputs > MAXIO || n->n_outputs > MAXOUT)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "node %s (%s): too many inputs or outputs", n->name, n->op);
   if (!lir_lower_supported(n->op))
@@ -114,9 +125,9 @@ int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, l
   if (!l->f) return OVTA_FAIL(err, OVTA_ENOMEM, "node %s: out of memory", n->name);
   int rc = 0;
   for (int i = 0; i < n->n_inputs && !rc; i++)
-    if ((l->tin[i] = n->inputs[i])) rc = param_for(l, n->inputs[i], "input", &l->in[i]);
+    if ((l->tin[i] = n->inputs[i])) rc = param_for(l, n->inputs[i], "input", &l->in[i], i == 1 && f32w);
   for (int i = 0; i < n->n_outputs && !rc; i++)
-    if ((l->tout[i] = n->outputs[i])) rc = param_for(l, n->outputs[i], "output", &l->out[i]);
+    if ((l->tout[i] = n->outputs[i])) rc = param_for(l, n->outputs[i], "output", &l->out[i], false);
   /* f16 (computed in f32 per operation, rounded to f16): the elementwise and logic families only */
   bool elementwise = false;
   for (const cpu_rule *r = cpu_rules_elementwise; r->op && !elementwise; r++) elementwise = !strcmp(r->op, n->op);
@@ -136,4 +147,12 @@ int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, l
   }
   *out = l->f;
   return 0;
+}
+
+int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
+  return lower_node(g, n, fname, false, out, err);
+}
+
+int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
+  return lower_node(g, n, fname, true, out, err);
 }

@@ -135,6 +135,8 @@ typedef struct build {
   bool *dma;                /* graph tensor lives in its own DMA buffer */
   int *bias_t;              /* exec tensor of node i's ACC bias or identity block (-1: none) */
   lir_module *m;            /* the LLVM module holding every node's function */
+  lir_func **pre;           /* node i's function lowered early with f32 weights (cpu_f32_weights), or NULL */
+  bool *f32w;               /* graph tensor (8-bit constant weights) stored in params as f32 */
 } build;
 
 /* The plan of node s, or NULL when it runs on the CPU. */
@@ -262,6 +264,49 @@ static int plan_accel_nodes(build *b, ovta_error *err) {
   return index_plans(b, err);
 }
 
+/* A CPU conv node whose 8-bit weights could be passed as f32: ovta.QConv / ConvInteger with a
+ * constant int8 / uint8 input 1 in the plain layout. */
+static bool f32w_candidate(const build *b, int s) {
+  const ovta_node *n = b->g->nodes[s];
+  if (plan_of(b, s) || (strcmp(n->op, "ovta.QConv") && strcmp(n->op, "ConvInteger")) || n->n_inputs < 2) return false;
+  const ovta_tensor *w = n->inputs[1];
+  return w && w->kind == OVTA_TK_CONST && w->data && w->layout == OVTA_LAYOUT_PLAIN &&
+         (w->dtype == OVTA_DT_I8 || w->dtype == OVTA_DT_U8);
+}
+
+static void cpu_kernel_name(const ovta_node *n, int s, char *fname, size_t len);
+
+/* Guarantees: pre[s]: the function of each CPU 8-bit conv whose schedule reads its weights as
+ * f32 (lir_lower_node_f32w: where converting each block's weights on every call would cost),
+ * and f32w: their weight tensors, which the tensor table then holds as f32 (the same integers,
+ * converted once here: 4 bytes per weight in params.bin instead of 1) — only when every reader
+ * of the tensor is such a node. The others are lowered later as usual. */
+static int cpu_f32_weights(build *b, ovta_error *err) {
+  const ovta_graph *g = b->g;
+  b->pre = calloc((size_t)g->n_nodes + 1, sizeof *b->pre);
+  b->f32w = calloc((size_t)g->n_tensors + 1, sizeof *b->f32w);
+  if (!b->pre || !b->f32w) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  for (int s = 0; s < g->n_nodes; s++) {
+    if (!f32w_candidate(b, s)) continue;
+    char fname[96];
+    ovta_error why = {0};
+    cpu_kernel_name(g->nodes[s], s, fname, sizeof fname);
+    int rc = lir_lower_node_f32w(g, g->nodes[s], fname, &b->pre[s], &why);
+    if (rc == OVTA_ENOMEM) return OVTA_FAIL(err, rc, "%s", why.msg);
+    if (!rc) b->f32w[tindex(g, g->nodes[s]->inputs[1])] = true; /* else: lowered as usual (an error shows then) */
+  }
+  /* a weight tensor read by any other node keeps its type, and its readers their usual lowering */
+  for (int s = 0; s < g->n_nodes; s++)
+    for (int k = 0; k < g->nodes[s]->n_inputs; k++) {
+      const ovta_tensor *t = g->nodes[s]->inputs[k];
+      int x = t ? tindex(g, t) : -1;
+      if (x >= 0 && b->f32w[x] && (k != 1 || !b->pre[s])) b->f32w[x] = false;
+    }
+  for (int s = 0; s < g->n_nodes; s++)
+    if (b->pre[s] && !b->f32w[tindex(g, g->nodes[s]->inputs[1])]) lir_func_free(b->pre[s]), b->pre[s] = NULL;
+  return 0;
+}
+
 /* Guarantees: def / last of every graph tensor: the producing step (-1: a graph input) and the
  * last step reading it (graph inputs and outputs: past the last step, so inputs stay intact and
  * a plan can run again on them); -2 for both when no step uses it. dma: x, w and y of every
@@ -321,11 +366,12 @@ static int add_tensor(build *b, int i, ovta_error *err) {
   size_t nbytes = (size_t)ovta_tensor_numel(t) * ovta_dtype_size(t->dtype);
   if (t->kind == OVTA_TK_CONST && (!t->data || t->nbytes != nbytes))
     return OVTA_FAIL(err, OVTA_EINVAL, "constant %s: %zu bytes of data, shape needs %zu", t->name, t->nbytes, nbytes);
+  bool f32 = b->f32w && b->f32w[i]; /* 8-bit weights held as f32 (cpu_f32_weights) */
   x->name = strdup(t->name);
-  x->dtype = t->dtype;
+  x->dtype = f32 ? OVTA_DT_F32 : t->dtype;
   x->rank = t->rank;
   memcpy(x->shape, t->shape, sizeof x->shape);
-  x->nbytes = nbytes;
+  x->nbytes = f32 ? nbytes * 4 : nbytes;
   x->dma = b->dma[i];
   x->where = t->kind == OVTA_TK_CONST ? OVTA_PLAN_PARAMS : b->dma[i] ? OVTA_PLAN_DMA : OVTA_PLAN_ARENA;
   b->src[e->p.nt] = i;
@@ -482,9 +528,11 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
   const ovta_node *n = g->nodes[s];
   char fname[96];
   cpu_kernel_name(n, s, fname, sizeof fname);
-  lir_func *f;
-  int rc;
-  if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
+  lir_func *f = b->pre[s];
+  int rc = 0;
+  b->pre[s] = NULL;
+  if (f) ; /* lowered by cpu_f32_weights */
+  else if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
   else if (!strcmp(n->op, "Concat") && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->layout == OVTA_LAYOUT_ACT)
     rc = exec_lower_packed_concat(g, n, fname, &f, err);
   else rc = lir_lower_node(g, n, fname, &f, err);
@@ -545,9 +593,17 @@ static int fill_params(build *b, ovta_error *err) {
   e->p.params = malloc(e->p.params_size ? e->p.params_size : 1);
   if (!e->p.params) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for %zu bytes of params", e->p.params_size);
   memset(e->p.params, 0, e->p.params_size);
-  for (int x = 0; x < e->p.nt; x++)
-    if (b->src[x] >= 0 && e->p.t[x].where == OVTA_PLAN_PARAMS)
-      memcpy(e->p.params + e->p.t[x].offset, b->g->tensors[b->src[x]]->data, e->p.t[x].nbytes);
+  for (int x = 0; x < e->p.nt; x++) {
+    if (b->src[x] < 0 || e->p.t[x].where != OVTA_PLAN_PARAMS) continue;
+    const ovta_tensor *t = b->g->tensors[b->src[x]];
+    if (b->f32w[b->src[x]]) { /* 8-bit weights as f32 (exact) */
+      float *d = (float *)(e->p.params + e->p.t[x].offset);
+      for (size_t k = 0; k < t->nbytes; k++)
+        d[k] = t->dtype == OVTA_DT_I8 ? (float)((const int8_t *)t->data)[k] : (float)((const uint8_t *)t->data)[k];
+    } else {
+      memcpy(e->p.params + e->p.t[x].offset, t->data, e->p.t[x].nbytes);
+    }
+  }
   for (int s = 0; s < b->g->n_nodes; s++) {
     if (b->bias_t[s] < 0) continue;
     const vta_plan *p = plan_of(b, s);
@@ -623,6 +679,8 @@ static int build_end(build *b, int rc, ovta_exec **out) {
   free(b->map), free(b->src), free(b->def), free(b->last), free(b->dma), free(b->bias_t);
   for (int i = 0; b->kern && i < b->g->n_nodes; i++) vta_kernel_free(b->kern[i]);
   free(b->kern), free(b->plan), free(b->plans), free(b->planned);
+  for (int i = 0; b->pre && i < b->g->n_nodes; i++) lir_func_free(b->pre[i]);
+  free(b->pre), free(b->f32w);
   if (b->rep) {
     fclose(b->rep);
     b->e->p.report = b->rtext;
@@ -658,6 +716,7 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   if (!rc) rc = step(&b, "executor (graph copy)", new_exec, err);        /* the executor; accel: config, report, graph copy */
   if (!rc) rc = step(&b, "accel passes", accel_passes, err);             /* accel: pack, partition */
   if (!rc) rc = step(&b, "plan accel nodes (tiling)", plan_accel_nodes, err); /* accel: each node planned once, or CPU fallback */
+  if (!rc) rc = step(&b, "CPU f32 weights", cpu_f32_weights, err);     /* CPU 8-bit convs: weights as f32 where it pays */
   if (!rc) rc = step(&b, "live ranges", live_ranges, err);               /* per tensor: first and last step, DMA buffer or not */
   if (!rc) rc = step(&b, "tensor table", number_tensors, err);           /* the tensor table the steps refer to */
   if (!rc) rc = step(&b, "lower nodes", lower_nodes, err);               /* per node: CPU lowering or accel stages, one module */
