@@ -453,7 +453,9 @@ static void test_parallel_ops(void **state) {
   (void)state;
   size_t cap = 1 << 20, k = 0;
   char *json = malloc(cap), *wc = malloc(65536), *wp = malloc(65536), *wq = malloc(262144), *wd = malloc(65536);
+  char *wq2 = malloc(131072), *wpq = malloc(65536), *wdq = malloc(65536);
   assert_non_null(json), assert_non_null(wc), assert_non_null(wp), assert_non_null(wq), assert_non_null(wd);
+  assert_non_null(wq2), assert_non_null(wpq), assert_non_null(wdq);
   for (int i = 0; i < 8 * 16 * 9; i++) k += (size_t)snprintf(wc + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.7f) * 0.2f);
   k = 0;
   for (int i = 0; i < 16 * 24; i++) k += (size_t)snprintf(wp + k, 65536 - k, "%s%.6g", i ? "," : "", cosf((float)i * 0.3f) * 0.3f);
@@ -461,9 +463,15 @@ static void test_parallel_ops(void **state) {
   for (int i = 0; i < 32 * 9; i++) k += (size_t)snprintf(wd + k, 65536 - k, "%s%.6g", i ? "," : "", cosf((float)i * 1.3f) * 0.4f);
   k = 0;
   for (int i = 0; i < 16 * 128 * 9; i++) k += (size_t)snprintf(wq + k, 262144 - k, "%s%d", i ? "," : "", (i * 37) % 255 - 127);
+  k = 0;
+  for (int i = 0; i < 8 * 128 * 9; i++) k += (size_t)snprintf(wq2 + k, 131072 - k, "%s%d", i ? "," : "", (i * 53) % 251 - 125);
+  k = 0;
+  for (int i = 0; i < 24 * 64; i++) k += (size_t)snprintf(wpq + k, 65536 - k, "%s%d", i ? "," : "", (i * 41) % 255 - 127);
+  k = 0;
+  for (int i = 0; i < 32 * 9; i++) k += (size_t)snprintf(wdq + k, 65536 - k, "%s%d", i ? "," : "", (i * 17) % 255 - 127);
   snprintf(json, cap,
-           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\"],\n"
-           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\"],\n"
+           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\", \"xpq\", \"xdq\"],\n"
+           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\", \"ypq\", \"ydq\", \"yq2\", \"yi\"],\n"
            " \"tensors\": [\n"
            "  {\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 64, 32, 32]},\n"
            "  {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [64, 1, 1]},\n"
@@ -472,6 +480,12 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"xp\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 24, 20, 20]},\n"
            "  {\"name\": \"xq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 128, 10, 10]},\n"
            "  {\"name\": \"xd\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 32, 20, 20]},\n"
+           "  {\"name\": \"xpq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 64, 25, 25]},\n"
+           "  {\"name\": \"xdq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 32, 20, 20]},\n"
+           "  {\"name\": \"wq2\", \"dtype\": \"i8\", \"shape\": [8, 128, 3, 3], \"data\": [%s]},\n"
+           "  {\"name\": \"wpq\", \"dtype\": \"i8\", \"shape\": [24, 64, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"wdq\", \"dtype\": \"i8\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
+           "  {\"name\": \"zx\", \"dtype\": \"i8\", \"shape\": [], \"data\": [3]},\n"
            "  {\"name\": \"wd\", \"dtype\": \"f32\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wc\", \"dtype\": \"f32\", \"shape\": [8, 16, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wp\", \"dtype\": \"f32\", \"shape\": [16, 24, 1, 1], \"data\": [%s]},\n"
@@ -486,15 +500,19 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"n6\", \"op\": \"Conv\", \"inputs\": [\"xc\", \"wc\"], \"outputs\": [\"yc\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}},\n"
            "  {\"name\": \"n7\", \"op\": \"Conv\", \"inputs\": [\"xp\", \"wp\"], \"outputs\": [\"yp\"]},\n"
            "  {\"name\": \"n8\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq\"], \"outputs\": [\"yq\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 12, \"clip_min\": -128, \"clip_max\": 127}},\n"
-           "  {\"name\": \"n9\", \"op\": \"Conv\", \"inputs\": [\"xd\", \"wd\"], \"outputs\": [\"yd\"], \"attrs\": {\"group\": 32, \"pads\": [1, 1, 1, 1]}}]}\n",
-           wd, wc, wp, wq);
-  free(wc), free(wp), free(wq), free(wd);
+           "  {\"name\": \"n9\", \"op\": \"Conv\", \"inputs\": [\"xd\", \"wd\"], \"outputs\": [\"yd\"], \"attrs\": {\"group\": 32, \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"n10\", \"op\": \"ovta.QConv\", \"inputs\": [\"xpq\", \"wpq\"], \"outputs\": [\"ypq\"], \"attrs\": {\"shift\": 13, \"clip_min\": -128, \"clip_max\": 127}},\n"
+           "  {\"name\": \"n11\", \"op\": \"ovta.QConv\", \"inputs\": [\"xdq\", \"wdq\"], \"outputs\": [\"ydq\"], \"attrs\": {\"group\": 32, \"pads\": [1, 1, 1, 1], \"shift\": 9, \"clip_min\": -128, \"clip_max\": 127}},\n"
+           "  {\"name\": \"n12\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq2\"], \"outputs\": [\"yq2\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 12, \"clip_min\": -128, \"clip_max\": 127}},\n"
+           "  {\"name\": \"n13\", \"op\": \"ConvInteger\", \"inputs\": [\"xq\", \"wq2\", \"zx\"], \"outputs\": [\"yi\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}}]}\n",
+           wq2, wpq, wdq, wd, wc, wp, wq);
+  free(wc), free(wp), free(wq), free(wd), free(wq2), free(wpq), free(wdq);
   ovta_error err = {0};
   ovta_graph *g;
   OVTA_ASSERT_OK(ovta_graph_from_json(json, "par", &g, &err), err);
   free(json);
   OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
-  enum { NI = 7, NO = 10 };
+  enum { NI = 9, NO = 14 };
   ovta_tensor *in[NI];
   for (int i = 0; i < NI; i++) {
     ovta_tensor *gi = g->inputs[i];
@@ -507,6 +525,25 @@ static void test_parallel_ops(void **state) {
   OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
   ovta_exec *e;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+  /* the 8-bit weights of the tiled (wq) and pointwise (wpq) QConvs are held as f32 (converted
+   * once); the depthwise one's (wdq) and those also read by ConvInteger with a zero point (wq2,
+   * generic schedule) stay int8: the outputs below are the evaluator's either way */
+  const ovta_plan *pl = ovta_exec_plan(e);
+  const char *wn[4] = {"wq", "wpq", "wdq", "wq2"};
+  ovta_dtype wt[4] = {OVTA_DT_F32, OVTA_DT_F32, OVTA_DT_I8, OVTA_DT_I8};
+  for (int w = 0; w < 4; w++) {
+    int found = 0;
+    for (int x = 0; x < pl->nt; x++)
+      if (!strcmp(pl->t[x].name, wn[w])) {
+        found++;
+        assert_int_equal(pl->t[x].dtype, wt[w]);
+        assert_int_equal(pl->t[x].where, OVTA_PLAN_PARAMS);
+        size_t numel = 1;
+        for (int d = 0; d < pl->t[x].rank; d++) numel *= (size_t)pl->t[x].shape[d];
+        assert_int_equal(pl->t[x].nbytes, numel * ovta_dtype_size(wt[w]));
+      }
+    assert_int_equal(found, 1);
+  }
   for (int i = 0; i < NI; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
   for (int t = 1; t <= 3; t++) {
     ovta_set_threads(t);
