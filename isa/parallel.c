@@ -9,9 +9,12 @@
  * part by registering in it (a count in its low bits) while the loop is open. The caller runs
  * chunks itself, then closes the loop and waits (spinning, then yielding) only for the workers
  * that registered, not for ones still waking up: a late worker finds the loop closed and goes
- * back to waiting. Chunks are taken from an atomic counter, guided: each take is the remaining
- * iterations / (2 x threads), at least n / (16 x threads), so the last chunks are small and the
- * threads finish together. Which thread runs a chunk varies, what it computes does not (each
+ * back to waiting. The iterations are cut into one slice per thread taking part (the caller's
+ * first, then worker w's at w + 1): each thread takes chunks from its own slice (half of what is
+ * left of it, at least n / (16 x threads)), then from the others', so in loops of the same
+ * extent the same thread runs the same range (consecutive layers split the same way find their
+ * data in that core's cache), and a late or preempted thread's range is taken by the others, the
+ * last chunks small so the threads finish together. Which thread runs a chunk varies, what it computes does not (each
  * iteration is computed by one thread, in order), so results are the same for any thread count.
  * A loop started inside a body, or while another thread's loop runs, runs serially on its
  * caller. A child process after fork() starts its own workers. */
@@ -41,8 +44,11 @@ typedef struct pool {
   void *ctx;                 /* its context */
   int64_t n;                 /* its iterations */
   int64_t min_chunk;         /* the smallest take */
-  int64_t div;               /* a take is the remaining iterations / div (2 x threads) */
-  atomic_llong next;         /* first iteration not yet taken */
+  int slices;                /* the loop's slices: one per thread taking part (caller 0, worker w: w + 1) */
+  struct {
+    _Alignas(64) atomic_llong next; /* first iteration of the slice not yet taken */
+    int64_t end;                    /* the slice's end */
+  } sl[MAX_THREADS];         /* slice k: iterations [k n / slices, (k + 1) n / slices) */
   atomic_flag busy;          /* a loop is running (others run serially) */
 } pool;
 
@@ -88,20 +94,28 @@ int ovta_get_threads(void) {
   return n;
 }
 
-/* Take chunks of the current loop until none is left. */
-static void run_chunks(void) {
-  in_body = true;
-  int64_t n = P.n, mc = P.min_chunk, div = P.div;
-  long long lo = atomic_load_explicit(&P.next, memory_order_relaxed);
-  for (;;) {
-    if (lo >= n) break;
-    int64_t k = (n - lo) / div;
-    if (k < mc) k = mc;
-    if (atomic_compare_exchange_weak(&P.next, &lo, lo + k)) {
-      P.body(P.ctx, lo, lo + k < n ? lo + k : n);
-      lo = atomic_load_explicit(&P.next, memory_order_relaxed);
+/* Take chunks of slice k until none is left: each take half of what remains of it, at least
+ * the smallest take. */
+static void run_slice(int k) {
+  int64_t end = P.sl[k].end, mc = P.min_chunk;
+  long long lo = atomic_load_explicit(&P.sl[k].next, memory_order_relaxed);
+  while (lo < end) {
+    int64_t c = (end - lo) / 2;
+    if (c < mc) c = mc;
+    if (atomic_compare_exchange_weak(&P.sl[k].next, &lo, lo + c)) {
+      P.body(P.ctx, lo, lo + c < end ? lo + c : end);
+      lo = atomic_load_explicit(&P.sl[k].next, memory_order_relaxed);
     }
   }
+}
+
+/* Thread id's part of the current loop: its own slice first (the same thread index gets the same
+ * range of iterations in every loop of the same extent: consecutive layers split the same way
+ * find their data in that core's cache), then what is left of the others (a late or preempted
+ * thread's iterations are taken by the others). */
+static void run_chunks(int id) {
+  in_body = true;
+  for (int j = 0; j < P.slices; j++) run_slice((id + j) % P.slices);
   in_body = false;
 }
 
@@ -142,7 +156,7 @@ static void *worker(void *arg) {
       }
     }
     if (!in) continue;
-    run_chunks();
+    run_chunks(id + 1);
     atomic_fetch_add(&P.finished, 1);
   }
   return NULL;
@@ -193,11 +207,14 @@ void ovta_par_for(ovta_par_body body, void *ctx, int64_t n) {
   pthread_mutex_unlock(&P.mu);
   if (workers > threads - 1) workers = threads - 1;
   /* the loop, then its generation (no worker reads these before registering in it) */
-  P.body = body, P.ctx = ctx, P.n = n, P.div = 2 * (int64_t)(workers + 1);
+  P.body = body, P.ctx = ctx, P.n = n, P.slices = workers + 1;
   P.min_chunk = n / (16 * (int64_t)(workers + 1));
   if (P.min_chunk < 1) P.min_chunk = 1;
+  for (int k = 0; k < P.slices; k++) {
+    atomic_store_explicit(&P.sl[k].next, n * k / P.slices, memory_order_relaxed);
+    P.sl[k].end = n * (k + 1) / P.slices;
+  }
   atomic_store_explicit(&P.joinable, workers, memory_order_relaxed); /* a late worker of the last loop may read it */
-  atomic_store(&P.next, 0);
   atomic_store(&P.finished, 0);
   unsigned long long s = atomic_load(&P.state);
   atomic_store(&P.state, ((s >> 32) + 1) << 32); /* seq_cst, before the look at sleepers */
@@ -206,7 +223,7 @@ void ovta_par_for(ovta_par_body body, void *ctx, int64_t n) {
     pthread_cond_broadcast(&P.wake);
     pthread_mutex_unlock(&P.mu);
   }
-  run_chunks();
+  run_chunks(0);
   /* close the loop: the workers registered are the ones to wait for */
   int joined = (int)(atomic_fetch_or(&P.state, CLOSED) & (CLOSED - 1));
   uint64_t t0 = 0;

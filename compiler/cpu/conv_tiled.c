@@ -80,6 +80,12 @@ static lir_stmt *zeros(L *l, lir_buf *XP, lir_expr *b0, int64_t len) {
   return lir_for(F, z, I(0), I(len), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, b0, lir_ref(F, z)), cst(l, XP->dtype, 0)));
 }
 
+/* A loop storing 0 into XP[b0 + z] for z in [0, len), len an expression (nothing when <= 0). */
+static lir_stmt *zeros_rt(L *l, lir_buf *XP, lir_expr *b0, lir_expr *len) {
+  lir_var *z = lir_var_new(F, "z", LIR_I64);
+  return lir_for(F, z, I(0), lir_max(F, I(0), len), LIR_FOR_VECTORIZED, lir_store1(F, XP, lir_add(F, b0, lir_ref(F, z)), cst(l, XP->dtype, 0)));
+}
+
 /* XP[rb[b] + w] = X[n, C, y, w*sw + b - pl] for w in [w0, w0 + len), every column phase b in
  * one loop (the loads of all phases together read X's row consecutively: interleaved loads, not
  * gathers); serial for the few edge columns. */
@@ -101,7 +107,8 @@ static lir_stmt *row_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
  * phase b's plane the columns outside the input zeroed, the edge columns where only some
  * phases are inside copied one by one, and the columns where all are inside in one vectorized
  * loop over consecutive XP elements (no division per element, no scattered stores). */
-static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n, lir_expr *C, lir_expr *cb) {
+static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n, lir_expr *C, lir_expr *cb, lir_expr *wlo,
+                           lir_expr *whi) {
   lir_block blk;
   lir_block_init(&blk, F);
   int64_t c0[8], c1[8], C0 = 0, C1 = q->PWs;
@@ -113,12 +120,20 @@ static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_exp
   for (int64_t a = 0; a < q->sh; a++) {
     int64_t r0, r1;
     inside(q->sh, a, q->pt, q->IH, q->PHs, &r0, &r1);
+    lir_expr *h0 = I(r0), *hn = I(r1 - r0); /* the plane rows copied: first, count */
     for (int64_t b = 0; b < q->sw; b++) {
       lir_expr *pb = lir_add(F, cb, I((a * q->sw + b) * q->plane)); /* plane (a, b) */
-      lir_block_add(&blk, zeros(l, XP, pb, r0 * q->PWs));
-      lir_block_add(&blk, zeros(l, XP, lir_addi(F, pb, r1 * q->PWs), (q->PHs - r1) * q->PWs));
+      if (wlo) { /* only the rows [wlo, whi) of the window */
+        lir_expr *z1 = lir_max(F, wlo, I(r1));
+        lir_block_add(&blk, zeros_rt(l, XP, lir_add(F, pb, lir_muli(F, wlo, q->PWs)), lir_muli(F, lir_sub(F, lir_min(F, I(r0), whi), wlo), q->PWs)));
+        lir_block_add(&blk, zeros_rt(l, XP, lir_add(F, pb, lir_muli(F, z1, q->PWs)), lir_muli(F, lir_sub(F, whi, z1), q->PWs)));
+      } else {
+        lir_block_add(&blk, zeros(l, XP, pb, r0 * q->PWs));
+        lir_block_add(&blk, zeros(l, XP, lir_addi(F, pb, r1 * q->PWs), (q->PHs - r1) * q->PWs));
+      }
     }
     if (r1 <= r0) continue;
+    if (wlo) h0 = lir_max(F, wlo, I(r0)), hn = lir_max(F, I(0), lir_sub(F, lir_min(F, whi, I(r1)), h0));
     lir_var *h = lir_var_new(F, "h", LIR_I64);
     lir_expr *H = lir_ref(F, h), *rb[8], *xi[3] = {n, C, lir_addi(F, lir_muli(F, H, q->sh), a - q->pt)};
     lir_block row;
@@ -131,7 +146,7 @@ static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_exp
       lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, C1 > c0[b] ? C1 : c0[b], c1[b] - (C1 > c0[b] ? C1 : c0[b]), LIR_FOR_SERIAL));
     }
     lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED));
-    lir_block_add(&blk, lir_for(F, h, I(r0), I(r1 - r0), LIR_FOR_SERIAL, lir_block_stmt(&row)));
+    lir_block_add(&blk, lir_for(F, h, h0, hn, LIR_FOR_SERIAL, lir_block_stmt(&row)));
   }
   return lir_block_stmt(&blk);
 }
@@ -152,7 +167,7 @@ static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
   lir_expr *C = lir_ref(F, c);
   lir_stmt *tail = lir_for(F, t, I(q->C * cplane), I(q->xp_len - q->C * cplane), LIR_FOR_SERIAL,
                            lir_store1(F, XP, lir_ref(F, t), cst(l, XP->dtype, 0)));
-  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane))), tail);
+  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane), NULL, NULL)), tail);
 }
 
 /* A loop nest zeroing b [mt, TILE_W]. */
@@ -363,14 +378,23 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
  * p = oh*PWs + ow into a local buffer (columns ow >= OW computed and dropped by the stores). */
 #define DW_TAPS 64    /* at most this many taps (KH*KW) on this schedule */
 #define DW_ROW_MIN 16 /* outputs per row for the row form */
+#define DW_GROUP_ROWS 8 /* outputs of at least this many rows: in DW_GROUPS groups of rows */
+#define DW_GROUPS 2
 static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   int64_t T = q->KH * q->KW, cplane = q->sh * q->sw * q->plane, xl = cplane + q->PWs, fl = q->OH * q->PWs;
+  /* row groups: the parallel loop over (group, channel), group-major, each iteration copying
+   * only the plane rows its outputs read (the pool gives each thread the same slice of
+   * iterations in every loop: the rows of a thread's group are those it wrote in the conv
+   * before, and those the next conv's tiles read on the same thread) */
+  int64_t rg = q->OH >= DW_GROUP_ROWS ? (q->OH + DW_GROUPS - 1) / DW_GROUPS : q->OH, ng = (q->OH + rg - 1) / rg;
   bool flat = q->OW < DW_ROW_MIN || (q->OW < 2 * DW_ROW_MIN && q->OW % DW_ROW_MIN != 0);
   lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
   lir_buf *row = flat ? lir_buf_new(F, "row", LIR_F32, 1, &fl, LIR_SCOPE_LOCAL) : NULL;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
   lir_var *j = lir_var_new(F, "j", LIR_I64), *wv[DW_TAPS];
   lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *J = lir_ref(F, j);
+  lir_var *gc = lir_var_new(F, "gc", LIR_I64), *o0 = lir_var_new(F, "o0", LIR_I64); /* (group, channel); the group's first row */
+  lir_expr *O0 = ng > 1 ? lir_ref(F, o0) : I(0), *ON = ng > 1 ? lir_min(F, I(rg), lir_sub(F, I(q->OH), O0)) : I(q->OH);
   view1(W);
   /* the chain at plane position P: s = fmuladd(XP[P + off(t)], w_t, s), t = kh*KW + kw */
   lir_expr *P = flat ? J : lir_add(F, lir_muli(F, OH, q->PWs), J), *sum = lir_f32(F, 0);
@@ -382,20 +406,28 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   }
   lir_stmt *body;
   if (!flat) {
-    body = lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, lir_for(F, j, I(0), I(q->OW), LIR_FOR_VECTORIZED,
+    body = lir_for(F, oh, O0, ON, LIR_FOR_SERIAL, lir_for(F, j, I(0), I(q->OW), LIR_FOR_VECTORIZED,
         cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J}, Cv, as_type(l, acc_t, sum))));
   } else {
     lir_var *ow = lir_var_new(F, "ow", LIR_I64);
     lir_expr *OW = lir_ref(F, ow), *v = lir_load1(F, row, lir_add(F, lir_muli(F, OH, q->PWs), OW));
-    body = SEQ(lir_for(F, j, I(0), I(fl), LIR_FOR_VECTORIZED, lir_store1(F, row, J, sum)),
-               lir_for(F, oh, I(0), I(q->OH), LIR_FOR_SERIAL, lir_for(F, ow, I(0), I(q->OW), LIR_FOR_VECTORIZED,
+    body = SEQ(lir_for(F, j, lir_muli(F, O0, q->PWs), lir_muli(F, ON, q->PWs), LIR_FOR_VECTORIZED, lir_store1(F, row, J, sum)),
+               lir_for(F, oh, O0, ON, LIR_FOR_SERIAL, lir_for(F, ow, I(0), I(q->OW), LIR_FOR_VECTORIZED,
                    cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, OW}, Cv, as_type(l, acc_t, v)))));
   }
   for (int64_t t = T - 1; t >= 0; t--)
     body = lir_let(F, wv[t], as_type(l, LIR_F32, lir_load1(F, W, lir_addi(F, lir_muli(F, Cv, T), t))), body);
-  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0)), zeros(l, XP, I(cplane), q->PWs), body);
+  /* a group's window of plane rows: its outputs' taps (and, flat, the next row, which the dropped
+   * columns of its last row read) */
+  lir_expr *whi = ng > 1 ? lir_min(F, I(q->PHs), lir_add(F, O0, lir_addi(F, ON, (q->KH - 1) * q->dh / q->sh + flat))) : NULL;
+  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0), ng > 1 ? O0 : NULL, whi), zeros(l, XP, I(cplane), q->PWs), body);
   if (row) chan = lir_alloc_stmt(F, row, chan);
-  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, lir_alloc_stmt(F, XP, chan)));
+  chan = lir_alloc_stmt(F, XP, chan);
+  lir_stmt *par = ng > 1 ? lir_for(F, gc, I(0), I(ng * q->C), LIR_FOR_PARALLEL,
+                                   lir_let(F, c, lir_bin(F, LIR_MOD, lir_ref(F, gc), I(q->C)),
+                                           lir_let(F, o0, lir_muli(F, lir_bin(F, LIR_DIV, lir_ref(F, gc), I(q->C)), rg), chan)))
+                         : lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan);
+  F->body = lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, par);
   return 0;
 }
 
