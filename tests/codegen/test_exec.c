@@ -453,9 +453,9 @@ static void test_parallel_ops(void **state) {
   (void)state;
   size_t cap = 1 << 20, k = 0;
   char *json = malloc(cap), *wc = malloc(65536), *wp = malloc(65536), *wq = malloc(262144), *wd = malloc(65536);
-  char *wq2 = malloc(131072), *wpq = malloc(65536), *wdq = malloc(65536);
+  char *wq2 = malloc(131072), *wpq = malloc(65536), *wdq = malloc(65536), *wd2 = malloc(65536);
   assert_non_null(json), assert_non_null(wc), assert_non_null(wp), assert_non_null(wq), assert_non_null(wd);
-  assert_non_null(wq2), assert_non_null(wpq), assert_non_null(wdq);
+  assert_non_null(wq2), assert_non_null(wpq), assert_non_null(wdq), assert_non_null(wd2);
   for (int i = 0; i < 8 * 16 * 9; i++) k += (size_t)snprintf(wc + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.7f) * 0.2f);
   k = 0;
   for (int i = 0; i < 16 * 24; i++) k += (size_t)snprintf(wp + k, 65536 - k, "%s%.6g", i ? "," : "", cosf((float)i * 0.3f) * 0.3f);
@@ -469,9 +469,11 @@ static void test_parallel_ops(void **state) {
   for (int i = 0; i < 24 * 64; i++) k += (size_t)snprintf(wpq + k, 65536 - k, "%s%d", i ? "," : "", (i * 41) % 255 - 127);
   k = 0;
   for (int i = 0; i < 32 * 9; i++) k += (size_t)snprintf(wdq + k, 65536 - k, "%s%d", i ? "," : "", (i * 17) % 255 - 127);
+  k = 0; /* a depthwise conv with rows of 16 outputs, stride 2: the row form, two row groups */
+  for (int i = 0; i < 16 * 9; i++) k += (size_t)snprintf(wd2 + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.9f) * 0.5f);
   snprintf(json, cap,
-           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\", \"xpq\", \"xdq\"],\n"
-           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\", \"ypq\", \"ydq\", \"yq2\", \"yi\"],\n"
+           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\", \"xpq\", \"xdq\", \"xd2\"],\n"
+           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\", \"ypq\", \"ydq\", \"yq2\", \"yi\", \"yd2\"],\n"
            " \"tensors\": [\n"
            "  {\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 64, 32, 32]},\n"
            "  {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [64, 1, 1]},\n"
@@ -486,6 +488,8 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"wpq\", \"dtype\": \"i8\", \"shape\": [24, 64, 1, 1], \"data\": [%s]},\n"
            "  {\"name\": \"wdq\", \"dtype\": \"i8\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"zx\", \"dtype\": \"i8\", \"shape\": [], \"data\": [3]},\n"
+           "  {\"name\": \"xd2\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 31, 31]},\n"
+           "  {\"name\": \"wd2\", \"dtype\": \"f32\", \"shape\": [16, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wd\", \"dtype\": \"f32\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wc\", \"dtype\": \"f32\", \"shape\": [8, 16, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wp\", \"dtype\": \"f32\", \"shape\": [16, 24, 1, 1], \"data\": [%s]},\n"
@@ -504,15 +508,16 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"n10\", \"op\": \"ovta.QConv\", \"inputs\": [\"xpq\", \"wpq\"], \"outputs\": [\"ypq\"], \"attrs\": {\"shift\": 13, \"clip_min\": -128, \"clip_max\": 127}},\n"
            "  {\"name\": \"n11\", \"op\": \"ovta.QConv\", \"inputs\": [\"xdq\", \"wdq\"], \"outputs\": [\"ydq\"], \"attrs\": {\"group\": 32, \"pads\": [1, 1, 1, 1], \"shift\": 9, \"clip_min\": -128, \"clip_max\": 127}},\n"
            "  {\"name\": \"n12\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq2\"], \"outputs\": [\"yq2\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 12, \"clip_min\": -128, \"clip_max\": 127}},\n"
-           "  {\"name\": \"n13\", \"op\": \"ConvInteger\", \"inputs\": [\"xq\", \"wq2\", \"zx\"], \"outputs\": [\"yi\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}}]}\n",
-           wq2, wpq, wdq, wd, wc, wp, wq);
-  free(wc), free(wp), free(wq), free(wd), free(wq2), free(wpq), free(wdq);
+           "  {\"name\": \"n13\", \"op\": \"ConvInteger\", \"inputs\": [\"xq\", \"wq2\", \"zx\"], \"outputs\": [\"yi\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"n14\", \"op\": \"Conv\", \"inputs\": [\"xd2\", \"wd2\"], \"outputs\": [\"yd2\"], \"attrs\": {\"group\": 16, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}}]}\n",
+           wq2, wpq, wdq, wd2, wd, wc, wp, wq);
+  free(wc), free(wp), free(wq), free(wd), free(wq2), free(wpq), free(wdq), free(wd2);
   ovta_error err = {0};
   ovta_graph *g;
   OVTA_ASSERT_OK(ovta_graph_from_json(json, "par", &g, &err), err);
   free(json);
   OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
-  enum { NI = 9, NO = 14 };
+  enum { NI = 10, NO = 15 };
   ovta_tensor *in[NI];
   for (int i = 0; i < NI; i++) {
     ovta_tensor *gi = g->inputs[i];
