@@ -481,6 +481,151 @@ static int ev_conv(ev *e, double xz, double wz) {
   return OVTA_OK;
 }
 
+/* ---------------------------------------------------------------- float matmul, fast path */
+
+#define MM_NB 16 /* output columns mm_rows_f64 sums at once (four v4d registers per row; written out there) */
+
+/* Rows m0 and m1 (m1 may equal m0: one row) of a packed matmul block: for each output column
+ * j < MM_NB of panel bp ([K][MM_NB] doubles), acc0[j] = sum over k ascending of a0[k] * bp[k][j]
+ * and acc1 the same with a1, starting from 0: one rounded double product and one rounded add per
+ * k, the order of ev_matmul's scalar loop (no FMA: GCC does not contract under -std=c11, and the
+ * AVX2 clone has no FMA instructions), so the values are bit for bit the scalar loop's. */
+EV_CLONES static void mm_rows_f64(const double *a0, const double *a1, const double *bp, int64_t K, double *acc0,
+                                  double *acc1) {
+  v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0; /* named: kept in registers */
+  for (int64_t k = 0; k < K; k++) {
+    v4d w0, w1, w2, w3;
+    const double *wp = bp + k * MM_NB;
+    memcpy(&w0, wp, sizeof w0), memcpy(&w1, wp + 4, sizeof w1), memcpy(&w2, wp + 8, sizeof w2), memcpy(&w3, wp + 12, sizeof w3);
+    double d0 = a0[k], d1 = a1[k];
+    v4d x0 = {d0, d0, d0, d0}, x1 = {d1, d1, d1, d1};
+    s0 += x0 * w0, s1 += x0 * w1, s2 += x0 * w2, s3 += x0 * w3;
+    t0 += x1 * w0, t1 += x1 * w1, t2 += x1 * w2, t3 += x1 * w3;
+  }
+  memcpy(acc0, &s0, sizeof s0), memcpy(acc0 + 4, &s1, sizeof s1), memcpy(acc0 + 8, &s2, sizeof s2), memcpy(acc0 + 12, &s3, sizeof s3);
+  memcpy(acc1, &t0, sizeof t0), memcpy(acc1 + 4, &t1, sizeof t1), memcpy(acc1 + 8, &t2, sizeof t2), memcpy(acc1 + 12, &t3, sizeof t3);
+}
+
+/* One float matmul of mm_f64, shared by the threads of its parallel loops (read only but for
+ * the packed operands, each part written by one thread). */
+typedef struct mmjob {
+  const ovta_tensor *a, *b, *c; /* operands and the optional C / bias */
+  ovta_tensor *y;               /* output */
+  const ovta_node *n;           /* the node (act's attributes) */
+  bool ta, tb;                  /* transposed operands (Gemm's transA/transB, ovta.Dense's weights) */
+  double az, bz;                /* zero points subtracted from a and b (MatMulInteger; 0 otherwise) */
+  double alpha, beta;           /* Gemm's factors (1 otherwise) */
+  bool dense;                   /* ovta.Dense: act applied */
+  const char *act;              /* its activation */
+  int act_kind;                 /* conv_act_kind(act) */
+  int64_t M, N, K;              /* one matrix product: [M][K] x [K][N] */
+  int64_t NP;                   /* panels of MM_NB columns: (N + MM_NB - 1) / MM_NB */
+  const int64_t *aoff, *boff;   /* per batch: the offsets of its a and b matrices (elements) */
+  double *ap;                   /* a as doubles minus az: [a's matrices][M][K] (transposed when ta) */
+  double *bp;                   /* b as doubles minus bz: [b's matrices][NP][K][MM_NB], columns past N 0 */
+  const double *crow;           /* beta * C for each column n when C's values do not depend on the row; else NULL */
+} mmjob;
+
+/* Value i of t minus z as a double (ovta_tensor_get_f(t, i) - z; floats read directly). */
+static inline double mm_get(const ovta_tensor *t, int64_t i, double z) {
+  return (t->dtype == OVTA_DT_F32 ? (double)((const float *)t->data)[i] : ovta_tensor_get_f(t, i)) - z;
+}
+
+/* Packs matrices lo..hi-1 of a into j->ap (row-major [M][K] whatever ta). */
+static void mm_pack_a(void *ctx, int64_t lo, int64_t hi) {
+  const mmjob *j = ctx;
+  int64_t M = j->M, K = j->K;
+  for (int64_t t = lo; t < hi; t++) {
+    double *d = j->ap + t * M * K;
+    int64_t o = t * M * K;
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t k = 0; k < K; k++) d[m * K + k] = mm_get(j->a, o + (j->ta ? k * M + m : m * K + k), j->az);
+  }
+}
+
+/* Packs panels lo..hi-1 (matrix t / NP, panel t % NP) of b into j->bp. */
+static void mm_pack_b(void *ctx, int64_t lo, int64_t hi) {
+  const mmjob *j = ctx;
+  int64_t N = j->N, K = j->K;
+  for (int64_t t = lo; t < hi; t++) {
+    double *d = j->bp + t * K * MM_NB;
+    int64_t o = t / j->NP * K * N, n0 = t % j->NP * MM_NB;
+    for (int64_t q = 0; q < MM_NB; q++) {
+      int64_t n = n0 + q;
+      if (n >= N) {
+        for (int64_t k = 0; k < K; k++) d[k * MM_NB + q] = 0;
+        continue;
+      }
+      for (int64_t k = 0; k < K; k++) d[k * MM_NB + q] = mm_get(j->b, o + (j->tb ? n * K + k : k * N + n), j->bz);
+    }
+  }
+}
+
+/* Output (m, n) of batch bt from its sum acc: ev_matmul's epilogue (alpha, beta * C, act). */
+static inline void mm_store(const mmjob *j, int64_t bt, int64_t m, int64_t n, double acc) {
+  acc *= j->alpha;
+  if (j->c) {
+    if (j->crow) acc += j->crow[n];
+    else {
+      int64_t cs[2] = {j->M, j->N};
+      acc += j->beta * ovta_tensor_get_f(j->c, bcast_off(j->c, 2, cs, m * j->N + n));
+    }
+  }
+  int64_t yi = (bt * j->M + m) * j->N + n;
+  if (!j->dense) ovta_tensor_put_f(j->y, yi, acc);
+  else if (j->y->dtype == OVTA_DT_F32 && j->act_kind < 2) ((float *)j->y->data)[yi] = conv_act(j->act_kind, j->act, acc, j->n);
+  else ovta_tensor_put_f(j->y, yi, act(j->act, acc, j->n));
+}
+
+/* Work items lo..hi-1 (batch t / NP, panel t % NP): the panel's columns of every row, two rows
+ * at a time (the panel stays in cache while the rows of a stream past it). */
+static void mm_items(void *ctx, int64_t lo, int64_t hi) {
+  const mmjob *j = ctx;
+  int64_t M = j->M, N = j->N, K = j->K;
+  double acc0[MM_NB], acc1[MM_NB];
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t bt = t / j->NP, p = t % j->NP;
+    const double *bb = j->bp + (j->boff[bt] / (K * N) * j->NP + p) * K * MM_NB;
+    for (int64_t m0 = 0; m0 < M; m0 += 2) {
+      int64_t m1 = m0 + 1 < M ? m0 + 1 : m0;
+      mm_rows_f64(j->ap + j->aoff[bt] + m0 * K, j->ap + j->aoff[bt] + m1 * K, bb, K, acc0, acc1);
+      for (int64_t q = 0; q < MM_NB && p * MM_NB + q < N; q++) {
+        mm_store(j, bt, m0, p * MM_NB + q, acc0[q]);
+        if (m1 != m0) mm_store(j, bt, m1, p * MM_NB + q, acc1[q]);
+      }
+    }
+  }
+}
+
+/* ev_matmul without requantization (not ovta.QDense) when M, N, K > 0: the operands packed as
+ * doubles (zero points subtracted, b in panels of MM_NB columns), two rows by MM_NB columns
+ * summed at once in registers (mm_rows_f64), the batches and column panels spread over the thread
+ * pool (each output written by one thread); every output is the scalar loop's, bit for bit.
+ * aoff/boff: each batch's matrix offsets (ev_matmul's broadcasting). */
+static int mm_f64(ev *e, mmjob *j, int64_t batch, const int64_t *aoff, const int64_t *boff) {
+  int64_t M = j->M, N = j->N, K = j->K;
+  int64_t na = ovta_tensor_numel(j->a) / (M * K), nb = ovta_tensor_numel(j->b) / (K * N);
+  j->NP = (N + MM_NB - 1) / MM_NB, j->aoff = aoff, j->boff = boff;
+  j->ap = malloc((size_t)(na * M * K) * sizeof *j->ap + 1);
+  j->bp = malloc((size_t)(nb * j->NP * K * MM_NB) * sizeof *j->bp + 1);
+  double *crow = NULL;
+  const ovta_tensor *c = j->c;
+  if (c && (c->rank < 2 || c->shape[c->rank - 2] == 1) && c->rank <= 2 && (crow = malloc((size_t)N * sizeof *crow))) {
+    int64_t cs[2] = {M, N};
+    for (int64_t n = 0; n < N; n++) crow[n] = j->beta * ovta_tensor_get_f(c, bcast_off(c, 2, cs, n));
+  }
+  j->crow = crow;
+  if (!j->ap || !j->bp || (c && !crow && c->rank <= 2 && (c->rank < 2 || c->shape[c->rank - 2] == 1))) {
+    free(j->ap), free(j->bp), free(crow);
+    return fail(e, OVTA_ENOMEM, "out of memory");
+  }
+  ovta_par_for(mm_pack_a, j, na);
+  ovta_par_for(mm_pack_b, j, nb * j->NP);
+  ovta_par_for(mm_items, j, batch * j->NP);
+  free(j->ap), free(j->bp), free(crow);
+  return OVTA_OK;
+}
+
 /* Gemm / MatMul (rank 2, or batched with broadcasting) / ovta.Dense / ovta.QDense /
  * MatMulInteger. ovta.QDense with `shifts`: output channel n requantized by shifts[n]. */
 static int ev_matmul(ev *e, double az, double bz) {
@@ -502,6 +647,8 @@ static int ev_matmul(ev *e, double az, double bz) {
   if (shs && (shs->type != OVTA_ATTR_INTS || shs->n != N)) return fail(e, OVTA_EINVAL, "shifts must be one INT per output channel");
   int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
   const char *act_name = ovta_node_attr_s(e->n, "act", "none");
+  int64_t *offs = malloc((size_t)(2 * batch) * sizeof *offs + 1); /* per batch: a's, then b's matrix offset */
+  if (!offs) return fail(e, OVTA_ENOMEM, "out of memory");
   for (int64_t bt = 0; bt < batch; bt++) {
     /* batch offsets: broadcast the batch dims */
     int64_t aoff = 0, boff = 0, idx = bt, sa = M * K, sb = K * N;
@@ -518,6 +665,17 @@ static int ev_matmul(ev *e, double az, double bz) {
         sb *= b->shape[db];
       }
     }
+    offs[bt] = aoff, offs[batch + bt] = boff;
+  }
+  if (!q && M > 0 && N > 0 && K > 0 && batch > 0) {
+    mmjob j = {.a = a, .b = b, .c = c, .y = y, .n = e->n, .ta = ta, .tb = tb, .az = az, .bz = bz, .alpha = alpha,
+               .beta = beta, .dense = dense, .act = act_name, .act_kind = conv_act_kind(act_name), .M = M, .N = N, .K = K};
+    int rc = mm_f64(e, &j, batch, offs, offs + batch);
+    free(offs);
+    return rc;
+  }
+  for (int64_t bt = 0; bt < batch; bt++) {
+    int64_t aoff = offs[bt], boff = offs[batch + bt];
     for (int64_t m = 0; m < M; m++)
       for (int64_t n = 0; n < N; n++) {
         double acc = 0;
@@ -541,6 +699,7 @@ static int ev_matmul(ev *e, double az, double bz) {
         ovta_tensor_put_f(y, yi, dense ? act(act_name, acc, e->n) : acc);
       }
   }
+  free(offs);
   return OVTA_OK;
 }
 
