@@ -44,6 +44,27 @@ static int64_t bcast_off(const ovta_tensor *t, int r, const int64_t *os, int64_t
   return off;
 }
 
+/* How element i of output shape (r, os) finds its value in t, decided once per node: when t's
+ * shape is the last t->rank dims of os (equal shapes included), bcast_off(t, r, os, i) is
+ * i % numel(t) (the leading dims of os are not t's); other broadcasts take bcast_off. */
+typedef struct boff {
+  const ovta_tensor *t; /* the input */
+  int r;                /* output rank */
+  const int64_t *os;    /* output shape */
+  int64_t wrap;         /* numel(t) when t is a suffix of os (i % wrap), else 0 (bcast_off) */
+} boff;
+
+static boff boff_new(const ovta_tensor *t, int r, const int64_t *os) {
+  boff b = {t, r, os, 0};
+  if (t->rank <= r && !memcmp(t->shape, os + (r - t->rank), (size_t)t->rank * sizeof *os)) b.wrap = ovta_tensor_numel(t);
+  return b;
+}
+
+/* bcast_off(b->t, b->r, b->os, i), the same offset. */
+static inline int64_t boff_at(const boff *b, int64_t i) {
+  return b->wrap ? (i < b->wrap ? i : i % b->wrap) : bcast_off(b->t, b->r, b->os, i);
+}
+
 static double act(const char *a, double v, const ovta_node *n) {
   if (!strcmp(a, "relu") || !strcmp(a, "Relu")) return v > 0 ? v : 0;
   if (!strcmp(a, "sigmoid") || !strcmp(a, "Sigmoid")) return 1 / (1 + exp(-v));
@@ -98,9 +119,10 @@ static int ev_binary(ev *e) {
   ovta_tensor *y = e->out[0];
   int64_t n = ovta_tensor_numel(y);
   bool it = is_int_type(y->dtype);
+  boff oa = boff_new(a, y->rank, y->shape), ob = boff_new(b, y->rank, y->shape);
   for (int64_t i = 0; i < n; i++) {
-    double va = ovta_tensor_get_f(a, bcast_off(a, y->rank, y->shape, i));
-    double vb = ovta_tensor_get_f(b, bcast_off(b, y->rank, y->shape, i));
+    double va = ovta_tensor_get_f(a, boff_at(&oa, i));
+    double vb = ovta_tensor_get_f(b, boff_at(&ob, i));
     ovta_tensor_put_f(y, i, binop(e->n->op, va, vb, it));
   }
   return OVTA_OK;
@@ -108,96 +130,54 @@ static int ev_binary(ev *e) {
 
 #define ELT_MAX_OPS 16 /* ops of an ovta.Eltwise chain ev_eltwise evaluates */
 
-/* Element i of input t for output y (numpy broadcasting; the same offset when the shapes agree). */
-static double elt_in(const ovta_tensor *t, const ovta_tensor *y, int64_t i) {
-  bool same = t->rank == y->rank && !memcmp(t->shape, y->shape, (size_t)y->rank * sizeof *y->shape);
-  return ovta_tensor_get_f(t, same ? i : bcast_off(t, y->rank, y->shape, i));
-}
-
-/* ovta.Eltwise: its `ops` chain (names parsed once, up to ELT_MAX_OPS) applied element by element. */
+/* ovta.Eltwise: its `ops` chain (names parsed once, up to ELT_MAX_OPS) applied element by element;
+ * the binary ops' inputs and their broadcasts (boff) resolved once. */
 static int ev_eltwise(ev *e) {
   ovta_tensor *y = e->out[0];
   const char *ops = ovta_node_attr_s(e->n, "ops", "");
   char op[ELT_MAX_OPS][16];
-  int nop = 0;
+  bool bin[ELT_MAX_OPS]; /* op j is Add, Sub, Mul or Div (binop; the others: act) */
+  boff in[ELT_MAX_OPS + 1]; /* the inputs: 0 the chain's start, then one per binary op */
+  int nop = 0, nin = 1;
   for (const char *p = ops; *p;) {
     const char *q = strchr(p, ',');
     size_t l = q ? (size_t)(q - p) : strlen(p);
     if (nop == ELT_MAX_OPS) return fail(e, OVTA_EUNSUPPORTED, "more than %d ops", ELT_MAX_OPS);
-    snprintf(op[nop++], sizeof op[0], "%.*s", (int)l, p);
+    snprintf(op[nop], sizeof op[0], "%.*s", (int)l, p);
+    bin[nop] = !strcmp(op[nop], "Add") || !strcmp(op[nop], "Sub") || !strcmp(op[nop], "Mul") || !strcmp(op[nop], "Div");
+    if (bin[nop]) nin++;
+    nop++;
     p = q ? q + 1 : p + l;
+  }
+  if (nin > e->n->n_inputs) return fail(e, OVTA_EINVAL, "%d inputs for %d binary ops", e->n->n_inputs, nin - 1);
+  for (int k = 0; k < nin; k++) {
+    if (!IN(e, k)) return fail(e, OVTA_EINVAL, "input %d omitted", k);
+    in[k] = boff_new(IN(e, k), y->rank, y->shape);
   }
   int64_t n = ovta_tensor_numel(y);
   bool it = is_int_type(y->dtype);
   for (int64_t i = 0; i < n; i++) {
-    double v = elt_in(IN(e, 0), y, i);
+    double v = ovta_tensor_get_f(in[0].t, boff_at(&in[0], i));
     for (int j = 0, k = 1; j < nop; j++) {
-      if (!strcmp(op[j], "Add") || !strcmp(op[j], "Sub") || !strcmp(op[j], "Mul") || !strcmp(op[j], "Div"))
-        v = binop(op[j], v, elt_in(IN(e, k++), y, i), it);
-      else
+      if (bin[j]) {
+        v = binop(op[j], v, ovta_tensor_get_f(in[k].t, boff_at(&in[k], i)), it);
+        k++;
+      } else {
         v = act(op[j], v, e->n);
+      }
     }
     ovta_tensor_put_f(y, i, v);
   }
   return OVTA_OK;
 }
 
-/* One element of the elementwise operators ev_elt covers (the ONNX rules: compiler/cpu/
- * elementwise.c and logic.c): v holds the node's inputs at this output element. */
-static double elt1(const ovta_node *n, const double *v, int nin, bool integer) {
-  const char *op = n->op;
-  double x = v[0];
-  if (!strcmp(op, "Sqrt")) return sqrt(x);
-  if (!strcmp(op, "Log")) return log(x);
-  if (!strcmp(op, "Reciprocal")) return 1 / x;
-  if (!strcmp(op, "Floor")) return floor(x);
-  if (!strcmp(op, "Ceil")) return ceil(x);
-  if (!strcmp(op, "Round")) return nearbyint(x);
-  if (!strcmp(op, "Sign")) return x > 0 ? 1 : x < 0 ? -1 : 0;
-  if (!strcmp(op, "Erf")) return erf(x);
-  if (!strcmp(op, "Sin")) return sin(x);
-  if (!strcmp(op, "Cos")) return cos(x);
-  if (!strcmp(op, "Tan")) return tan(x);
-  if (!strcmp(op, "Asin")) return asin(x);
-  if (!strcmp(op, "Acos")) return acos(x);
-  if (!strcmp(op, "Atan")) return atan(x);
-  if (!strcmp(op, "Sinh")) return sinh(x);
-  if (!strcmp(op, "Cosh")) return cosh(x);
-  if (!strcmp(op, "Asinh")) return asinh(x);
-  if (!strcmp(op, "Acosh")) return acosh(x);
-  if (!strcmp(op, "Atanh")) return atanh(x);
-  if (!strcmp(op, "Softplus")) return log(exp(x) + 1);
-  if (!strcmp(op, "Softsign")) return x / (1 + fabs(x));
-  if (!strcmp(op, "Not")) return x == 0;
-  if (!strcmp(op, "IsNaN")) return isnan(x);
-  if (!strcmp(op, "IsInf"))
-    return (isinf(x) && x > 0 && ovta_node_attr_i(n, "detect_positive", 1)) ||
-           (isinf(x) && x < 0 && ovta_node_attr_i(n, "detect_negative", 1));
-  if (!strcmp(op, "Cast") || !strcmp(op, "CastLike") || !strcmp(op, "Dropout")) return integer ? trunc(x) : x;
-  if (!strcmp(op, "Where")) return v[0] != 0 ? v[1] : v[2];
-  if (!strcmp(op, "Max") || !strcmp(op, "Min") || !strcmp(op, "Sum") || !strcmp(op, "Mean")) {
-    double r = x;
-    for (int k = 1; k < nin; k++)
-      r = isnan(r) || isnan(v[k]) ? r + v[k] : op[1] == 'a' ? fmax(r, v[k]) : op[1] == 'i' ? fmin(r, v[k]) : r + v[k];
-    return !strcmp(op, "Mean") ? r / nin : r;
-  }
-  double y = v[1];
-  if (!strcmp(op, "Pow")) return integer ? trunc(pow(x, y)) : pow(x, y);
-  if (!strcmp(op, "Mod")) {
-    if (ovta_node_attr_i(n, "fmod", 0)) return fmod(x, y);
-    double m = y == 0 ? 0 : fmod(x, y);
-    return m != 0 && (m < 0) != (y < 0) ? m + y : m;
-  }
-  if (!strcmp(op, "Equal")) return x == y;
-  if (!strcmp(op, "Less")) return x < y;
-  if (!strcmp(op, "Greater")) return x > y;
-  if (!strcmp(op, "LessOrEqual")) return x <= y;
-  if (!strcmp(op, "GreaterOrEqual")) return x >= y;
-  if (!strcmp(op, "And")) return x != 0 && y != 0;
-  if (!strcmp(op, "Or")) return x != 0 || y != 0;
-  if (!strcmp(op, "Xor")) return (x != 0) != (y != 0);
-  return NAN; /* not reached: ev_elt's list */
-}
+/* The operators of ev_elt, in ELT_OPS's order (ev_elt resolves the name once per node). */
+enum {
+  E_SQRT, E_LOG, E_RECIPROCAL, E_FLOOR, E_CEIL, E_ROUND, E_SIGN, E_ERF, E_SIN, E_COS, E_TAN, E_ASIN, E_ACOS, E_ATAN,
+  E_SINH, E_COSH, E_ASINH, E_ACOSH, E_ATANH, E_SOFTPLUS, E_SOFTSIGN, E_NOT, E_ISNAN, E_ISINF, E_CAST, E_CASTLIKE,
+  E_DROPOUT, E_WHERE, E_MAX, E_MIN, E_SUM, E_MEAN, E_POW, E_MOD, E_EQUAL, E_LESS, E_GREATER, E_LESSOREQUAL,
+  E_GREATEROREQUAL, E_AND, E_OR, E_XOR
+};
 
 static const char *const ELT_OPS[] = {
     "Sqrt", "Log", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
@@ -205,21 +185,93 @@ static const char *const ELT_OPS[] = {
     "Dropout", "Where", "Max", "Min", "Sum", "Mean", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual",
     "GreaterOrEqual", "And", "Or", "Xor", NULL};
 
+/* One element of the elementwise operators ev_elt covers (the ONNX rules: compiler/cpu/
+ * elementwise.c and logic.c): op is n's operator (an E_ code), v holds the node's inputs at this
+ * output element. */
+static double elt1(const ovta_node *n, int op, const double *v, int nin, bool integer) {
+  double x = v[0];
+  switch (op) {
+  case E_SQRT: return sqrt(x);
+  case E_LOG: return log(x);
+  case E_RECIPROCAL: return 1 / x;
+  case E_FLOOR: return floor(x);
+  case E_CEIL: return ceil(x);
+  case E_ROUND: return nearbyint(x);
+  case E_SIGN: return x > 0 ? 1 : x < 0 ? -1 : 0;
+  case E_ERF: return erf(x);
+  case E_SIN: return sin(x);
+  case E_COS: return cos(x);
+  case E_TAN: return tan(x);
+  case E_ASIN: return asin(x);
+  case E_ACOS: return acos(x);
+  case E_ATAN: return atan(x);
+  case E_SINH: return sinh(x);
+  case E_COSH: return cosh(x);
+  case E_ASINH: return asinh(x);
+  case E_ACOSH: return acosh(x);
+  case E_ATANH: return atanh(x);
+  case E_SOFTPLUS: return log(exp(x) + 1);
+  case E_SOFTSIGN: return x / (1 + fabs(x));
+  case E_NOT: return x == 0;
+  case E_ISNAN: return isnan(x);
+  case E_ISINF:
+    return (isinf(x) && x > 0 && ovta_node_attr_i(n, "detect_positive", 1)) ||
+           (isinf(x) && x < 0 && ovta_node_attr_i(n, "detect_negative", 1));
+  case E_CAST:
+  case E_CASTLIKE:
+  case E_DROPOUT: return integer ? trunc(x) : x;
+  case E_WHERE: return v[0] != 0 ? v[1] : v[2];
+  case E_MAX:
+  case E_MIN:
+  case E_SUM:
+  case E_MEAN: {
+    double r = x;
+    for (int k = 1; k < nin; k++)
+      r = isnan(r) || isnan(v[k]) ? r + v[k] : op == E_MAX ? fmax(r, v[k]) : op == E_MIN ? fmin(r, v[k]) : r + v[k];
+    return op == E_MEAN ? r / nin : r;
+  }
+  default: break;
+  }
+  double y = v[1];
+  switch (op) {
+  case E_POW: return integer ? trunc(pow(x, y)) : pow(x, y);
+  case E_MOD: {
+    if (ovta_node_attr_i(n, "fmod", 0)) return fmod(x, y);
+    double m = y == 0 ? 0 : fmod(x, y);
+    return m != 0 && (m < 0) != (y < 0) ? m + y : m;
+  }
+  case E_EQUAL: return x == y;
+  case E_LESS: return x < y;
+  case E_GREATER: return x > y;
+  case E_LESSOREQUAL: return x <= y;
+  case E_GREATEROREQUAL: return x >= y;
+  case E_AND: return x != 0 && y != 0;
+  case E_OR: return x != 0 || y != 0;
+  case E_XOR: return (x != 0) != (y != 0);
+  default: return NAN; /* not reached: ev_elt's list */
+  }
+}
+
 /* The elementwise operators of ELT_OPS, with numpy broadcasting, in double (integers exact below
  * 2^53; Cast and integer Pow truncate toward zero). */
 static int ev_elt(ev *e) {
   ovta_tensor *y = e->out[0];
-  int nin = e->n->n_inputs;
-  if (!strcmp(e->n->op, "CastLike") || !strcmp(e->n->op, "Dropout")) nin = 1;
+  int nin = e->n->n_inputs, op = 0;
+  while (ELT_OPS[op] && strcmp(e->n->op, ELT_OPS[op])) op++;
+  if (!ELT_OPS[op]) return fail(e, OVTA_EUNSUPPORTED, "not an elementwise operator");
+  if (op == E_CASTLIKE || op == E_DROPOUT) nin = 1;
   if (nin < 1 || nin > 16) return fail(e, OVTA_EUNSUPPORTED, "%d inputs", nin);
-  for (int k = 0; k < nin; k++)
+  boff in[16];
+  for (int k = 0; k < nin; k++) {
     if (!IN(e, k)) return fail(e, OVTA_EUNSUPPORTED, "input %d omitted", k);
+    in[k] = boff_new(IN(e, k), y->rank, y->shape);
+  }
   int64_t n = ovta_tensor_numel(y);
   bool integer = is_int_type(y->dtype) && y->dtype != OVTA_DT_BOOL;
   for (int64_t i = 0; i < n; i++) {
     double v[16];
-    for (int k = 0; k < nin; k++) v[k] = ovta_tensor_get_f(IN(e, k), bcast_off(IN(e, k), y->rank, y->shape, i));
-    ovta_tensor_put_f(y, i, elt1(e->n, v, nin, integer));
+    for (int k = 0; k < nin; k++) v[k] = ovta_tensor_get_f(in[k].t, boff_at(&in[k], i));
+    ovta_tensor_put_f(y, i, elt1(e->n, op, v, nin, integer));
   }
   return OVTA_OK;
 }
