@@ -678,6 +678,84 @@ static int mm_f64(ev *e, mmjob *j, int64_t batch, const int64_t *aoff, const int
   return OVTA_OK;
 }
 
+/* ---------------------------------------------------------------- ovta.QDense, fast path */
+
+/* One ovta.QDense of mm_q32 (read only in its item loop). */
+typedef struct qmmjob {
+  const ovta_tensor *c;         /* the int32 bias, or NULL */
+  ovta_tensor *y;               /* output */
+  int64_t M, N, K;              /* one matrix product: [M][K] x [K][N] */
+  const int64_t *aoff, *boff;   /* per batch: the offsets of its a and b matrices (elements) */
+  const uint32_t *ap;           /* a's values (two's complement): [a's matrices][M][K] */
+  const uint32_t *bp;           /* b's values: [b's matrices][K][N] (transposed when tb) */
+  const ovta_attr *shs;         /* per-channel shifts (graph.h), or NULL */
+  int shift;                    /* the shift when no shifts */
+  int32_t lo, hi;               /* clip_min, clip_max */
+} qmmjob;
+
+/* acc[n] += a * b[n] for n < N, modulo 2^32. */
+EV_CLONES static void qmm_axpy(uint32_t *acc, uint32_t a, const uint32_t *b, int64_t N) {
+  for (int64_t n = 0; n < N; n++) acc[n] += a * b[n];
+}
+
+/* Rows lo..hi-1 (batch t / M, row t % M) of a QDense: each row's sums modulo 2^32, then bias,
+ * requantization and clip as ev_matmul's scalar loop. */
+static void qmm_items(void *ctx, int64_t lo, int64_t hi) {
+  const qmmjob *j = ctx;
+  int64_t M = j->M, N = j->N, K = j->K;
+  uint32_t *acc = malloc((size_t)N * sizeof *acc + 1);
+  for (int64_t t = lo; acc && t < hi; t++) {
+    int64_t bt = t / M, m = t % M;
+    const uint32_t *ar = j->ap + j->aoff[bt] + m * K, *bb = j->bp + j->boff[bt];
+    memset(acc, 0, (size_t)N * sizeof *acc);
+    for (int64_t k = 0; k < K; k++) qmm_axpy(acc, ar[k], bb + k * N, N);
+    for (int64_t n = 0; n < N; n++) {
+      uint32_t v = acc[n] + (j->c ? (uint32_t)ovta_tensor_get_i(j->c, n) : 0);
+      ovta_tensor_put_f(j->y, (bt * M + m) * N + n,
+                        ovta_requant((int32_t)v, j->shs ? qconv_shift(j->shs->ints[n]) : j->shift, j->lo, j->hi));
+    }
+  }
+  if (!acc) /* no memory for the row: the same values element by element */
+    for (int64_t t = lo; t < hi; t++)
+      for (int64_t n = 0; n < N; n++) {
+        int64_t bt = t / M, m = t % M;
+        uint32_t v = j->c ? (uint32_t)ovta_tensor_get_i(j->c, n) : 0;
+        for (int64_t k = 0; k < K; k++) v += j->ap[j->aoff[bt] + m * K + k] * j->bp[j->boff[bt] + k * N + n];
+        ovta_tensor_put_f(j->y, (bt * M + m) * N + n,
+                          ovta_requant((int32_t)v, j->shs ? qconv_shift(j->shs->ints[n]) : j->shift, j->lo, j->hi));
+      }
+  free(acc);
+}
+
+/* An integer type of at most 32 bits (ovta_tensor_get_i's values then fit in 32 bits). */
+static bool qmm_small_int(ovta_dtype t) {
+  return t == OVTA_DT_I8 || t == OVTA_DT_U8 || t == OVTA_DT_I16 || t == OVTA_DT_U16 || t == OVTA_DT_I32;
+}
+
+/* ev_matmul's ovta.QDense loop for a and b of integer types of at most 32 bits: the scalar loop
+ * sums a * b in int64 and keeps the low 32 bits ((int32_t) before ovta_requant), so sums modulo
+ * 2^32 in any order give the same int32 (the products' low 32 bits from the 32-bit values);
+ * a row of N sums at once, k outer (qmm_axpy, vectorized), the rows over the thread pool. */
+static int mm_q32(ev *e, qmmjob *j, bool ta, bool tb, int64_t batch, const int64_t *aoff, const int64_t *boff) {
+  const ovta_tensor *a = IN(e, 0), *b = IN(e, 1);
+  int64_t M = j->M, N = j->N, K = j->K, na = ovta_tensor_numel(a), nb = ovta_tensor_numel(b);
+  uint32_t *ap = malloc((size_t)na * sizeof *ap + 1), *bp = malloc((size_t)nb * sizeof *bp + 1);
+  if (!ap || !bp) {
+    free(ap), free(bp);
+    return fail(e, OVTA_ENOMEM, "out of memory");
+  }
+  for (int64_t o = 0; o < na; o += M * K)
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t k = 0; k < K; k++) ap[o + m * K + k] = (uint32_t)ovta_tensor_get_i(a, o + (ta ? k * M + m : m * K + k));
+  for (int64_t o = 0; o < nb; o += K * N)
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t n = 0; n < N; n++) bp[o + k * N + n] = (uint32_t)ovta_tensor_get_i(b, o + (tb ? n * K + k : k * N + n));
+  j->ap = ap, j->bp = bp, j->aoff = aoff, j->boff = boff;
+  ovta_par_for(qmm_items, j, batch * M);
+  free(ap), free(bp);
+  return OVTA_OK;
+}
+
 /* Gemm / MatMul (rank 2, or batched with broadcasting) / ovta.Dense / ovta.QDense /
  * MatMulInteger. ovta.QDense with `shifts`: output channel n requantized by shifts[n]. */
 static int ev_matmul(ev *e, double az, double bz) {
@@ -723,6 +801,12 @@ static int ev_matmul(ev *e, double az, double bz) {
     mmjob j = {.a = a, .b = b, .c = c, .y = y, .n = e->n, .ta = ta, .tb = tb, .az = az, .bz = bz, .alpha = alpha,
                .beta = beta, .dense = dense, .act = act_name, .act_kind = conv_act_kind(act_name), .M = M, .N = N, .K = K};
     int rc = mm_f64(e, &j, batch, offs, offs + batch);
+    free(offs);
+    return rc;
+  }
+  if (q && M > 0 && N > 0 && K > 0 && batch > 0 && qmm_small_int(a->dtype) && qmm_small_int(b->dtype)) {
+    qmmjob j = {.c = c, .y = y, .M = M, .N = N, .K = K, .shs = shs, .shift = shift, .lo = lo, .hi = hi};
+    int rc = mm_q32(e, &j, ta, tb, batch, offs, offs + batch);
     free(offs);
     return rc;
   }

@@ -8,7 +8,7 @@
  * comparison catches one. Shapes: MatMul on rank 1, 2, 3 and 4 operands with broadcast batches,
  * Gemm with transA/transB/alpha/beta and C of shape [N], [M, N], [1, N], [M, 1] and scalar,
  * ovta.Dense with relu and none, K and N not multiples of 4 or 16, N = 1, M odd; float32 and
- * float64 tensors; 1 and 2 threads. */
+ * float64 tensors; 1 and 2 threads. test_qdense_exact: ovta.QDense's integer path. */
 #include <math.h>
 
 #include "graph.h"
@@ -209,10 +209,77 @@ static void test_matmul_detects_reorder(void **state) {
   ovta_graph_free(g);
 }
 
+/* ovta.QDense (integer path): x [M][K] and w [N][K] of an integer type, an int32 bias, a shift
+ * or per-channel shifts, a clip; the scalar rule: sum x * w in int64, plus the bias, the low 32
+ * bits requantized (ovta_requant) and clipped. int16 operands make sums past 2^31 (the low 32
+ * bits then matter). */
+static void qdense_case(ovta_dtype dt, int64_t M, int64_t N, int64_t K, int amp, bool per_channel, int threads) {
+  ovta_error err = {0};
+  ovta_graph *g = ovta_graph_new("qd");
+  int64_t xs[2] = {M, K}, ws[2] = {N, K}, bs[1] = {N};
+  ovta_tensor *t[3];
+  const char *names[3] = {"x", "w", "b"};
+  ovta_dtype dts[3] = {dt, dt, OVTA_DT_I32};
+  const int64_t *shapes[3] = {xs, ws, bs};
+  for (int i = 0; i < 3; i++) {
+    t[i] = ovta_graph_add_tensor(g, names[i], dts[i], i < 2 ? 2 : 1, shapes[i], &err);
+    assert_non_null(t[i]);
+    OVTA_ASSERT_OK(ovta_tensor_alloc(t[i], &err), err);
+    for (int64_t j = 0; j < ovta_tensor_numel(t[i]); j++) {
+      rng = rng * 1664525u + 1013904223u;
+      int v = (int)(rng >> 8) % (2 * amp + 1) - amp;
+      if (dts[i] == OVTA_DT_I8) ((int8_t *)t[i]->data)[j] = (int8_t)v;
+      else if (dts[i] == OVTA_DT_I16) ((int16_t *)t[i]->data)[j] = (int16_t)v;
+      else ((int32_t *)t[i]->data)[j] = v * 64;
+    }
+  }
+  const char *in[3] = {"x", "w", "b"}, *out[1] = {"y"};
+  ovta_node *n = ovta_graph_add_node(g, "ovta.QDense", "q", 3, in, 1, out, &err);
+  assert_non_null(n);
+  int64_t sh[64];
+  for (int64_t j = 0; j < N; j++) sh[j] = (j * 7) % 12;
+  if (per_channel) OVTA_ASSERT_OK(ovta_node_set_ints(n, "shifts", sh, (int)N, &err), err);
+  else OVTA_ASSERT_OK(ovta_node_set_i(n, "shift", 9, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_min", -100, &err), err);
+  OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_max", 90, &err), err);
+  int64_t ys[2] = {M, N};
+  ovta_tensor *y = ovta_tensor_new("y", OVTA_DT_I8, 2, ys);
+  ovta_set_threads(threads);
+  OVTA_ASSERT_OK(ovta_eval_node_ref(NULL, g, n, t, &y, &err), err);
+  ovta_set_threads(0);
+  int64_t wrapped = 0;
+  for (int64_t m = 0; m < M; m++)
+    for (int64_t j = 0; j < N; j++) {
+      int64_t acc = ((int32_t *)t[2]->data)[j];
+      for (int64_t k = 0; k < K; k++) {
+        int64_t a = dt == OVTA_DT_I8 ? ((int8_t *)t[0]->data)[m * K + k] : ((int16_t *)t[0]->data)[m * K + k];
+        int64_t b = dt == OVTA_DT_I8 ? ((int8_t *)t[1]->data)[j * K + k] : ((int16_t *)t[1]->data)[j * K + k];
+        acc += a * b;
+      }
+      wrapped += acc != (int32_t)acc;
+      int32_t want = ovta_requant((int32_t)acc, per_channel ? (int)sh[j] : 9, -100, 90);
+      assert_int_equal(((int8_t *)y->data)[m * N + j], want);
+    }
+  if (dt == OVTA_DT_I16) assert_true(wrapped > 0);
+  ovta_tensor_free(y);
+  ovta_graph_free(g);
+}
+
+static void test_qdense_exact(void **state) {
+  (void)state;
+  for (int th = 1; th <= 2; th++) {
+    qdense_case(OVTA_DT_I8, 7, 37, 70, 127, false, th);
+    qdense_case(OVTA_DT_I8, 1, 5, 3, 127, true, th);
+    qdense_case(OVTA_DT_I8, 12, 64, 200, 127, true, th);
+    qdense_case(OVTA_DT_I16, 5, 19, 40, 32767, false, th);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_matmul_bit_exact),
       cmocka_unit_test(test_matmul_detects_reorder),
+      cmocka_unit_test(test_qdense_exact),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
