@@ -1,7 +1,10 @@
 /* eval.c: the built-in reference evaluator (plain C, double math through ovta_tensor_get_f /
  * ovta_tensor_put_f) and the node-by-node graph runner (graph.h section 8). It is the
  * evaluation hook passes use when the caller gives none (constant folding, calibration).
- * Slow but simple: meant for folding constants, calibration on small samples and tests. */
+ * Simple: meant for folding constants, calibration on small samples and tests. The float conv
+ * (conv_f32), the matrix products (mm_f64, mm_q32) and the elementwise operators have fast paths
+ * that give the scalar rule's values bit for bit (tests/compiler/test_eval_conv.c and
+ * test_eval_matmul.c compare them). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
