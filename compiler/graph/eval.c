@@ -663,14 +663,15 @@ static int mm_f64(ev *e, mmjob *j, int64_t batch, const int64_t *aoff, const int
   j->NP = (N + MM_NB - 1) / MM_NB, j->aoff = aoff, j->boff = boff;
   j->ap = malloc((size_t)(na * M * K) * sizeof *j->ap + 1);
   j->bp = malloc((size_t)(nb * j->NP * K * MM_NB) * sizeof *j->bp + 1);
-  double *crow = NULL;
   const ovta_tensor *c = j->c;
-  if (c && (c->rank < 2 || c->shape[c->rank - 2] == 1) && c->rank <= 2 && (crow = malloc((size_t)N * sizeof *crow))) {
+  bool by_col = c && c->rank <= 2 && (c->rank < 2 || c->shape[0] == 1); /* C's value depends on n alone */
+  double *crow = by_col ? malloc((size_t)N * sizeof *crow) : NULL;
+  if (crow) {
     int64_t cs[2] = {M, N};
     for (int64_t n = 0; n < N; n++) crow[n] = j->beta * ovta_tensor_get_f(c, bcast_off(c, 2, cs, n));
   }
   j->crow = crow;
-  if (!j->ap || !j->bp || (c && !crow && c->rank <= 2 && (c->rank < 2 || c->shape[c->rank - 2] == 1))) {
+  if (!j->ap || !j->bp || (by_col && !crow)) {
     free(j->ap), free(j->bp), free(crow);
     return fail(e, OVTA_ENOMEM, "out of memory");
   }
