@@ -697,9 +697,19 @@ typedef struct qmmjob {
   int32_t lo, hi;               /* clip_min, clip_max */
 } qmmjob;
 
-/* acc[n] += a * b[n] for n < N, modulo 2^32. */
+typedef uint32_t v8u __attribute__((vector_size(32))); /* 8 uint32 */
+
+/* acc[n] += a * b[n] for n < N, modulo 2^32 (8 at a time: -O2 does not vectorize the loop). */
 EV_CLONES static void qmm_axpy(uint32_t *acc, uint32_t a, const uint32_t *b, int64_t N) {
-  for (int64_t n = 0; n < N; n++) acc[n] += a * b[n];
+  int64_t n = 0;
+  v8u av = {a, a, a, a, a, a, a, a};
+  for (; n + 8 <= N; n += 8) {
+    v8u x, w;
+    memcpy(&x, acc + n, sizeof x), memcpy(&w, b + n, sizeof w);
+    x += av * w;
+    memcpy(acc + n, &x, sizeof x);
+  }
+  for (; n < N; n++) acc[n] += a * b[n];
 }
 
 /* Rows lo..hi-1 (batch t / M, row t % M) of a QDense: each row's sums modulo 2^32, then bias,
