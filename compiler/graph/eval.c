@@ -1,7 +1,10 @@
 /* eval.c: the built-in reference evaluator (plain C, double math through ovta_tensor_get_f /
  * ovta_tensor_put_f) and the node-by-node graph runner (graph.h section 8). It is the
  * evaluation hook passes use when the caller gives none (constant folding, calibration).
- * Slow but simple: meant for folding constants, calibration on small samples and tests. */
+ * Simple: meant for folding constants, calibration on small samples and tests. The float conv
+ * (conv_f32), the matrix products (mm_f64, mm_q32) and the elementwise operators have fast paths
+ * that give the scalar rule's values bit for bit (tests/compiler/test_eval_conv.c and
+ * test_eval_matmul.c compare them). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +45,27 @@ static int64_t bcast_off(const ovta_tensor *t, int r, const int64_t *os, int64_t
     }
   }
   return off;
+}
+
+/* How element i of output shape (r, os) finds its value in t, decided once per node: when t's
+ * shape is the last t->rank dims of os (equal shapes included), bcast_off(t, r, os, i) is
+ * i % numel(t) (the leading dims of os are not t's); other broadcasts take bcast_off. */
+typedef struct boff {
+  const ovta_tensor *t; /* the input */
+  int r;                /* output rank */
+  const int64_t *os;    /* output shape */
+  int64_t wrap;         /* numel(t) when t is a suffix of os (i % wrap), else 0 (bcast_off) */
+} boff;
+
+static boff boff_new(const ovta_tensor *t, int r, const int64_t *os) {
+  boff b = {t, r, os, 0};
+  if (t->rank <= r && !memcmp(t->shape, os + (r - t->rank), (size_t)t->rank * sizeof *os)) b.wrap = ovta_tensor_numel(t);
+  return b;
+}
+
+/* bcast_off(b->t, b->r, b->os, i), the same offset. */
+static inline int64_t boff_at(const boff *b, int64_t i) {
+  return b->wrap ? (i < b->wrap ? i : i % b->wrap) : bcast_off(b->t, b->r, b->os, i);
 }
 
 static double act(const char *a, double v, const ovta_node *n) {
@@ -98,9 +122,10 @@ static int ev_binary(ev *e) {
   ovta_tensor *y = e->out[0];
   int64_t n = ovta_tensor_numel(y);
   bool it = is_int_type(y->dtype);
+  boff oa = boff_new(a, y->rank, y->shape), ob = boff_new(b, y->rank, y->shape);
   for (int64_t i = 0; i < n; i++) {
-    double va = ovta_tensor_get_f(a, bcast_off(a, y->rank, y->shape, i));
-    double vb = ovta_tensor_get_f(b, bcast_off(b, y->rank, y->shape, i));
+    double va = ovta_tensor_get_f(a, boff_at(&oa, i));
+    double vb = ovta_tensor_get_f(b, boff_at(&ob, i));
     ovta_tensor_put_f(y, i, binop(e->n->op, va, vb, it));
   }
   return OVTA_OK;
@@ -108,96 +133,54 @@ static int ev_binary(ev *e) {
 
 #define ELT_MAX_OPS 16 /* ops of an ovta.Eltwise chain ev_eltwise evaluates */
 
-/* Element i of input t for output y (numpy broadcasting; the same offset when the shapes agree). */
-static double elt_in(const ovta_tensor *t, const ovta_tensor *y, int64_t i) {
-  bool same = t->rank == y->rank && !memcmp(t->shape, y->shape, (size_t)y->rank * sizeof *y->shape);
-  return ovta_tensor_get_f(t, same ? i : bcast_off(t, y->rank, y->shape, i));
-}
-
-/* ovta.Eltwise: its `ops` chain (names parsed once, up to ELT_MAX_OPS) applied element by element. */
+/* ovta.Eltwise: its `ops` chain (names parsed once, up to ELT_MAX_OPS) applied element by element;
+ * the binary ops' inputs and their broadcasts (boff) resolved once. */
 static int ev_eltwise(ev *e) {
   ovta_tensor *y = e->out[0];
   const char *ops = ovta_node_attr_s(e->n, "ops", "");
   char op[ELT_MAX_OPS][16];
-  int nop = 0;
+  bool bin[ELT_MAX_OPS]; /* op j is Add, Sub, Mul or Div (binop; the others: act) */
+  boff in[ELT_MAX_OPS + 1]; /* the inputs: 0 the chain's start, then one per binary op */
+  int nop = 0, nin = 1;
   for (const char *p = ops; *p;) {
     const char *q = strchr(p, ',');
     size_t l = q ? (size_t)(q - p) : strlen(p);
     if (nop == ELT_MAX_OPS) return fail(e, OVTA_EUNSUPPORTED, "more than %d ops", ELT_MAX_OPS);
-    snprintf(op[nop++], sizeof op[0], "%.*s", (int)l, p);
+    snprintf(op[nop], sizeof op[0], "%.*s", (int)l, p);
+    bin[nop] = !strcmp(op[nop], "Add") || !strcmp(op[nop], "Sub") || !strcmp(op[nop], "Mul") || !strcmp(op[nop], "Div");
+    if (bin[nop]) nin++;
+    nop++;
     p = q ? q + 1 : p + l;
+  }
+  if (nin > e->n->n_inputs) return fail(e, OVTA_EINVAL, "%d inputs for %d binary ops", e->n->n_inputs, nin - 1);
+  for (int k = 0; k < nin; k++) {
+    if (!IN(e, k)) return fail(e, OVTA_EINVAL, "input %d omitted", k);
+    in[k] = boff_new(IN(e, k), y->rank, y->shape);
   }
   int64_t n = ovta_tensor_numel(y);
   bool it = is_int_type(y->dtype);
   for (int64_t i = 0; i < n; i++) {
-    double v = elt_in(IN(e, 0), y, i);
+    double v = ovta_tensor_get_f(in[0].t, boff_at(&in[0], i));
     for (int j = 0, k = 1; j < nop; j++) {
-      if (!strcmp(op[j], "Add") || !strcmp(op[j], "Sub") || !strcmp(op[j], "Mul") || !strcmp(op[j], "Div"))
-        v = binop(op[j], v, elt_in(IN(e, k++), y, i), it);
-      else
+      if (bin[j]) {
+        v = binop(op[j], v, ovta_tensor_get_f(in[k].t, boff_at(&in[k], i)), it);
+        k++;
+      } else {
         v = act(op[j], v, e->n);
+      }
     }
     ovta_tensor_put_f(y, i, v);
   }
   return OVTA_OK;
 }
 
-/* One element of the elementwise operators ev_elt covers (the ONNX rules: compiler/cpu/
- * elementwise.c and logic.c): v holds the node's inputs at this output element. */
-static double elt1(const ovta_node *n, const double *v, int nin, bool integer) {
-  const char *op = n->op;
-  double x = v[0];
-  if (!strcmp(op, "Sqrt")) return sqrt(x);
-  if (!strcmp(op, "Log")) return log(x);
-  if (!strcmp(op, "Reciprocal")) return 1 / x;
-  if (!strcmp(op, "Floor")) return floor(x);
-  if (!strcmp(op, "Ceil")) return ceil(x);
-  if (!strcmp(op, "Round")) return nearbyint(x);
-  if (!strcmp(op, "Sign")) return x > 0 ? 1 : x < 0 ? -1 : 0;
-  if (!strcmp(op, "Erf")) return erf(x);
-  if (!strcmp(op, "Sin")) return sin(x);
-  if (!strcmp(op, "Cos")) return cos(x);
-  if (!strcmp(op, "Tan")) return tan(x);
-  if (!strcmp(op, "Asin")) return asin(x);
-  if (!strcmp(op, "Acos")) return acos(x);
-  if (!strcmp(op, "Atan")) return atan(x);
-  if (!strcmp(op, "Sinh")) return sinh(x);
-  if (!strcmp(op, "Cosh")) return cosh(x);
-  if (!strcmp(op, "Asinh")) return asinh(x);
-  if (!strcmp(op, "Acosh")) return acosh(x);
-  if (!strcmp(op, "Atanh")) return atanh(x);
-  if (!strcmp(op, "Softplus")) return log(exp(x) + 1);
-  if (!strcmp(op, "Softsign")) return x / (1 + fabs(x));
-  if (!strcmp(op, "Not")) return x == 0;
-  if (!strcmp(op, "IsNaN")) return isnan(x);
-  if (!strcmp(op, "IsInf"))
-    return (isinf(x) && x > 0 && ovta_node_attr_i(n, "detect_positive", 1)) ||
-           (isinf(x) && x < 0 && ovta_node_attr_i(n, "detect_negative", 1));
-  if (!strcmp(op, "Cast") || !strcmp(op, "CastLike") || !strcmp(op, "Dropout")) return integer ? trunc(x) : x;
-  if (!strcmp(op, "Where")) return v[0] != 0 ? v[1] : v[2];
-  if (!strcmp(op, "Max") || !strcmp(op, "Min") || !strcmp(op, "Sum") || !strcmp(op, "Mean")) {
-    double r = x;
-    for (int k = 1; k < nin; k++)
-      r = isnan(r) || isnan(v[k]) ? r + v[k] : op[1] == 'a' ? fmax(r, v[k]) : op[1] == 'i' ? fmin(r, v[k]) : r + v[k];
-    return !strcmp(op, "Mean") ? r / nin : r;
-  }
-  double y = v[1];
-  if (!strcmp(op, "Pow")) return integer ? trunc(pow(x, y)) : pow(x, y);
-  if (!strcmp(op, "Mod")) {
-    if (ovta_node_attr_i(n, "fmod", 0)) return fmod(x, y);
-    double m = y == 0 ? 0 : fmod(x, y);
-    return m != 0 && (m < 0) != (y < 0) ? m + y : m;
-  }
-  if (!strcmp(op, "Equal")) return x == y;
-  if (!strcmp(op, "Less")) return x < y;
-  if (!strcmp(op, "Greater")) return x > y;
-  if (!strcmp(op, "LessOrEqual")) return x <= y;
-  if (!strcmp(op, "GreaterOrEqual")) return x >= y;
-  if (!strcmp(op, "And")) return x != 0 && y != 0;
-  if (!strcmp(op, "Or")) return x != 0 || y != 0;
-  if (!strcmp(op, "Xor")) return (x != 0) != (y != 0);
-  return NAN; /* not reached: ev_elt's list */
-}
+/* The operators of ev_elt, in ELT_OPS's order (ev_elt resolves the name once per node). */
+enum {
+  E_SQRT, E_LOG, E_RECIPROCAL, E_FLOOR, E_CEIL, E_ROUND, E_SIGN, E_ERF, E_SIN, E_COS, E_TAN, E_ASIN, E_ACOS, E_ATAN,
+  E_SINH, E_COSH, E_ASINH, E_ACOSH, E_ATANH, E_SOFTPLUS, E_SOFTSIGN, E_NOT, E_ISNAN, E_ISINF, E_CAST, E_CASTLIKE,
+  E_DROPOUT, E_WHERE, E_MAX, E_MIN, E_SUM, E_MEAN, E_POW, E_MOD, E_EQUAL, E_LESS, E_GREATER, E_LESSOREQUAL,
+  E_GREATEROREQUAL, E_AND, E_OR, E_XOR
+};
 
 static const char *const ELT_OPS[] = {
     "Sqrt", "Log", "Reciprocal", "Floor", "Ceil", "Round", "Sign", "Erf", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
@@ -205,21 +188,93 @@ static const char *const ELT_OPS[] = {
     "Dropout", "Where", "Max", "Min", "Sum", "Mean", "Pow", "Mod", "Equal", "Less", "Greater", "LessOrEqual",
     "GreaterOrEqual", "And", "Or", "Xor", NULL};
 
+/* One element of the elementwise operators ev_elt covers (the ONNX rules: compiler/cpu/
+ * elementwise.c and logic.c): op is n's operator (an E_ code), v holds the node's inputs at this
+ * output element. */
+static double elt1(const ovta_node *n, int op, const double *v, int nin, bool integer) {
+  double x = v[0];
+  switch (op) {
+  case E_SQRT: return sqrt(x);
+  case E_LOG: return log(x);
+  case E_RECIPROCAL: return 1 / x;
+  case E_FLOOR: return floor(x);
+  case E_CEIL: return ceil(x);
+  case E_ROUND: return nearbyint(x);
+  case E_SIGN: return x > 0 ? 1 : x < 0 ? -1 : 0;
+  case E_ERF: return erf(x);
+  case E_SIN: return sin(x);
+  case E_COS: return cos(x);
+  case E_TAN: return tan(x);
+  case E_ASIN: return asin(x);
+  case E_ACOS: return acos(x);
+  case E_ATAN: return atan(x);
+  case E_SINH: return sinh(x);
+  case E_COSH: return cosh(x);
+  case E_ASINH: return asinh(x);
+  case E_ACOSH: return acosh(x);
+  case E_ATANH: return atanh(x);
+  case E_SOFTPLUS: return log(exp(x) + 1);
+  case E_SOFTSIGN: return x / (1 + fabs(x));
+  case E_NOT: return x == 0;
+  case E_ISNAN: return isnan(x);
+  case E_ISINF:
+    return (isinf(x) && x > 0 && ovta_node_attr_i(n, "detect_positive", 1)) ||
+           (isinf(x) && x < 0 && ovta_node_attr_i(n, "detect_negative", 1));
+  case E_CAST:
+  case E_CASTLIKE:
+  case E_DROPOUT: return integer ? trunc(x) : x;
+  case E_WHERE: return v[0] != 0 ? v[1] : v[2];
+  case E_MAX:
+  case E_MIN:
+  case E_SUM:
+  case E_MEAN: {
+    double r = x;
+    for (int k = 1; k < nin; k++)
+      r = isnan(r) || isnan(v[k]) ? r + v[k] : op == E_MAX ? fmax(r, v[k]) : op == E_MIN ? fmin(r, v[k]) : r + v[k];
+    return op == E_MEAN ? r / nin : r;
+  }
+  default: break;
+  }
+  double y = v[1];
+  switch (op) {
+  case E_POW: return integer ? trunc(pow(x, y)) : pow(x, y);
+  case E_MOD: {
+    if (ovta_node_attr_i(n, "fmod", 0)) return fmod(x, y);
+    double m = y == 0 ? 0 : fmod(x, y);
+    return m != 0 && (m < 0) != (y < 0) ? m + y : m;
+  }
+  case E_EQUAL: return x == y;
+  case E_LESS: return x < y;
+  case E_GREATER: return x > y;
+  case E_LESSOREQUAL: return x <= y;
+  case E_GREATEROREQUAL: return x >= y;
+  case E_AND: return x != 0 && y != 0;
+  case E_OR: return x != 0 || y != 0;
+  case E_XOR: return (x != 0) != (y != 0);
+  default: return NAN; /* not reached: ev_elt's list */
+  }
+}
+
 /* The elementwise operators of ELT_OPS, with numpy broadcasting, in double (integers exact below
  * 2^53; Cast and integer Pow truncate toward zero). */
 static int ev_elt(ev *e) {
   ovta_tensor *y = e->out[0];
-  int nin = e->n->n_inputs;
-  if (!strcmp(e->n->op, "CastLike") || !strcmp(e->n->op, "Dropout")) nin = 1;
+  int nin = e->n->n_inputs, op = 0;
+  while (ELT_OPS[op] && strcmp(e->n->op, ELT_OPS[op])) op++;
+  if (!ELT_OPS[op]) return fail(e, OVTA_EUNSUPPORTED, "not an elementwise operator");
+  if (op == E_CASTLIKE || op == E_DROPOUT) nin = 1;
   if (nin < 1 || nin > 16) return fail(e, OVTA_EUNSUPPORTED, "%d inputs", nin);
-  for (int k = 0; k < nin; k++)
+  boff in[16];
+  for (int k = 0; k < nin; k++) {
     if (!IN(e, k)) return fail(e, OVTA_EUNSUPPORTED, "input %d omitted", k);
+    in[k] = boff_new(IN(e, k), y->rank, y->shape);
+  }
   int64_t n = ovta_tensor_numel(y);
   bool integer = is_int_type(y->dtype) && y->dtype != OVTA_DT_BOOL;
   for (int64_t i = 0; i < n; i++) {
     double v[16];
-    for (int k = 0; k < nin; k++) v[k] = ovta_tensor_get_f(IN(e, k), bcast_off(IN(e, k), y->rank, y->shape, i));
-    ovta_tensor_put_f(y, i, elt1(e->n, v, nin, integer));
+    for (int k = 0; k < nin; k++) v[k] = ovta_tensor_get_f(in[k].t, boff_at(&in[k], i));
+    ovta_tensor_put_f(y, i, elt1(e->n, op, v, nin, integer));
   }
   return OVTA_OK;
 }
@@ -481,6 +536,240 @@ static int ev_conv(ev *e, double xz, double wz) {
   return OVTA_OK;
 }
 
+/* ---------------------------------------------------------------- float matmul, fast path */
+
+#define MM_NB 16 /* output columns mm_rows_f64 sums at once (four v4d registers per row; written out there) */
+
+/* Rows m0 and m1 (m1 may equal m0: one row) of a packed matmul block: for each output column
+ * j < MM_NB of panel bp ([K][MM_NB] doubles), acc0[j] = sum over k ascending of a0[k] * bp[k][j]
+ * and acc1 the same with a1, starting from 0: one rounded double product and one rounded add per
+ * k, the order of ev_matmul's scalar loop (no FMA: GCC does not contract under -std=c11, and the
+ * AVX2 clone has no FMA instructions), so the values are bit for bit the scalar loop's. */
+EV_CLONES static void mm_rows_f64(const double *a0, const double *a1, const double *bp, int64_t K, double *acc0,
+                                  double *acc1) {
+  v4d s0 = {0, 0, 0, 0}, s1 = s0, s2 = s0, s3 = s0, t0 = s0, t1 = s0, t2 = s0, t3 = s0; /* named: kept in registers */
+  for (int64_t k = 0; k < K; k++) {
+    v4d w0, w1, w2, w3;
+    const double *wp = bp + k * MM_NB;
+    memcpy(&w0, wp, sizeof w0), memcpy(&w1, wp + 4, sizeof w1), memcpy(&w2, wp + 8, sizeof w2), memcpy(&w3, wp + 12, sizeof w3);
+    double d0 = a0[k], d1 = a1[k];
+    v4d x0 = {d0, d0, d0, d0}, x1 = {d1, d1, d1, d1};
+    s0 += x0 * w0, s1 += x0 * w1, s2 += x0 * w2, s3 += x0 * w3;
+    t0 += x1 * w0, t1 += x1 * w1, t2 += x1 * w2, t3 += x1 * w3;
+  }
+  memcpy(acc0, &s0, sizeof s0), memcpy(acc0 + 4, &s1, sizeof s1), memcpy(acc0 + 8, &s2, sizeof s2), memcpy(acc0 + 12, &s3, sizeof s3);
+  memcpy(acc1, &t0, sizeof t0), memcpy(acc1 + 4, &t1, sizeof t1), memcpy(acc1 + 8, &t2, sizeof t2), memcpy(acc1 + 12, &t3, sizeof t3);
+}
+
+/* One float matmul of mm_f64, shared by the threads of its parallel loops (read only but for
+ * the packed operands, each part written by one thread). */
+typedef struct mmjob {
+  const ovta_tensor *a, *b, *c; /* operands and the optional C / bias */
+  ovta_tensor *y;               /* output */
+  const ovta_node *n;           /* the node (act's attributes) */
+  bool ta, tb;                  /* transposed operands (Gemm's transA/transB, ovta.Dense's weights) */
+  double az, bz;                /* zero points subtracted from a and b (MatMulInteger; 0 otherwise) */
+  double alpha, beta;           /* Gemm's factors (1 otherwise) */
+  bool dense;                   /* ovta.Dense: act applied */
+  const char *act;              /* its activation */
+  int act_kind;                 /* conv_act_kind(act) */
+  int64_t M, N, K;              /* one matrix product: [M][K] x [K][N] */
+  int64_t NP;                   /* panels of MM_NB columns: (N + MM_NB - 1) / MM_NB */
+  const int64_t *aoff, *boff;   /* per batch: the offsets of its a and b matrices (elements) */
+  double *ap;                   /* a as doubles minus az: [a's matrices][M][K] (transposed when ta) */
+  double *bp;                   /* b as doubles minus bz: [b's matrices][NP][K][MM_NB], columns past N 0 */
+  const double *crow;           /* beta * C for each column n when C's values do not depend on the row; else NULL */
+} mmjob;
+
+/* Value i of t minus z as a double (ovta_tensor_get_f(t, i) - z; floats read directly). */
+static inline double mm_get(const ovta_tensor *t, int64_t i, double z) {
+  return (t->dtype == OVTA_DT_F32 ? (double)((const float *)t->data)[i] : ovta_tensor_get_f(t, i)) - z;
+}
+
+/* Packs matrices lo..hi-1 of a into j->ap (row-major [M][K] whatever ta). */
+static void mm_pack_a(void *ctx, int64_t lo, int64_t hi) {
+  const mmjob *j = ctx;
+  int64_t M = j->M, K = j->K;
+  for (int64_t t = lo; t < hi; t++) {
+    double *d = j->ap + t * M * K;
+    int64_t o = t * M * K;
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t k = 0; k < K; k++) d[m * K + k] = mm_get(j->a, o + (j->ta ? k * M + m : m * K + k), j->az);
+  }
+}
+
+/* Packs panels lo..hi-1 (matrix t / NP, panel t % NP) of b into j->bp. */
+static void mm_pack_b(void *ctx, int64_t lo, int64_t hi) {
+  const mmjob *j = ctx;
+  int64_t N = j->N, K = j->K;
+  for (int64_t t = lo; t < hi; t++) {
+    double *d = j->bp + t * K * MM_NB;
+    int64_t o = t / j->NP * K * N, n0 = t % j->NP * MM_NB;
+    for (int64_t q = 0; q < MM_NB; q++) {
+      int64_t n = n0 + q;
+      if (n >= N) {
+        for (int64_t k = 0; k < K; k++) d[k * MM_NB + q] = 0;
+        continue;
+      }
+      for (int64_t k = 0; k < K; k++) d[k * MM_NB + q] = mm_get(j->b, o + (j->tb ? n * K + k : k * N + n), j->bz);
+    }
+  }
+}
+
+/* Output (m, n) of batch bt from its sum acc: ev_matmul's epilogue (alpha, beta * C, act). */
+static inline void mm_store(const mmjob *j, int64_t bt, int64_t m, int64_t n, double acc) {
+  acc *= j->alpha;
+  if (j->c) {
+    if (j->crow) acc += j->crow[n];
+    else {
+      int64_t cs[2] = {j->M, j->N};
+      acc += j->beta * ovta_tensor_get_f(j->c, bcast_off(j->c, 2, cs, m * j->N + n));
+    }
+  }
+  int64_t yi = (bt * j->M + m) * j->N + n;
+  if (!j->dense) ovta_tensor_put_f(j->y, yi, acc);
+  else if (j->y->dtype == OVTA_DT_F32 && j->act_kind < 2) ((float *)j->y->data)[yi] = conv_act(j->act_kind, j->act, acc, j->n);
+  else ovta_tensor_put_f(j->y, yi, act(j->act, acc, j->n));
+}
+
+/* Work items lo..hi-1 (batch t / NP, panel t % NP): the panel's columns of every row, two rows
+ * at a time (the panel stays in cache while the rows of a stream past it). */
+static void mm_items(void *ctx, int64_t lo, int64_t hi) {
+  const mmjob *j = ctx;
+  int64_t M = j->M, N = j->N, K = j->K;
+  double acc0[MM_NB], acc1[MM_NB];
+  for (int64_t t = lo; t < hi; t++) {
+    int64_t bt = t / j->NP, p = t % j->NP;
+    const double *bb = j->bp + (j->boff[bt] / (K * N) * j->NP + p) * K * MM_NB;
+    for (int64_t m0 = 0; m0 < M; m0 += 2) {
+      int64_t m1 = m0 + 1 < M ? m0 + 1 : m0;
+      mm_rows_f64(j->ap + j->aoff[bt] + m0 * K, j->ap + j->aoff[bt] + m1 * K, bb, K, acc0, acc1);
+      for (int64_t q = 0; q < MM_NB && p * MM_NB + q < N; q++) {
+        mm_store(j, bt, m0, p * MM_NB + q, acc0[q]);
+        if (m1 != m0) mm_store(j, bt, m1, p * MM_NB + q, acc1[q]);
+      }
+    }
+  }
+}
+
+/* ev_matmul without requantization (not ovta.QDense) when M, N, K > 0: the operands packed as
+ * doubles (zero points subtracted, b in panels of MM_NB columns), two rows by MM_NB columns
+ * summed at once in registers (mm_rows_f64), the batches and column panels spread over the thread
+ * pool (each output written by one thread); every output is the scalar loop's, bit for bit.
+ * aoff/boff: each batch's matrix offsets (ev_matmul's broadcasting). */
+static int mm_f64(ev *e, mmjob *j, int64_t batch, const int64_t *aoff, const int64_t *boff) {
+  int64_t M = j->M, N = j->N, K = j->K;
+  int64_t na = ovta_tensor_numel(j->a) / (M * K), nb = ovta_tensor_numel(j->b) / (K * N);
+  j->NP = (N + MM_NB - 1) / MM_NB, j->aoff = aoff, j->boff = boff;
+  j->ap = malloc((size_t)(na * M * K) * sizeof *j->ap + 1);
+  j->bp = malloc((size_t)(nb * j->NP * K * MM_NB) * sizeof *j->bp + 1);
+  const ovta_tensor *c = j->c;
+  bool by_col = c && c->rank <= 2 && (c->rank < 2 || c->shape[0] == 1); /* C's value depends on n alone */
+  double *crow = by_col ? malloc((size_t)N * sizeof *crow) : NULL;
+  if (crow) {
+    int64_t cs[2] = {M, N};
+    for (int64_t n = 0; n < N; n++) crow[n] = j->beta * ovta_tensor_get_f(c, bcast_off(c, 2, cs, n));
+  }
+  j->crow = crow;
+  if (!j->ap || !j->bp || (by_col && !crow)) {
+    free(j->ap), free(j->bp), free(crow);
+    return fail(e, OVTA_ENOMEM, "out of memory");
+  }
+  ovta_par_for(mm_pack_a, j, na);
+  ovta_par_for(mm_pack_b, j, nb * j->NP);
+  ovta_par_for(mm_items, j, batch * j->NP);
+  free(j->ap), free(j->bp), free(crow);
+  return OVTA_OK;
+}
+
+/* ---------------------------------------------------------------- ovta.QDense, fast path */
+
+/* One ovta.QDense of mm_q32 (read only in its item loop). */
+typedef struct qmmjob {
+  const ovta_tensor *c;         /* the int32 bias, or NULL */
+  ovta_tensor *y;               /* output */
+  int64_t M, N, K;              /* one matrix product: [M][K] x [K][N] */
+  const int64_t *aoff, *boff;   /* per batch: the offsets of its a and b matrices (elements) */
+  const uint32_t *ap;           /* a's values (two's complement): [a's matrices][M][K] */
+  const uint32_t *bp;           /* b's values: [b's matrices][K][N] (transposed when tb) */
+  const ovta_attr *shs;         /* per-channel shifts (graph.h), or NULL */
+  int shift;                    /* the shift when no shifts */
+  int32_t lo, hi;               /* clip_min, clip_max */
+} qmmjob;
+
+typedef uint32_t v8u __attribute__((vector_size(32))); /* 8 uint32 */
+
+/* acc[n] += a * b[n] for n < N, modulo 2^32 (8 at a time: -O2 does not vectorize the loop). */
+EV_CLONES static void qmm_axpy(uint32_t *acc, uint32_t a, const uint32_t *b, int64_t N) {
+  int64_t n = 0;
+  v8u av = {a, a, a, a, a, a, a, a};
+  for (; n + 8 <= N; n += 8) {
+    v8u x, w;
+    memcpy(&x, acc + n, sizeof x), memcpy(&w, b + n, sizeof w);
+    x += av * w;
+    memcpy(acc + n, &x, sizeof x);
+  }
+  for (; n < N; n++) acc[n] += a * b[n];
+}
+
+/* Rows lo..hi-1 (batch t / M, row t % M) of a QDense: each row's sums modulo 2^32, then bias,
+ * requantization and clip as ev_matmul's scalar loop. */
+static void qmm_items(void *ctx, int64_t lo, int64_t hi) {
+  const qmmjob *j = ctx;
+  int64_t M = j->M, N = j->N, K = j->K;
+  uint32_t *acc = malloc((size_t)N * sizeof *acc + 1);
+  for (int64_t t = lo; acc && t < hi; t++) {
+    int64_t bt = t / M, m = t % M;
+    const uint32_t *ar = j->ap + j->aoff[bt] + m * K, *bb = j->bp + j->boff[bt];
+    memset(acc, 0, (size_t)N * sizeof *acc);
+    for (int64_t k = 0; k < K; k++) qmm_axpy(acc, ar[k], bb + k * N, N);
+    for (int64_t n = 0; n < N; n++) {
+      uint32_t v = acc[n] + (j->c ? (uint32_t)ovta_tensor_get_i(j->c, n) : 0);
+      ovta_tensor_put_f(j->y, (bt * M + m) * N + n,
+                        ovta_requant((int32_t)v, j->shs ? qconv_shift(j->shs->ints[n]) : j->shift, j->lo, j->hi));
+    }
+  }
+  if (!acc) /* no memory for the row: the same values element by element */
+    for (int64_t t = lo; t < hi; t++)
+      for (int64_t n = 0; n < N; n++) {
+        int64_t bt = t / M, m = t % M;
+        uint32_t v = j->c ? (uint32_t)ovta_tensor_get_i(j->c, n) : 0;
+        for (int64_t k = 0; k < K; k++) v += j->ap[j->aoff[bt] + m * K + k] * j->bp[j->boff[bt] + k * N + n];
+        ovta_tensor_put_f(j->y, (bt * M + m) * N + n,
+                          ovta_requant((int32_t)v, j->shs ? qconv_shift(j->shs->ints[n]) : j->shift, j->lo, j->hi));
+      }
+  free(acc);
+}
+
+/* An integer type of at most 32 bits (ovta_tensor_get_i's values then fit in 32 bits). */
+static bool qmm_small_int(ovta_dtype t) {
+  return t == OVTA_DT_I8 || t == OVTA_DT_U8 || t == OVTA_DT_I16 || t == OVTA_DT_U16 || t == OVTA_DT_I32;
+}
+
+/* ev_matmul's ovta.QDense loop for a and b of integer types of at most 32 bits: the scalar loop
+ * sums a * b in int64 and keeps the low 32 bits ((int32_t) before ovta_requant), so sums modulo
+ * 2^32 in any order give the same int32 (the products' low 32 bits from the 32-bit values);
+ * a row of N sums at once, k outer (qmm_axpy, vectorized), the rows over the thread pool. */
+static int mm_q32(ev *e, qmmjob *j, bool ta, bool tb, int64_t batch, const int64_t *aoff, const int64_t *boff) {
+  const ovta_tensor *a = IN(e, 0), *b = IN(e, 1);
+  int64_t M = j->M, N = j->N, K = j->K, na = ovta_tensor_numel(a), nb = ovta_tensor_numel(b);
+  uint32_t *ap = malloc((size_t)na * sizeof *ap + 1), *bp = malloc((size_t)nb * sizeof *bp + 1);
+  if (!ap || !bp) {
+    free(ap), free(bp);
+    return fail(e, OVTA_ENOMEM, "out of memory");
+  }
+  for (int64_t o = 0; o < na; o += M * K)
+    for (int64_t m = 0; m < M; m++)
+      for (int64_t k = 0; k < K; k++) ap[o + m * K + k] = (uint32_t)ovta_tensor_get_i(a, o + (ta ? k * M + m : m * K + k));
+  for (int64_t o = 0; o < nb; o += K * N)
+    for (int64_t k = 0; k < K; k++)
+      for (int64_t n = 0; n < N; n++) bp[o + k * N + n] = (uint32_t)ovta_tensor_get_i(b, o + (tb ? n * K + k : k * N + n));
+  j->ap = ap, j->bp = bp, j->aoff = aoff, j->boff = boff;
+  ovta_par_for(qmm_items, j, batch * M);
+  free(ap), free(bp);
+  return OVTA_OK;
+}
+
 /* Gemm / MatMul (rank 2, or batched with broadcasting) / ovta.Dense / ovta.QDense /
  * MatMulInteger. ovta.QDense with `shifts`: output channel n requantized by shifts[n]. */
 static int ev_matmul(ev *e, double az, double bz) {
@@ -502,6 +791,8 @@ static int ev_matmul(ev *e, double az, double bz) {
   if (shs && (shs->type != OVTA_ATTR_INTS || shs->n != N)) return fail(e, OVTA_EINVAL, "shifts must be one INT per output channel");
   int32_t lo = (int32_t)ovta_node_attr_i(e->n, "clip_min", -128), hi = (int32_t)ovta_node_attr_i(e->n, "clip_max", 127);
   const char *act_name = ovta_node_attr_s(e->n, "act", "none");
+  int64_t *offs = malloc((size_t)(2 * batch) * sizeof *offs + 1); /* per batch: a's, then b's matrix offset */
+  if (!offs) return fail(e, OVTA_ENOMEM, "out of memory");
   for (int64_t bt = 0; bt < batch; bt++) {
     /* batch offsets: broadcast the batch dims */
     int64_t aoff = 0, boff = 0, idx = bt, sa = M * K, sb = K * N;
@@ -518,6 +809,23 @@ static int ev_matmul(ev *e, double az, double bz) {
         sb *= b->shape[db];
       }
     }
+    offs[bt] = aoff, offs[batch + bt] = boff;
+  }
+  if (!q && M > 0 && N > 0 && K > 0 && batch > 0) {
+    mmjob j = {.a = a, .b = b, .c = c, .y = y, .n = e->n, .ta = ta, .tb = tb, .az = az, .bz = bz, .alpha = alpha,
+               .beta = beta, .dense = dense, .act = act_name, .act_kind = conv_act_kind(act_name), .M = M, .N = N, .K = K};
+    int rc = mm_f64(e, &j, batch, offs, offs + batch);
+    free(offs);
+    return rc;
+  }
+  if (q && M > 0 && N > 0 && K > 0 && batch > 0 && qmm_small_int(a->dtype) && qmm_small_int(b->dtype)) {
+    qmmjob j = {.c = c, .y = y, .M = M, .N = N, .K = K, .shs = shs, .shift = shift, .lo = lo, .hi = hi};
+    int rc = mm_q32(e, &j, ta, tb, batch, offs, offs + batch);
+    free(offs);
+    return rc;
+  }
+  for (int64_t bt = 0; bt < batch; bt++) {
+    int64_t aoff = offs[bt], boff = offs[batch + bt];
     for (int64_t m = 0; m < M; m++)
       for (int64_t n = 0; n < N; n++) {
         double acc = 0;
@@ -541,6 +849,7 @@ static int ev_matmul(ev *e, double az, double bz) {
         ovta_tensor_put_f(y, yi, dense ? act(act_name, acc, e->n) : acc);
       }
   }
+  free(offs);
   return OVTA_OK;
 }
 
