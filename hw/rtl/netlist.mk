@@ -15,8 +15,11 @@ NETLIST_CONFIG ?= small
 NETLIST_SEEDS ?= 2000
 NETLIST_LIB = $(abspath $(B)/tsim/$(NETLIST_CONFIG)-netlist/libovta_tsim.so)
 # The synthesis: synth's script up to "fine", then its "fine" steps without memory_map (an SRAM
-# as thousands of flip-flops would make a model Verilator builds and runs very slowly).
-NETLIST_YOSYS = synth -top ovta_top -flatten -run begin:fine; opt -fast -full; opt -full; techmap; opt -fast; \
+# as thousands of flip-flops would make a model Verilator builds and runs very slowly), and
+# without `alumacc`: Yosys 0.23's alumacc/maccmap produce wrong gates for the GEMM's packed upper
+# products and the ALU's signed compares (hw/rtl/README.md "Netlist simulation"; the $add, $sub,
+# $lt and $mul cells then map one by one).
+NETLIST_YOSYS = synth -top ovta_top -flatten -noalumacc -run begin:fine; opt -fast -full; opt -full; techmap; opt -fast; \
   abc -fast; opt -fast; hierarchy -check; check -assert; tee -o $(dir $@)stat.txt stat; write_verilog -noattr $@
 
 $(B)/netlist/%/ovta_flat.sv: $(B)/gen/%/ovta_pkg.sv $(sort $(wildcard hw/rtl/*.sv))

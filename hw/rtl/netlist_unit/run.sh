@@ -17,9 +17,10 @@ make --no-print-directory build/gen/small/ovta_pkg.sv >/dev/null
   for f in $(ls hw/rtl/*.sv | grep -v ovta_rtl_pkg.sv); do
     sed -e '/^  import ovta.*::\*;$/d' -e "s/int'(/(/g" "$f"; done
   cat "$here/nl_unit.sv"; } > "$w/flat.sv"
-# NL_PASSES: the Yosys passes (default: those of hw/rtl/netlist.mk), to bisect the flow; e.g.
+# NL_PASSES: the Yosys passes (default: those of hw/rtl/netlist.mk, with -noalumacc; without it
+# the unit shows the Yosys 0.23 alumacc fault), to bisect the flow; e.g.
 # NL_PASSES="synth -top nl_unit -flatten -run begin:fine; maccmap -unmap" (coarse cells only)
-passes=${NL_PASSES:-"synth -top nl_unit -flatten -run begin:fine; opt -fast -full; opt -full; techmap; \
+passes=${NL_PASSES:-"synth -top nl_unit -flatten -noalumacc -run begin:fine; opt -fast -full; opt -full; techmap; \
   opt -fast; abc -fast; opt -fast; hierarchy -check; check -assert"}
 # NL_PROBE=1: also print the exec signals that differ, cycle by cycle (tb_nl_unit.sv)
 probe=; [ "${NL_PROBE:-0}" = 1 ] && probe=+define+NL_PROBE
