@@ -22,6 +22,11 @@ where that initialization is degenerate for a numerical check: BatchNorm running
 affine parameters seeded (as models/resnet18/export.py), weights that are initialized to all zeros
 (ViT's classifier head) drawn from N(0, 0.02), and ConvNeXt's layer scales (1e-6, which would make
 every block nearly the identity) drawn from U(0.05, 0.15).
+
+Exporter gap: torch 1.13 has no ONNX rule for `aten::zero` (`Tensor.zero_()`), which swin_v2's
+attention applies to the key part of its qkv bias; `zero_symbolic` below exports it as a
+multiplication by 0 (the same values: the bias is finite), registered for opset 13 (no other model
+of the zoo exports aten::zero).
 """
 import json
 import os
@@ -64,6 +69,11 @@ def seed_weights(net):
                 p.normal_(0.0, 0.02)
 
 
+def zero_symbolic(g, self):
+    """aten::zero (x.zero_()) as x * 0 (torch 1.13's exporter has no rule; swin_v2)."""
+    return g.op("Mul", self, g.op("Constant", value_t=torch.tensor(0.0)))
+
+
 def export(name, out):
     os.makedirs(out, exist_ok=True)
     for f in ("model.onnx", "export_error.txt"):
@@ -88,6 +98,7 @@ def export(name, out):
     with open(os.path.join(out, "meta.json"), "w") as f:
         json.dump(meta, f)
     path = os.path.join(out, "model.onnx")
+    torch.onnx.register_custom_op_symbolic("aten::zero", zero_symbolic, 13)
     try:
         torch.onnx.export(net, x, path, opset_version=13, input_names=["image"], output_names=["logits"],
                           do_constant_folding=True, training=torch.onnx.TrainingMode.EVAL)
