@@ -27,7 +27,7 @@ typedef struct ovta_buf ovta_buf;
 
 /* Options for ovta_dev_open; a zeroed struct gives the defaults. */
 typedef struct ovta_dev_opts {
-  size_t dram_bytes;       /* simulators: size of simulated DRAM (0: 256 MiB) */
+  size_t dram_bytes;       /* simulators: size of simulated DRAM (0: 256 MiB; a plan raises it to fit) */
   uint64_t seed;           /* fsim: 0 runs the modules in a fixed order; otherwise interleaves
                               them in a random order (from this seed) that the tokens allow */
   const char *trace_path;  /* tsim: write an FST waveform here (NULL: none) */
