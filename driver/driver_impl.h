@@ -22,8 +22,6 @@
 
 /* Physical address where simulated DRAM starts (nonzero, so phys 0 is never valid). */
 #define OVTA_SIMDRAM_BASE 0x10000000ull
-/* Default size of simulated DRAM (ovta_dev_opts.dram_bytes = 0). */
-#define OVTA_SIMDRAM_DEFAULT_BYTES (256ull << 20)
 
 typedef struct ovta_simdram ovta_simdram;
 

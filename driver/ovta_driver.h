@@ -20,6 +20,9 @@
 
 #include "ovta_isa.h"
 
+/* Default size of simulated DRAM (ovta_dev_opts.dram_bytes = 0). */
+#define OVTA_SIMDRAM_DEFAULT_BYTES (256ull << 20)
+
 typedef struct ovta_dev ovta_dev;
 typedef struct ovta_buf ovta_buf;
 

@@ -160,17 +160,17 @@ int ovta_plan_stats_get(const ovta_plan *e, int i, ovta_plan_stats *out, ovta_er
 int ovta_plan_attach(ovta_plan *e, const char *backend, const ovta_dev_opts *o, ovta_error *err) {
   if (!e->accel) return OVTA_FAIL(err, OVTA_EINVAL, "--backend %s: the plan was compiled for the cpu only", backend);
   if (e->dev) return OVTA_FAIL(err, OVTA_EINVAL, "a device (%s) is already attached", ovta_dev_backend(e->dev));
-  /* A simulator's DRAM (ovta_driver.h: 256 MiB unless dram_bytes) grows to hold the plan's DMA
+  /* A simulator's DRAM (OVTA_SIMDRAM_DEFAULT_BYTES unless dram_bytes) grows to hold the plan's DMA
    * tensors, aligned, plus a quarter and 64 MiB for kernels, micro-ops and instruction streams:
    * regnet_y_128gf's int8 weights alone are 644 MB. */
   ovta_dev_opts oo = o ? *o : (ovta_dev_opts){0};
   if (!oo.dram_bytes) {
-    uint64_t need = 0, bytes = 256ull << 20;
+    uint64_t need = 0, bytes = OVTA_SIMDRAM_DEFAULT_BYTES;
     for (int i = 0; i < e->nt; i++)
       if (e->t[i].dma) need += (e->t[i].nbytes + 4095) & ~(uint64_t)4095;
     need += need / 4 + (64ull << 20);
     while (bytes < need) bytes <<= 1;
-    if (bytes > (256ull << 20)) oo.dram_bytes = bytes;
+    if (bytes > OVTA_SIMDRAM_DEFAULT_BYTES) oo.dram_bytes = bytes;
   }
   int rc = ovta_dev_open(backend, &e->cfg, &oo, &e->dev, err);
   ovta_rt_opts ro = {0};
