@@ -108,6 +108,11 @@ include tests/soak/soak.mk
 include tests/readme/readme.mk
 include tests/remote/remote.mk
 
+# Tests of these areas run programs on tsim: the models come first, also when `make test AREA=...`
+# builds only the tests of some areas (without AREA, test_tsim's prerequisites build them).
+TSIM_TEST_AREAS := boards cli e2e fsim fuzz layers profile remote runtime soak tsim vta
+$(foreach a,$(TSIM_TEST_AREAS),$(filter $(B)/tests/$(a)/%,$(TESTS))): | $(TSIM_TEST_MODELS)
+
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/obj/%.o)
 
 $(B)/obj/%.o: %.c $(GEN) | $(B)/gen

@@ -16,7 +16,7 @@ endif
 $(B)/obj/driver/driver.o: boards/boards.mk $(XRT_HEADER)
 
 # The virtual-board test needs every config's Verilator model (hw/sim/tsim.mk builds them).
-$(B)/tests/boards/test_vboard: | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+$(B)/tests/boards/test_vboard: | $(TSIM_TEST_MODELS)
 
 # Board configs (boards/NAME/config.json) get their SystemVerilog package like isa/configs do,
 # so hw/rtl/rtl.mk's flattened synthesis source and hw/sim/tsim.mk's model exist for boards too.
@@ -69,4 +69,4 @@ $(VBOARD_TOOL): boards/vboard_main.c $(LIB) $(GEN)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(LIB) $(LDFLAGS) $(LDLIBS)
 
 # tests/boards/test_fsim_vboard runs the fsim directed tests on the virtual board
-$(B)/tests/boards/test_fsim_vboard: | $(B)/tests/fsim/test_fsim $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+$(B)/tests/boards/test_fsim_vboard: | $(B)/tests/fsim/test_fsim $(TSIM_TEST_MODELS)

@@ -82,14 +82,19 @@ $(B)/gen/%/ovta_pkg.sv: $(ISAGEN) isa/encoding.json tests/gen/regress/%.json
 	@mkdir -p $(dir $@)
 	$(ISAGEN) sv-package isa/encoding.json tests/gen/regress/$*.json $@
 
+# The models the tests load: build/tsim/CONFIG (driver/backend_tsim.c), made by the normal build,
+# which `make test` runs before the sanitizer builds (SAN=1, TSAN=1): those need no models of their own.
+TSIM_TEST_MODELS := $(if $(filter 1,$(SAN) $(TSAN)),,$(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so))
+TSIM_TEST_REGRESS_MODELS := $(if $(TSIM_TEST_MODELS),$(TSIM_REGRESS_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so))
+
 # The tsim tests need every config's model: build them (incrementally) before the tests.
-$(B)/tests/tsim/test_tsim: | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+$(B)/tests/tsim/test_tsim: | $(TSIM_TEST_MODELS)
 
 # tests/tsim/test_tsim_diff: random programs (tests/gen) on fsim and tsim; linked with the
 # generator (its variables come from tests/gen/gen.mk, expanded in the recipe).
 $(B)/tests/tsim/test_tsim_diff: tests/tsim/test_tsim_diff.c tests/gen/randprog.c tests/gen/randprog.h \
     tools/ovta/load.c tools/ovta/ovta_tool.h $(LIB) $(GEN) \
-    | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so) $(TSIM_REGRESS_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+    | $(TSIM_TEST_MODELS) $(TSIM_TEST_REGRESS_MODELS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itests $(RANDPROG_FLAGS) $(CFLAGS) -MMD -MP -o $@ $< $(RANDPROG_SRCS) $(LIB) $(LDFLAGS) \
 	  $(OVTA_TOOL_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
@@ -118,10 +123,10 @@ $(TSIM_BENCH): bench/tsim_bench.c $(LIB) $(GEN)
 
 # tests/tsim/test_tsim_faults (cmocka) and tests/tsim/test_faults_kill.sh (faults from the command
 # line, SIGKILL of vboard clients and servers): the models, build/ovta and build/ovta-vboard.
-$(B)/tests/tsim/test_tsim_faults: | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+$(B)/tests/tsim/test_tsim_faults: | $(TSIM_TEST_MODELS)
 TESTS += $(B)/tests/tsim/test_faults_kill
 $(B)/tests/tsim/test_faults_kill: tests/tsim/test_faults_kill.sh hw/sim/tsim.mk $(B)/ovta $(B)/ovta-vboard \
-    | $(TSIM_CONFIGS:%=$(B)/tsim/%/libovta_tsim.so)
+    | $(TSIM_TEST_MODELS)
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec bash "%s/tests/tsim/test_faults_kill.sh" "%s/$(B)" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
