@@ -296,6 +296,22 @@ static void test_eval_hook(void **state) {
 
 /* The fused operators of graph.h (ovta.Conv/Dense/QConv/QDense/Eltwise) against the graph
  * layer's independent reference evaluator (ovta_eval_node_ref, plain C). */
+/* got against the evaluator's want: same dtype and size, f32 within 1e-5 relative + abs_tol,
+ * integers equal; returns how many of want's elements are nonzero (so a case can show it is not
+ * trivially all zeros). */
+static int64_t assert_matches(const ovta_tensor *got, const ovta_tensor *want, double abs_tol) {
+  int64_t n = ovta_tensor_numel(want), nonzero = 0;
+  assert_int_equal(got->dtype, want->dtype);
+  assert_int_equal(ovta_tensor_numel(got), n);
+  for (int64_t j = 0; j < n; j++) {
+    double w = ovta_tensor_get_f(want, j), v = ovta_tensor_get_f(got, j);
+    nonzero += w != 0;
+    if (got->dtype == OVTA_DT_F32) assert_float_equal(v, w, 1e-5 * fabs(w) + abs_tol);
+    else assert_int_equal((int64_t)v, (int64_t)w);
+  }
+  return nonzero;
+}
+
 static void test_fused_ops(void **state) {
   (void)state;
   static char json[16384];
@@ -350,17 +366,7 @@ static void test_fused_ops(void **state) {
   for (int o = 0; o < 5; o++) {
     ovta_tensor *got;
     OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
-    assert_int_equal(got->dtype, want[o]->dtype);
-    int64_t n = ovta_tensor_numel(want[o]);
-    assert_int_equal(ovta_tensor_numel(got), n);
-    int nonzero = 0;
-    for (int64_t j = 0; j < n; j++) {
-      double w = ovta_tensor_get_f(want[o], j), v = ovta_tensor_get_f(got, j);
-      nonzero += w != 0;
-      if (got->dtype == OVTA_DT_F32) assert_float_equal(v, w, 1e-5 * fabs(w) + 1e-6);
-      else assert_int_equal((int64_t)v, (int64_t)w);
-    }
-    assert_true(nonzero > 0); /* the case is not trivially all zeros */
+    assert_true(assert_matches(got, want[o], 1e-6) > 0); /* the case is not trivially all zeros */
     ovta_tensor_free(got);
     ovta_tensor_free(want[o]);
   }
@@ -557,19 +563,12 @@ static void test_parallel_ops(void **state) {
       ovta_tensor *got;
       OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
       int64_t n = ovta_tensor_numel(want[o]);
-      assert_int_equal(got->dtype, want[o]->dtype);
-      assert_int_equal(ovta_tensor_numel(got), n);
       if (t == 1) {
-        int nonzero = 0;
-        for (int64_t j = 0; j < n; j++) {
-          double w = ovta_tensor_get_f(want[o], j), v = ovta_tensor_get_f(got, j);
-          nonzero += w != 0;
-          if (got->dtype == OVTA_DT_F32) assert_float_equal(v, w, 1e-5 * fabs(w) + 1e-5);
-          else assert_int_equal((int64_t)v, (int64_t)w);
-        }
-        assert_true(nonzero > n / 4); /* not trivially zeros */
+        assert_true(assert_matches(got, want[o], 1e-5) > n / 4); /* not trivially zeros */
         first[o] = got;
       } else {
+        assert_int_equal(got->dtype, first[o]->dtype);
+        assert_int_equal(ovta_tensor_numel(got), n);
         assert_memory_equal(got->data, first[o]->data, (size_t)n * ovta_dtype_size(got->dtype));
         ovta_tensor_free(got);
       }
