@@ -38,3 +38,10 @@ $(B)/tests/fuzz/test_fuzz_compiler: tests/fuzz/test_fuzz_compiler.sh $(OVTA_RAND
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec bash "%s/tests/fuzz/test_fuzz_compiler.sh" "%s/$(OVTA_RANDGRAPH)" "$$@"\n' "$(SRC)" "$(SRC)" > $@
 	chmod +x $@
+
+# tests/fuzz/run.sh's campaign record (executions summed over runs, killed runs recovered).
+TESTS += $(B)/tests/fuzz/test_campaign
+$(B)/tests/fuzz/test_campaign: tests/fuzz/test_campaign.sh tests/fuzz/run.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec bash "%s/tests/fuzz/test_campaign.sh" "$$@"\n' "$(SRC)" > $@
+	chmod +x $@
