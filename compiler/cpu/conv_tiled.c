@@ -382,8 +382,9 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
     lir_var *c = lir_var_new(F, "c", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *hc = lir_var_new(F, "hc", LIR_I64);
     lir_expr *xi[2] = {lir_ref(F, c), lir_ref(F, k)};
     bool par = q->C * HW >= 32768 && q->C >= 8, split = par && np > 1;
-    lir_expr *k0 = split ? lir_muli(F, lir_bin(F, LIR_DIV, lir_ref(F, hc), I(q->C)), h1) : I(0);
-    lir_stmt *conv = lir_for(F, k, k0, split ? lir_min(F, I(h1), lir_sub(F, I(HW), k0)) : I(HW), LIR_FOR_VECTORIZED,
+    lir_expr *half = split ? lir_bin(F, LIR_DIV, lir_ref(F, hc), I(q->C)) : NULL; /* half 0: [0, h1), 1: [h1, HW) */
+    lir_expr *k0 = split ? lir_muli(F, half, h1) : I(0), *kn = split ? lir_addi(F, lir_muli(F, half, HW - 2 * h1), h1) : I(HW);
+    lir_stmt *conv = lir_for(F, k, k0, kn, LIR_FOR_VECTORIZED,
                              lir_store(F, XF, xi, as_type(l, LIR_F32, lir_load(F, X, (lir_expr *[]){Nv, xi[0], xi[1]}))));
     xfill = split ? lir_for(F, hc, I(0), I(2 * q->C), LIR_FOR_PARALLEL, lir_let(F, c, lir_bin(F, LIR_MOD, lir_ref(F, hc), I(q->C)), conv))
                   : lir_for(F, c, I(0), I(q->C), par ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL, conv);

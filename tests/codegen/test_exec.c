@@ -488,7 +488,7 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"xp\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 24, 20, 20]},\n"
            "  {\"name\": \"xq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 128, 10, 10]},\n"
            "  {\"name\": \"xd\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 32, 20, 20]},\n"
-           "  {\"name\": \"xpq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 64, 25, 25]},\n"
+           "  {\"name\": \"xpq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 64, 26, 26]},\n"
            "  {\"name\": \"xdq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 32, 20, 20]},\n"
            "  {\"name\": \"wq2\", \"dtype\": \"i8\", \"shape\": [8, 128, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wpq\", \"dtype\": \"i8\", \"shape\": [24, 64, 1, 1], \"data\": [%s]},\n"
