@@ -340,7 +340,8 @@ static lir_stmt *pw_part(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
  * W[m, c] over the flat positions p < HW = OH*OW, read from X where it is (every position is an
  * output and none is padding, so no copy): in parallel over blocks of mt output channels, the
  * register tiles of mt x TILE_W positions, then one tile of the HW % TILE_W last ones. Maps split
- * in row halves (cpu_row_half) are two parts, each tiled so (a tile never crosses the split): the
+ * in row halves (cpu_row_half) are two parts, split there rounded down to whole tiles, each
+ * tiled so (a tile never crosses the split): the
  * parallel loop over (half, subgroup of tiles, block) half-major, as the depthwise convs and
  * elementwise nests before and after (MobileNetV2's 28x28 and 14x14 stages: the pointwise
  * split over tiles fell at another position than the depthwise one over rows). 8-bit X and W
