@@ -318,12 +318,36 @@ static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
   return SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st);
 }
 
+/* The tiles of one part of a pointwise conv's positions, [pb, pb + len): full tiles of TILE_W
+ * then one tile of the len % TILE_W last ones; subgroup sub (sub known at run time, ts tiles
+ * each) runs tiles [sub*ts, sub*ts + ts), the tail tile in the subgroup holding it. */
+static lir_stmt *pw_part(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t, int64_t mt,
+                         int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_buf *XF, int64_t pb, int64_t len,
+                         lir_expr *sub, int64_t ts) {
+  int64_t full = len / TILE_W, rest = len % TILE_W;
+  lir_var *t = lir_var_new(F, "t", LIR_I64);
+  lir_expr *t0 = sub ? lir_muli(F, sub, ts) : I(0);
+  lir_stmt *tile = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, lir_addi(F, lir_muli(F, lir_ref(F, t), TILE_W), pb), TILE_W, XF);
+  lir_stmt *tiles = !full ? lir_seq(F, 0, NULL)
+                    : sub ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL, tile)
+                          : lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL, tile);
+  lir_stmt *tail = rest ? pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, I(pb + full * TILE_W), rest, XF) : lir_seq(F, 0, NULL);
+  if (rest && sub) tail = lir_if(F, lir_bin(F, LIR_EQ, sub, I(full / ts)), tail, NULL); /* the subgroup holding it */
+  return SEQ(tiles, tail);
+}
+
 /* Pointwise convs (1x1, stride 1, no padding, one group): Y[n, m, p] = sum_c X[n, c, p] *
  * W[m, c] over the flat positions p < HW = OH*OW, read from X where it is (every position is an
  * output and none is padding, so no copy): in parallel over blocks of mt output channels, the
- * register tiles of mt x TILE_W positions, then one tile of the HW % TILE_W last ones. 8-bit X
- * and W (i32 acc_t, C at most one exact chunk, see tile_sum): each x converted as it is read,
- * the block's W rows converted to f32 first (wb), the exact f32 sum converted to i32. */
+ * register tiles of mt x TILE_W positions, then one tile of the HW % TILE_W last ones. Maps split
+ * in row halves (cpu_row_half) are two parts, split there rounded down to whole tiles, each
+ * tiled so (a tile never crosses the split): the
+ * parallel loop over (half, subgroup of tiles, block) half-major, as the depthwise convs and
+ * elementwise nests before and after (MobileNetV2's 28x28 and 14x14 stages: the pointwise
+ * split over tiles fell at another position than the depthwise one over rows). 8-bit X and W
+ * (i32 acc_t, C at most one exact chunk, see tile_sum): X converted to f32 once per image, the
+ * block's W rows converted to f32 first (wb, unless given as f32), the exact f32 sum converted
+ * to i32. */
 static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   bool i8 = acc_t == LIR_I32, conv_w = i8 && W->dtype != LIR_F32; /* 8-bit: each block converts its W rows (unless W is f32) */
   int64_t HW = q->OH * q->OW, mt = q->M % 8 == 0 ? 8 : q->M % 4 == 0 ? 4 : q->M % 2 == 0 ? 2 : 1;
@@ -334,34 +358,46 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
   int64_t nb = q->M / mt, nt = full + (rest > 0), tg8 = tile_groups(nb, nt, PAR_MIN_I8);
   if (i8 && !conv_w && (nt + tg8 - 1) / tg8 > F32W_TILES) return cpu_no_f32w(l); /* converting pays little here */
-  int64_t tg = tile_groups(nb, nt, conv_w ? PAR_MIN_I8 : PAR_MIN), ts = (nt + tg - 1) / tg;
-  tg = (full + (rest > 0) + ts - 1) / ts; /* (group of ts tiles, block; the last group has the tail tile) */
-  lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64), *t = lir_var_new(F, "t", LIR_I64);
+  /* parts: [0, h1) and [h1, HW) or one; h1 the row halves' split rounded down to whole tiles
+   * (a tail tile in each half cost 8% at 14x14: 98 = 3 x 32 + 2; 96 is 2 positions off the
+   * depthwise conv's split); per part sg subgroups of ts tiles */
+  int64_t h1 = cpu_row_half(q->OH) * q->OW;
+  h1 = h1 >= TILE_W ? h1 / TILE_W * TILE_W : h1;
+  int64_t np = h1 ? 2 : 1, len[2] = {h1 ? h1 : HW, HW - h1};
+  int64_t ntp = (imax(len[0], len[1]) + TILE_W - 1) / TILE_W; /* tiles of the larger part */
+  int64_t sg = tile_groups(nb * np, ntp, conv_w ? PAR_MIN_I8 : PAR_MIN), ts = (ntp + sg - 1) / sg;
+  sg = (ntp + ts - 1) / ts;
+  lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *MB = lir_ref(F, mb);
-  lir_expr *m0 = lir_muli(F, tg == 1 ? MB : nb > 1 ? lir_bin(F, LIR_MOD, MB, I(nb)) : I(0), mt); /* group-major, as conv_tiled */
-  lir_expr *g = tg > 1 ? (nb > 1 ? lir_bin(F, LIR_DIV, MB, I(nb)) : MB) : NULL, *t0 = tg > 1 ? lir_muli(F, g, ts) : NULL;
+  lir_expr *m0 = lir_muli(F, np * sg == 1 ? MB : nb > 1 ? lir_bin(F, LIR_MOD, MB, I(nb)) : I(0), mt); /* group-major */
+  lir_expr *g = np * sg > 1 ? (nb > 1 ? lir_bin(F, LIR_DIV, MB, I(nb)) : MB) : NULL; /* (part, subgroup) */
+  lir_expr *sub = sg > 1 ? (np > 1 ? lir_bin(F, LIR_MOD, g, I(sg)) : g) : NULL;
   lir_buf *wb = conv_w ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
   lir_expr *wm = conv_w ? I(0) : m0;
-  /* 8-bit X: converted to f32 once per image (XF [C, HW]; in parallel over channels when large),
-   * not by every block as it reads it (MobileNetV2's int8 pointwise convs ran 1.1-1.6x the fp32 time) */
+  /* 8-bit X: converted to f32 once per image (XF [C, HW]), not by every block as it reads it
+   * (MobileNetV2's int8 pointwise convs ran 1.1-1.6x the fp32 time); in parallel when large,
+   * over (half, channel) when split like the tiles */
   lir_buf *XF = i8 ? lir_buf_new(F, "xf", LIR_F32, 2, (int64_t[]){q->C, HW}, LIR_SCOPE_LOCAL) : NULL;
   lir_stmt *xfill = NULL;
   if (XF) {
-    lir_var *c = lir_var_new(F, "c", LIR_I64), *k = lir_var_new(F, "k", LIR_I64);
+    lir_var *c = lir_var_new(F, "c", LIR_I64), *k = lir_var_new(F, "k", LIR_I64), *hc = lir_var_new(F, "hc", LIR_I64);
     lir_expr *xi[2] = {lir_ref(F, c), lir_ref(F, k)};
-    xfill = lir_for(F, c, I(0), I(q->C), q->C * HW >= 32768 && q->C >= 8 ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL,
-                    lir_for(F, k, I(0), I(HW), LIR_FOR_VECTORIZED,
-                            lir_store(F, XF, xi, as_type(l, LIR_F32, lir_load(F, X, (lir_expr *[]){Nv, xi[0], xi[1]})))));
+    bool par = q->C * HW >= 32768 && q->C >= 8, split = par && np > 1;
+    lir_expr *half = split ? lir_bin(F, LIR_DIV, lir_ref(F, hc), I(q->C)) : NULL; /* half 0: [0, h1), 1: [h1, HW) */
+    lir_expr *k0 = split ? lir_muli(F, half, h1) : I(0), *kn = split ? lir_addi(F, lir_muli(F, half, HW - 2 * h1), h1) : I(HW);
+    lir_stmt *conv = lir_for(F, k, k0, kn, LIR_FOR_VECTORIZED,
+                             lir_store(F, XF, xi, as_type(l, LIR_F32, lir_load(F, X, (lir_expr *[]){Nv, xi[0], xi[1]}))));
+    xfill = split ? lir_for(F, hc, I(0), I(2 * q->C), LIR_FOR_PARALLEL, lir_let(F, c, lir_bin(F, LIR_MOD, lir_ref(F, hc), I(q->C)), conv))
+                  : lir_for(F, c, I(0), I(q->C), par ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL, conv);
   }
-  lir_stmt *tile = pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, lir_muli(F, lir_ref(F, t), TILE_W), TILE_W, XF);
-  lir_stmt *tiles = !full ? lir_seq(F, 0, NULL)
-                    : tg > 1 ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL, tile)
-                             : lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL, tile);
-  lir_stmt *tail = rest ? pw_tile(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, I(full * TILE_W), rest, XF) : lir_seq(F, 0, NULL);
-  if (rest && tg > 1) tail = lir_if(F, lir_bin(F, LIR_EQ, g, I(tg - 1)), tail, NULL); /* the last group's */
-  lir_stmt *blk = lir_alloc_stmt(F, acc, SEQ(tiles, tail));
+  lir_stmt *body = pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, 0, len[0], sub, ts);
+  if (np > 1) {
+    lir_expr *k = sg > 1 ? lir_bin(F, LIR_DIV, g, I(sg)) : g;
+    body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, h1, len[1], sub, ts));
+  }
+  lir_stmt *blk = lir_alloc_stmt(F, acc, body);
   if (conv_w) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
-  lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * tg), LIR_FOR_PARALLEL, blk);
+  lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * np * sg), LIR_FOR_PARALLEL, blk);
   F->body = XF ? lir_alloc_stmt(F, XF, lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(xfill, blocks)))
                : lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, blocks);
   return 0;
@@ -378,15 +414,13 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
  * p = oh*PWs + ow into a local buffer (columns ow >= OW computed and dropped by the stores). */
 #define DW_TAPS 64    /* at most this many taps (KH*KW) on this schedule */
 #define DW_ROW_MIN 16 /* outputs per row for the row form */
-#define DW_GROUP_ROWS 8 /* outputs of at least this many rows: in DW_GROUPS groups of rows */
-#define DW_GROUPS 2
 static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   int64_t T = q->KH * q->KW, cplane = q->sh * q->sw * q->plane, xl = cplane + q->PWs, fl = q->OH * q->PWs;
   /* row groups: the parallel loop over (group, channel), group-major, each iteration copying
    * only the plane rows its outputs read (the pool gives each thread the same slice of
    * iterations in every loop: the rows of a thread's group are those it wrote in the conv
    * before, and those the next conv's tiles read on the same thread) */
-  int64_t rg = q->OH >= DW_GROUP_ROWS ? (q->OH + DW_GROUPS - 1) / DW_GROUPS : q->OH, ng = (q->OH + rg - 1) / rg;
+  int64_t rg = cpu_row_half(q->OH) ? cpu_row_half(q->OH) : q->OH, ng = (q->OH + rg - 1) / rg; /* halves (cpu_internal.h) */
   bool flat = q->OW < DW_ROW_MIN || (q->OW < 2 * DW_ROW_MIN && q->OW % DW_ROW_MIN != 0);
   lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
   /* flat: the sums in a local row buffer (f32), or for 8-bit convs their outputs (the

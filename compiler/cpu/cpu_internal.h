@@ -108,6 +108,16 @@ static inline lir_expr *clampi(L *l, lir_expr *e, int64_t lo, int64_t hi) {
   return lir_max(F, lir_min(F, e, I(hi)), I(lo));
 }
 
+/* The spatial split shared by consecutive layers: a map of h rows (h >= CPU_SPLIT_ROWS) is cut
+ * into two halves, rows [0, cpu_row_half(h)) and the rest, and the parallel loops of the
+ * depthwise and pointwise convs and of the elementwise nests over such maps run over (half,
+ * channel ...) half-major, with the same number of iterations per half: the pool gives each
+ * thread the same slice of iterations in every loop, so with two threads each one computes the
+ * same rows of every layer, on data its core's cache holds (split by channel or at another
+ * position, half of a layer's input was written by the other core). 0 when h is not split. */
+#define CPU_SPLIT_ROWS 8
+static inline int64_t cpu_row_half(int64_t h) { return h >= CPU_SPLIT_ROWS ? (h + 1) / 2 : 0; }
+
 /* The nest n closed around body, innermost loop vectorized; with CPU_PAR_ELEMS iterations or
  * more, one loop is parallel (lower.c): body must compute each iteration independently of the
  * others (an elementwise store). */

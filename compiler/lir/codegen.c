@@ -462,12 +462,12 @@ static LLVMValueRef g_expr(gctx *g, const lir_expr *e) {
   unreachable();
 }
 
-/* Attach llvm.loop metadata with one boolean/empty property to a latch branch. */
-static void loop_md(gctx *g, LLVMValueRef br, const char *prop) {
+/* Attach llvm.loop metadata with one boolean (val) or empty property to a latch branch. */
+static void loop_md(gctx *g, LLVMValueRef br, const char *prop, bool val) {
   LLVMContextRef c = g->m->ctx;
   LLVMMetadataRef tmp = LLVMTemporaryMDNode(c, NULL, 0);
   LLVMMetadataRef pm[2] = {LLVMMDStringInContext2(c, prop, strlen(prop)),
-                           LLVMValueAsMetadata(LLVMConstInt(LLVMInt1TypeInContext(c), 1, 0))};
+                           LLVMValueAsMetadata(LLVMConstInt(LLVMInt1TypeInContext(c), val, 0))};
   bool has_val = strstr(prop, ".enable") != NULL;
   LLVMMetadataRef pnode = LLVMMDNodeInContext2(c, pm, has_val ? 2 : 1);
   LLVMMetadataRef lm[2] = {tmp, pnode};
@@ -478,6 +478,21 @@ static void loop_md(gctx *g, LLVMValueRef br, const char *prop) {
 
 static void g_parallel(gctx *g, const lir_stmt *s);
 static void g_stmt(gctx *g, const lir_stmt *s);
+
+/* Does s hold a vectorized loop (not counting those inside another loop)? */
+static bool holds_vectorized(const lir_stmt *s) {
+  if (!s) return false;
+  switch (s->kind) {
+  case LIR_S_FOR: return s->for_kind == LIR_FOR_VECTORIZED;
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++)
+      if (holds_vectorized(s->stmts[i])) return true;
+    return false;
+  case LIR_S_IF: return holds_vectorized(s->body) || holds_vectorized(s->else_body);
+  case LIR_S_LET: case LIR_S_ALLOC: case LIR_S_ATTR: return holds_vectorized(s->body);
+  default: return false;
+  }
+}
 
 /* The loop s from lo over ext iterations (values computed by the caller). */
 static void g_for_range(gctx *g, const lir_stmt *s, LLVMValueRef lo, LLVMValueRef ext) {
@@ -498,8 +513,12 @@ static void g_for_range(gctx *g, const lir_stmt *s, LLVMValueRef lo, LLVMValueRe
   LLVMValueRef next = LLVMBuildNSWAdd(B, phi, LLVMConstInt(g->i64, 1, 0), "");
   LLVMBasicBlockRef latch = LLVMGetInsertBlock(B);
   LLVMValueRef br = LLVMBuildBr(B, head);
-  if (s->for_kind == LIR_FOR_VECTORIZED) loop_md(g, br, "llvm.loop.vectorize.enable");
-  else if (s->for_kind == LIR_FOR_UNROLLED) loop_md(g, br, "llvm.loop.unroll.full");
+  if (s->for_kind == LIR_FOR_VECTORIZED) loop_md(g, br, "llvm.loop.vectorize.enable", true);
+  else if (s->for_kind == LIR_FOR_UNROLLED) loop_md(g, br, "llvm.loop.unroll.full", true);
+  /* a serial loop around a vectorized one is not vectorized itself: LLVM fully unrolled short
+   * inner loops (a depthwise conv's rows of 28) and vectorized the outer one with gathers and
+   * scatters (int8 MobileNetV2's 28x28 depthwise convs ran at 2x their fp32 time) */
+  else if (s->for_kind == LIR_FOR_SERIAL && holds_vectorized(s->body)) loop_md(g, br, "llvm.loop.vectorize.enable", false);
   LLVMValueRef inc[2] = {lo, next};
   LLVMBasicBlockRef from[2] = {pre, latch};
   LLVMAddIncoming(phi, inc, from, 2);

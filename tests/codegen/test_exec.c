@@ -449,7 +449,12 @@ static void test_untested_elementwise(void **state) {
 
 /* Operators run in parallel (isa/parallel.c) when large: an elementwise nest split over its
  * channel loop (Add with broadcasting, ovta.Eltwise), one split into blocks of its only loop
- * (Relu of a long vector), MaxPool and ovta.QMaxPool by rows, GlobalAveragePool by channel, and
+ * (Relu of a long vector), maps of 8 rows or more split in row halves (the Adds of 64x32x32
+ * and of 2x24x27x27, odd rows, broadcast along the last dim: the let outer indices), MaxPool
+ * and ovta.QMaxPool by rows, GlobalAveragePool by channel, pointwise convs split at their row
+ * halves rounded down to whole tiles (20x20: 192 of 400; 14x14: 96 of 196, a tail tile in the
+ * second half; int8 26x26: 320 of 676, the second half longer), depthwise convs in row halves
+ * (flat form 20x20; row form 9x36, odd rows), and
  * convs whose few output-channel blocks are split into groups of spatial tiles (a float 3x3 conv
  * of 8 channels, a pointwise one with a tail tile, an int8 ovta.QConv of 1152 taps: two exact f32
  * chunks), and a depthwise conv of 20-wide rows (its flat form, channels in parallel). Outputs
@@ -459,9 +464,9 @@ static void test_parallel_ops(void **state) {
   (void)state;
   size_t cap = 1 << 20, k = 0;
   char *json = malloc(cap), *wc = malloc(65536), *wp = malloc(65536), *wq = malloc(262144), *wd = malloc(65536);
-  char *wq2 = malloc(131072), *wpq = malloc(65536), *wdq = malloc(65536), *wd2 = malloc(65536);
+  char *wq2 = malloc(131072), *wpq = malloc(65536), *wdq = malloc(65536), *wd2 = malloc(65536), *wp2 = malloc(65536);
   assert_non_null(json), assert_non_null(wc), assert_non_null(wp), assert_non_null(wq), assert_non_null(wd);
-  assert_non_null(wq2), assert_non_null(wpq), assert_non_null(wdq), assert_non_null(wd2);
+  assert_non_null(wq2), assert_non_null(wpq), assert_non_null(wdq), assert_non_null(wd2), assert_non_null(wp2);
   for (int i = 0; i < 8 * 16 * 9; i++) k += (size_t)snprintf(wc + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.7f) * 0.2f);
   k = 0;
   for (int i = 0; i < 16 * 24; i++) k += (size_t)snprintf(wp + k, 65536 - k, "%s%.6g", i ? "," : "", cosf((float)i * 0.3f) * 0.3f);
@@ -477,9 +482,11 @@ static void test_parallel_ops(void **state) {
   for (int i = 0; i < 32 * 9; i++) k += (size_t)snprintf(wdq + k, 65536 - k, "%s%d", i ? "," : "", (i * 17) % 255 - 127);
   k = 0; /* a depthwise conv with rows of 16 outputs, stride 2: the row form, two row groups */
   for (int i = 0; i < 16 * 9; i++) k += (size_t)snprintf(wd2 + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.9f) * 0.5f);
+  k = 0; /* a pointwise conv on 14x14: row halves of 98 positions, split at 96 (whole tiles) */
+  for (int i = 0; i < 8 * 16; i++) k += (size_t)snprintf(wp2 + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.45f) * 0.4f);
   snprintf(json, cap,
-           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\", \"xpq\", \"xdq\", \"xd2\"],\n"
-           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\", \"ypq\", \"ydq\", \"yq2\", \"yi\", \"yd2\"],\n"
+           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\", \"xpq\", \"xdq\", \"xd2\", \"xs\", \"bs\", \"xp2\", \"xd3\"],\n"
+           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\", \"ypq\", \"ydq\", \"yq2\", \"yi\", \"yd2\", \"adds\", \"yp2\", \"yd3\"],\n"
            " \"tensors\": [\n"
            "  {\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 64, 32, 32]},\n"
            "  {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [64, 1, 1]},\n"
@@ -488,13 +495,18 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"xp\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 24, 20, 20]},\n"
            "  {\"name\": \"xq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 128, 10, 10]},\n"
            "  {\"name\": \"xd\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 32, 20, 20]},\n"
-           "  {\"name\": \"xpq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 64, 25, 25]},\n"
+           "  {\"name\": \"xpq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 64, 26, 26]},\n"
            "  {\"name\": \"xdq\", \"kind\": \"input\", \"dtype\": \"i8\", \"shape\": [1, 32, 20, 20]},\n"
            "  {\"name\": \"wq2\", \"dtype\": \"i8\", \"shape\": [8, 128, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wpq\", \"dtype\": \"i8\", \"shape\": [24, 64, 1, 1], \"data\": [%s]},\n"
            "  {\"name\": \"wdq\", \"dtype\": \"i8\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"zx\", \"dtype\": \"i8\", \"shape\": [], \"data\": [3]},\n"
            "  {\"name\": \"xd2\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 31, 31]},\n"
+           "  {\"name\": \"xs\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [2, 24, 27, 27]},\n"
+           "  {\"name\": \"bs\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [24, 27, 1]},\n"
+           "  {\"name\": \"xp2\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 14, 14]},\n"
+           "  {\"name\": \"wp2\", \"dtype\": \"f32\", \"shape\": [8, 16, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"xd3\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 9, 36]},\n"
            "  {\"name\": \"wd2\", \"dtype\": \"f32\", \"shape\": [16, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wd\", \"dtype\": \"f32\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wc\", \"dtype\": \"f32\", \"shape\": [8, 16, 3, 3], \"data\": [%s]},\n"
@@ -515,15 +527,18 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"n11\", \"op\": \"ovta.QConv\", \"inputs\": [\"xdq\", \"wdq\"], \"outputs\": [\"ydq\"], \"attrs\": {\"group\": 32, \"pads\": [1, 1, 1, 1], \"shift\": 9, \"clip_min\": -128, \"clip_max\": 127}},\n"
            "  {\"name\": \"n12\", \"op\": \"ovta.QConv\", \"inputs\": [\"xq\", \"wq2\"], \"outputs\": [\"yq2\"], \"attrs\": {\"pads\": [1, 1, 1, 1], \"shift\": 12, \"clip_min\": -128, \"clip_max\": 127}},\n"
            "  {\"name\": \"n13\", \"op\": \"ConvInteger\", \"inputs\": [\"xq\", \"wq2\", \"zx\"], \"outputs\": [\"yi\"], \"attrs\": {\"pads\": [1, 1, 1, 1]}},\n"
-           "  {\"name\": \"n14\", \"op\": \"Conv\", \"inputs\": [\"xd2\", \"wd2\"], \"outputs\": [\"yd2\"], \"attrs\": {\"group\": 16, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}}]}\n",
-           wq2, wpq, wdq, wd2, wd, wc, wp, wq);
-  free(wc), free(wp), free(wq), free(wd), free(wq2), free(wpq), free(wdq), free(wd2);
+           "  {\"name\": \"n14\", \"op\": \"Conv\", \"inputs\": [\"xd2\", \"wd2\"], \"outputs\": [\"yd2\"], \"attrs\": {\"group\": 16, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"n15\", \"op\": \"Add\", \"inputs\": [\"xs\", \"bs\"], \"outputs\": [\"adds\"]},\n"
+           "  {\"name\": \"n16\", \"op\": \"Conv\", \"inputs\": [\"xp2\", \"wp2\"], \"outputs\": [\"yp2\"]},\n"
+           "  {\"name\": \"n17\", \"op\": \"Conv\", \"inputs\": [\"xd3\", \"wd2\"], \"outputs\": [\"yd3\"], \"attrs\": {\"group\": 16, \"pads\": [1, 1, 1, 1]}}]}\n",
+           wq2, wpq, wdq, wp2, wd2, wd, wc, wp, wq);
+  free(wc), free(wp), free(wq), free(wd), free(wq2), free(wpq), free(wdq), free(wd2), free(wp2);
   ovta_error err = {0};
   ovta_graph *g;
   OVTA_ASSERT_OK(ovta_graph_from_json(json, "par", &g, &err), err);
   free(json);
   OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
-  enum { NI = 10, NO = 15 };
+  enum { NI = 14, NO = 18 };
   ovta_tensor *in[NI];
   for (int i = 0; i < NI; i++) {
     ovta_tensor *gi = g->inputs[i];
