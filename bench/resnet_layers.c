@@ -94,8 +94,8 @@ static int one(const char *backend, const ovta_config *cfg, const layer *l, int 
                                 dc.bytes_read[OVTA_MEM_UOP] + dc.bytes_written),
            bad);
     if (dc.cycles)
-      printf(", \"cycles\": %llu, \"mac_utilization\": %.4f, \"gemm_utilization\": %.4f, \"busy\": [%llu, %llu, %llu], \"stall\": [%llu, %llu, %llu]",
-             (unsigned long long)dc.cycles, macs / ((double)dc.cycles * cfg->batch * cfg->block_in * cfg->block_out),
+      printf(", \"est_cycles\": %.0f, \"cycles\": %llu, \"mac_utilization\": %.4f, \"gemm_utilization\": %.4f, \"busy\": [%llu, %llu, %llu], \"stall\": [%llu, %llu, %llu]",
+             p.est, (unsigned long long)dc.cycles, macs / ((double)dc.cycles * cfg->batch * cfg->block_in * cfg->block_out),
              (double)dc.gemm_uops / (double)dc.cycles,
              (unsigned long long)dc.busy_load, (unsigned long long)dc.busy_compute, (unsigned long long)dc.busy_store,
              (unsigned long long)dc.stall_load, (unsigned long long)dc.stall_compute, (unsigned long long)dc.stall_store);
