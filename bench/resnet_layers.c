@@ -5,7 +5,8 @@
  * (grouped conv, group = channels). One JSON line per run:
  * the plan, instructions and micro-ops of the host code and of the device, bytes moved, the MACs
  * of the layer and those the GEMM core did (gemm_macs: a depthwise layer's diagonal tiles are
- * 1/BLOCK_IN useful), and when the backend counts cycles (tsim): cycles and MAC utilization =
+ * 1/BLOCK_IN useful), and when the backend counts cycles (tsim): cycles, the planner's estimate
+ * of them (est_cycles, vta_plan.est) and MAC utilization =
  * MACs / (cycles * B*BI*BO), GEMM utilization = GEMM micro-ops / cycles, busy and stall cycles of
  * the load, compute and store modules.
  * Every result is checked against the plain-C reference (vta_reference); a mismatch exits 1. */
