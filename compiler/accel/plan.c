@@ -152,10 +152,11 @@ static bool fits(const vta_plan *p) {
 
 /* Cycles of the LOAD UOPs that make a conv's micro-op kernels resident, each once (the runtime's
  * uop cache): GEMM kernels per INP and ACC part, the bias MOV and the requantization per ACC part
- * (the MOV's of the other output-channel tiles not counted: in the 3x3 layers they load while the
- * compute module waits for INP/WGT, C6 measured), and the last tile's chunks; not the first tile's MOV and
- * GEMM kernels, loaded while its first INP/WGT load runs. A LOAD UOP runs alone in the compute module; ~90 cycles each on tsim (~40 of DMA latency, the rest behind the load
- * module's bursts: ResNet-18 C4/C7/C10, 2026-11-27). */
+ * (the MOVs of the other output-channel tiles not counted: in the 3x3 layers they load while the
+ * compute module waits for INP/WGT, C6 measured), and the last tile's chunks; not the first
+ * tile's MOV and GEMM kernels, loaded while its first INP/WGT load runs. A LOAD UOP runs alone in
+ * the compute module: ~90 cycles each on tsim (~40 of DMA latency, the rest behind the load
+ * module's bursts; ResNet-18 C4/C7/C10, 2026-11-27). */
 static double kernel_loads(const vta_plan *p) {
   double vt = p->vt, tiles = (double)p->tiles;
   double gemm = vt * (p->red_steps * tiles >= vt ? vt : 1);
@@ -199,9 +200,10 @@ static double cost(const vta_plan *p) {
   double tie = 1e-3 * (steps * step_bytes + 64.0 * insns);
   int vt = p->vt;
   /* overlap (vt > 1; isa/ISA.md "Overlap", jit-runtime/README.md): a tile's init runs beside the
-   * previous tile's last GEMMs, its requantization passes beside the next tile's first steps
-   * (one pass per step), each costing only what exceeds the GEMM beside it; the tile's store
-   * follows its last pass */
+   * previous tile's last GEMM once the store of tile t - vt has freed its ACC part (after that
+   * GEMM: alone), its requantization passes beside the next tile's first steps (one pass per
+   * step), each costing only what exceeds the GEMM beside it; the tile's store follows its last
+   * pass */
   bool ov = vt > 1;
   double pass = Q / nreq, ov_pass = pass > G ? pass - G : 0, ov_init = I > G ? I - G : 0;
   if (steps > 200000) /* closed form for huge step counts: the busier module plus fill and drain */
