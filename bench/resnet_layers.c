@@ -5,7 +5,8 @@
  * (grouped conv, group = channels). One JSON line per run:
  * the plan, instructions and micro-ops of the host code and of the device, bytes moved, the MACs
  * of the layer and those the GEMM core did (gemm_macs: a depthwise layer's diagonal tiles are
- * 1/BLOCK_IN useful), and when the backend counts cycles (tsim): cycles and MAC utilization =
+ * 1/BLOCK_IN useful), and when the backend counts cycles (tsim): cycles, the planner's estimate
+ * of them (est_cycles, vta_plan.est) and MAC utilization =
  * MACs / (cycles * B*BI*BO), GEMM utilization = GEMM micro-ops / cycles, busy and stall cycles of
  * the load, compute and store modules.
  * Every result is checked against the plain-C reference (vta_reference); a mismatch exits 1. */
@@ -94,8 +95,8 @@ static int one(const char *backend, const ovta_config *cfg, const layer *l, int 
                                 dc.bytes_read[OVTA_MEM_UOP] + dc.bytes_written),
            bad);
     if (dc.cycles)
-      printf(", \"cycles\": %llu, \"mac_utilization\": %.4f, \"gemm_utilization\": %.4f, \"busy\": [%llu, %llu, %llu], \"stall\": [%llu, %llu, %llu]",
-             (unsigned long long)dc.cycles, macs / ((double)dc.cycles * cfg->batch * cfg->block_in * cfg->block_out),
+      printf(", \"est_cycles\": %.0f, \"cycles\": %llu, \"mac_utilization\": %.4f, \"gemm_utilization\": %.4f, \"busy\": [%llu, %llu, %llu], \"stall\": [%llu, %llu, %llu]",
+             p.est, (unsigned long long)dc.cycles, macs / ((double)dc.cycles * cfg->batch * cfg->block_in * cfg->block_out),
              (double)dc.gemm_uops / (double)dc.cycles,
              (unsigned long long)dc.busy_load, (unsigned long long)dc.busy_compute, (unsigned long long)dc.busy_store,
              (unsigned long long)dc.stall_load, (unsigned long long)dc.stall_compute, (unsigned long long)dc.stall_store);

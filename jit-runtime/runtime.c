@@ -472,6 +472,36 @@ static bool tokens_complete(const ovta_rt *rt) {
 /* ALU instructions deferred at most at once by the overlap scheduling. */
 enum { RT_OVERLAP_WINDOW = 16 };
 
+/* How many placed GEMM/ALU instructions a LOAD UOP may pass (hoist_uop_load). */
+enum { RT_UOP_HOIST = 4 };
+
+/* Place LOAD UOP c (micro-op SRAM [ulo, uhi), no tokens) among the no placed instructions
+ * order[0..no): not after a GEMM that a later ALU could run beside (a LOAD UOP runs alone, so
+ * between the last GEMM of a tile and the next tile's bias MOV it breaks their overlap), but
+ * before it, at the latest position whose neighbours cannot overlap anyway; it passes only
+ * GEMM/ALU instructions (at most RT_UOP_HOIST) whose micro-ops it does not overwrite. Else at the
+ * end. */
+static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, uint64_t ulo, uint64_t uhi,
+                           uint32_t *order, uint32_t no) {
+  const ovta_insn *x = &rt->insns[pos[c]];
+  uint32_t at = no;
+  bool tokens = x->pop_prev || x->pop_next || x->push_prev || x->push_next;
+  const ovta_insn *last = no ? &rt->insns[pos[order[no - 1]]] : NULL;
+  if (!tokens && last && last->opcode == OVTA_OP_GEMM && rt->fp[pos[order[no - 1]]].known)
+    for (uint32_t q = no; q-- > 0 && no - q <= RT_UOP_HOIST;) {
+      const ovta_insn *y = &rt->insns[pos[order[q]]];
+      const rt_fp *fy = &rt->fp[pos[order[q]]];
+      if (!fy->known || (y->uop_bgn < uhi && ulo < y->uop_end)) break;
+      const ovta_insn *b = q ? &rt->insns[pos[order[q - 1]]] : NULL;
+      if (!b || !fp_may_overlap(rt, b, &rt->fp[pos[order[q - 1]]], y, fy)) {
+        at = q;
+        break;
+      }
+    }
+  memmove(order + at + 1, order + at, sizeof *order * (no - at));
+  order[at] = c;
+}
+
 /* One scheduling pass over the compute instructions at stream positions pos[0..nc): their new
  * order (indices into pos) in order[]. ALU instructions (unless nodefer) are deferred, in their
  * order, and each is placed right after a later GEMM; an instruction placed now that conflicts
@@ -514,7 +544,8 @@ static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, 
       def[nd++] = c;
       continue;
     }
-    order[no++] = c;
+    if (uload) hoist_uop_load(rt, pos, c, ulo, uhi, order, no++);
+    else order[no++] = c;
     if (fx->known && x->opcode == OVTA_OP_GEMM && nd) { /* the oldest deferred ALU after this GEMM */
       order[no++] = def[0];
       memmove(def, def + 1, sizeof *def * --nd);

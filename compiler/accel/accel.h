@@ -155,6 +155,8 @@ typedef struct vta_plan {
   int in_cb;                       /* input channel blocks in an INP tile: (t_oc - 1) * gs + t_ic */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
+  double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,
+                                      accel/plan.c); 0 for the ALU operators */
   char why[160];                   /* how the tiling was chosen */
 } vta_plan;
 

@@ -150,6 +150,22 @@ static bool fits(const vta_plan *p) {
          p->t_n * p->t_oc * p->t_h <= 16383 && p->t_w <= 16383;
 }
 
+/* Cycles of the LOAD UOPs that make a conv's micro-op kernels resident, each once (the runtime's
+ * uop cache): GEMM kernels per INP and ACC part, the bias MOV and the requantization per ACC part
+ * (the MOVs of the other output-channel tiles not counted: in the 3x3 layers they load while the
+ * compute module waits for INP/WGT, C6 measured), and the last tile's chunks; not the first
+ * tile's MOV and GEMM kernels, loaded while its first INP/WGT load runs. A LOAD UOP runs alone in
+ * the compute module: ~90 cycles each on tsim (~40 of DMA latency, the rest behind the load
+ * module's bursts; ResNet-18 C4/C7/C10, 2026-11-27). */
+static double kernel_loads(const vta_plan *p) {
+  double vt = p->vt, tiles = (double)p->tiles;
+  double gemm = vt * (p->red_steps * tiles >= vt ? vt : 1);
+  double init = vt < tiles ? vt : tiles;
+  double req = (tiles - 1 < vt ? tiles - 1 : vt) + p->q_chunks;
+  double first = 1 + (p->red_steps < vt ? p->red_steps : vt); /* the first tile's: behind its first load */
+  return 90 * (gemm + init + req - first);
+}
+
 /* Estimated cycles of a tiling, on the RTL's timing (hw/rtl, tsim): a DMA moves one bus beat per
  * cycle plus ~40 cycles per instruction (read latency), a store also ~2 per row; a GEMM micro-op
  * takes one cycle, an ALU pass one cycle per ACC element (the ACC SRAM has two read ports, so a
@@ -184,25 +200,32 @@ static double cost(const vta_plan *p) {
   double tie = 1e-3 * (steps * step_bytes + 64.0 * insns);
   int vt = p->vt;
   /* overlap (vt > 1; isa/ISA.md "Overlap", jit-runtime/README.md): a tile's init runs beside the
-   * previous tile's last GEMMs, its requantization passes beside the next tile's first steps
-   * (one pass per step), each costing only what exceeds the GEMM beside it; the tile's store
-   * follows its last pass */
+   * previous tile's last GEMM once the store of tile t - vt has freed its ACC part (after that
+   * GEMM: alone), its requantization passes beside the next tile's first steps (one pass per
+   * step), each costing only what exceeds the GEMM beside it; the tile's store follows its last
+   * pass */
   bool ov = vt > 1;
   double pass = Q / nreq, ov_pass = pass > G ? pass - G : 0, ov_init = I > G ? I - G : 0;
   if (steps > 200000) /* closed form for huge step counts: the busier module plus fill and drain */
     return (steps * (vt > 1 && L > G ? L : G + (vt > 1 ? 0 : L)) +
             (double)p->tiles * (ov ? ov_init + nreq * ov_pass : I + Q)) + L + S + tie;
   /* ring buffers of the last vt finish times: GEMM per step, store per tile */
-  double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0;
+  double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0, g_start = 0;
   int64_t s = 0, pend_t = -1;
   int pend = 0; /* requantization passes of tile pend_t still to run (overlap) */
   for (int64_t t = 0; t < p->tiles; t++) {
-    double start = s_end[t % vt] > cp ? s_end[t % vt] : cp; /* init: ACC part free */
-    cp = start + (ov && t > 0 ? ov_init : I);
+    if (ov && t > 0) { /* init beside the last GEMM, once the store of tile t - vt freed the ACC part */
+      double at = s_end[t % vt] > g_start ? s_end[t % vt] : g_start;
+      if (at + I > cp) cp = at + I;
+    } else {
+      double start = s_end[t % vt] > cp ? s_end[t % vt] : cp; /* init: ACC part free */
+      cp = start + I;
+    }
     for (int k = 0; k < p->red_steps; k++, s++) {
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
       ld = lstart + L;
-      cp = (ld > cp ? ld : cp) + G;
+      g_start = ld > cp ? ld : cp;
+      cp = g_start + G;
       g_end[s % vt] = cp;
       if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
     }
@@ -221,7 +244,7 @@ static double cost(const vta_plan *p) {
     }
     s_end[t % vt] = st;
   }
-  return st + tie;
+  return st + tie + kernel_loads(p);
 }
 
 
@@ -334,7 +357,7 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
   fill_sizes(p);
   snprintf(p->why, sizeof p->why, "%s (estimated cost %.0f)",
            (k.t_n || k.t_oc || k.t_ic || k.t_h || k.t_w) ? "knobs + search" : "search", best);
-  *est = best;
+  *est = p->est = best;
   return OVTA_OK;
 }
 

@@ -1,7 +1,8 @@
 /* Runtime core tests: dependency calls mapped onto the pop/push bits (expected bits derived by
  * hand from the module table of isa/ISA.md), 2D loads with padding against a plain-C model of
  * the LOAD rule, uop-cache eviction on the `small` config (uop SRAM of 128 micro-ops) with the
- * result checked against plain-C arithmetic, recovery after a failed run, and misuse giving
+ * result checked against plain-C arithmetic, a kernel's LOAD UOP placed before the GEMM an ALU of
+ * the other ACC half runs beside (overlap), recovery after a failed run, and misuse giving
  * OVTA_EINVAL with a message that names the problem. */
 #include "ovta_test_dev.h"
 #include "ovta_runtime.h"
@@ -236,6 +237,69 @@ static void test_alu_tensor(void **state) {
           if (got[d * lanes + l] != want)
             fail_msg("%s/%s: element %u lane %d = %d, expected %d", *be, *cn, d, l, got[d * lanes + l], want);
         }
+      free(got);
+      free(init);
+      ovta_buf_free(ba);
+      ovta_buf_free(bo);
+      close_fx(&fx);
+    }
+}
+
+/* jit-runtime/README.md "Overlap": a kernel's first LOAD UOP between two GEMMs and an ALU of the
+ * other ACC half goes before the last GEMM, so the ALU runs beside it (overlap bit; fsim checks
+ * the bit's rule). Two reset GEMMs zero ACC [0, N); then a new kernel adds 5 to [H, H + N) (H =
+ * ACC_DEPTH / 2, loaded from DRAM): as issued, its LOAD UOP would sit between the second GEMM and
+ * the ALU. OUT checked against plain-C arithmetic. */
+static void test_uop_load_hoist(void **state) {
+  (void)state;
+  for (const char *const *be = ovta_test_backends(); *be; be++)
+    for (const char *const *cn = ovta_test_configs(); *cn; cn++) {
+      fixture fx;
+      open_fx(&fx, *be, *cn);
+      ovta_error err = {0};
+      const ovta_config *c = &fx.cfg;
+      const uint32_t N = 8, H = (uint32_t)c->acc_depth / 2;
+      int lanes = c->batch * c->block_out;
+      size_t n = (size_t)N * lanes;
+      int32_t *init = malloc(n * 4);
+      for (size_t i = 0; i < n; i++) init[i] = (int32_t)(i * 37 % 251) - 125;
+      ovta_buf *ba, *bo;
+      OVTA_ASSERT_OK(ovta_buf_alloc(fx.dev, n * 4, &ba, &err), err);
+      OVTA_ASSERT_OK(ovta_buf_alloc(fx.dev, (size_t)2 * N * c->out_bytes, &bo, &err), err);
+      OVTA_ASSERT_OK(ovta_buf_write(ba, 0, init, n * 4, &err), err);
+      ovta_rt *rt = fx.rt;
+      OVTA_ASSERT_OK(ovta_rt_load_2d(rt, OVTA_MEM_ACC, H, ba, 0, N, 1, N, NULL, &err), err);
+      bool rec;
+      OVTA_ASSERT_OK(ovta_rt_kernel_begin(rt, 7, &rec, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_loop_begin(rt, N, 1, 0, 0, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_uop_push(rt, 0, 0, 0, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_loop_end(rt, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_push_gemm(rt, true, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_push_gemm(rt, true, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_kernel_end(rt, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_kernel_begin(rt, 8, &rec, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_loop_begin(rt, N, 1, 0, 0, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_uop_push(rt, H, 0, 0, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_loop_end(rt, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_push_alu(rt, OVTA_ALU_ADD, true, 5, false, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_kernel_end(rt, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_dep_push(rt, OVTA_RT_COMPUTE, OVTA_RT_STORE, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_dep_pop(rt, OVTA_RT_COMPUTE, OVTA_RT_STORE, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_store_2d(rt, OVTA_MEM_OUT, 0, bo, 0, N, 1, N, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_store_2d(rt, OVTA_MEM_OUT, H, bo, N, N, 1, N, &err), err);
+      OVTA_ASSERT_OK(ovta_rt_synchronize(rt, 10000, &err), err);
+      ovta_rt_stats st;
+      ovta_rt_stats_get(rt, &st);
+      assert_int_equal(st.kernel_loads, 2);
+      assert_int_equal(st.overlap_reverted, 0);
+      assert_int_equal(st.overlap_marked, 1); /* the ALU beside the second GEMM */
+      int8_t *got = malloc(2 * n);
+      OVTA_ASSERT_OK(ovta_buf_read(bo, 0, got, 2 * n, &err), err);
+      for (size_t i = 0; i < n; i++) {
+        if (got[i] != 0) fail_msg("%s/%s: reset element %zu = %d", *be, *cn, i, got[i]);
+        int8_t want = (int8_t)(uint8_t)(uint32_t)(init[i] + 5);
+        if (got[n + i] != want) fail_msg("%s/%s: element %zu = %d, expected %d", *be, *cn, i, got[n + i], want);
+      }
       free(got);
       free(init);
       ovta_buf_free(ba);
@@ -549,6 +613,7 @@ int main(void) {
       cmocka_unit_test(test_dep_bits),
       cmocka_unit_test(test_load_padding),
       cmocka_unit_test(test_alu_tensor),
+      cmocka_unit_test(test_uop_load_hoist),
       cmocka_unit_test(test_uop_eviction),
       cmocka_unit_test(test_failed_run_recovers),
       cmocka_unit_test(test_misuse),
