@@ -16,6 +16,10 @@ typedef struct im2col {
   int64_t o[2];  /* output size (OH, OW) */
 } im2col;
 
+/* At most this many taps: one Concat input each, and the CPU path lowers a Concat of at most 64
+ * inputs (compiler/cpu, MAXIO). */
+#define IM2COL_MAX_TAPS 64
+
 static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* GEMM micro-ops per output pixel and output channel block of the three forms of a conv on C
@@ -31,9 +35,9 @@ static int64_t im2col_gain(const im2col *c, int64_t bi) {
 }
 
 /* A conv this pass rewrites: ovta.Conv whose input is a graph input (float, static [N, C, H, W]:
- * it is on the CPU already), constant 4-D weights (and bias), group 1, dilations 1, more than one
- * tap, C < bi (the input block has empty lanes), and the im2col needs fewer GEMM micro-ops than
- * the conv and s2d (im2col_gain > 0). */
+ * it is on the CPU already), constant 4-D weights (and bias), group 1, dilations 1, 2 to
+ * IM2COL_MAX_TAPS taps, C < bi (the input block has empty lanes), and the im2col needs fewer GEMM
+ * micro-ops than the conv and s2d (im2col_gain > 0). */
 static bool im2col_match(const ovta_node *n, int64_t bi, im2col *c) {
   if (strcmp(n->op, "ovta.Conv") || n->n_outputs != 1 || !n->outputs[0]) return false;
   const ovta_tensor *x = ovta_node_in(n, 0), *w = ovta_node_in(n, 1), *b = ovta_node_in(n, 2), *y = n->outputs[0];
@@ -48,7 +52,8 @@ static bool im2col_match(const ovta_node *n, int64_t bi, im2col *c) {
       !px_attr_ints(n, "pads", 4, c->pads) || dil[0] != 1 || dil[1] != 1 || w->shape[1] != x->shape[1])
     return false;
   c->c = x->shape[1], c->o[0] = y->shape[2], c->o[1] = y->shape[3];
-  return c->k[0] * c->k[1] > 1 && c->c < bi && im2col_gain(c, bi) > 0;
+  int64_t taps = c->k[0] * c->k[1];
+  return taps > 1 && taps <= IM2COL_MAX_TAPS && c->c < bi && im2col_gain(c, bi) > 0;
 }
 
 /* W2 [O, KH*KW*C, 1, 1] from W [O, C, KH, KW]: W2[o, (r*KW + q)*C + c] = W[o, c, r, q] (tap-major,
