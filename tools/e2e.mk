@@ -2,18 +2,20 @@
 #   ovta eval           tools/ovta/cmd_eval.c (+ progress.c): fp32 vs int8 accuracy of a classifier
 #   tools/run-main.sh   `make run` (Makefile): `ovta eval` on the shipped Fashion-MNIST model
 #   tests/e2e/          end-to-end test of `ovta eval`, and of depthwise / grouped convs on the
-#                       accelerator (test_dwconv.sh, data/), of pass s2d on a stem (test_stem.sh), of per-channel
+#                       accelerator (test_dwconv.sh, data/), of pass s2d on a stem (test_stem.sh), of pass im2col on two
+#                       stems (test_im2col.sh), of per-channel
 #                       exponents for outlier weights (test_outlier.sh), of residual blocks' adds on the
 #                       accelerator (test_residual.sh), of ONNX external data (test_extdata.sh) (in `make test`)
 # and the targets bench-resnet18, test-ort and test-zoo below.
 OVTA_TOOL_SRCS += tools/ovta/cmd_eval.c tools/ovta/progress.c
 
-E2E_TESTS = test_e2e test_dwconv test_stem test_outlier test_residual test_extdata
+E2E_TESTS = test_e2e test_dwconv test_stem test_im2col test_outlier test_residual test_extdata
 TESTS += $(E2E_TESTS:%=$(B)/tests/e2e/%)
 
 # each a script run with build/ovta (ovta-opt beside it): test_e2e `ovta eval`; test_dwconv
 # depthwise / grouped convs, int8 on the cpu path = on the accelerator (data/dw_model.onnx);
-# test_stem pass s2d on a ResNet-like stem (data/stem_model.onnx); test_outlier per-channel
+# test_stem pass s2d on a ResNet-like stem (data/stem_model.onnx); test_im2col pass im2col on it and
+# on a stride-1 stem made by numpy; test_outlier per-channel
 # weight exponents for weights with an outlier (data/outlier_model.onnx); test_residual two ResNet
 # basic blocks, int8 on the cpu path = the adds on the accelerator (data/residual_model.onnx);
 # test_extdata ONNX external data, models made at test time (python3-onnx), hostile locations

@@ -36,16 +36,21 @@ int exec_lower_layout(const ovta_graph *g, const ovta_node *n, const char *fname
   lir_buf *bd = lir_param(f, "dst", dt, dst->rank, dst->shape);
   lir_nest nest;
   if (pack) {
-    lir_nest_open(f, &nest, 6, ps, "p");
-    lir_expr *r0 = lir_add(f, lir_muli(f, nest.idx[0], ps[4]), nest.idx[4]);
-    lir_expr *c = lir_add(f, lir_muli(f, nest.idx[1], ps[5]), nest.idx[5]);
+    /* loops (n block, c block, h, b, ci, w): w innermost (vectorized) reads a plain row in
+     * order, and the writes of one (n block, c block, h) stay within B*BI*W packed bytes (in the
+     * L1 cache); the packed order itself (ci innermost) reads BI rows H*W apart. The source
+     * indexed by dimension: a flat index came back as a div/mod per dimension */
+    int64_t ext[6] = {ps[0], ps[1], ps[2], ps[4], ps[5], ps[3]};
+    lir_nest_open(f, &nest, 6, ext, "p");
+    lir_expr *di[6] = {nest.idx[0], nest.idx[1], nest.idx[2], nest.idx[5], nest.idx[3], nest.idx[4]};
+    lir_expr *r0 = lir_add(f, lir_muli(f, di[0], ps[4]), di[4]);
+    lir_expr *c = lir_add(f, lir_muli(f, di[1], ps[5]), di[5]);
     lir_expr *inb = lir_bin(f, LIR_AND, lir_bin(f, LIR_LT, r0, lir_i64(f, D0)), lir_bin(f, LIR_LT, c, lir_i64(f, D1)));
     lir_expr *r0c = lir_min(f, r0, lir_i64(f, D0 - 1)), *cc = lir_min(f, c, lir_i64(f, D1 - 1));
-    lir_expr *flat = lir_add(f, lir_muli(f, lir_add(f, lir_muli(f, lir_add(f, lir_muli(f, r0c, D1), cc), H), nest.idx[2]), W),
-                             nest.idx[3]);
-    lir_expr *v = lir_select(f, inb, lir_load1(f, bs, flat), lir_int(f, dt, 0));
-    lir_stmt *st = lir_store(f, bd, nest.idx, v);
-    f->body = lir_nest_close(f, &nest, st, LIR_FOR_SERIAL);
+    lir_expr *si[4] = {r0c, cc, di[2], di[3]}; /* [N, C] (rank 2): the first two */
+    lir_expr *v = lir_select(f, inb, lir_load(f, bs, si), lir_int(f, dt, 0));
+    lir_stmt *st = lir_store(f, bd, di, v);
+    f->body = lir_nest_close(f, &nest, st, LIR_FOR_VECTORIZED);
   } else {
     int64_t ext[4] = {D0, D1, H, W};
     lir_nest_open(f, &nest, 4, ext, "u");

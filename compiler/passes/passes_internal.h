@@ -16,6 +16,7 @@ int pass_fold_bn(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_convt(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_fuse(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_split_groups(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
+int pass_im2col(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_s2d(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_quantize(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);
 int pass_pack(ovta_graph *g, const ovta_compile_opts *o, ovta_error *err);

@@ -15,6 +15,7 @@ static const ovta_pass PASSES[] = {
     {"fold-bn", "fold BatchNormalization into the preceding Conv", pass_fold_bn},
     {"fuse", "Conv/Gemm/MatMul + bias + activation -> ovta.Conv/ovta.Dense; elementwise chains -> ovta.Eltwise", pass_fuse},
     {"split-groups", "grouped ovta.Conv not aligned with the channel blocks -> Concat of convs over runs of whole groups (accelerator pipeline)", pass_split_groups},
+    {"im2col", "ovta.Conv on C < block_in channels whose im2col needs fewer GEMM micro-ops than it and s2d -> Pad + a strided Slice per tap + Concat + 1x1 ovta.Conv on C*KH*KW channels (accelerator pipeline)", pass_im2col},
     {"s2d", "stride-2 ovta.Conv on C*4 <= block_in channels -> Pad + SpaceToDepth(2) + stride-1 ovta.Conv on 4C channels, kernel ceil(k/2) (accelerator pipeline)", pass_s2d},
     {"quantize", "int8 power-of-two quantization: ovta.Conv/Dense -> ovta.QConv/QDense, residual Add -> ovta.QAdd, MaxPool -> ovta.QMaxPool, GlobalAveragePool -> ovta.QGlobalAvgPool", pass_quantize},
     {"pack", "blocked accelerator layouts for ovta.QConv/QDense/QAdd/QMaxPool/QGlobalAvgPool (ovta.Pack/Unpack)", pass_pack},
@@ -23,7 +24,7 @@ static const ovta_pass PASSES[] = {
 };
 
 const char ovta_default_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,verify";
-const char ovta_accel_pipeline[] = "infer,fold,dce,convt,fold-bn,fuse,split-groups,s2d,infer,fold,dce,quantize,pack,partition,verify";
+const char ovta_accel_pipeline[] = "infer,fold,dce,convt,fold-bn,fuse,split-groups,im2col,s2d,infer,fold,dce,quantize,pack,partition,verify";
 
 const ovta_pass *ovta_passes(int *n) {
   *n = (int)(sizeof PASSES / sizeof PASSES[0]);

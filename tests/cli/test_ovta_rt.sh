@@ -90,10 +90,12 @@ a = np.load(sys.argv[1]); r = np.load(sys.argv[2])[:1]
 d = float(np.abs(a - r).max())
 print('ok' if a.shape == r.shape and d < 1e-4 else 'max |diff| %g' % d)" "$T/cpu.rt-out/logits.npy" $M/torch_logits.npy
 
-# --stats: one line per step, the accelerator ones with device counts
+# --stats: one line per step, the accelerator ones with device counts; on the cpu: quantize, pack,
+# unpack, dequantize, and the first conv's im2col (pass im2col: Pad, 9 Slices, Concat)
 run "$RT" run "$T/acc.ovta" --backend fsim --stats --input image="$T/img0.npy" --output-dir "$T/stats"
 if [ $rc -eq 0 ] && [ "$(grep -c '^node .*: accel, runs 1, insns [1-9]' "$T/out")" -eq 7 ] &&
-  [ "$(grep -c '^node .*: cpu, runs 1$' "$T/out")" -eq 4 ]; then ok "--stats"
+  [ "$(grep -c '^node .*: cpu, runs 1$' "$T/out")" -eq 15 ] &&
+  [ "$(grep -c '^node im2col_[0-9]*: cpu, runs 1$' "$T/out")" -eq 11 ]; then ok "--stats"
 else bad "--stats" "rc $rc"; fi
 
 # ---- bad inputs: one error line each

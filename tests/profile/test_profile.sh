@@ -192,7 +192,7 @@ for x, y in zip(a["layers"], b["layers"]):
         if x[k] != y[k]: errs.append("%s: %s %s vs %s" % (x["name"], k, x[k], y[k]))
 print("; ".join(errs) if errs else "ok")' "$T/folder.json" "$T/fsim.json"
 run "$OVTA" profile "$MODEL" "${IMGS[@]}" --backend fsim
-if [ $rc -eq 0 ] && grep -q '^ *2 /features/features.0/Conv *ovta.QConv *accel *- *112896 ' "$T/out" &&
+if [ $rc -eq 0 ] && grep -q '^ *[0-9]* /features/features.0/Conv *ovta.QConv *accel *- *112896 ' "$T/out" &&
   grep -q '^ *total .* 1919872 ' "$T/out" && grep -q '^accelerator: 7 layer(s), 1.920 MMAC' "$T/out"; then
   ok "text_table"
 else bad "text_table" "rows not as expected"; fi

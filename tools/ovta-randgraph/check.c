@@ -23,7 +23,7 @@
 #define RG_TOL 1e-4
 #define RG_NCAL 4
 /* ovta_accel_pipeline without pack and partition: the int8 graph both paths run */
-static const char int8_pipeline[] = "infer,fold,dce,convt,fold-bn,fuse,split-groups,s2d,infer,fold,dce,quantize,verify";
+static const char int8_pipeline[] = "infer,fold,dce,convt,fold-bn,fuse,split-groups,im2col,s2d,infer,fold,dce,quantize,verify";
 
 const char *rg_stage_name(rg_stage s) {
   static const char *names[RG_NSTAGES] = {"ok",         "parse",  "onnx-roundtrip", "ref-eval", "fp32-build-run",

@@ -273,6 +273,10 @@ static void engine_close(engine *e) {
 /* The pipeline of the int8 model on the CPU path: the accelerator pipeline without pack and
  * partition (the CPU path runs ovta.QConv / ovta.QDense on plain layouts). */
 static const char int8_cpu_pipeline[] = "infer,fold,dce,fold-bn,fuse,infer,fold,dce,quantize,verify";
+/* for an accelerator backend: ovta_accel_pipeline up to quantize (the executor packs and
+ * partitions), so the plan is the one `ovta compile --target accel` and `ovta profile` build */
+static const char int8_accel_pipeline[] =
+    "infer,fold,dce,convt,fold-bn,fuse,split-groups,im2col,s2d,infer,fold,dce,quantize,verify";
 
 /* Load the model and check it is a classifier we can feed: one float input [N?,C,H,W] whose
  * batch dim becomes 1, one output. */
@@ -682,7 +686,8 @@ static int build_int8(eval_run *r, ovta_error *err) {
   r->g8 = ovta_graph_clone(r->g);
   if (!r->g8) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   calib_src src = {r->o.calib ? &r->cal : &r->imgs, &r->o.pp};
-  ovta_calib_opts co = {.fill = calib_fill, .fill_ctx = &src, .count = r->n_calib, .passes = int8_cpu_pipeline,
+  ovta_calib_opts co = {.fill = calib_fill, .fill_ctx = &src, .count = r->n_calib,
+                        .passes = strcmp(r->o.backend, "cpu") ? int8_accel_pipeline : int8_cpu_pipeline,
                         .cfg = &r->cfg};
   int rc = ovta_calibrate_quantize(r->g8, &co, NULL, err);
   if (rc) return rc;
