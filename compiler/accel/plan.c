@@ -135,11 +135,13 @@ static void fill_sizes(vta_plan *p) {
   p->in_cb = (p->t_oc - 1) * p->gs + p->t_ic;
   p->inp_tile = p->t_n * p->in_cb * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
+  if (op->res) /* a fused add (res.c): r's tile after the input tile, the identity after the weights */
+    p->inp_tile += p->t_n * p->t_oc * p->t_h * p->t_w, p->wgt_tile += 1;
   int tile_bias = op->shifts ? 2 * p->t_oc : p->t_oc; /* a per-tile bias: the tile's slice [, its shifts] */
   p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : tile_bias);
   p->red_steps = p->gk / p->t_ic;
   p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
-  for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts; q++) /* per-channel shifts: the SHR's operand is offset
+  for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts && !op->res; q++) /* per-channel shifts: the SHR's operand is offset
                                                                  by the channel tile, a chunk by another loop */
     if (p->t_oc % q == 0) p->q_chunks = q;
   p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
@@ -177,7 +179,11 @@ static double cost(const vta_plan *p) {
   int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
+  if (op->res) /* a fused add: [SHR -d,] the identity GEMM, [SHR -lo, ADD,] SHR, CLP after the conv's */
+    nreq += (op->res_sc > op->res_sr) + 1 + (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 +
+            (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
   double Q = te * nreq + 4 * nreq;
+  if (op->res) Q += te * c->inp_bytes / bus + 80; /* r's tile and the identity: loads in the tile's epilogue */
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
   double S = te * c->out_bytes / bus + 2 * rows + 40;
   double insns = steps * (nld + 2) + (double)p->tiles * (6 + (double)p->t_n * p->t_oc);
@@ -312,6 +318,8 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
    * the op, or each output-channel tile's slice of both loaded with the tile) */
   if (op->shifts && !op->has_bias)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: per-channel shifts need a bias (the shifts sit beside it)", nm);
+  int rrc = vta_res_check(p, err);
+  if (rrc) return rrc;
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
   if (p->uop_budget < 1) p->uop_budget = 1;
 

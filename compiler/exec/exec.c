@@ -474,7 +474,7 @@ static xstep *new_step(build *b, const ovta_node *n, const char *fn, int nargs) 
   xstep *st = &b->e->p.s[b->e->p.ns];
   st->node = strdup(n->name);
   st->fn = strdup(fn);
-  st->vb[0] = st->vb[1] = st->vb[2] = st->vb[3] = -1;
+  for (int v = 0; v < OVTA_VBUF_COUNT; v++) st->vb[v] = -1;
   st->args = calloc((size_t)nargs + 1, sizeof(int));
   st->op = strdup(n->op), st->macs = ovta_node_macs(n);
   return st;
