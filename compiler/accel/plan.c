@@ -172,18 +172,25 @@ static double cost(const vta_plan *p) {
   double steps = (double)p->tiles * p->red_steps;
   bool pad_or_split = p->in_w != op->w || p->in_h != op->h || p->in_rs > 1;
   double nld = (pad_or_split ? (double)p->t_n * p->in_cb : (double)p->t_n) + 1;
-  double step_bytes = (double)p->inp_tile * c->inp_bytes + (double)p->wgt_tile * c->wgt_bytes;
+  double rt = op->res ? te : 0; /* a fused add's r tile (and identity): in the INP/WGT budget, loaded once a tile */
+  double step_bytes = ((double)p->inp_tile - rt) * c->inp_bytes + ((double)p->wgt_tile - (op->res ? 1 : 0)) * c->wgt_bytes;
   double L = step_bytes / bus + 40 * nld;
   double G = te * p->t_ic * op->kh * op->kw + 4;
   int32_t clp;
   int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
-  if (op->res) /* a fused add: [SHR -d,] the identity GEMM, [SHR -lo, ADD,] SHR, CLP after the conv's */
-    nreq += (op->res_sc > op->res_sr) + 1 + (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 +
-            (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  /* a fused add (res.c): the conv's passes and SHR -d serial before r's step (its identity GEMM
+   * reads their result: nothing to run beside), the step a load of r's tile and the identity (Lr)
+   * and one GEMM pass (Gr) in the token sequence of the reduction steps; then the add's passes
+   * ([SHR -lo,] [ADD, SHR,] CLP or MAX + MIN) in place of the requantization */
+  double mid = 0, Lr = 0, Gr = 0;
+  if (op->res) {
+    mid = (nreq + (op->res_sc > op->res_sr)) * (te + 4);
+    Lr = te * c->inp_bytes / bus + 40.0 * (p->t_n * p->t_oc + 1), Gr = te + 4;
+    nreq = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  }
   double Q = te * nreq + 4 * nreq;
-  if (op->res) Q += te * c->inp_bytes / bus + 80; /* r's tile and the identity: loads in the tile's epilogue */
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
   double S = te * c->out_bytes / bus + 2 * rows + 40;
   double insns = steps * (nld + 2) + (double)p->tiles * (6 + (double)p->t_n * p->t_oc);
@@ -197,7 +204,8 @@ static double cost(const vta_plan *p) {
   double pass = Q / nreq, ov_pass = pass > G ? pass - G : 0, ov_init = I > G ? I - G : 0;
   if (steps > 200000) /* closed form for huge step counts: the busier module plus fill and drain */
     return (steps * (vt > 1 && L > G ? L : G + (vt > 1 ? 0 : L)) +
-            (double)p->tiles * (ov ? ov_init + nreq * ov_pass : I + Q)) + L + S + tie;
+            (double)p->tiles * (ov ? ov_init + nreq * ov_pass : I + Q) + (double)p->tiles * (mid + Gr + (vt > 1 ? 0 : Lr))) +
+           L + S + tie;
   /* ring buffers of the last vt finish times: GEMM per step, store per tile */
   double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0;
   int64_t s = 0, pend_t = -1;
@@ -211,6 +219,14 @@ static double cost(const vta_plan *p) {
       cp = (ld > cp ? ld : cp) + G;
       g_end[s % vt] = cp;
       if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
+    }
+    if (op->res) { /* the fused add's step (above) */
+      cp += mid;
+      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
+      ld = lstart + Lr;
+      cp = (ld > cp ? ld : cp) + Gr;
+      g_end[s % vt] = cp;
+      s++;
     }
     if (pend) { /* more passes than steps: the rest after them */
       cp += pend * pass, pend = 0;
