@@ -120,6 +120,8 @@ bool vta_clip_imm(const vta_op *op, int32_t *imm);
 typedef struct vta_knobs {
   int t_n, t_oc, t_ic, t_h, t_w;
   int vthreads;         /* 1 or 2 (0: 2) */
+  int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre); 0: the
+                           cost model picks */
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1}},
@@ -163,6 +165,11 @@ typedef struct vta_plan {
                                       blocks ob * gs + [0, gk) (ovta_group_blocks; groups 1: gk = cb,
                                       gs = 0); t_ic divides gk */
   int in_cb;                       /* input channel blocks in an INP tile: (t_oc - 1) * gs + t_ic */
+  bool res_pre;                    /* a fused add (op.res, accel/res.c): r enters its own ACC region before
+                                      the tile's steps and is added by an ALU ADD after them (all the
+                                      add's passes then overlap the next tile's GEMMs), else r's
+                                      identity GEMM follows the conv's requantization (no second region);
+                                      the cost model picks */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   char why[160];                   /* how the tiling was chosen */

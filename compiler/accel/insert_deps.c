@@ -346,38 +346,39 @@ static int tile_body(dctx *c, lir_stmt **slot) {
   lir_block_init(&in, c->f);
   lir_block_init(&out, c->f);
   flatten(&in, *slot);
-  for (int i = 0; i < in.n; i++) {
+  int step = -1; /* the step loop: the loop issuing both loads and GEMMs */
+  for (int i = 0; i < in.n && step < 0; i++) {
     int m = modules(c, in.s[i]);
     if (m < 0) return c->rc;
-    if (m & M_L) {
-      if (m == M_L) return plain_tiles(c, &in, slot);
-      break;
+    if ((m & M_L) && (m & M_C) && in.s[i]->kind == LIR_S_FOR) step = i;
+  }
+  if (step < 0) { /* no step loop: tiles without reduction steps, when the first loads only load */
+    for (int i = 0; i < in.n; i++) {
+      int m = modules(c, in.s[i]);
+      if (m & M_L) {
+        if (m == M_L) return plain_tiles(c, &in, slot);
+        break;
+      }
     }
   }
-  int step = -1;
+  int ra = -1, rb = -1; /* a fused add's loads, before or after the step loop: statements ra..rb-1 (load only) */
   for (int i = 0; i < in.n; i++) {
     int m = modules(c, in.s[i]);
     if (m < 0) return c->rc;
-    if (m & M_L) {
-      if (step >= 0 && m == M_L) continue; /* a fused add's loads (below) */
-      if (step >= 0) return refuse(c, in.s[i], "a second statement with INP/WGT loads in the tile");
-      if (in.s[i]->kind != LIR_S_FOR) return refuse(c, in.s[i], "INP/WGT loads outside a reduction-step loop");
+    if (i == step) {
       if (m & M_S) return refuse(c, in.s[i], "a store in the reduction-step loop");
-      step = i;
-    } else if (step < 0 && (m & M_S)) {
+    } else if (m & M_L) {
+      if (step < 0 && in.s[i]->kind != LIR_S_FOR) return refuse(c, in.s[i], "INP/WGT loads outside a reduction-step loop");
+      if (m != M_L || (ra >= 0 && rb != i) || step < 0)
+        return refuse(c, in.s[i], "a second statement with INP/WGT loads in the tile");
+      if (ra < 0) ra = i;
+      rb = i + 1;
+    } else if ((step < 0 || i < step) && (m & M_S)) {
       return refuse(c, in.s[i], "a store before the reduction of the tile");
     }
   }
   if (step < 0) return refuse(c, *slot, "an output tile without a reduction-step loop");
-  int ra = -1, rb = -1; /* a fused add's loads after the step loop: tail statements ra..rb-1 (load only) */
-  for (int i = step + 1; i < in.n; i++) {
-    int m = modules(c, in.s[i]);
-    if (m & M_L) {
-      if (m != M_L || (ra >= 0 && rb != i)) return refuse(c, in.s[i], "a second statement with INP/WGT loads in the tile");
-      if (ra < 0) ra = i;
-      rb = i + 1;
-    }
-  }
+  if (ra >= 0 && ra < step && rb > step) return refuse(c, in.s[ra], "loads on both sides of the reduction-step loop");
   if (!ends_with_store(c, in.s[in.n - 1])) return refuse(c, in.s[in.n - 1], "the tile does not end with its store");
   lir_stmt *loop = lir_for(c->f, in.s[step]->var, in.s[step]->min, in.s[step]->extent, in.s[step]->for_kind,
                            in.s[step]->body);
@@ -387,17 +388,24 @@ static int tile_body(dctx *c, lir_stmt **slot) {
   /* the requantization and stores after the reduction */
   lir_block tail;
   lir_block_init(&tail, c->f);
-  int from = ra >= 0 ? rb : step + 1;
+  int from = ra > step ? rb : step + 1;
   for (int i = from; i < in.n; i++) lir_block_add(&tail, in.s[i]);
   if (!tail.n) return refuse(c, loop, "no store after the reduction");
   lir_stmt *ts = lir_seq(c->f, tail.n, tail.s);
   if ((rc = store_list(c, &ts))) return rc;
   lir_block_add(&out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* the ACC part is free */
-  for (int i = 0; i <= step; i++) lir_block_add(&out, in.s[i]);
-  if (ra >= 0) {
+  if (ra >= 0 && ra < step) { /* the fused add's step before the reduction: its GEMM among the compute work before the loop */
+    for (int i = 0; i < ra; i++) lir_block_add(&out, in.s[i]);
+    if ((rc = res_step(c, &in, ra, rb, lir_seq(c->f, step - rb, in.s + rb), &out))) return rc;
+    lir_block_add(&out, in.s[step]);
+    flatten(&out, ts);
+  } else {
+    for (int i = 0; i <= step; i++) lir_block_add(&out, in.s[i]);
+  }
+  if (ra > step) {
     for (int i = step + 1; i < ra; i++) lir_block_add(&out, in.s[i]);
     if ((rc = res_step(c, &in, ra, rb, ts, &out))) return rc;
-  } else {
+  } else if (ra < 0) {
     flatten(&out, ts);
   }
   lir_block_add(&out, dep(c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* handed back after the last store */

@@ -138,7 +138,8 @@ static void fill_sizes(vta_plan *p) {
   if (op->res) /* a fused add (res.c): r's tile after the input tile, the identity after the weights */
     p->inp_tile += p->t_n * p->t_oc * p->t_h * p->t_w, p->wgt_tile += 1;
   int tile_bias = op->shifts ? 2 * p->t_oc : p->t_oc; /* a per-tile bias: the tile's slice [, its shifts] */
-  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : tile_bias);
+  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w * (p->res_pre ? 2 : 1) + /* a fused add: r's region beside the tile */
+                (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : tile_bias);
   p->red_steps = p->gk / p->t_ic;
   p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
   for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts && !op->res; q++) /* per-channel shifts: the SHR's operand is offset
@@ -180,15 +181,21 @@ static double cost(const vta_plan *p) {
   int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
-  /* a fused add (res.c): the conv's passes and SHR -d serial before r's step (its identity GEMM
-   * reads their result: nothing to run beside), the step a load of r's tile and the identity (Lr)
-   * and one GEMM pass (Gr) in the token sequence of the reduction steps; then the add's passes
-   * ([SHR -lo,] [ADD, SHR,] CLP or MAX + MIN) in place of the requantization */
+  /* a fused add (res.c): before the tile's steps one more step in the token sequence of the
+   * reduction steps, a load of r's tile and the identity (Lr) and two GEMM passes (Gr: the reset of
+   * r's ACC region and the identity GEMM); after them the conv's passes, SHR -d, the ADD of r's
+   * region, the add's [SHR -lo,] [ADD, SHR,] CLP or MAX + MIN, all in place of the requantization
+   * (overlapped with the next tile's steps like it) */
   double mid = 0, Lr = 0, Gr = 0;
-  if (op->res) {
-    mid = (nreq + (op->res_sc > op->res_sr)) * (te + 4);
-    Lr = te * c->inp_bytes / bus + 40.0 * (p->t_n * p->t_oc + 1), Gr = te + 4;
-    nreq = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  int add_passes = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  if (op->res) Lr = te * c->inp_bytes / bus + 40.0 * (p->t_n * p->t_oc + 1);
+  if (op->res && p->res_pre) {
+    Gr = 2 * (te + 4);
+    nreq += (op->res_sc > op->res_sr) + 1 + add_passes;
+  } else if (op->res) { /* r's step after the steps: the conv's passes and SHR -d serial before the
+                           identity GEMM (it reads them: nothing to run beside) */
+    mid = (nreq + (op->res_sc > op->res_sr)) * (te + 4), Gr = te + 4;
+    nreq = add_passes;
   }
   double Q = te * nreq + 4 * nreq;
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
@@ -213,6 +220,13 @@ static double cost(const vta_plan *p) {
   for (int64_t t = 0; t < p->tiles; t++) {
     double start = s_end[t % vt] > cp ? s_end[t % vt] : cp; /* init: ACC part free */
     cp = start + (ov && t > 0 ? ov_init : I);
+    if (op->res && p->res_pre) { /* the fused add's step before the steps (above) */
+      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
+      ld = lstart + Lr;
+      cp = (ld > cp ? ld : cp) + Gr;
+      g_end[s % vt] = cp;
+      s++;
+    }
     for (int k = 0; k < p->red_steps; k++, s++) {
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
       ld = lstart + L;
@@ -220,7 +234,7 @@ static double cost(const vta_plan *p) {
       g_end[s % vt] = cp;
       if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
     }
-    if (op->res) { /* the fused add's step (above) */
+    if (op->res && !p->res_pre) { /* the fused add's step after the steps (above) */
       cp += mid;
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
       ld = lstart + Lr;
@@ -228,6 +242,7 @@ static double cost(const vta_plan *p) {
       g_end[s % vt] = cp;
       s++;
     }
+
     if (pend) { /* more passes than steps: the rest after them */
       cp += pend * pass, pend = 0;
       s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
@@ -346,9 +361,17 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
     if (*want[i] && (*want[i] > full[i] || full[i] % *want[i]))
       return OVTA_FAIL(err, OVTA_EINVAL, "%s: knob %s = %d does not divide %d", nm, kname[i], *want[i], full[i]);
   best_ctx bc = {.best = -1};
+  p->res_pre = op->res && k.res_form == 2;
   each_tiling(p, &k, keep_best, &bc);
   double best = bc.best;
   tiling bt = bc.bt;
+  if (op->res && !k.res_form) { /* a fused add: the form with r's region before the steps too, the cheaper kept */
+    best_ctx bp = {.best = -1};
+    p->res_pre = true;
+    each_tiling(p, &k, keep_best, &bp);
+    if (bp.best >= 0 && (best < 0 || bp.best < best)) best = bp.best, bt = bp.bt;
+    else p->res_pre = false;
+  }
   if (best < 0)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
                      "%s: no tiling fits the SRAMs of config %s with %d virtual thread(s) (inp %d, wgt %d, acc %d "
@@ -421,6 +444,9 @@ void vta_plan_str(const vta_plan *p, char *buf, size_t n) {
   snprintf(buf, n, "tile n%d oc%d ic%d h%d w%d, vt %d, tiles %lld x %d steps, sram inp %d/%d wgt %d/%d acc %d/%d",
            p->t_n, p->t_oc, p->t_ic, p->t_h, p->t_w, p->vt, (long long)p->tiles, p->red_steps, p->inp_tile,
            p->inp_part, p->wgt_tile, p->wgt_part, p->acc_tile, p->acc_part);
+  size_t k = strlen(buf);
+  if (p->op.res && k < n) /* a fused add: where r enters (accel/res.c) */
+    snprintf(buf + k, n - k, ", add fused (r %s the steps)", p->res_pre ? "before" : "after");
 }
 
 /* ---------------------------------------------------------------- packing, reference */

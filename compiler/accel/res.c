@@ -87,6 +87,7 @@ typedef struct rs {
   const vta_plan *p;
   lir_buf *y, *r, *id;      /* DRAM parameters */
   lir_buf *rbuf, *idbuf;    /* the INP / WGT caches of r's tile and of the identity */
+  lir_buf *resbuf;          /* the ACC region r enters by the identity GEMM (beside the tile) */
   int done;                 /* store nests rewritten */
   ovta_error *err;
 } rs;
@@ -172,8 +173,9 @@ static lir_expr *conv_requant(lir_func *f, const vta_op *op, lir_expr *v) {
   return lir_bin(f, LIR_MIN, v, lir_int(f, LIR_I32, op->clip_max));
 }
 
-/* The fused epilogue replacing store nest sn (rule above vta_res_schedule). */
-static lir_stmt *epilogue(rs *c, const snest *sn) {
+/* The fused epilogue after the steps (vta_plan.res_pre false), replacing store nest sn (rule above
+ * vta_res_schedule). */
+static lir_stmt *epilogue_after(rs *c, const snest *sn) {
   lir_func *f = c->f;
   const vta_op *op = &c->p->op;
   int B = c->p->cfg.batch, BI = c->p->cfg.block_in, BO = c->p->cfg.block_out;
@@ -230,14 +232,101 @@ static lir_stmt *epilogue(rs *c, const snest *sn) {
   return lir_block_stmt(&blk);
 }
 
+/* The fused add's statements for store nest sn (vta_plan.res_pre): *pre, before the tile's step loop (r's tile and the
+ * identity copied, res_buf zeroed and r accumulated into it by the identity GEMM), and the
+ * returned epilogue replacing the store nest (rule above vta_res_schedule). */
+static lir_stmt *epilogue_pre(rs *c, const snest *sn, lir_stmt **pre) {
+  lir_func *f = c->f;
+  const vta_op *op = &c->p->op;
+  int BI = c->p->cfg.block_in, BO = c->p->cfg.block_out;
+  lir_expr *acc = acc_of(sn->st->value);
+  lir_expr *part = acc->args[0];
+  lir_block blk, pb;
+  lir_block_init(&blk, f);
+  lir_block_init(&pb, f);
+  lir_var *v[6];
+  vsub s;
+  /* before the steps: r's tile into INP (the layout of y, same indices), the identity block into WGT */
+  fresh(c, sn, "r", v, &s);
+  lir_expr *ri[8], *di[6];
+  ri[0] = part;
+  for (int k = 0; k < 6; k++) ri[1 + k] = lir_ref(f, v[k]), di[k] = subst(f, sn->st->idx[k], &s);
+  lir_stmt *cp = close6(c, sn, v, lir_store(f, c->rbuf, ri, lir_load(f, c->r, di)));
+  lir_block_add(&pb, lir_attr(f, "cache_read", lir_i64(f, 90), cp));
+  lir_var *iv[3] = {lir_var_new(f, "id_c0", LIR_I64), lir_var_new(f, "id_c1", LIR_I64), lir_var_new(f, "id_c2", LIR_I64)};
+  lir_expr *ii[4] = {part, lir_ref(f, iv[0]), lir_ref(f, iv[1]), lir_ref(f, iv[2])};
+  lir_stmt *ic = lir_store(f, c->idbuf, ii, lir_load(f, c->id, ii + 1));
+  int64_t iext[3] = {1, BO, BI};
+  for (int k = 2; k >= 0; k--) ic = lir_for(f, iv[k], lir_i64(f, 0), lir_i64(f, iext[k]), LIR_FOR_SERIAL, ic);
+  lir_block_add(&pb, lir_attr(f, "cache_read", lir_i64(f, 91), ic));
+  /* res_buf = 0, then res_buf += r x identity (tensorize: GEMM reset, one GEMM) */
+  fresh(c, sn, "z", v, &s);
+  lir_expr *zi[7];
+  zi[0] = part;
+  for (int k = 0; k < 6; k++) zi[1 + k] = lir_ref(f, v[k]);
+  lir_block_add(&pb, close6(c, sn, v, lir_store(f, c->resbuf, zi, lir_int(f, LIR_I32, 0))));
+  fresh(c, sn, "m", v, &s);
+  lir_var *gi = lir_var_new(f, "mi", LIR_I64);
+  lir_expr *mi[7], *rr[7], *ww[4] = {part, lir_i64(f, 0), lir_ref(f, v[5]), lir_ref(f, gi)};
+  mi[0] = rr[0] = part;
+  for (int k = 0; k < 6; k++) mi[1 + k] = rr[1 + k] = lir_ref(f, v[k]);
+  rr[6] = lir_ref(f, gi);
+  lir_expr *m = lir_load(f, c->resbuf, mi);
+  lir_expr *prod = lir_bin(f, LIR_MUL, lir_cast(f, LIR_I32, lir_load(f, c->rbuf, rr)), lir_cast(f, LIR_I32, lir_load(f, c->idbuf, ww)));
+  lir_stmt *mac = lir_for(f, gi, lir_i64(f, 0), lir_i64(f, BI), LIR_FOR_SERIAL, lir_store(f, c->resbuf, mi, lir_bin(f, LIR_ADD, m, prod)));
+  lir_block_add(&pb, close6(c, sn, v, mac));
+  *pre = lir_block_stmt(&pb);
+  /* after the steps: c in place (the conv's requantization), c <<= sc - sr when c has the larger shift */
+  fresh(c, sn, "q", v, &s);
+  lir_expr *a = subst(f, acc, &s);
+  lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, conv_requant(f, op, a))));
+  int lo = op->res_sc < op->res_sr ? op->res_sc : op->res_sr;
+  if (op->res_sc > op->res_sr) {
+    fresh(c, sn, "l", v, &s);
+    a = subst(f, acc, &s);
+    lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, shl(f, a, op->res_sc - op->res_sr))));
+  }
+  /* acc += res_buf (ALU ADD, tensor operand) */
+  fresh(c, sn, "a", v, &s);
+  a = subst(f, acc, &s);
+  lir_expr *ai[7];
+  ai[0] = part;
+  for (int k = 0; k < 6; k++) ai[1 + k] = lir_ref(f, v[k]);
+  lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, lir_bin(f, LIR_ADD, a, lir_load(f, c->resbuf, ai)))));
+  /* the add's requantization and the store (inject-dma makes it in place before the store) */
+  fresh(c, sn, "s", v, &s);
+  a = subst(f, acc, &s);
+  lir_expr *yi[6];
+  for (int k = 0; k < 6; k++) yi[k] = subst(f, sn->st->idx[k], &s);
+  lir_expr *val = lir_cast(f, LIR_I8, add_requant(f, op, shl(f, a, lo)));
+  lir_block_add(&blk, close6(c, sn, v, lir_store(f, c->y, yi, val)));
+  return lir_block_stmt(&blk);
+}
+
+/* A sequence holding the store nest right after the step loop: the fused add's statements around
+ * the step loop (epilogue). */
 static int rs_visit(lir_walk *w, lir_stmt **slot) {
   rs *c = w->ctx;
-  snest sn;
-  if ((*slot)->kind != LIR_S_FOR || !is_store_nest(c, *slot, &sn)) return OVTA_OK;
-  if (!acc_of(sn.st->value))
-    return OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "schedule: %s: the store of y reads no ACC element", c->p->op.name);
-  *slot = epilogue(c, &sn);
-  c->done++;
+  lir_stmt *q = *slot;
+  if (q->kind != LIR_S_SEQ) return OVTA_OK;
+  for (int i = 1; i < q->n; i++) {
+    snest sn;
+    if (q->stmts[i]->kind != LIR_S_FOR || !is_store_nest(c, q->stmts[i], &sn)) continue;
+    if (!acc_of(sn.st->value))
+      return OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "schedule: %s: the store of y reads no ACC element", c->p->op.name);
+    if (q->stmts[i - 1]->kind != LIR_S_FOR)
+      return OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "schedule: %s: the store nest of y does not follow the step loop", c->p->op.name);
+    lir_stmt *pre = NULL, *post = c->p->res_pre ? epilogue_pre(c, &sn, &pre) : epilogue_after(c, &sn);
+    lir_block b;
+    lir_block_init(&b, c->f);
+    for (int k = 0; k < q->n; k++) {
+      if (k == i - 1 && pre) lir_block_add(&b, pre);
+      lir_block_add(&b, k == i ? post : q->stmts[k]);
+    }
+    *slot = lir_block_stmt(&b);
+    c->done++;
+    return OVTA_OK;
+  }
   return OVTA_OK;
 }
 
@@ -264,12 +353,15 @@ int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err) {
   int64_t rsz[7] = {p->vt, p->t_n, p->t_oc, p->t_h, p->t_w, B, BI}, isz[4] = {p->vt, 1, BO, BI};
   c.rbuf = lir_buf_new(f, "r_buf", LIR_I8, 7, rsz, LIR_SCOPE_INP);
   c.idbuf = lir_buf_new(f, "id_buf", LIR_I8, 4, isz, LIR_SCOPE_WGT);
+  int64_t asz[7] = {p->vt, p->t_n, p->t_oc, p->t_h, p->t_w, B, BO};
+  c.resbuf = p->res_pre ? lir_buf_new(f, "res_buf", LIR_I32, 7, asz, LIR_SCOPE_ACC) : NULL;
   lir_walk w = {.visit = rs_visit, .ctx = &c, .what = "schedule", .err = err};
   int rc = lir_walk_stmt(&w, &f->body);
   if (rc) return rc;
   if (c.done != 1) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "schedule: %s: %d store nests of y, not one", p->op.name, c.done);
   lir_stmt **slot = &f->body;
   while ((*slot)->kind == LIR_S_ALLOC) slot = &(*slot)->body;
+  if (c.resbuf) *slot = lir_alloc_stmt(f, c.resbuf, *slot);
   *slot = lir_alloc_stmt(f, c.rbuf, lir_alloc_stmt(f, c.idbuf, *slot));
   return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "schedule: out of memory") : OVTA_OK;
 }

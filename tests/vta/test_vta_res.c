@@ -2,7 +2,8 @@
  * the fused program's output bytes against the unfused programs' (the conv, then the standalone
  * add, accel/alu.c, on the conv's packed output) and against a plain-C reference written here
  * (conv_ref, then the add's int8 rule), on fsim with two module interleavings, every config,
- * 1 and 2 virtual threads, shift combinations that take each form of the epilogue (c shifted left
+ * 1 and 2 virtual threads, r entering after the steps and before them (its own ACC region: both
+ * forms forced by the res_form knob), shift combinations that take each form of the epilogue (c shifted left
  * before r enters, r through the identity times 2^d, no shift; the rounding constant or none;
  * CLP and MAX/MIN clips; a ReLU on the add); one case on tsim; the plan's refusals. */
 #include "vta_check.h"
@@ -127,9 +128,12 @@ static void test_res_forms(void **state) {
         vta_op_conv(&op, f % 2 ? "res1x1" : "res3x3", cfg.batch, 32, 8, 8, 32, k, f == 3 ? 2 : 1, k / 2);
         op.has_bias = f != 2, op.shift = k == 3 ? 12 : 10, op.clip_min = f == 1 ? 0 : -128; /* most c inside int8 */
         vta_op_fuse_add(&op, forms[f][0], forms[f][1], forms[f][2], forms[f][3], forms[f][4]);
-        check_case("fsim", *cf, &op, vt, NULL);
-        vta_knobs kn = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 0}; /* several tiles and steps */
-        if (f == 0) check_case("fsim", *cf, &op, vt, &kn);
+        for (int form = 1; form <= 2; form++) { /* r after the steps, before them (vta_plan.res_pre) */
+          vta_knobs kf = {.res_form = form};
+          check_case("fsim", *cf, &op, vt, &kf);
+          vta_knobs kn = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 0, .res_form = form}; /* several tiles and steps */
+          if (f == 0) check_case("fsim", *cf, &op, vt, &kn);
+        }
       }
   }
 }
@@ -145,7 +149,10 @@ static void test_res_dense_tsim(void **state) {
   vta_op_conv(&op, "resC5", 1, 64, 14, 14, 64, 3, 1, 1);
   op.has_bias = true, op.shift = 10, op.clip_min = 0;
   vta_op_fuse_add(&op, 1, 0, 1, 0, 127);
-  check_case("tsim", "default", &op, 2, NULL);
+  for (int form = 1; form <= 2; form++) {
+    vta_knobs kf = {.res_form = form};
+    check_case("tsim", "default", &op, 2, &kf);
+  }
 }
 
 /* The plan refuses what the fused epilogue does not take (the executor keeps the add then). */
