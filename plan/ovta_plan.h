@@ -30,7 +30,12 @@
 typedef void (*ovta_kernel_fn)(void **args);
 
 /* Buffer handles of the accelerator host code (the order of a vta step's "bufs"). */
-enum { OVTA_VBUF_X = 0, OVTA_VBUF_W = 1, OVTA_VBUF_BIAS = 2, OVTA_VBUF_Y = 3, OVTA_VBUF_COUNT };
+enum { OVTA_VBUF_X = 0, OVTA_VBUF_W = 1, OVTA_VBUF_BIAS = 2, OVTA_VBUF_Y = 3,
+       OVTA_VBUF_R = 4,  /* a conv with a fused residual add: the add's other operand */
+       OVTA_VBUF_ID = 5, /* and its identity block */
+       OVTA_VBUF_COUNT };
+/* Handles a plan file's "bufs" may list: the first four (plans before the fused add) or all. */
+#define OVTA_VBUF_OLD 4
 
 /* Where a tensor lives. */
 typedef enum ovta_plan_where {

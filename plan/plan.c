@@ -329,7 +329,8 @@ int ovta_plan_save(const ovta_plan *e, const char *dir, ovta_error *err) {
       const ovta_plan_step *st = &e->s[i];
       cJSON_AddStringToObject(o, "kind", "vta");
       cJSON *vb = cJSON_AddArrayToObject(o, "bufs");
-      for (int b = 0; b < OVTA_VBUF_COUNT; b++) cJSON_AddItemToArray(vb, cJSON_CreateNumber(st->vb[b]));
+      int nvb = st->vb[OVTA_VBUF_R] >= 0 || st->vb[OVTA_VBUF_ID] >= 0 ? OVTA_VBUF_COUNT : OVTA_VBUF_OLD;
+      for (int b = 0; b < nvb; b++) cJSON_AddItemToArray(vb, cJSON_CreateNumber(st->vb[b]));
       cJSON_AddStringToObject(o, "detail", st->detail ? st->detail : "");
       cJSON_AddNumberToObject(o, "insns", (double)st->insns);
       cJSON_AddNumberToObject(o, "uops_recorded", (double)st->uops_recorded);
@@ -487,8 +488,9 @@ bad:
 static int load_vta_step(ovta_plan *e, ovta_plan_step *s, const cJSON *it, const char *where, ovta_error *err) {
   int64_t v;
   const cJSON *vb = cJSON_GetObjectItemCaseSensitive(it, "bufs"), *dt = cJSON_GetObjectItemCaseSensitive(it, "detail");
-  if (!cJSON_IsArray(vb) || cJSON_GetArraySize(vb) != OVTA_VBUF_COUNT || !e->accel) return malformed(e, where, err);
-  for (int b = 0; b < OVTA_VBUF_COUNT; b++) {
+  int nvb = cJSON_IsArray(vb) ? cJSON_GetArraySize(vb) : 0; /* without a fused add: the first four */
+  if ((nvb != OVTA_VBUF_COUNT && nvb != OVTA_VBUF_OLD) || !e->accel) return malformed(e, where, err);
+  for (int b = 0; b < nvb; b++) {
     const cJSON *q = cJSON_GetArrayItem(vb, b);
     if (!cJSON_IsNumber(q) || q->valuedouble < -1 || q->valuedouble >= e->nt) return malformed(e, where, err);
     s->vb[b] = (int)q->valuedouble;
@@ -514,7 +516,7 @@ static int load_step(ovta_plan *e, const cJSON *it, const char *where, ovta_erro
   s->node = strdup(nd->valuestring);
   s->fn = strdup(fn->valuestring);
   s->args = calloc((size_t)cJSON_GetArraySize(ar) + 1, sizeof(int));
-  s->vb[0] = s->vb[1] = s->vb[2] = s->vb[3] = -1;
+  for (int b = 0; b < OVTA_VBUF_COUNT; b++) s->vb[b] = -1;
   e->ns++;
   const cJSON *op = cJSON_GetObjectItemCaseSensitive(it, "op");
   if (cJSON_IsString(op)) s->op = strdup(op->valuestring);

@@ -67,6 +67,13 @@ typedef struct vta_op {
                            logical [O][C/groups][KH][KW], packed per ovta_group_blocks (graph.h) */
   int mult;             /* VTA_GAP: multiplier of the window sum (1..32767, an ALU MUL immediate) */
   int up_h, up_w;       /* VTA_UPSAMPLE: the integer factors (output H = h * up_h, W = w * up_w) */
+  bool res;             /* conv/dense: a residual add fused after the requantization (vta_op_fuse_add; accel/res.c):
+                           y = clamp(requant((c << res_sc) + (r << res_sr), res_shift), res_min, res_max), c the
+                           conv's own int8 result (shift, clip above), r the add's other operand (handle VTA_BUF_R,
+                           the layout of y) - the ovta.QConv -> ovta.QAdd pair's int8 rule exactly */
+  int res_sc, res_sr;   /* res: the add's left shifts of c and of r (0..15) */
+  int res_shift;        /* res: the add's requantization shift (0..15) */
+  int res_min, res_max; /* res: the add's clip */
 } vta_op;
 
 /* Fill a conv / dense op with defaults (no bias, shift 0, clip -128..127, groups 1). */
@@ -89,6 +96,9 @@ void vta_op_gap(vta_op *op, const char *name, int n, int c, int h, int w, int mu
  * x[n, c, r / fh, q / fw], the int8 values copied (same exponent). Buffers as maxpool's; y
  * [N/B][C/BI][H*fh][W*fw][B][BI]. */
 void vta_op_upsample(vta_op *op, const char *name, int n, int c, int h, int w, int fh, int fw);
+/* Fuse the residual add `clamp(requant((conv << sc) + (r << sr), shift), lo, hi)` into conv/dense op
+ * (vta_op.res; accel/res.c). The plan refuses what the fused lowering does not take (res.c). */
+void vta_op_fuse_add(vta_op *op, int sc, int sr, int shift, int lo, int hi);
 int vta_op_out_h(const vta_op *op);
 int vta_op_out_w(const vta_op *op);
 int64_t vta_op_macs(const vta_op *op); /* logical multiply-accumulates (a grouped conv: its groups' only) */
@@ -110,6 +120,8 @@ bool vta_clip_imm(const vta_op *op, int32_t *imm);
 typedef struct vta_knobs {
   int t_n, t_oc, t_ic, t_h, t_w;
   int vthreads;         /* 1 or 2 (0: 2) */
+  int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre); 0: the
+                           cost model picks */
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1}},
@@ -153,6 +165,11 @@ typedef struct vta_plan {
                                       blocks ob * gs + [0, gk) (ovta_group_blocks; groups 1: gk = cb,
                                       gs = 0); t_ic divides gk */
   int in_cb;                       /* input channel blocks in an INP tile: (t_oc - 1) * gs + t_ic */
+  bool res_pre;                    /* a fused add (op.res, accel/res.c): r enters its own ACC region before
+                                      the tile's steps and is added by an ALU ADD after them (all the
+                                      add's passes then overlap the next tile's GEMMs), else r's
+                                      identity GEMM follows the conv's requantization (no second region);
+                                      the cost model picks */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,
@@ -250,7 +267,7 @@ int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t ui
 
 /* Buffer handles the host IR uses (argument positions of vta_kernel_run): the plan runtime's. */
 enum { VTA_BUF_X = OVTA_VBUF_X, VTA_BUF_W = OVTA_VBUF_W, VTA_BUF_BIAS = OVTA_VBUF_BIAS, VTA_BUF_Y = OVTA_VBUF_Y,
-       VTA_BUF_COUNT = OVTA_VBUF_COUNT };
+       VTA_BUF_R = OVTA_VBUF_R, VTA_BUF_ID = OVTA_VBUF_ID, VTA_BUF_COUNT = OVTA_VBUF_COUNT };
 
 /* What the host IR issued: the plan runtime's counts (plan/ovta_plan.h). */
 typedef ovta_vrt_counts vta_counts;
@@ -343,6 +360,13 @@ void vta_reference_gap(const vta_op *op, const int8_t *x, int8_t *y);
 void vta_reference_upsample(const vta_op *op, const int8_t *x, int8_t *y);
 /* The plain-C int8 reference on logical tensors (bias may be NULL; w [O][C/groups][KH][KW]). */
 void vta_reference(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, int8_t *y);
+/* A fused residual add (vta_op.res): the conv's reference, then the add's int8 rule with r (logical,
+ * the layout of y). */
+void vta_reference_res(const vta_op *op, const int8_t *x, const int8_t *w, const int32_t *bias, const int8_t *r, int8_t *y);
+/* The fused add's identity block (handle VTA_BUF_ID, vta_res_ident_bytes): the identity times 2^(res_sr -
+ * res_sc) when r has the larger shift, else the identity. */
+void vta_pack_res_ident(const vta_plan *p, int8_t *blk);
+size_t vta_res_ident_bytes(const vta_plan *p);
 
 /* ---------------------------------------------------------------- 7. Schedule primitives */
 

@@ -27,4 +27,11 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
 int vta_alu_compute(const vta_plan *p, lir_func *f, ovta_error *err);
 int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 
+/* A conv/dense with a fused residual add (res.c): the plan's checks; the compute stage's epilogue
+ * (c the conv's clipped i32 result, r the other operand's i8 element); the schedule stage's fused
+ * epilogue, rewritten from the primitive script's store nest. */
+int vta_res_check(const vta_plan *p, ovta_error *err);
+lir_expr *vta_res_expr(lir_func *f, const vta_op *op, lir_expr *c, lir_expr *r);
+int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err);
+
 #endif

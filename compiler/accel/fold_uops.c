@@ -81,7 +81,9 @@ static void fold_loops(const aloop *in, int n, int64_t budget, bool keep1, fold 
  * loop (a chunk of the last tile's requantization), a GEMM reset; with the plan's as_written, every
  * nest (bits 0..27: its number); an ALU statement whose tensor operand is in the per-channel shifts
  * (the second half of the bias buffer, shared or per-tile: its own micro-ops beside the bias copy's). */
-enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4, KIND_RESET = 5, KIND_NEST = 6, KIND_SRC_SHIFTS = 7 };
+enum { KIND_TILE = 1, KIND_GEMM = 2, KIND_SRC = 3, KIND_CHUNK = 4, KIND_RESET = 5, KIND_NEST = 6, KIND_SRC_SHIFTS = 7,
+       KIND_GEMM_RES = 8, /* a GEMM reading an INP buffer after the first of its part: a fused add's identity GEMM */
+       KIND_SRC_TILE = 9 /* an ALU tensor operand of the destination's shape: a fused add's r region */ };
 
 /* Where an SRAM buffer lives: parted buffers [vt, .., B, BLOCK] at `off` in each part of `part`
  * elements (index 0 = the part); a buffer without a part dimension at `off` (the shared bias). */
@@ -390,7 +392,7 @@ static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
     return k->r[0].lead;
   }
   if (k->gemm) {
-    *kind = KIND_GEMM;
+    *kind = k->r[1].s->off ? KIND_GEMM_RES : KIND_GEMM;
     return lir_add(F, lir_muli(F, k->r[0].lead, 2), k->r[1].lead); /* vt <= 2 */
   }
   lir_var *outer = NULL;
@@ -405,6 +407,9 @@ static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
       outer = k->r[i].v[j];
     }
   *kind = k->src ? KIND_SRC : outer ? KIND_CHUNK : KIND_TILE;
+  const lir_buf *db = k->r[0].s->b, *sb = k->has[1] ? k->r[1].s->b : NULL;
+  if (k->src && sb && sb != db && sb->ndim == db->ndim && !memcmp(sb->shape, db->shape, sizeof(int64_t) * (size_t)db->ndim))
+    *kind = KIND_SRC_TILE;
   const vta_plan *p = c->p;
   if (k->src && p->op.shifts && k->has[1] && k->r[1].c - k->r[1].s->off >= sram_elems(k->r[1].s) / 2)
     *kind = KIND_SRC_SHIFTS; /* the bias buffer's second half: the shifts */

@@ -149,7 +149,8 @@ static lir_stmt *host_stmt(hctx *c, lir_stmt *s) {
  * uop_kernel = KEY { micro-op recording }` and evaluated intrinsics ovta.dma_load, dma_store,
  * dep_push/pop, uop_loop_begin/end, uop, gemm, alu, kernel_end whose operands are host integer
  * arithmetic, the DRAM operand of a DMA a reference `P[i.., 0, 0]` into a parameter. The
- * parameters are x, w, [bias,] y (handles VTA_BUF_X, W, BIAS, Y: x and w first, y last, the int32
+ * parameters are x, w, [bias,] y [, r, ident] (handles VTA_BUF_X, W, BIAS, Y [, R, ID: a fused residual add's
+ * other operand and identity block, int8]: x and w first, y last but for those, the int32
  * bias - 3-dim, or [2][O/BO][B][BO] for per-channel shifts loaded per tile - or the ALU operators'
  * int8 identity block between them when the op has one; x, w, y int8, at least one dim before the
  * element's two). Produces the runtime calls ovta_vrt_load (type,
@@ -159,15 +160,17 @@ static lir_stmt *host_stmt(hctx *c, lir_stmt *s) {
  * other attributes), an unknown intrinsic, a DRAM operand that is not a parameter reference at a
  * DMA element, an argument with a buffer access. */
 int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
-  (void)p, (void)uid;
+  (void)uid;
   hctx c = {.f = f, .err = err};
-  int np = f->nparams;
-  if (np != 3 && np != 4)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "host: %s: %d parameters, not x, w, [bias,] y", f->name, np);
+  int np = f->nparams, nr = p->op.res ? 2 : 0; /* a fused add: r and ident after y */
+  if (np - nr != 3 && np - nr != 4)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "host: %s: %d parameters, not x, w, [bias,] y%s", f->name, np,
+                     nr ? ", r, ident" : "");
   c.bufs[VTA_BUF_X] = f->params[0];
   c.bufs[VTA_BUF_W] = f->params[1];
-  c.bufs[VTA_BUF_Y] = f->params[np - 1];
-  if (np == 4) c.bufs[VTA_BUF_BIAS] = f->params[2];
+  c.bufs[VTA_BUF_Y] = f->params[np - 1 - nr];
+  if (np - nr == 4) c.bufs[VTA_BUF_BIAS] = f->params[2];
+  if (nr) c.bufs[VTA_BUF_R] = f->params[np - 2], c.bufs[VTA_BUF_ID] = f->params[np - 1];
   for (int i = 0; i < VTA_BUF_COUNT; i++) {
     const lir_buf *b = c.bufs[i];
     if (!b) continue;
@@ -175,7 +178,8 @@ int vta_pass_host(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err)
               (i == VTA_BUF_BIAS ? (b->dtype == LIR_I32 && (b->ndim == 3 || b->ndim == 4)) || b->dtype == LIR_I8 : b->dtype == LIR_I8);
     if (!ok)
       return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "host: %s: parameter %s is not the %s operand of the DRAM layout", f->name,
-                       b->name, i == VTA_BUF_X ? "x" : i == VTA_BUF_W ? "w" : i == VTA_BUF_BIAS ? "bias" : "y");
+                       b->name, i == VTA_BUF_X ? "x" : i == VTA_BUF_W ? "w" : i == VTA_BUF_BIAS ? "bias" : i == VTA_BUF_Y ? "y"
+                       : i == VTA_BUF_R ? "r" : "ident");
   }
   lir_stmt *b = host_stmt(&c, f->body);
   if (!b) return c.rc ? c.rc : OVTA_FAIL(err, OVTA_EUNSUPPORTED, "host: %s: empty function", f->name);

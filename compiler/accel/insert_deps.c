@@ -308,6 +308,36 @@ static int plain_tiles(dctx *c, lir_block *in, lir_stmt **slot) {
   return OVTA_OK;
 }
 
+/* A fused residual add's step after the reduction (accel/res.c): its loads in[ra..rb) (r's tile and the
+ * identity block), as a reduction step's - pop compute->load, the loads, push and pop load->compute -
+ * then the rest ts (store_list's tokens in it) with compute->load pushed after the kernel of its last
+ * GEMM (the identity GEMM, the last reader of those loads), appended to out. */
+static int res_step(dctx *c, lir_block *in, int ra, int rb, lir_stmt *ts, lir_block *out) {
+  lir_block tail;
+  lir_block_init(&tail, c->f);
+  flatten(&tail, ts);
+  int last = -1;
+  for (int k = 0; k < tail.n; k++)
+    if (has_gemm(tail.s[k])) last = k;
+  if (last < 0) return refuse(c, in->s[ra], "loads after the reduction that no GEMM reads");
+  for (int k = last; k < tail.n; k++) { /* after its kernel's end */
+    const lir_expr *e = tail.s[k]->kind == LIR_S_EVAL ? tail.s[k]->value : NULL;
+    if (e && e->kind == LIR_E_CALL && e->callee && !strcmp(e->callee, "ovta.kernel_end")) {
+      last = k;
+      break;
+    }
+  }
+  lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  for (int k = ra; k < rb; k++) lir_block_add(out, in->s[k]);
+  lir_block_add(out, dep(c, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+  lir_block_add(out, dep(c, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
+  for (int k = 0; k < tail.n; k++) {
+    lir_block_add(out, tail.s[k]);
+    if (k == last) lir_block_add(out, dep(c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  }
+  return OVTA_OK;
+}
+
 /* The body of one output tile: ACC work (bias load, init kernels), the step loop (the one statement
  * holding loads), then the requantization and stores; or, when the first statement with loads
  * does not compute (no step loop), tiles without reduction steps (plain_tiles). */
@@ -316,28 +346,39 @@ static int tile_body(dctx *c, lir_stmt **slot) {
   lir_block_init(&in, c->f);
   lir_block_init(&out, c->f);
   flatten(&in, *slot);
-  for (int i = 0; i < in.n; i++) {
+  int step = -1; /* the step loop: the loop issuing both loads and GEMMs */
+  for (int i = 0; i < in.n && step < 0; i++) {
     int m = modules(c, in.s[i]);
     if (m < 0) return c->rc;
-    if (m & M_L) {
-      if (m == M_L) return plain_tiles(c, &in, slot);
-      break;
+    if ((m & M_L) && (m & M_C) && in.s[i]->kind == LIR_S_FOR) step = i;
+  }
+  if (step < 0) { /* no step loop: tiles without reduction steps, when the first loads only load */
+    for (int i = 0; i < in.n; i++) {
+      int m = modules(c, in.s[i]);
+      if (m & M_L) {
+        if (m == M_L) return plain_tiles(c, &in, slot);
+        break;
+      }
     }
   }
-  int step = -1;
+  int ra = -1, rb = -1; /* a fused add's loads, before or after the step loop: statements ra..rb-1 (load only) */
   for (int i = 0; i < in.n; i++) {
     int m = modules(c, in.s[i]);
     if (m < 0) return c->rc;
-    if (m & M_L) {
-      if (step >= 0) return refuse(c, in.s[i], "a second statement with INP/WGT loads in the tile");
-      if (in.s[i]->kind != LIR_S_FOR) return refuse(c, in.s[i], "INP/WGT loads outside a reduction-step loop");
+    if (i == step) {
       if (m & M_S) return refuse(c, in.s[i], "a store in the reduction-step loop");
-      step = i;
-    } else if (step < 0 && (m & M_S)) {
+    } else if (m & M_L) {
+      if (step < 0 && in.s[i]->kind != LIR_S_FOR) return refuse(c, in.s[i], "INP/WGT loads outside a reduction-step loop");
+      if (m != M_L || (ra >= 0 && rb != i) || step < 0)
+        return refuse(c, in.s[i], "a second statement with INP/WGT loads in the tile");
+      if (ra < 0) ra = i;
+      rb = i + 1;
+    } else if ((step < 0 || i < step) && (m & M_S)) {
       return refuse(c, in.s[i], "a store before the reduction of the tile");
     }
   }
   if (step < 0) return refuse(c, *slot, "an output tile without a reduction-step loop");
+  if (ra >= 0 && ra < step && rb > step) return refuse(c, in.s[ra], "loads on both sides of the reduction-step loop");
   if (!ends_with_store(c, in.s[in.n - 1])) return refuse(c, in.s[in.n - 1], "the tile does not end with its store");
   lir_stmt *loop = lir_for(c->f, in.s[step]->var, in.s[step]->min, in.s[step]->extent, in.s[step]->for_kind,
                            in.s[step]->body);
@@ -347,13 +388,26 @@ static int tile_body(dctx *c, lir_stmt **slot) {
   /* the requantization and stores after the reduction */
   lir_block tail;
   lir_block_init(&tail, c->f);
-  for (int i = step + 1; i < in.n; i++) lir_block_add(&tail, in.s[i]);
+  int from = ra > step ? rb : step + 1;
+  for (int i = from; i < in.n; i++) lir_block_add(&tail, in.s[i]);
   if (!tail.n) return refuse(c, loop, "no store after the reduction");
   lir_stmt *ts = lir_seq(c->f, tail.n, tail.s);
   if ((rc = store_list(c, &ts))) return rc;
   lir_block_add(&out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* the ACC part is free */
-  for (int i = 0; i <= step; i++) lir_block_add(&out, in.s[i]);
-  flatten(&out, ts);
+  if (ra >= 0 && ra < step) { /* the fused add's step before the reduction: its GEMM among the compute work before the loop */
+    for (int i = 0; i < ra; i++) lir_block_add(&out, in.s[i]);
+    if ((rc = res_step(c, &in, ra, rb, lir_seq(c->f, step - rb, in.s + rb), &out))) return rc;
+    lir_block_add(&out, in.s[step]);
+    flatten(&out, ts);
+  } else {
+    for (int i = 0; i <= step; i++) lir_block_add(&out, in.s[i]);
+  }
+  if (ra > step) {
+    for (int i = step + 1; i < ra; i++) lir_block_add(&out, in.s[i]);
+    if ((rc = res_step(c, &in, ra, rb, ts, &out))) return rc;
+  } else if (ra < 0) {
+    flatten(&out, ts);
+  }
   lir_block_add(&out, dep(c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* handed back after the last store */
   *slot = lir_block_stmt(&out);
   return OVTA_OK;
@@ -379,7 +433,9 @@ static int tile_nest(dctx *c, lir_stmt **nest) {
  * work (the shared bias ACC load) and T1..Tm (m >= 1; the ALU operators' full tiles and their
  * remainder tile) the statements with loads or stores, each a tile nest: a perfect nest of tile
  * loops (possibly none) whose innermost body (under `attr virtual_thread = floormod(.., VT)` when VT
- * > 1) is the tile: ACC work, one step loop, then requantization and stores; or, when its first
+ * > 1) is the tile: ACC work, one step loop, then requantization and stores (a fused residual add:
+ * among them one run of load-only statements, r's tile and the identity, tokened as a step: res_step);
+ * or, when its first
  * statement with loads only loads, tiles without reduction steps one after the other (plain_tile:
  * loads, compute, stores). Produces VT credits compute->load and store->compute before T1; per
  * tile pop store->compute first, push it after the last store; per step (under its virtual-thread

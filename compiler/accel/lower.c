@@ -16,6 +16,7 @@ typedef struct em {
   lir_func *f;            /* the function being built */
   const vta_plan *p;      /* the operator and its plan */
   lir_buf *x, *w, *b, *y; /* DRAM parameters (b: NULL without a bias) */
+  lir_buf *r;             /* a fused residual add's other operand (NULL: none) */
   ovta_error *err;        /* where errors go */
 } em;
 
@@ -114,7 +115,9 @@ static lir_stmt *emit_compute(em *e) {
   for (int i = 0; i < 6; i++) yi[i] = R(e, o.v[i]);
   lir_expr *sh = NULL;
   if (op->shifts) sh = bias_ref(e, &o, 1);
-  lir_block_add(&blk, lir_store(F, e->y, yi, lir_cast(F, LIR_I8, requant_expr(e, lir_load(F, acc, NULL), sh))));
+  lir_expr *yv = requant_expr(e, lir_load(F, acc, NULL), sh);
+  if (e->r) yv = vta_res_expr(F, op, yv, lir_load(F, e->r, yi)); /* the fused add (res.c) */
+  lir_block_add(&blk, lir_store(F, e->y, yi, lir_cast(F, LIR_I8, yv)));
   return nest_close(e, &o, lir_alloc_stmt(F, acc, lir_block_stmt(&blk)));
 }
 
@@ -155,8 +158,9 @@ static bool sched_script(const vta_plan *p, char *buf, size_t n) {
 
 /* ---------------------------------------------------------------- stages compute and schedule */
 
-/* The compute stage (vta_pass_fn on an empty function): the parameters x, w, [bias,] y in the
- * packed layouts of accel.h, then the operator's scalar nest over them (ALU operators: alu.c). */
+/* The compute stage (vta_pass_fn on an empty function): the parameters x, w, [bias,] y [, r, ident: a
+ * fused residual add, res.c] in the packed layouts of accel.h, then the operator's scalar nest over
+ * them (ALU operators: alu.c). */
 int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
   if (f->nparams || f->body) return OVTA_FAIL(err, OVTA_EINVAL, "compute: %s: the function is not empty", f->name);
@@ -172,6 +176,11 @@ int vta_pass_compute(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
   e->w = lir_param(f, "w", LIR_I8, 6, ws);
   if (p->op.has_bias) e->b = lir_param(f, "bias", LIR_I32, bias_split(p) ? 4 : 3, bs);
   e->y = lir_param(f, "y", LIR_I8, 6, ys);
+  if (p->op.res) { /* a fused residual add: r in y's layout, the identity block (res.c) */
+    int64_t is[3] = {1, BO, BI};
+    e->r = lir_param(f, "r", LIR_I8, 6, ys);
+    lir_param(f, "ident", LIR_I8, 3, is);
+  }
   f->body = emit_compute(e);
   return OVTA_OK;
 }
@@ -185,6 +194,7 @@ int vta_pass_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *
   vta_sched sc;
   vta_sched_init(&sc, f);
   int rc = vta_sched_apply(&sc, script, NULL, err);
+  if (!rc && p->op.res) rc = vta_res_schedule(p, f, err); /* the fused add's epilogue (res.c) */
   if (rc) return rc;
   f->body = lir_attr(f, "vthreads", lir_i64(f, p->vt), f->body);
   return OVTA_OK;

@@ -135,11 +135,14 @@ static void fill_sizes(vta_plan *p) {
   p->in_cb = (p->t_oc - 1) * p->gs + p->t_ic;
   p->inp_tile = p->t_n * p->in_cb * p->in_h * p->in_w;
   p->wgt_tile = p->t_oc * p->t_ic * op->kh * op->kw;
+  if (op->res) /* a fused add (res.c): r's tile after the input tile, the identity after the weights */
+    p->inp_tile += p->t_n * p->t_oc * p->t_h * p->t_w, p->wgt_tile += 1;
   int tile_bias = op->shifts ? 2 * p->t_oc : p->t_oc; /* a per-tile bias: the tile's slice [, its shifts] */
-  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w + (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : tile_bias);
+  p->acc_tile = p->t_n * p->t_oc * p->t_h * p->t_w * (p->res_pre ? 2 : 1) + /* a fused add: r's region beside the tile */
+                (!op->has_bias ? 0 : p->bias_base >= 0 ? bias_rows(p) : tile_bias);
   p->red_steps = p->gk / p->t_ic;
   p->q_chunks = 1; /* chunks of t_oc/q blocks: one store each when the tile has one image block */
-  for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts; q++) /* per-channel shifts: the SHR's operand is offset
+  for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts && !op->res; q++) /* per-channel shifts: the SHR's operand is offset
                                                                  by the channel tile, a chunk by another loop */
     if (p->t_oc % q == 0) p->q_chunks = q;
   p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
@@ -186,13 +189,30 @@ static double cost(const vta_plan *p) {
   double steps = (double)p->tiles * p->red_steps;
   bool pad_or_split = p->in_w != op->w || p->in_h != op->h || p->in_rs > 1;
   double nld = (pad_or_split ? (double)p->t_n * p->in_cb : (double)p->t_n) + 1;
-  double step_bytes = (double)p->inp_tile * c->inp_bytes + (double)p->wgt_tile * c->wgt_bytes;
+  double rt = op->res ? te : 0; /* a fused add's r tile (and identity): in the INP/WGT budget, loaded once a tile */
+  double step_bytes = ((double)p->inp_tile - rt) * c->inp_bytes + ((double)p->wgt_tile - (op->res ? 1 : 0)) * c->wgt_bytes;
   double L = step_bytes / bus + 40 * nld;
   double G = te * p->t_ic * op->kh * op->kw + 4;
   int32_t clp;
   int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
+  /* a fused add (res.c): before the tile's steps one more step in the token sequence of the
+   * reduction steps, a load of r's tile and the identity (Lr) and two GEMM passes (Gr: the reset of
+   * r's ACC region and the identity GEMM); after them the conv's passes, SHR -d, the ADD of r's
+   * region, the add's [SHR -lo,] [ADD, SHR,] CLP or MAX + MIN, all in place of the requantization
+   * (overlapped with the next tile's steps like it) */
+  double mid = 0, Lr = 0, Gr = 0;
+  int add_passes = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  if (op->res) Lr = te * c->inp_bytes / bus + 40.0 * (p->t_n * p->t_oc + 1);
+  if (op->res && p->res_pre) {
+    Gr = 2 * (te + 4);
+    nreq += (op->res_sc > op->res_sr) + 1 + add_passes;
+  } else if (op->res) { /* r's step after the steps: the conv's passes and SHR -d serial before the
+                           identity GEMM (it reads them: nothing to run beside) */
+    mid = (nreq + (op->res_sc > op->res_sr)) * (te + 4), Gr = te + 4;
+    nreq = add_passes;
+  }
   double Q = te * nreq + 4 * nreq;
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
   double S = te * c->out_bytes / bus + 2 * rows + 40;
@@ -208,7 +228,8 @@ static double cost(const vta_plan *p) {
   double pass = Q / nreq, ov_pass = pass > G ? pass - G : 0, ov_init = I > G ? I - G : 0;
   if (steps > 200000) /* closed form for huge step counts: the busier module plus fill and drain */
     return (steps * (vt > 1 && L > G ? L : G + (vt > 1 ? 0 : L)) +
-            (double)p->tiles * (ov ? ov_init + nreq * ov_pass : I + Q)) + L + S + tie;
+            (double)p->tiles * (ov ? ov_init + nreq * ov_pass : I + Q) + (double)p->tiles * (mid + Gr + (vt > 1 ? 0 : Lr))) +
+           L + S + tie;
   /* ring buffers of the last vt finish times: GEMM per step, store per tile */
   double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0, g_start = 0;
   int64_t s = 0, pend_t = -1;
@@ -221,6 +242,13 @@ static double cost(const vta_plan *p) {
       double start = s_end[t % vt] > cp ? s_end[t % vt] : cp; /* init: ACC part free */
       cp = start + I;
     }
+    if (op->res && p->res_pre) { /* the fused add's step before the steps (above) */
+      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
+      ld = lstart + Lr;
+      cp = (ld > cp ? ld : cp) + Gr;
+      g_end[s % vt] = cp;
+      s++;
+    }
     for (int k = 0; k < p->red_steps; k++, s++) {
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
       ld = lstart + L;
@@ -229,6 +257,15 @@ static double cost(const vta_plan *p) {
       g_end[s % vt] = cp;
       if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
     }
+    if (op->res && !p->res_pre) { /* the fused add's step after the steps (above) */
+      cp += mid;
+      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
+      ld = lstart + Lr;
+      cp = (ld > cp ? ld : cp) + Gr;
+      g_end[s % vt] = cp;
+      s++;
+    }
+
     if (pend) { /* more passes than steps: the rest after them */
       cp += pend * pass, pend = 0;
       s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
@@ -335,6 +372,8 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
    * the op, or each output-channel tile's slice of both loaded with the tile) */
   if (op->shifts && !op->has_bias)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: per-channel shifts need a bias (the shifts sit beside it)", nm);
+  int rrc = vta_res_check(p, err);
+  if (rrc) return rrc;
   p->uop_budget = cfg->uop_depth / (4 * p->vt * p->vt);
   if (p->uop_budget < 1) p->uop_budget = 1;
 
@@ -345,9 +384,17 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
     if (*want[i] && (*want[i] > full[i] || full[i] % *want[i]))
       return OVTA_FAIL(err, OVTA_EINVAL, "%s: knob %s = %d does not divide %d", nm, kname[i], *want[i], full[i]);
   best_ctx bc = {.best = -1};
+  p->res_pre = op->res && k.res_form == 2;
   each_tiling(p, &k, keep_best, &bc);
   double best = bc.best;
   tiling bt = bc.bt;
+  if (op->res && !k.res_form) { /* a fused add: the form with r's region before the steps too, the cheaper kept */
+    best_ctx bp = {.best = -1};
+    p->res_pre = true;
+    each_tiling(p, &k, keep_best, &bp);
+    if (bp.best >= 0 && (best < 0 || bp.best < best)) best = bp.best, bt = bp.bt;
+    else p->res_pre = false;
+  }
   if (best < 0)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
                      "%s: no tiling fits the SRAMs of config %s with %d virtual thread(s) (inp %d, wgt %d, acc %d "
@@ -420,6 +467,9 @@ void vta_plan_str(const vta_plan *p, char *buf, size_t n) {
   snprintf(buf, n, "tile n%d oc%d ic%d h%d w%d, vt %d, tiles %lld x %d steps, sram inp %d/%d wgt %d/%d acc %d/%d",
            p->t_n, p->t_oc, p->t_ic, p->t_h, p->t_w, p->vt, (long long)p->tiles, p->red_steps, p->inp_tile,
            p->inp_part, p->wgt_tile, p->wgt_part, p->acc_tile, p->acc_part);
+  size_t k = strlen(buf);
+  if (p->op.res && k < n) /* a fused add: where r enters (accel/res.c) */
+    snprintf(buf + k, n - k, ", add fused (r %s the steps)", p->res_pre ? "before" : "after");
 }
 
 /* ---------------------------------------------------------------- packing, reference */

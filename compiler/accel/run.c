@@ -269,8 +269,9 @@ int vta_kernel_issue_mode(vta_kernel *k, ovta_rt *rt, ovta_buf *const bufs[VTA_B
   if (!rt) return OVTA_FAIL(err, OVTA_EINVAL, "%s: no runtime queue", k->plan.op.name);
   vta_rt_ctx c = {.rt = rt, .cfg = &k->plan.cfg};
   for (int i = 0; i < VTA_BUF_COUNT; i++) c.bufs[i] = bufs[i];
-  if (!bufs[VTA_BUF_X] || !bufs[VTA_BUF_W] || !bufs[VTA_BUF_Y] || (k->plan.op.has_bias && !bufs[VTA_BUF_BIAS]))
-    return OVTA_FAIL(err, OVTA_EINVAL, "%s: a buffer (x, w, y or bias) is missing", k->plan.op.name);
+  if (!bufs[VTA_BUF_X] || !bufs[VTA_BUF_W] || !bufs[VTA_BUF_Y] || (k->plan.op.has_bias && !bufs[VTA_BUF_BIAS]) ||
+      (k->plan.op.res && (!bufs[VTA_BUF_R] || !bufs[VTA_BUF_ID])))
+    return OVTA_FAIL(err, OVTA_EINVAL, "%s: a buffer (x, w, y, bias, r or ident) is missing", k->plan.op.name);
   int rc = run_host(k, &c, mode, err);
   if (rc && pick(k, mode) == VTA_HOST_WALK) ovta_error_wrap(err, "%s", k->plan.op.name);
   return rc;

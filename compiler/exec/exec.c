@@ -137,6 +137,9 @@ typedef struct build {
   lir_module *m;            /* the LLVM module holding every node's function */
   lir_func **pre;           /* node i's function lowered early with f32 weights (cpu_f32_weights), or NULL */
   bool *f32w;               /* graph tensor (8-bit constant weights) stored in params as f32 */
+  int *fused;               /* accel: node i, a conv/dense, computes the residual add node fused[i] too (-1: none) */
+  bool *skip;               /* accel: node i is such an add (no step of its own) */
+  int *ident_t;             /* exec tensor of node i's fused add's identity block (-1: none) */
 } build;
 
 /* The plan of node s, or NULL when it runs on the CPU. */
@@ -262,6 +265,77 @@ static int plan_accel_nodes(build *b, ovta_error *err) {
     else if ((rc = fall_back_to_cpu(b, &i, &why, err))) return rc;
   }
   return index_plans(b, err);
+}
+
+/* The node producing tensor t (-1: none, a graph input or constant) and the number of node inputs
+ * reading it. */
+static int producer(const ovta_graph *g, const ovta_tensor *t, int *uses) {
+  int p = -1;
+  *uses = 0;
+  for (int s = 0; s < g->n_nodes; s++) {
+    for (int k = 0; k < g->nodes[s]->n_inputs; k++) *uses += g->nodes[s]->inputs[k] == t;
+    for (int k = 0; k < g->nodes[s]->n_outputs; k++)
+      if (g->nodes[s]->outputs[k] == t) p = s;
+  }
+  for (int i = 0; i < g->n_outputs; i++) *uses += g->outputs[i] == t; /* a graph output is one more use */
+  return p;
+}
+
+/* Whether to fuse residual adds: on unless OVTA_FUSE_ADD=0 (the unfused programs, today's before). */
+static bool fuse_adds_on(void) {
+  const char *v = getenv("OVTA_FUSE_ADD");
+  return !v || strcmp(v, "0");
+}
+
+/* Accel only. Rule: an ovta.QAdd node s2 planned for the accelerator (VTA_ADD) one of whose inputs
+ * k is the output of a conv/dense node s planned for the accelerator, read by s2 alone (one use,
+ * not a graph output), whose other input is produced before s (by a node s' < s, or a graph
+ * input), becomes part of s: s's op gets the add (vta_op_fuse_add: the conv's output's shift, the
+ * other's, the add's shift and clip) and is planned again with the same knobs; when that plan is
+ * made, fused[s] = s2 and skip[s2] (the add has no step: s computes its output from the other
+ * input, compiler/accel/README.md "Fused residual add"), else both stay as they were. Of the two
+ * inputs the later producer is taken (ResNet's downsample blocks: the 1x1 conv after the block's
+ * second conv). Guarantees: the graph unchanged; the CPU path's nodes untouched. */
+static int fuse_adds(build *b, ovta_error *err) {
+  const ovta_graph *g = b->g;
+  int nn = g->n_nodes;
+  b->fused = malloc(sizeof(int) * (size_t)(nn + 1)), b->skip = calloc((size_t)nn + 1, sizeof *b->skip);
+  if (!b->fused || !b->skip) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  for (int s = 0; s < nn; s++) b->fused[s] = -1;
+  if (!b->o->accel || !fuse_adds_on()) return 0;
+  for (int s2 = 0; s2 < nn; s2++) {
+    const vta_plan *pa = plan_of(b, s2);
+    if (!pa || pa->op.kind != VTA_ADD || g->nodes[s2]->n_inputs != 2) continue;
+    int pr[2], uses[2];
+    for (int k = 0; k < 2; k++) pr[k] = producer(g, g->nodes[s2]->inputs[k], &uses[k]);
+    for (int t = 0; t < 2; t++) {
+      int k = (pr[0] > pr[1]) == (t == 0) ? 0 : 1; /* the later producer first */
+      int s = pr[k];
+      const vta_plan *pc = s >= 0 ? plan_of(b, s) : NULL;
+      if (!pc || (pc->op.kind != VTA_CONV && pc->op.kind != VTA_DENSE) || pc->op.res || uses[k] != 1 || pr[1 - k] >= s)
+        continue;
+      vta_op op = pc->op;
+      vta_op_fuse_add(&op, k ? pa->op.shift_b : pa->op.shift_a, k ? pa->op.shift_a : pa->op.shift_b, pa->op.shift,
+                      pa->op.clip_min, pa->op.clip_max);
+      vta_knobs kn = {.vthreads = b->o->vthreads};
+      ovta_error why = {0};
+      vta_plan np;
+      if (b->o->tuning_json && vta_knobs_from_json(b->o->tuning_json, "tuning", g->nodes[s]->name, &kn, &why)) continue;
+      int rc = vta_plan_make(&b->e->p.cfg, &op, &kn, &np, &why);
+      if (rc == OVTA_ENOMEM) return OVTA_FAIL(err, rc, "%s", why.msg);
+      if (rc) continue; /* the add keeps its own step */
+      *(vta_plan *)b->plan[s] = np;
+      b->fused[s] = s2, b->skip[s2] = true;
+      break;
+    }
+  }
+  return 0;
+}
+
+/* The other input of the add fused into node s (its r operand). */
+static const ovta_tensor *res_operand(const build *b, int s) {
+  const ovta_node *a = b->g->nodes[b->fused[s]], *n = b->g->nodes[s];
+  return a->inputs[0] == n->outputs[0] ? a->inputs[1] : a->inputs[0];
 }
 
 /* A CPU conv node whose 8-bit weights could be passed as f32: ovta.QConv / ConvInteger with a
@@ -416,11 +490,11 @@ static int number_tensors(build *b, ovta_error *err) {
   ovta_exec *e = b->e;
   const ovta_graph *g = b->g;
   int nt = g->n_tensors, nn = g->n_nodes, rc;
-  e->p.t = calloc((size_t)(nt + nn) + 1, sizeof *e->p.t);
+  e->p.t = calloc((size_t)(nt + 2 * nn) + 1, sizeof *e->p.t);
   e->p.s = calloc((size_t)nn + 1, sizeof *e->p.s);
   e->p.in = calloc((size_t)g->n_inputs + 1, sizeof(int));
   e->p.out = calloc((size_t)g->n_outputs + 1, sizeof(int));
-  b->src = calloc((size_t)(nt + nn) + 1, sizeof *b->src);
+  b->src = calloc((size_t)(nt + 2 * nn) + 1, sizeof *b->src);
   b->bias_t = calloc((size_t)nn + 1, sizeof *b->bias_t);
   if (!e->p.t || !e->p.s || !e->p.in || !e->p.out || !b->src || !b->bias_t)
     return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
@@ -432,6 +506,22 @@ static int number_tensors(build *b, ovta_error *err) {
     }
   for (int s = 0; s < nn; s++)
     if ((rc = add_accel_bias(b, s, err))) return rc;
+  b->ident_t = malloc(sizeof(int) * (size_t)(nn + 1));
+  if (!b->ident_t) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  for (int s = 0; s < nn; s++) { /* a fused add's identity block (vta_pack_res_ident), NODE.res_ident */
+    b->ident_t[s] = -1;
+    if (!b->fused || b->fused[s] < 0) continue;
+    xtensor *x = &e->p.t[e->p.nt];
+    char nm[600];
+    snprintf(nm, sizeof nm, "%s.res_ident", g->nodes[s]->name);
+    x->name = strdup(nm);
+    x->dtype = OVTA_DT_I8;
+    x->nbytes = vta_res_ident_bytes(plan_of(b, s));
+    x->rank = 1, x->shape[0] = (int64_t)x->nbytes;
+    x->dma = true, x->where = OVTA_PLAN_PARAMS;
+    b->src[e->p.nt] = -1;
+    b->ident_t[s] = e->p.nt++;
+  }
   for (int i = 0; i < g->n_inputs; i++) e->p.in[e->p.nin++] = b->map[tindex(g, g->inputs[i])];
   for (int i = 0; i < g->n_outputs; i++) e->p.out[e->p.nout++] = b->map[tindex(g, g->outputs[i])];
   return 0;
@@ -474,7 +564,7 @@ static xstep *new_step(build *b, const ovta_node *n, const char *fn, int nargs) 
   xstep *st = &b->e->p.s[b->e->p.ns];
   st->node = strdup(n->name);
   st->fn = strdup(fn);
-  st->vb[0] = st->vb[1] = st->vb[2] = st->vb[3] = -1;
+  for (int v = 0; v < OVTA_VBUF_COUNT; v++) st->vb[v] = -1;
   st->args = calloc((size_t)nargs + 1, sizeof(int));
   st->op = strdup(n->op), st->macs = ovta_node_macs(n);
   return st;
@@ -516,6 +606,11 @@ static int lower_accel_node(build *b, int s, ovta_error *err) {
   st->vb[VTA_BUF_W] = b->map[tindex(g, w_operand(n))];
   st->vb[VTA_BUF_BIAS] = b->bias_t[s];
   st->vb[VTA_BUF_Y] = b->map[tindex(g, n->outputs[0])];
+  if (b->fused[s] >= 0) { /* the fused add's output, its other input and identity block */
+    st->vb[VTA_BUF_Y] = b->map[tindex(g, g->nodes[b->fused[s]]->outputs[0])];
+    st->vb[VTA_BUF_R] = b->map[tindex(g, res_operand(b, s))];
+    st->vb[VTA_BUF_ID] = b->ident_t[s];
+  }
   b->e->p.ns++;
   return 0;
 }
@@ -560,6 +655,13 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
 static int lower_nodes(build *b, ovta_error *err) {
   int rc = lir_module_new(b->g->name ? b->g->name : "graph", &b->o->cg, &b->m, err);
   for (int s = 0; !rc && s < b->g->n_nodes; s++) {
+    if (b->skip[s]) { /* an add fused into the conv producing one of its inputs */
+      const ovta_node *a = b->g->nodes[s];
+      int c = 0;
+      while (b->fused[c] != s) c++;
+      if (b->rep) fprintf(b->rep, "node %s op %s: accel: fused into node %s\n", a->name, a->op, b->g->nodes[c]->name);
+      continue;
+    }
     ovta_timing_begin(b->o->timing, plan_of(b, s) ? "accelerator nodes" : "CPU nodes (loop IR into the LLVM module)");
     rc = plan_of(b, s) ? lower_accel_node(b, s, err) : lower_cpu_node(b, s, err);
     ovta_timing_end(b->o->timing);
@@ -611,6 +713,8 @@ static int fill_params(build *b, ovta_error *err) {
     if (alu_kind(p)) vta_pack_identity(p, (int8_t *)dst);
     else vta_pack_bias(p, (const int32_t *)b->g->nodes[s]->inputs[2]->data, (int32_t *)dst);
   }
+  for (int s = 0; s < b->g->n_nodes; s++)
+    if (b->ident_t[s] >= 0) vta_pack_res_ident(plan_of(b, s), (int8_t *)(e->p.params + e->p.t[b->ident_t[s]].offset));
   return 0;
 }
 
@@ -680,7 +784,7 @@ static int build_end(build *b, int rc, ovta_exec **out) {
   for (int i = 0; b->kern && i < b->g->n_nodes; i++) vta_kernel_free(b->kern[i]);
   free(b->kern), free(b->plan), free(b->plans), free(b->planned);
   for (int i = 0; b->pre && i < b->g->n_nodes; i++) lir_func_free(b->pre[i]);
-  free(b->pre), free(b->f32w);
+  free(b->pre), free(b->f32w), free(b->fused), free(b->skip), free(b->ident_t);
   if (b->rep) {
     fclose(b->rep);
     b->e->p.report = b->rtext;
@@ -716,6 +820,7 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   if (!rc) rc = step(&b, "executor (graph copy)", new_exec, err);        /* the executor; accel: config, report, graph copy */
   if (!rc) rc = step(&b, "accel passes", accel_passes, err);             /* accel: pack, partition */
   if (!rc) rc = step(&b, "plan accel nodes (tiling)", plan_accel_nodes, err); /* accel: each node planned once, or CPU fallback */
+  if (!rc) rc = step(&b, "fuse residual adds", fuse_adds, err);         /* accel: conv -> add pairs into one step */
   if (!rc) rc = step(&b, "CPU f32 weights", cpu_f32_weights, err);     /* CPU 8-bit convs: weights as f32 where it pays */
   if (!rc) rc = step(&b, "live ranges", live_ranges, err);               /* per tensor: first and last step, DMA buffer or not */
   if (!rc) rc = step(&b, "tensor table", number_tensors, err);           /* the tensor table the steps refer to */

@@ -7,12 +7,13 @@
 #   - int8 (ovta-opt through quantize, calibrated on 8 random samples, uniform in [-1, 1] while the
 #     input is normal: cosine ~0.989): two ovta.QAdd, the graph on the CPU path (the reference)
 #     close to torch;
-#   - on the accelerator (compile --target accel --report: every conv and both adds there) fsim and
-#     tsim give the CPU path's bytes;
+#   - on the accelerator (compile --target accel --report: every conv and both adds there, the adds
+#     fused into a conv, and with OVTA_FUSE_ADD=0 their own steps) fsim and tsim give the CPU
+#     path's bytes;
 #   - the same on add shifts picked to take each form of the lowering: the int8 graph with the adds'
 #     shift_a / shift_b / shift rewritten (scaled identity block, a and b first; shifts 9 apart:
-#     the left shift between the copies; the rounding constant as fill and as an ADD), the CPU path
-#     and fsim byte for byte.
+#     the left shift between the copies; the rounding constant as fill and as an ADD; fused where
+#     the fused epilogue takes the shifts), the CPU path and fsim byte for byte.
 # Usage: tests/e2e/test_residual.sh [PATH/TO/ovta]   (default build/ovta; ovta-opt beside it).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -48,15 +49,24 @@ c, a = np.load('$3/y.npy'), np.load('$2/y.npy')
 print('ok' if c.shape == a.shape and c.tobytes() == a.tobytes() else '%d of %d outputs differ' % ((c != a).sum(), c.size))"
 }
 
+# Both adds fused into the conv producing one of their inputs (the block's second conv; the
+# downsample block's 1x1 conv, which runs after it: compiler/accel/README.md "Fused residual add"),
+# and, with OVTA_FUSE_ADD=0, each its own step (accel/alu.c): the same bytes as the CPU path.
 run "$OVTA" compile "$T/q.json" --target accel --report -o "$T/q.ovta"
-if [ $rc -eq 0 ] && [ "$(grep -cP '^node \S+ op ovta.QAdd: accel: tile' "$T/out")" = 2 ] &&
+if [ $rc -eq 0 ] && [ "$(grep -cP '^node \S+ op ovta.QAdd: accel: fused into node /b1/conv2/Conv$|^node \S+ op ovta.QAdd: accel: fused into node /b2/down\S*/Conv$' "$T/out")" = 2 ] &&
    grep -qP 'MACs on the accelerator (\d+) of \1 \(100.0%\)' "$T/out"; then
-  ok "compile --target accel: both adds and every MAC on the accelerator"
-else bad "compile --target accel: both adds and every MAC on the accelerator" "rc $rc"; fi
+  ok "compile --target accel: both adds fused, every MAC on the accelerator"
+else bad "compile --target accel: both adds fused, every MAC on the accelerator" "rc $rc"; fi
+OVTA_FUSE_ADD=0 run "$OVTA" compile "$T/q.json" --target accel --report -o "$T/u.ovta"
+if [ $rc -eq 0 ] && [ "$(grep -cP '^node \S+ op ovta.QAdd: accel: tile' "$T/out")" = 2 ]; then
+  ok "compile --target accel, OVTA_FUSE_ADD=0: both adds on the accelerator as their own steps"
+else bad "compile --target accel, OVTA_FUSE_ADD=0: both adds on the accelerator as their own steps" "rc $rc"; fi
 device_backends "" "$T/q.ovta" --input x="$D/residual_x.npy"
 for be in "${backends[@]}"; do
   run "$OVTA" run "$T/q.ovta" --backend "$be" --input x="$D/residual_x.npy" --output-dir "$T/$be"
-  same_bytes "$be int8 = cpu int8, byte for byte" "$T/$be" "$T/cpu"
+  same_bytes "$be int8 (adds fused) = cpu int8, byte for byte" "$T/$be" "$T/cpu"
+  run "$OVTA" run "$T/u.ovta" --backend "$be" --input x="$D/residual_x.npy" --output-dir "$T/u$be"
+  same_bytes "$be int8 (adds unfused) = cpu int8, byte for byte" "$T/u$be" "$T/cpu"
 done
 
 # The adds' shifts rewritten (shift_a shift_b shift for the first and the second add): each form
@@ -76,7 +86,7 @@ json.dump(g, open('$T/s.json', 'w'))"
   if [ $rc -ne 0 ]; then bad "shifts $sh: graph rewritten" "rc $rc"; continue; fi
   run "$OVTA" run "$T/s.json" --input x="$D/residual_x.npy" --output-dir "$T/scpu"
   run "$OVTA" compile "$T/s.json" --target accel --report -o "$T/s.ovta"
-  if [ $rc -ne 0 ] || [ "$(grep -cP '^node \S+ op ovta.QAdd: accel: tile' "$T/out")" != 2 ]; then
+  if [ $rc -ne 0 ] || [ "$(grep -cP '^node \S+ op ovta.QAdd: accel: (tile|fused into)' "$T/out")" != 2 ]; then
     bad "shifts $sh: both adds on the accelerator" "rc $rc"
     continue
   fi

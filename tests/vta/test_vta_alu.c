@@ -193,7 +193,7 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   vta_pack_identity(&p, id);
   ovta_dev *dev;
   OVTA_ASSERT_OK(ovta_dev_open(backend, &cfg, NULL, &dev, &err), err);
-  ovta_buf *bufs[VTA_BUF_COUNT];
+  ovta_buf *bufs[VTA_BUF_COUNT] = {0};
   OVTA_ASSERT_OK(ovta_buf_alloc(dev, nx, &bufs[VTA_BUF_X], &err), err);
   OVTA_ASSERT_OK(ovta_buf_alloc(dev, nw, &bufs[VTA_BUF_W], &err), err);
   OVTA_ASSERT_OK(ovta_buf_alloc(dev, nb, &bufs[VTA_BUF_BIAS], &err), err);

@@ -22,7 +22,8 @@ static void side_open(side *s, const char *backend, const ovta_config *cfg, cons
   memset(s, 0, sizeof *s);
   OVTA_ASSERT_OK(ovta_dev_open(backend, cfg, NULL, &s->dev, &err), err);
   size_t sz[VTA_BUF_COUNT] = {vta_x_bytes(p), vta_w_bytes(p), vta_bias_bytes(p), vta_y_bytes(p)};
-  for (int i = 0; i < VTA_BUF_COUNT; i++) OVTA_ASSERT_OK(ovta_buf_alloc(s->dev, sz[i], &s->bufs[i], &err), err);
+  for (int i = 0; i < VTA_BUF_COUNT; i++)
+    if (sz[i]) OVTA_ASSERT_OK(ovta_buf_alloc(s->dev, sz[i], &s->bufs[i], &err), err);
   OVTA_ASSERT_OK(ovta_buf_write(s->bufs[VTA_BUF_X], 0, px, sz[0], &err), err);
   OVTA_ASSERT_OK(ovta_buf_write(s->bufs[VTA_BUF_W], 0, pw, sz[1], &err), err);
   OVTA_ASSERT_OK(ovta_buf_write(s->bufs[VTA_BUF_BIAS], 0, pb, sz[2], &err), err);

@@ -3,7 +3,8 @@
  * ovta.QConv, ovta.QAdd with the ReLU fused, ovta.QMaxPool, int8 Flatten, ovta.QDense), then
  *   1. the all-CPU int8 run (cpu/lower.c) against a plain-C int8 reference written in this file
  *      from the quantized graph's constants and attributes;
- *   2. the accelerator run (pack, partition, vta GEMM + ALU kernels) on fsim for the three
+ *   2. the accelerator run (pack, partition, vta GEMM + ALU kernels; the add fused into the second
+ *      conv, and with OVTA_FUSE_ADD=0 its own step) on fsim for the three
  *      configs, bit-exact against the CPU run, with int8 flowing between the accelerator nodes
  *      (no Quantize/Dequantize, no Pack/Unpack between conv, conv, add and pool);
  *   3. an add whose shift the ALU cannot take (16..31) falls back to the CPU with the reason in
@@ -245,7 +246,19 @@ static void test_cpu_reference(void **st) {
   ovta_graph_free(g);
 }
 
+static void accel_on_fused(const char *cfgname, bool force_fallback, bool fuse);
+
+/* With the add fused into the conv producing one of its inputs (the exec's default), then with
+ * OVTA_FUSE_ADD=0 (the add its own step); a forced fallback once. */
 static void accel_on(const char *cfgname, bool force_fallback) {
+  for (int fuse = 1; fuse >= (force_fallback ? 1 : 0); fuse--) {
+    setenv("OVTA_FUSE_ADD", fuse ? "1" : "0", 1);
+    accel_on_fused(cfgname, force_fallback, fuse);
+  }
+  unsetenv("OVTA_FUSE_ADD");
+}
+
+static void accel_on_fused(const char *cfgname, bool force_fallback, bool fuse) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
@@ -263,6 +276,19 @@ static void accel_on(const char *cfgname, bool force_fallback) {
     assert_int_equal(ovta_exec_accel_nodes(acc), 4);
     assert_non_null(strstr(rep, "op ovta.QAdd: cpu (fallback, plain layout)"));
     assert_non_null(strstr(rep, "shift/clip outside the ALU's 16-bit immediates"));
+  } else if (fuse) { /* the add in the second conv's step: the same steps without the add's */
+    assert_int_equal(ovta_exec_accel_nodes(acc), 4);
+    assert_non_null(strstr(rep, "op ovta.QAdd: accel: fused into node"));
+    assert_non_null(strstr(rep, "op ovta.QMaxPool: accel: tile"));
+    static const char *const want[] = {"QuantizeLinear", "ovta.Pack", "ovta.QConv", "ovta.QConv", "ovta.QMaxPool",
+                                       "ovta.Unpack", "Flatten",  "ovta.Pack", "ovta.QDense", "ovta.Unpack",
+                                       "DequantizeLinear"};
+    assert_int_equal(ovta_exec_num_steps(acc), 11);
+    for (int i = 0; i < 11; i++) {
+      ovta_exec_node_stats s;
+      OVTA_ASSERT_OK(ovta_exec_node_stats_get(acc, i, &s, &err), err);
+      if (strcmp(s.op, want[i])) fail_msg("%s: step %d is %s, expected %s", cfgname, i, s.op, want[i]);
+    }
   } else {
     assert_int_equal(ovta_exec_accel_nodes(acc), 5);
     assert_non_null(strstr(rep, "op ovta.QAdd: accel: tile"));

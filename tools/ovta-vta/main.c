@@ -13,6 +13,9 @@
  *          --bias  --shift S  --relu  --clip LO,HI  --print-after=PASS[,PASS]|all
  *          --groups G (conv: grouped, G = C = O depthwise; weights [O][C/G][KH][KW])
  *          --shifts S0,S1,.. (conv, dense: per-channel shifts, repeated over the O channels)
+ *          --res SC,SR,SHIFT[,LO,HI] (conv, dense: a fused residual add, y = clamp(requant((conv << SC) +
+ *            (r << SR), SHIFT), LO, HI) with a seeded r; --run checks it against vta_reference_res);
+ *            --res-form after|before: where r enters (vta_plan.res_pre; default: the cost model's pick)
  *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap, upsample: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
@@ -40,6 +43,17 @@ static void alu_inputs(const vta_plan *p, const int8_t *x, const int8_t *w, int8
   vta_pack_identity(p, pb);
 }
 
+/* r (logical [N][O][OH][OW]) into y's packed layout [N/B][O/BO][OH][OW][B][BO]. */
+static void pack_like_y(const vta_plan *p, const int8_t *r, int8_t *pr) {
+  int B = p->cfg.batch, BO = p->cfg.block_out, O = p->op.o;
+  for (int n = 0; n < p->op.n; n++)
+    for (int o = 0; o < O; o++)
+      for (int h = 0; h < p->oh; h++)
+        for (int w = 0; w < p->ow; w++)
+          pr[((((size_t)(n / B) * p->ob + o / BO) * p->oh + h) * p->ow + w) * B * BO + (n % B) * BO + o % BO] =
+              r[(((size_t)n * O + o) * p->oh + h) * p->ow + w];
+}
+
 static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
   const vta_plan *p = vta_kernel_plan(k);
   bool alu = vta_kind_alu(p->op.kind);
@@ -61,8 +75,21 @@ static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
     } else {
       vta_reference(&p->op, x, w, p->op.has_bias ? b : NULL, ref);
       vta_pack_x(p, x, px), vta_pack_w(p, w, pw), vta_pack_bias(p, b, pb);
+      if (p->op.res) { /* a fused residual add: r, its packed form and identity (handles R, ID) */
+        int8_t *r = malloc(ny), *pr = malloc(ny), id[4096];
+        rc = !r || !pr ? OVTA_FAIL(err, OVTA_ENOMEM, "out of memory") : 0;
+        if (!rc) fill(r, ny, 3), vta_reference_res(&p->op, x, w, p->op.has_bias ? b : NULL, r, ref), pack_like_y(p, r, pr);
+        if (!rc) vta_pack_res_ident(p, id), rc = ovta_dev_open(backend, &p->cfg, NULL, &dev, err);
+        if (!rc) rc = ovta_buf_alloc(dev, ny, &bufs[VTA_BUF_R], err);
+        if (!rc) rc = ovta_buf_alloc(dev, vta_res_ident_bytes(p), &bufs[VTA_BUF_ID], err);
+        if (!rc) rc = ovta_buf_write(bufs[VTA_BUF_R], 0, pr, ny, err);
+        if (!rc) rc = ovta_buf_write(bufs[VTA_BUF_ID], 0, id, vta_res_ident_bytes(p), err);
+        free(r), free(pr);
+      }
     }
-    rc = ovta_dev_open(backend, &p->cfg, NULL, &dev, err);
+    if (!rc && !dev) {
+      rc = ovta_dev_open(backend, &p->cfg, NULL, &dev, err);
+    }
   }
   if (!rc) rc = ovta_buf_alloc(dev, nx, &bufs[VTA_BUF_X], err);
   if (!rc) rc = ovta_buf_alloc(dev, nw, &bufs[VTA_BUF_W], err);
@@ -267,6 +294,14 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--bias")) op.has_bias = true;
     else if (!strcmp(a, "--shift") && i + 1 < argc) op.shift = atoi(argv[++i]);
     else if (!strcmp(a, "--relu")) op.clip_min = 0;
+    else if (!strcmp(a, "--res") && i + 1 < argc) { /* a fused residual add (conv, dense) */
+      int v[5] = {0, 0, 0, -128, 127};
+      if (sscanf(argv[++i], "%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4]) < 3) {
+        fprintf(stderr, "ovta-vta: --res SC,SR,SHIFT[,LO,HI]\n");
+        return 2;
+      }
+      vta_op_fuse_add(&op, v[0], v[1], v[2], v[3], v[4]);
+    } else if (!strcmp(a, "--res-form") && i + 1 < argc) k.res_form = !strcmp(argv[++i], "before") ? 2 : 1;
     else if (!strcmp(a, "--groups") && i + 1 < argc && op.kind == VTA_CONV) op.groups = atoi(argv[++i]);
     else if (!strcmp(a, "--shifts") && i + 1 < argc && (op.kind == VTA_CONV || op.kind == VTA_DENSE)) {
       static int64_t shs[65536];
