@@ -2,9 +2,10 @@
  * max pooling, global average pooling and nearest-neighbour upsampling - their plan, references, compute stage and schedule
  * stage; every later stage is the passes' (lower.c). All bring int8 tensors into the accumulator
  * with a GEMM against the identity weight block (INP -> ACC, exact), then run on the ALU: the add's
- * inputs accumulated into one region with a left shift between them, MAX with a tensor operand over the window, the channel blocks unrolled into
- * micro-ops (maxpool; window positions in the padding are skipped, which is -inf padding), ADD over
- * the whole image's window then MUL, ADD, SHR, CLP (global average pool); the upsampling is the
+ * inputs accumulated into one region with a left shift between them, MAX with a tensor operand over
+ * the window, the channel blocks unrolled into micro-ops (maxpool, after a MOV of a tap inside the
+ * image for the whole tile; window positions in the padding are skipped, which is -inf padding), ADD
+ * over the whole image's window then MUL, ADD, SHR, CLP (global average pool); the upsampling is the
  * identity GEMM alone, its micro-ops reading input pixel (r / fh, q / fw) for output pixel (r, q)
  * (nothing on the ALU but the zero fill of the ACC tile). Tile sizes need not divide the
  * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread.
@@ -533,12 +534,39 @@ static lir_stmt *tile_store(se *e, lir_buf *acc, lir_var *tn, lir_var *tcv, int 
   return sn_close(e, &n, lir_store(SF, e->y, yi, lir_cast(SF, LIR_I8, a)), 0);
 }
 
+/* The rectangle r = {r0, r1, c0, c1} of output rows [r0, r1) and columns [c0, c1) of a pool tile
+ * (output rows [oh0, oh0 + th), OW columns) whose window tap (ky, kx) lies in the image; false when
+ * it is empty. */
+static bool tap_rect(const vta_op *op, int oh0, int th, int OW, int ky, int kx, int *r) {
+  int r0 = 0, r1 = th, c0 = 0, c1 = OW, s_h = op->stride_h, s_w = op->stride_w;
+  while (r0 < th && (oh0 + r0) * s_h + ky - op->pad_t < 0) r0++;
+  while (r1 > r0 && (oh0 + r1 - 1) * s_h + ky - op->pad_t >= op->h) r1--;
+  while (c0 < OW && c0 * s_w + kx - op->pad_l < 0) c0++;
+  while (c1 > c0 && (c1 - 1) * s_w + kx - op->pad_l >= op->w) c1--;
+  r[0] = r0, r[1] = r1, r[2] = c0, r[3] = c1;
+  return r0 < r1 && c0 < c1;
+}
+
+/* The max pool's first tap: a window tap (ky * kw + kx; the centre tried first) inside the image for
+ * every output of the tile, so acc starts as that tap's element (an ALU MOV) instead of -128 and a
+ * MAX: the same maximum (the reference's -128 start is below or equal to every int8). -1: none
+ * (pads whose sum reaches the window), the -128 fill then. */
+static int full_tap(const vta_op *op, int oh0, int th, int OW) {
+  int n = op->kh * op->kw, c = (op->kh / 2) * op->kw + op->kw / 2, r[4];
+  for (int i = 0; i < n; i++) {
+    int t = (c + i) % n;
+    if (tap_rect(op, oh0, th, OW, t / op->kw, t % op->kw, r) && r[0] == 0 && r[1] == th && r[2] == 0 && r[3] == OW) return t;
+  }
+  return -1;
+}
+
 /* One max-pool tile: output rows [oh0, oh0 + th) of the t_oc channel blocks from block tc * t_oc
  * of image block tn (tn, tc: the tile loops). The input rows and columns with their halo into INP
  * (clamped indices: the DMA pads them with zeros), the identity block into WGT, the window rows
  * copied into ACC (win_buf) by a GEMM with the identity (initial value 0); the output tile
- * (acc_buf) starts at -128, then per window position (ky, kx) one max with the window element over
- * the output rectangle whose window element lies in the image (the channel blocks unrolled:
+ * (acc_buf) starts as the first tap's window element (full_tap; else at -128), then per other
+ * window position (ky, kx) one max with the window element over the output rectangle whose window
+ * element lies in the image (the channel blocks unrolled:
  * micro-ops); then the store. A global average pool's tile (one output pixel, the window the
  * whole image): acc_buf starts at 0, an add per window position, then the requantization in place
  * (gap_requant: MUL, ADD, SHR, CLP), then the store. */
@@ -546,7 +574,7 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
-  int tc = p->t_oc, H = op->h, W = op->w, OW = p->ow, s_h = op->stride_h, s_w = op->stride_w;
+  int tc = p->t_oc, OW = p->ow, s_h = op->stride_h, s_w = op->stride_w;
   int ih = (th - 1) * s_h + op->kh, iw = p->in_w, ih0 = oh0 * s_h - op->pad_t;
   int64_t is[6] = {1, tc, ih, iw, B, BI}, ws[4] = {1, 1, BO, BI}, xs[6] = {1, tc, ih, iw, B, BO}, ys[6] = {1, tc, th, OW, B, BO};
   lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
@@ -570,22 +598,22 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
   }
   bool gap = op->kind == VTA_GAP;
-  sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = -128 (gap: 0) */
-  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, gap ? 0 : -128)));
-  for (int ky = 0; ky < op->kh; ky++) /* acc = max(acc, window element) over the rectangle in the image */
-    for (int kx = 0; kx < op->kw; kx++) {
-      int r0 = 0, r1 = th, c0 = 0, c1 = OW;
-      while (r0 < th && (oh0 + r0) * s_h + ky - op->pad_t < 0) r0++;
-      while (r1 > r0 && (oh0 + r1 - 1) * s_h + ky - op->pad_t >= H) r1--;
-      while (c0 < OW && c0 * s_w + kx - op->pad_l < 0) c0++;
-      while (c1 > c0 && (c1 - 1) * s_w + kx - op->pad_l >= W) c1--;
-      if (r0 >= r1 || c0 >= c1) continue;
-      sn_open(e, &n, 5, (int64_t[]){tc, r1 - r0, c1 - c0, B, BO}, crq);
-      lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, r0, c0}, NULL, n.v[3], n.v[4]);
-      lir_expr *x = elem(e, win, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)r0 * s_h + ky, (int64_t)c0 * s_w + kx},
-                         (int64_t[]){1, s_h, s_w}, n.v[3], n.v[4]);
-      lir_block_add(&blk, acc_store(e, &n, 1, a, lir_bin(SF, gap ? LIR_ADD : LIR_MAX, lir_load(SF, acc, a->args), x)));
-    }
+  int first = gap ? -1 : full_tap(op, oh0, th, OW); /* maxpool: the tap moved into acc first */
+  if (first < 0) {
+    sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = -128 (gap: 0) */
+    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
+    lir_block_add(&blk, acc_store(e, &n, 0, a, i32c(e, gap ? 0 : -128)));
+  }
+  for (int t = 0; t < op->kh * op->kw; t++) { /* acc = max(acc, window element) over the rectangle in the image */
+    int tap = first < 0 ? t : t == 0 ? first : t <= first ? t - 1 : t, ky = tap / op->kw, kx = tap % op->kw, r[4];
+    if (!tap_rect(op, oh0, th, OW, ky, kx, r)) continue;
+    sn_open(e, &n, 5, (int64_t[]){tc, r[1] - r[0], r[3] - r[2], B, BO}, crq);
+    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, r[0], r[2]}, NULL, n.v[3], n.v[4]);
+    lir_expr *x = elem(e, win, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)r[0] * s_h + ky, (int64_t)r[2] * s_w + kx},
+                       (int64_t[]){1, s_h, s_w}, n.v[3], n.v[4]);
+    lir_expr *v = tap == first ? x : lir_bin(SF, gap ? LIR_ADD : LIR_MAX, lir_load(SF, acc, a->args), x); /* first: MOV */
+    lir_block_add(&blk, acc_store(e, &n, 1, a, v));
+  }
   if (gap) { /* acc = requant(acc) in place */
     sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq);
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
