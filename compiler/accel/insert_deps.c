@@ -247,6 +247,19 @@ static bool has_gemm(const lir_stmt *s) {
   }
 }
 
+/* The index in tail of the end of the kernel of its last GEMM (the statement after which the loads
+ * it read are free: the ovta.kernel_end call at or after it, else the GEMM itself); -1 without GEMM. */
+static int last_gemm_end(const lir_block *tail) {
+  int last = -1;
+  for (int k = 0; k < tail->n; k++)
+    if (has_gemm(tail->s[k])) last = k;
+  for (int k = last < 0 ? tail->n : last; k < tail->n; k++) {
+    const lir_expr *e = tail->s[k]->kind == LIR_S_EVAL ? tail->s[k]->value : NULL;
+    if (e && e->kind == LIR_E_CALL && e->callee && !strcmp(e->callee, "ovta.kernel_end")) return k;
+  }
+  return last;
+}
+
 /* Tiles without reduction steps (the ALU operators): in[from..to) is one tile - its INP/WGT loads
  * (load only), then compute work and its stores (store_list's tokens) - appended to out: pop
  * store->compute (the ACC part free) and compute->load (the INP/WGT part free) first, push and pop
@@ -264,17 +277,8 @@ static int plain_tile(dctx *c, lir_block *in, int from, int to, lir_block *out) 
   lir_block tail;
   lir_block_init(&tail, c->f);
   flatten(&tail, ts);
-  int last = -1;
-  for (int k = 0; k < tail.n; k++)
-    if (has_gemm(tail.s[k])) last = k;
+  int last = last_gemm_end(&tail);
   if (last < 0) return refuse(c, in->s[from], "a tile whose loads no GEMM reads");
-  for (int k = last; k < tail.n; k++) { /* after its kernel's end */
-    const lir_expr *e = tail.s[k]->kind == LIR_S_EVAL ? tail.s[k]->value : NULL;
-    if (e && e->kind == LIR_E_CALL && e->callee && !strcmp(e->callee, "ovta.kernel_end")) {
-      last = k;
-      break;
-    }
-  }
   lir_block_add(out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
   lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
   for (int k = from; k < i; k++) lir_block_add(out, in->s[k]);
@@ -316,17 +320,8 @@ static int res_step(dctx *c, lir_block *in, int ra, int rb, lir_stmt *ts, lir_bl
   lir_block tail;
   lir_block_init(&tail, c->f);
   flatten(&tail, ts);
-  int last = -1;
-  for (int k = 0; k < tail.n; k++)
-    if (has_gemm(tail.s[k])) last = k;
+  int last = last_gemm_end(&tail);
   if (last < 0) return refuse(c, in->s[ra], "loads after the reduction that no GEMM reads");
-  for (int k = last; k < tail.n; k++) { /* after its kernel's end */
-    const lir_expr *e = tail.s[k]->kind == LIR_S_EVAL ? tail.s[k]->value : NULL;
-    if (e && e->kind == LIR_E_CALL && e->callee && !strcmp(e->callee, "ovta.kernel_end")) {
-      last = k;
-      break;
-    }
-  }
   lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
   for (int k = ra; k < rb; k++) lir_block_add(out, in->s[k]);
   lir_block_add(out, dep(c, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));

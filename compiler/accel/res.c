@@ -173,12 +173,33 @@ static lir_expr *conv_requant(lir_func *f, const vta_op *op, lir_expr *v) {
   return lir_bin(f, LIR_MIN, v, lir_int(f, LIR_I32, op->clip_max));
 }
 
+/* r's tile into INP (the layout of y, same indices as store nest sn), the identity block into WGT,
+ * both in ACC/INP part `part`: the copies both forms of the fused add start with. */
+static void copy_r_identity(rs *c, const snest *sn, lir_expr *part, lir_block *blk) {
+  lir_func *f = c->f;
+  int BI = c->p->cfg.block_in, BO = c->p->cfg.block_out;
+  lir_var *v[6];
+  vsub s;
+  fresh(c, sn, "r", v, &s);
+  lir_expr *ri[8], *di[6];
+  ri[0] = part;
+  for (int k = 0; k < 6; k++) ri[1 + k] = lir_ref(f, v[k]), di[k] = subst(f, sn->st->idx[k], &s);
+  lir_stmt *cp = close6(c, sn, v, lir_store(f, c->rbuf, ri, lir_load(f, c->r, di)));
+  lir_block_add(blk, lir_attr(f, "cache_read", lir_i64(f, 90), cp));
+  lir_var *iv[3] = {lir_var_new(f, "id_c0", LIR_I64), lir_var_new(f, "id_c1", LIR_I64), lir_var_new(f, "id_c2", LIR_I64)};
+  lir_expr *ii[4] = {part, lir_ref(f, iv[0]), lir_ref(f, iv[1]), lir_ref(f, iv[2])};
+  lir_stmt *ic = lir_store(f, c->idbuf, ii, lir_load(f, c->id, ii + 1));
+  int64_t iext[3] = {1, BO, BI};
+  for (int k = 2; k >= 0; k--) ic = lir_for(f, iv[k], lir_i64(f, 0), lir_i64(f, iext[k]), LIR_FOR_SERIAL, ic);
+  lir_block_add(blk, lir_attr(f, "cache_read", lir_i64(f, 91), ic));
+}
+
 /* The fused epilogue after the steps (vta_plan.res_pre false), replacing store nest sn (rule above
  * vta_res_schedule). */
 static lir_stmt *epilogue_after(rs *c, const snest *sn) {
   lir_func *f = c->f;
   const vta_op *op = &c->p->op;
-  int B = c->p->cfg.batch, BI = c->p->cfg.block_in, BO = c->p->cfg.block_out;
+  int B = c->p->cfg.batch, BI = c->p->cfg.block_in;
   lir_expr *acc = acc_of(sn->st->value);
   lir_expr *part = acc->args[0];
   lir_block blk;
@@ -197,18 +218,7 @@ static lir_stmt *epilogue_after(rs *c, const snest *sn) {
     lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, shl(f, a, op->res_sc - op->res_sr))));
   }
   /* 3. r's tile into INP (the layout of y, same indices), the identity block into WGT */
-  fresh(c, sn, "r", v, &s);
-  lir_expr *ri[8], *di[6];
-  ri[0] = part;
-  for (int k = 0; k < 6; k++) ri[1 + k] = lir_ref(f, v[k]), di[k] = subst(f, sn->st->idx[k], &s);
-  lir_stmt *cp = close6(c, sn, v, lir_store(f, c->rbuf, ri, lir_load(f, c->r, di)));
-  lir_block_add(&blk, lir_attr(f, "cache_read", lir_i64(f, 90), cp));
-  lir_var *iv[3] = {lir_var_new(f, "id_c0", LIR_I64), lir_var_new(f, "id_c1", LIR_I64), lir_var_new(f, "id_c2", LIR_I64)};
-  lir_expr *ii[4] = {part, lir_ref(f, iv[0]), lir_ref(f, iv[1]), lir_ref(f, iv[2])};
-  lir_stmt *ic = lir_store(f, c->idbuf, ii, lir_load(f, c->id, ii + 1));
-  int64_t iext[3] = {1, BO, BI};
-  for (int k = 2; k >= 0; k--) ic = lir_for(f, iv[k], lir_i64(f, 0), lir_i64(f, iext[k]), LIR_FOR_SERIAL, ic);
-  lir_block_add(&blk, lir_attr(f, "cache_read", lir_i64(f, 91), ic));
+  copy_r_identity(c, sn, part, &blk);
   /* 4. acc += r * identity (one GEMM over the tile) */
   fresh(c, sn, "m", v, &s);
   lir_var *gi = lir_var_new(f, "mi", LIR_I64);
@@ -238,7 +248,7 @@ static lir_stmt *epilogue_after(rs *c, const snest *sn) {
 static lir_stmt *epilogue_pre(rs *c, const snest *sn, lir_stmt **pre) {
   lir_func *f = c->f;
   const vta_op *op = &c->p->op;
-  int BI = c->p->cfg.block_in, BO = c->p->cfg.block_out;
+  int BI = c->p->cfg.block_in;
   lir_expr *acc = acc_of(sn->st->value);
   lir_expr *part = acc->args[0];
   lir_block blk, pb;
@@ -247,18 +257,7 @@ static lir_stmt *epilogue_pre(rs *c, const snest *sn, lir_stmt **pre) {
   lir_var *v[6];
   vsub s;
   /* before the steps: r's tile into INP (the layout of y, same indices), the identity block into WGT */
-  fresh(c, sn, "r", v, &s);
-  lir_expr *ri[8], *di[6];
-  ri[0] = part;
-  for (int k = 0; k < 6; k++) ri[1 + k] = lir_ref(f, v[k]), di[k] = subst(f, sn->st->idx[k], &s);
-  lir_stmt *cp = close6(c, sn, v, lir_store(f, c->rbuf, ri, lir_load(f, c->r, di)));
-  lir_block_add(&pb, lir_attr(f, "cache_read", lir_i64(f, 90), cp));
-  lir_var *iv[3] = {lir_var_new(f, "id_c0", LIR_I64), lir_var_new(f, "id_c1", LIR_I64), lir_var_new(f, "id_c2", LIR_I64)};
-  lir_expr *ii[4] = {part, lir_ref(f, iv[0]), lir_ref(f, iv[1]), lir_ref(f, iv[2])};
-  lir_stmt *ic = lir_store(f, c->idbuf, ii, lir_load(f, c->id, ii + 1));
-  int64_t iext[3] = {1, BO, BI};
-  for (int k = 2; k >= 0; k--) ic = lir_for(f, iv[k], lir_i64(f, 0), lir_i64(f, iext[k]), LIR_FOR_SERIAL, ic);
-  lir_block_add(&pb, lir_attr(f, "cache_read", lir_i64(f, 91), ic));
+  copy_r_identity(c, sn, part, &pb);
   /* res_buf = 0, then res_buf += r x identity (tensorize: GEMM reset, one GEMM) */
   fresh(c, sn, "z", v, &s);
   lir_expr *zi[7];
