@@ -21,6 +21,7 @@
  * (group, block), group-major. (MobileNetV2 with 2 threads: pm 16 -> 64 5.0 -> 4.6 ms; int8
  * ResNet-18 with 64: 31.7 -> 33-37 ms, its weights converted once per group.) */
 static int64_t tile_groups(int64_t blocks, int64_t tiles, int64_t pm) {
+  if (blocks < 1) return 1; /* an empty conv (zero output channels): nothing to split */
   int64_t tg = (pm + blocks - 1) / blocks;
   return tg < 1 ? 1 : tg > tiles ? (tiles < 1 ? 1 : tiles) : tg;
 }
