@@ -173,6 +173,23 @@ static lir_expr *conv_requant(lir_func *f, const vta_op *op, lir_expr *v) {
   return lir_bin(f, LIR_MIN, v, lir_int(f, LIR_I32, op->clip_max));
 }
 
+/* The conv's part of both epilogues, on the ACC element acc of store nest sn: c requantized in
+ * place (the conv's own rule), then c <<= sc - sr when c has the larger shift of the add. */
+static void conv_part(rs *c, const snest *sn, lir_expr *acc, lir_block *blk) {
+  lir_func *f = c->f;
+  const vta_op *op = &c->p->op;
+  lir_var *v[6];
+  vsub s;
+  fresh(c, sn, "q", v, &s);
+  lir_expr *a = subst(f, acc, &s);
+  lir_block_add(blk, close6(c, sn, v, lir_store(f, a->buf, a->args, conv_requant(f, op, a))));
+  if (op->res_sc > op->res_sr) {
+    fresh(c, sn, "l", v, &s);
+    a = subst(f, acc, &s);
+    lir_block_add(blk, close6(c, sn, v, lir_store(f, a->buf, a->args, shl(f, a, op->res_sc - op->res_sr))));
+  }
+}
+
 /* r's tile into INP (the layout of y, same indices as store nest sn), the identity block into WGT,
  * both in ACC/INP part `part`: the copies both forms of the fused add start with. */
 static void copy_r_identity(rs *c, const snest *sn, lir_expr *part, lir_block *blk) {
@@ -206,17 +223,10 @@ static lir_stmt *epilogue_after(rs *c, const snest *sn) {
   lir_block_init(&blk, f);
   lir_var *v[6];
   vsub s;
-  /* 1. c in place: the conv's requantization */
-  fresh(c, sn, "q", v, &s);
-  lir_expr *a = subst(f, acc, &s);
-  lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, conv_requant(f, op, a))));
-  /* 2. c <<= sc - sr when c has the larger shift */
+  /* 1. c in place: the conv's requantization; 2. c <<= sc - sr when c has the larger shift */
+  conv_part(c, sn, acc, &blk);
   int lo = op->res_sc < op->res_sr ? op->res_sc : op->res_sr;
-  if (op->res_sc > op->res_sr) {
-    fresh(c, sn, "l", v, &s);
-    a = subst(f, acc, &s);
-    lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, shl(f, a, op->res_sc - op->res_sr))));
-  }
+  lir_expr *a;
   /* 3. r's tile into INP (the layout of y, same indices), the identity block into WGT */
   copy_r_identity(c, sn, part, &blk);
   /* 4. acc += r * identity (one GEMM over the tile) */
@@ -276,15 +286,9 @@ static lir_stmt *epilogue_pre(rs *c, const snest *sn, lir_stmt **pre) {
   lir_block_add(&pb, close6(c, sn, v, mac));
   *pre = lir_block_stmt(&pb);
   /* after the steps: c in place (the conv's requantization), c <<= sc - sr when c has the larger shift */
-  fresh(c, sn, "q", v, &s);
-  lir_expr *a = subst(f, acc, &s);
-  lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, conv_requant(f, op, a))));
+  conv_part(c, sn, acc, &blk);
   int lo = op->res_sc < op->res_sr ? op->res_sc : op->res_sr;
-  if (op->res_sc > op->res_sr) {
-    fresh(c, sn, "l", v, &s);
-    a = subst(f, acc, &s);
-    lir_block_add(&blk, close6(c, sn, v, lir_store(f, a->buf, a->args, shl(f, a, op->res_sc - op->res_sr))));
-  }
+  lir_expr *a;
   /* acc += res_buf (ALU ADD, tensor operand) */
   fresh(c, sn, "a", v, &s);
   a = subst(f, acc, &s);
