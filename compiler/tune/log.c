@@ -2,7 +2,8 @@
  * {"layer": NAME, "knobs": {t_n.., "vthreads"[, "res_form"]}, "est": E, "cycles": C} or {.., "error": WHY}; the
  * tuning file it produces; and a trial as one self-contained object, what a batch-scheduler runner
  * (Slurm) submits and its worker reads back:
- *   {"op": {"name": .., "kind": .., "has_bias": .., "res": .., "n": .., ..every vta_op field.., "shifts": [..]},
+ *   {"op": {"name": .., "kind": .., "has_bias": .., "n": .., ..every vta_op field.., "shifts": [..]},
+ * (a fused add's fields, "res": true and res_sc .. res_max, only when the op has one)
  *    "knobs": {..}, "est": E}
  * (the config and the backend are the runner's, the worker's command line, not the trial's). */
 #include "tune.h"
@@ -127,10 +128,12 @@ static const struct {
     F(n),        F(c),        F(h),        F(w),        F(o),        F(kh),       F(kw),
     F(stride_h), F(stride_w), F(pad_t),    F(pad_l),    F(pad_b),    F(pad_r),    F(shift),
     F(n_shifts), F(clip_min), F(clip_max), F(shift_a),  F(shift_b),  F(groups),   F(mult),
-    F(up_h),     F(up_w),     F(res_sc),   F(res_sr),   F(res_shift), F(res_min), F(res_max),
+    F(up_h),     F(up_w),
+    F(res_sc),   F(res_sr),   F(res_shift), F(res_min), F(res_max), /* with "res": true only */
 #undef F
 };
 #define N_OP_INTS (sizeof op_ints / sizeof op_ints[0])
+#define N_RES_INTS 5 /* the last of op_ints: a fused add's */
 
 static int *op_int(vta_op *op, size_t i) { return (int *)((char *)op + op_ints[i].off); }
 
@@ -140,8 +143,9 @@ static cJSON *op_json(const vta_op *op) {
   cJSON_AddStringToObject(o, "name", op->name);
   cJSON_AddNumberToObject(o, "kind", op->kind);
   cJSON_AddBoolToObject(o, "has_bias", op->has_bias);
-  cJSON_AddBoolToObject(o, "res", op->res);
-  for (size_t i = 0; i < N_OP_INTS; i++) cJSON_AddNumberToObject(o, op_ints[i].name, *op_int((vta_op *)op, i));
+  if (op->res) cJSON_AddBoolToObject(o, "res", true);
+  for (size_t i = 0; i < N_OP_INTS - (op->res ? 0 : N_RES_INTS); i++)
+    cJSON_AddNumberToObject(o, op_ints[i].name, *op_int((vta_op *)op, i));
   if (op->shifts) {
     cJSON *s = cJSON_AddArrayToObject(o, "shifts");
     int ns = op->n_shifts ? op->n_shifts : op->o;
@@ -182,9 +186,9 @@ static bool op_from_json(const cJSON *j, vta_op *op, const char **bad) {
   if (!cJSON_IsBool(hb)) return *bad = "has_bias", false;
   op->has_bias = cJSON_IsTrue(hb);
   const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "res");
-  if (!cJSON_IsBool(res)) return *bad = "res", false;
+  if (res && !cJSON_IsBool(res)) return *bad = "res", false;
   op->res = cJSON_IsTrue(res);
-  for (size_t i = 0; i < N_OP_INTS; i++) {
+  for (size_t i = 0; i < N_OP_INTS - (op->res ? 0 : N_RES_INTS); i++) {
     if (!int_field(j, op_ints[i].name, -(1L << 30), 1L << 30, &v)) return *bad = op_ints[i].name, false;
     *op_int(op, i) = (int)v;
   }
