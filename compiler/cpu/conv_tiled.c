@@ -404,21 +404,12 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   return 0;
 }
 
-/* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
- * channel's phase planes (geom) in a local f32 buffer XP (8-bit X converted: their products and
- * sums over the at most DW_TAPS taps are exact integers in f32, so the i32 sum is the same),
- * then each output is one fmuladd chain over the taps (kh, kw) in order from 0, with the tap
- * weights held in registers (lets) and the tap offsets constants: along each output row,
- * vectorized over ow, for rows of DW_ROW_MIN outputs or more (but those shorter than 2 DW_ROW_MIN
- * and not a multiple of it: a row of 28 is one vector and a scalar remainder of 12, 28x28 maps
- * ran 15-20% faster flat); else over the flat plane positions
- * p = oh*PWs + ow into a local buffer (columns ow >= OW computed and dropped by the stores). */
 /* The flat-form depthwise conv's split of each output plane into its two groups, or 0 (the row
  * halves): the pointwise convs' (cpu_pos_half) when it falls on a line (cpu_pos_split) and the
- * groups' flat positions rounded out to whole vectors stay inside XP and group 0's window. The
- * isolated 28x28 conv (192 channels) on two threads: 48 -> 38-40 us (one thread 65-67, as before);
- * a C model of its loop: 1.41x faster on two threads split mid-line, 1.89x when each thread
- * writes its own lines, 1.95x split by channel. */
+ * groups' flat positions rounded out to whole vectors stay inside XP and their windows (group 1
+ * reads no row above the cut one). The isolated 28x28 conv (192 channels) on two threads: 47-49
+ * -> 36-46 us (one thread as before); a C model of its loop: 1.41x faster on two threads split
+ * mid-line, 1.89x when each thread writes its own lines, 1.95x split by channel. */
 static int64_t dw_split(const geom *q, const lir_buf *Y) {
   int64_t HW = q->OH * q->OW, s = cpu_pos_half(q->OH, q->OW), eb = lir_dtype_bytes(Y->dtype);
   int64_t fl16 = (q->OH * q->PWs + 15) / 16 * 16, last = 0; /* the last XP element read (whole vectors) */
@@ -428,10 +419,20 @@ static int64_t dw_split(const geom *q, const lir_buf *Y) {
     last = off > last ? off : last;
   }
   last += fl16 - 1;
-  bool fits = last < q->sh * q->sw * q->plane + q->PWs && q->OW + 16 + q->KW <= 2 * q->PWs; /* XP, group 0's window */
+  int64_t sc = s % q->OW, sj = s / q->OW * q->PWs + sc; /* group 1 starts at sj rounded down to a vector */
+  bool fits = last < q->sh * q->sw * q->plane + q->PWs && q->OW + 16 + q->KW <= 2 * q->PWs && sc >= sj % 16;
   return fits && cpu_pos_split(s, cpu_row_half(q->OH) * q->OW, HW, eb) ? s : 0;
 }
 
+/* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
+ * channel's phase planes (geom) in a local f32 buffer XP (8-bit X converted: their products and
+ * sums over the at most DW_TAPS taps are exact integers in f32, so the i32 sum is the same),
+ * then each output is one fmuladd chain over the taps (kh, kw) in order from 0, with the tap
+ * weights held in registers (lets) and the tap offsets constants: along each output row,
+ * vectorized over ow, for rows of DW_ROW_MIN outputs or more (but those shorter than 2 DW_ROW_MIN
+ * and not a multiple of it: a row of 28 is one vector and a scalar remainder of 12, 28x28 maps
+ * ran 15-20% faster flat); else over the flat plane positions
+ * p = oh*PWs + ow into a local buffer (columns ow >= OW computed and dropped by the stores). */
 #define DW_TAPS 64    /* at most this many taps (KH*KW) on this schedule */
 #define DW_ROW_MIN 16 /* outputs per row for the row form */
 static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {

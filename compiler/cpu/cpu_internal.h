@@ -125,8 +125,8 @@ static inline int64_t cpu_pos_half(int64_t h, int64_t w) {
   return s >= CPU_SPLIT_ALIGN ? s / CPU_SPLIT_ALIGN * CPU_SPLIT_ALIGN : s;
 }
 /* Whether the split at position s of maps of hw elements of eb bytes falls on a 64-byte line
- * (64-byte aligned tensors) and differs from the row split rs: the depthwise convs and the
- * elementwise nests then split their outputs there too (cut mid-line, at the row half, the two
+ * (64-byte aligned tensors) and differs from the row split rs: the flat-form depthwise convs
+ * then split their outputs there too (cut mid-line, at the row half, the two
  * threads wrote one line of every channel at the same time: MobileNetV2's 28x28 depthwise conv
  * ran 1.4x faster on two threads, not 1.9x), else at the row halves. */
 static inline bool cpu_pos_split(int64_t s, int64_t rs, int64_t hw, int64_t eb) {
