@@ -454,7 +454,9 @@ static void test_untested_elementwise(void **state) {
  * and ovta.QMaxPool by rows, GlobalAveragePool by channel, pointwise convs split at their row
  * halves rounded down to whole tiles (20x20: 192 of 400; 14x14: 96 of 196, a tail tile in the
  * second half; int8 26x26: 320 of 676, the second half longer), depthwise convs in row halves
- * (flat form 20x20; row form 9x36, odd rows), and
+ * (row form 9x36, odd rows), the flat ones split at the pointwise convs' position when it is on a
+ * 64-byte line (20x20: 192, row 9 cut at column 12; stride 2 56x56 -> 28x28, phase planes: 384,
+ * row 13 cut at column 20; int8 20x20 planes are not whole lines: row halves), and
  * convs whose few output-channel blocks are split into groups of spatial tiles (a float 3x3 conv
  * of 8 channels, a pointwise one with a tail tile, an int8 ovta.QConv of 1152 taps: two exact f32
  * chunks), and a depthwise conv of 20-wide rows (its flat form, channels in parallel). Outputs
@@ -485,8 +487,8 @@ static void test_parallel_ops(void **state) {
   k = 0; /* a pointwise conv on 14x14: row halves of 98 positions, split at 96 (whole tiles) */
   for (int i = 0; i < 8 * 16; i++) k += (size_t)snprintf(wp2 + k, 65536 - k, "%s%.6g", i ? "," : "", sinf((float)i * 0.45f) * 0.4f);
   snprintf(json, cap,
-           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\", \"xpq\", \"xdq\", \"xd2\", \"xs\", \"bs\", \"xp2\", \"xd3\"],\n"
-           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\", \"ypq\", \"ydq\", \"yq2\", \"yi\", \"yd2\", \"adds\", \"yp2\", \"yd3\"],\n"
+           "{\"name\": \"par\", \"opset\": 17, \"inputs\": [\"a\", \"b\", \"v\", \"xc\", \"xp\", \"xq\", \"xd\", \"xpq\", \"xdq\", \"xd2\", \"xs\", \"bs\", \"xp2\", \"xd3\", \"xd4\"],\n"
+           " \"outputs\": [\"add\", \"elt\", \"relu\", \"mp\", \"qmp\", \"gap\", \"yc\", \"yp\", \"yq\", \"yd\", \"ypq\", \"ydq\", \"yq2\", \"yi\", \"yd2\", \"adds\", \"yp2\", \"yd3\", \"yd4\"],\n"
            " \"tensors\": [\n"
            "  {\"name\": \"a\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 64, 32, 32]},\n"
            "  {\"name\": \"b\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [64, 1, 1]},\n"
@@ -507,6 +509,7 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"xp2\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 14, 14]},\n"
            "  {\"name\": \"wp2\", \"dtype\": \"f32\", \"shape\": [8, 16, 1, 1], \"data\": [%s]},\n"
            "  {\"name\": \"xd3\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 9, 36]},\n"
+           "  {\"name\": \"xd4\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 16, 56, 56]},\n"
            "  {\"name\": \"wd2\", \"dtype\": \"f32\", \"shape\": [16, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wd\", \"dtype\": \"f32\", \"shape\": [32, 1, 3, 3], \"data\": [%s]},\n"
            "  {\"name\": \"wc\", \"dtype\": \"f32\", \"shape\": [8, 16, 3, 3], \"data\": [%s]},\n"
@@ -530,7 +533,8 @@ static void test_parallel_ops(void **state) {
            "  {\"name\": \"n14\", \"op\": \"Conv\", \"inputs\": [\"xd2\", \"wd2\"], \"outputs\": [\"yd2\"], \"attrs\": {\"group\": 16, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}},\n"
            "  {\"name\": \"n15\", \"op\": \"Add\", \"inputs\": [\"xs\", \"bs\"], \"outputs\": [\"adds\"]},\n"
            "  {\"name\": \"n16\", \"op\": \"Conv\", \"inputs\": [\"xp2\", \"wp2\"], \"outputs\": [\"yp2\"]},\n"
-           "  {\"name\": \"n17\", \"op\": \"Conv\", \"inputs\": [\"xd3\", \"wd2\"], \"outputs\": [\"yd3\"], \"attrs\": {\"group\": 16, \"pads\": [1, 1, 1, 1]}}]}\n",
+           "  {\"name\": \"n17\", \"op\": \"Conv\", \"inputs\": [\"xd3\", \"wd2\"], \"outputs\": [\"yd3\"], \"attrs\": {\"group\": 16, \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"n18\", \"op\": \"Conv\", \"inputs\": [\"xd4\", \"wd2\"], \"outputs\": [\"yd4\"], \"attrs\": {\"group\": 16, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}}]}\n",
            wq2, wpq, wdq, wp2, wd2, wd, wc, wp, wq);
   free(wc), free(wp), free(wq), free(wd), free(wq2), free(wpq), free(wdq), free(wd2), free(wp2);
   ovta_error err = {0};
@@ -538,7 +542,7 @@ static void test_parallel_ops(void **state) {
   OVTA_ASSERT_OK(ovta_graph_from_json(json, "par", &g, &err), err);
   free(json);
   OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
-  enum { NI = 14, NO = 18 };
+  enum { NI = 15, NO = 19 };
   ovta_tensor *in[NI];
   for (int i = 0; i < NI; i++) {
     ovta_tensor *gi = g->inputs[i];
