@@ -120,8 +120,8 @@ bool vta_clip_imm(const vta_op *op, int32_t *imm);
 typedef struct vta_knobs {
   int t_n, t_oc, t_ic, t_h, t_w;
   int vthreads;         /* 1 or 2 (0: 2) */
-  int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre); 0: the
-                           cost model picks */
+  int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre), 3 after
+                           and pipelined across tiles (vta_plan.res_pipe); 0: the cost model picks */
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1}},
@@ -170,6 +170,11 @@ typedef struct vta_plan {
                                       add's passes then overlap the next tile's GEMMs), else r's
                                       identity GEMM follows the conv's requantization (no second region);
                                       the cost model picks */
+  int res_pipe;                    /* a fused add after the steps (op.res, !res_pre, vt >= 2): 0, or the
+                                      software pipeline across tiles (accel/res.c vta_res_pipeline): tile
+                                      t's r step, identity GEMM, add's passes and store are issued after
+                                      the first res_pipe steps of tile t + 1, whose GEMMs the conv's
+                                      passes of tile t then run beside; the cost model picks */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,
