@@ -486,7 +486,7 @@ static void flat(lir_block *b, lir_stmt *s) {
  * the identity GEMM, the add's passes, the store with their tokens). With F = the tile's index
  * (i1..in row-major) it becomes
  *   for i1 .. in { attr virtual_thread = .. { P..; for tk in 0..k { step };
- *                    if (F > 0) { R.. of tile F - 1 };  for tk' in k..K { step }; E1.. } }
+ *                    if (F >= 1) { R.. of tile F - 1 };  for tk' in k..K { step }; E1.. } }
  *   R.. of the last tile
  * (R of tile F - 1: its loops copied with fresh variables, i_j replaced by the index of F - 1). The
  * tokens stay matched: each module's sequence is the same interleaving of the same steps (R is one
@@ -564,7 +564,7 @@ int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err) {
   lir_block_init(&nb, f);
   for (int i = 0; i < step; i++) lir_block_add(&nb, body.s[i]);
   lir_block_add(&nb, first);
-  lir_block_add(&nb, lir_if(f, lir_bin(f, LIR_GT, F, lir_i64(f, 0)), rprev, NULL));
+  lir_block_add(&nb, lir_if(f, lir_bin(f, LIR_GE, F, lir_i64(f, 1)), rprev, NULL));
   lir_block_add(&nb, second);
   for (int i = step + 1; i < r0; i++) lir_block_add(&nb, body.s[i]);
   lir_stmt *in = lir_attr(f, vattr->key, vattr->value, lir_block_stmt(&nb));

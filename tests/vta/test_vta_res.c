@@ -105,6 +105,17 @@ static int check_case(const char *backend, const char *cfgname, const vta_op *fo
     if (bad) fail_msg("%s %s/%s vt %d: %zu of %zu outputs differ from the reference", fop->name, backend, cfgname, vt, bad, ny);
     free(f), free(c), free(u);
   }
+  if (pf.res_pipe) { /* the pipelined host code through the IR walker too: the same counts */
+    ovta_error err = {0};
+    vta_kernel *k;
+    vta_counts ca, cb;
+    OVTA_ASSERT_OK(vta_compile(&pf, NULL, NULL, &k, &err), err);
+    OVTA_ASSERT_OK(vta_kernel_count_mode(k, &ca, VTA_HOST_LLVM, &err), err);
+    OVTA_ASSERT_OK(vta_kernel_count_mode(k, &cb, VTA_HOST_WALK, &err), err);
+    assert_memory_equal(&ca, &cb, sizeof ca);
+    assert_true(ca.insns > 0);
+    vta_kernel_free(k);
+  }
   free(x), free(w), free(px), free(pw), free(r), free(pr), free(ref), free(yf), free(b), free(pb);
   return pf.res_pipe;
 }
