@@ -83,16 +83,17 @@ int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
 }
 
 static int knob_obj(const cJSON *o, const char *origin, vta_knobs *k, ovta_error *err) {
-  static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads"};
-  int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads};
+  static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads", "res_form"};
+  int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads, &k->res_form};
+  const int top[] = {65536, 65536, 65536, 65536, 65536, 65536, 2};
   if (!cJSON_IsObject(o)) return OVTA_FAIL(err, OVTA_EPARSE, "%s: knobs must be an object", origin);
   for (const cJSON *it = o->child; it; it = it->next) {
     int i = 0;
-    while (i < 6 && strcmp(it->string, keys[i])) i++;
-    if (i == 6) return OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown knob '%s'", origin, it->string);
-    if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 65536 ||
+    while (i < 7 && strcmp(it->string, keys[i])) i++;
+    if (i == 7) return OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown knob '%s'", origin, it->string);
+    if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > top[i] ||
         it->valuedouble != (int)it->valuedouble)
-      return OVTA_FAIL(err, OVTA_EPARSE, "%s: knob '%s' must be an integer in 0..65536", origin, it->string);
+      return OVTA_FAIL(err, OVTA_EPARSE, "%s: knob '%s' must be an integer in 0..%d", origin, it->string, top[i]);
     *dst[i] = (int)it->valuedouble;
   }
   return OVTA_OK;
@@ -480,31 +481,35 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *kn,
 }
 
 /* each_tiling's callback of vta_plan_space: append while there is room, count all. */
-typedef struct space_ctx { vta_tiling *out; int cap, n, vt; } space_ctx;
+typedef struct space_ctx { vta_tiling *out; int cap, n, vt, form; } space_ctx;
 static void collect(void *ctx, const vta_plan *q, double cst) {
   space_ctx *c = ctx;
   if (c->n < c->cap)
-    c->out[c->n] = (vta_tiling){.k = {q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, c->vt}, .est = cst};
+    c->out[c->n] = (vta_tiling){.k = {q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, c->vt, c->form}, .est = cst};
   c->n++;
 }
 
+/* The space: per thread count (1, 2) and, for a fused add, per form of it (1, 2: res_form), every
+ * fitting tiling. */
 int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err) {
   space_ctx c = {.out = out, .cap = cap};
-  int rc = OVTA_OK, ok = 0;
-  for (int vt = 1; vt <= 2; vt++) {
-    vta_plan p;
-    vta_knobs k = {.vthreads = vt};
-    ovta_error e = {0};
-    int r = vta_plan_make(cfg, op, &k, &p, &e);
-    if (r) { /* the first refusal is the answer when no thread count plans */
-      if (!rc && err) *err = e;
-      if (!rc) rc = r;
-      continue;
+  int rc = OVTA_OK, ok = 0, forms = op->res ? 2 : 0;
+  for (int vt = 1; vt <= 2; vt++)
+    for (int form = forms ? 1 : 0; form <= forms; form++) {
+      vta_plan p;
+      vta_knobs k = {.vthreads = vt, .res_form = form};
+      ovta_error e = {0};
+      int r = vta_plan_make(cfg, op, &k, &p, &e);
+      if (r) { /* the first refusal is the answer when nothing plans */
+        if (!rc && err) *err = e;
+        if (!rc) rc = r;
+        continue;
+      }
+      if (vta_kind_alu(op->kind))
+        return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: an ALU operator has no tiling knobs", op->name);
+      c.vt = vt, c.form = form, ok++;
+      each_tiling(&p, &k, collect, &c);
     }
-    if (vta_kind_alu(op->kind)) return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: an ALU operator has no tiling knobs", op->name);
-    c.vt = vt, ok++;
-    each_tiling(&p, &(vta_knobs){.vthreads = vt}, collect, &c);
-  }
   *n = c.n;
   return ok ? OVTA_OK : rc;
 }

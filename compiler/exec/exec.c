@@ -287,11 +287,23 @@ static bool fuse_adds_on(void) {
   return !v || strcmp(v, "0");
 }
 
+int ovta_add_fusion_candidates(const ovta_graph *g, int s2, int s[2], int k[2]) {
+  if (s2 < 0 || s2 >= g->n_nodes || g->nodes[s2]->n_inputs != 2) return 0;
+  int pr[2], uses[2], n = 0;
+  for (int i = 0; i < 2; i++) pr[i] = producer(g, g->nodes[s2]->inputs[i], &uses[i]);
+  for (int t = 0; t < 2; t++) {
+    int i = (pr[0] > pr[1]) == (t == 0) ? 0 : 1; /* the later producer first */
+    if (pr[i] >= 0 && uses[i] == 1 && pr[1 - i] < pr[i]) s[n] = pr[i], k[n++] = i;
+  }
+  return n;
+}
+
 /* Accel only. Rule: an ovta.QAdd node s2 planned for the accelerator (VTA_ADD) one of whose inputs
  * k is the output of a conv/dense node s planned for the accelerator, read by s2 alone (one use,
  * not a graph output), whose other input is produced before s (by a node s' < s, or a graph
- * input), becomes part of s: s's op gets the add (vta_op_fuse_add: the conv's output's shift, the
- * other's, the add's shift and clip) and is planned again with the same knobs; when that plan is
+ * input; ovta_add_fusion_candidates), becomes part of s: s's op gets the add (vta_op_fuse_add:
+ * the conv's output's shift, the other's, the add's shift and clip) and is planned again with the
+ * same knobs (a tuning file's for s: `ovta tune` tunes s with the add); when that plan is
  * made, fused[s] = s2 and skip[s2] (the add has no step: s computes its output from the other
  * input, compiler/accel/README.md "Fused residual add"), else both stay as they were. Of the two
  * inputs the later producer is taken (ResNet's downsample blocks: the 1x1 conv after the block's
@@ -305,15 +317,11 @@ static int fuse_adds(build *b, ovta_error *err) {
   if (!b->o->accel || !fuse_adds_on()) return 0;
   for (int s2 = 0; s2 < nn; s2++) {
     const vta_plan *pa = plan_of(b, s2);
-    if (!pa || pa->op.kind != VTA_ADD || g->nodes[s2]->n_inputs != 2) continue;
-    int pr[2], uses[2];
-    for (int k = 0; k < 2; k++) pr[k] = producer(g, g->nodes[s2]->inputs[k], &uses[k]);
-    for (int t = 0; t < 2; t++) {
-      int k = (pr[0] > pr[1]) == (t == 0) ? 0 : 1; /* the later producer first */
-      int s = pr[k];
-      const vta_plan *pc = s >= 0 ? plan_of(b, s) : NULL;
-      if (!pc || (pc->op.kind != VTA_CONV && pc->op.kind != VTA_DENSE) || pc->op.res || uses[k] != 1 || pr[1 - k] >= s)
-        continue;
+    int cs[2], ck[2], nc = pa && pa->op.kind == VTA_ADD ? ovta_add_fusion_candidates(g, s2, cs, ck) : 0;
+    for (int t = 0; t < nc; t++) {
+      int k = ck[t], s = cs[t];
+      const vta_plan *pc = plan_of(b, s);
+      if (!pc || (pc->op.kind != VTA_CONV && pc->op.kind != VTA_DENSE) || pc->op.res) continue;
       vta_op op = pc->op;
       vta_op_fuse_add(&op, k ? pa->op.shift_b : pa->op.shift_a, k ? pa->op.shift_a : pa->op.shift_b, pa->op.shift,
                       pa->op.clip_min, pa->op.clip_max);

@@ -121,6 +121,12 @@ bool ovta_graph_quantized(const ovta_graph *g);
  * graph has not had) and the index: afterwards the nodes with target OVTA_TARGET_ACCEL are the
  * ones the build plans (`ovta tune` tunes these, by the names the build looks up). */
 int ovta_graph_prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_error *err);
+/* The graph's side of the accelerator build's residual-add fusion (exec.c, fuse_adds): the nodes
+ * s[i] the two-input node s2 may be fused into, in the order the build tries them, and which input
+ * k[i] of s2 each produces - read by s2 alone (not a graph output), the other input produced
+ * before it. Returns how many (0..2); the build then needs both planned for the accelerator, s a
+ * conv/dense whose plan takes the add (`ovta tune` tunes s with the add that way). */
+int ovta_add_fusion_candidates(const ovta_graph *g, int s2, int s[2], int k[2]);
 
 /* ---------------------------------------------------------------- Profiles (profile.c) */
 

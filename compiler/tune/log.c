@@ -1,8 +1,9 @@
 /* log.c: the tuner's JSON (compiler/tune/tune.h): the resumable trial log, one JSON object a line:
- * {"layer": NAME, "knobs": {t_n.., "vthreads"}, "est": E, "cycles": C} or {.., "error": WHY}; the
+ * {"layer": NAME, "knobs": {t_n.., "vthreads"[, "res_form"]}, "est": E, "cycles": C} or {.., "error": WHY}; the
  * tuning file it produces; and a trial as one self-contained object, what a batch-scheduler runner
  * (Slurm) submits and its worker reads back:
  *   {"op": {"name": .., "kind": .., "has_bias": .., "n": .., ..every vta_op field.., "shifts": [..]},
+ * (a fused add's fields, "res": true and res_sc .. res_max, only when the op has one)
  *    "knobs": {..}, "est": E}
  * (the config and the backend are the runner's, the worker's command line, not the trial's). */
 #include "tune.h"
@@ -15,10 +16,12 @@
 
 static const char *const knob_names[6] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads"};
 
+/* The knobs; res_form only for a fused add's (1, 2), so an unfused layer's record is as before. */
 static cJSON *knobs_json(const vta_knobs *k) {
   const int v[6] = {k->t_n, k->t_oc, k->t_ic, k->t_h, k->t_w, k->vthreads};
   cJSON *o = cJSON_CreateObject();
   for (int i = 0; o && i < 6; i++) cJSON_AddNumberToObject(o, knob_names[i], v[i]);
+  if (o && k->res_form) cJSON_AddNumberToObject(o, "res_form", k->res_form);
   return o;
 }
 
@@ -39,7 +42,8 @@ int tune_log_append(FILE *f, const tune_record *rec, ovta_error *err) {
   return bad ? OVTA_FAIL(err, OVTA_EIO, "tune log: write failed: %s", strerror(errno)) : OVTA_OK;
 }
 
-/* Every knob of object k (1..65536) into *out; false when one is missing or out of range. */
+/* Every knob of object k (1..65536; res_form, optional, 1..2) into *out; false when one is missing
+ * or out of range. */
 static bool knobs_from_json(const cJSON *k, vta_knobs *out) {
   int *dst[6] = {&out->t_n, &out->t_oc, &out->t_ic, &out->t_h, &out->t_w, &out->vthreads};
   for (int i = 0; i < 6; i++) {
@@ -47,6 +51,9 @@ static bool knobs_from_json(const cJSON *k, vta_knobs *out) {
     if (!cJSON_IsNumber(v) || v->valuedouble < 1 || v->valuedouble > 65536) return false;
     *dst[i] = (int)v->valuedouble;
   }
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(k, "res_form");
+  if (f && (!cJSON_IsNumber(f) || (f->valuedouble != 1 && f->valuedouble != 2))) return false;
+  out->res_form = f ? (int)f->valuedouble : 0;
   return true;
 }
 
@@ -122,9 +129,11 @@ static const struct {
     F(stride_h), F(stride_w), F(pad_t),    F(pad_l),    F(pad_b),    F(pad_r),    F(shift),
     F(n_shifts), F(clip_min), F(clip_max), F(shift_a),  F(shift_b),  F(groups),   F(mult),
     F(up_h),     F(up_w),
+    F(res_sc),   F(res_sr),   F(res_shift), F(res_min), F(res_max), /* with "res": true only */
 #undef F
 };
 #define N_OP_INTS (sizeof op_ints / sizeof op_ints[0])
+#define N_RES_INTS 5 /* the last of op_ints: a fused add's */
 
 static int *op_int(vta_op *op, size_t i) { return (int *)((char *)op + op_ints[i].off); }
 
@@ -134,7 +143,9 @@ static cJSON *op_json(const vta_op *op) {
   cJSON_AddStringToObject(o, "name", op->name);
   cJSON_AddNumberToObject(o, "kind", op->kind);
   cJSON_AddBoolToObject(o, "has_bias", op->has_bias);
-  for (size_t i = 0; i < N_OP_INTS; i++) cJSON_AddNumberToObject(o, op_ints[i].name, *op_int((vta_op *)op, i));
+  if (op->res) cJSON_AddBoolToObject(o, "res", true);
+  for (size_t i = 0; i < N_OP_INTS - (op->res ? 0 : N_RES_INTS); i++)
+    cJSON_AddNumberToObject(o, op_ints[i].name, *op_int((vta_op *)op, i));
   if (op->shifts) {
     cJSON *s = cJSON_AddArrayToObject(o, "shifts");
     int ns = op->n_shifts ? op->n_shifts : op->o;
@@ -174,7 +185,10 @@ static bool op_from_json(const cJSON *j, vta_op *op, const char **bad) {
   op->kind = (vta_op_kind)v;
   if (!cJSON_IsBool(hb)) return *bad = "has_bias", false;
   op->has_bias = cJSON_IsTrue(hb);
-  for (size_t i = 0; i < N_OP_INTS; i++) {
+  const cJSON *res = cJSON_GetObjectItemCaseSensitive(j, "res");
+  if (res && !cJSON_IsBool(res)) return *bad = "res", false;
+  op->res = cJSON_IsTrue(res);
+  for (size_t i = 0; i < N_OP_INTS - (op->res ? 0 : N_RES_INTS); i++) {
     if (!int_field(j, op_ints[i].name, -(1L << 30), 1L << 30, &v)) return *bad = op_ints[i].name, false;
     *op_int(op, i) = (int)v;
   }

@@ -13,13 +13,28 @@ static void fill(int8_t *x, size_t n, uint32_t seed) {
 
 /* The host data of a trial: plain and packed operands, the reference output. */
 typedef struct trial_data {
-  size_t nx, nw, ny, nb;            /* bytes: input, weights, output, packed bias */
+  size_t nx, nw, ny, nb, ni;        /* bytes: input, weights, output, packed bias, a fused add's identity block */
   int8_t *x, *w, *px, *pw, *py, *y, *ref;
+  int8_t *r, *pr, *id;              /* a fused add (op.res): its operand r, plain and packed like y; the identity */
   int32_t *b, *pb;                  /* bias: plain (op.o), packed */
 } trial_data;
 
 static void data_free(trial_data *d) {
   free(d->x), free(d->w), free(d->px), free(d->pw), free(d->py), free(d->y), free(d->ref), free(d->b), free(d->pb);
+  free(d->r), free(d->pr), free(d->id);
+}
+
+/* A fused add's operand r (random, packed like y: every packed byte is an element of r) and the
+ * identity block; then the reference with the add. */
+static int res_make(const vta_plan *p, trial_data *d, ovta_error *err) {
+  d->ni = vta_res_ident_bytes(p);
+  d->r = malloc(d->ny), d->pr = malloc(d->ny), d->id = malloc(d->ni ? d->ni : 1);
+  if (!d->r || !d->pr || !d->id) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  fill(d->pr, d->ny, 3);
+  vta_unpack_y(p, d->pr, d->r);
+  vta_pack_res_ident(p, d->id);
+  vta_reference_res(&p->op, d->x, d->w, d->b, d->r, d->ref);
+  return OVTA_OK;
 }
 
 static int data_make(const vta_plan *p, trial_data *d, ovta_error *err) {
@@ -32,7 +47,12 @@ static int data_make(const vta_plan *p, trial_data *d, ovta_error *err) {
     return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   fill(d->x, d->nx, 1), fill(d->w, d->nw, 2);
   for (int i = 0; i < op->o; i++) d->b[i] = i * 13 - 500;
-  vta_reference(op, d->x, d->w, d->b, d->ref);
+  if (op->res) {
+    int rc = res_make(p, d, err);
+    if (rc) return rc;
+  } else {
+    vta_reference(op, d->x, d->w, d->b, d->ref);
+  }
   vta_pack_x(p, d->x, d->px), vta_pack_w(p, d->w, d->pw), vta_pack_bias(p, d->b, d->pb);
   return OVTA_OK;
 }
@@ -47,6 +67,10 @@ static int run_kernel(const vta_plan *p, vta_kernel *kern, ovta_dev *dev, trial_
   if (!rc) rc = ovta_buf_alloc(dev, d->ny, &bufs[VTA_BUF_Y], err);
   if (!rc) rc = ovta_buf_write(bufs[VTA_BUF_X], 0, d->px, d->nx, err);
   if (!rc) rc = ovta_buf_write(bufs[VTA_BUF_W], 0, d->pw, d->nw, err);
+  if (!rc && d->r) rc = ovta_buf_alloc(dev, d->ny, &bufs[VTA_BUF_R], err);
+  if (!rc && d->r) rc = ovta_buf_alloc(dev, d->ni, &bufs[VTA_BUF_ID], err);
+  if (!rc && d->r) rc = ovta_buf_write(bufs[VTA_BUF_R], 0, d->pr, d->ny, err);
+  if (!rc && d->r) rc = ovta_buf_write(bufs[VTA_BUF_ID], 0, d->id, d->ni, err);
   if (!rc && d->nb) rc = ovta_buf_write(bufs[VTA_BUF_BIAS], 0, d->pb, d->nb, err);
   ovta_rt_opts ro = {.max_insns = 1u << 20};
   if (!rc) rc = ovta_rt_create(dev, &ro, &rt, err);

@@ -34,7 +34,7 @@ void tune_model_free(tune_model *m);
 
 /* The features of a tiling of op: the knobs, the planner's estimate and derived quantities
  * (tiles, reduction steps, SRAM fill). TUNE_NFEAT floats into f. */
-#define TUNE_NFEAT 13
+#define TUNE_NFEAT 14
 int tune_features(const ovta_config *cfg, const vta_op *op, const vta_tiling *t, float *f, ovta_error *err);
 
 /* ---------------------------------------------------------------- 2. Trials */

@@ -133,6 +133,43 @@ static void test_space(void **state) {
   assert_int_not_equal(vta_plan_space(&cfg, &mp, NULL, 0, &n, &err), 0);
 }
 
+/* A conv with a fused add (ResNet-18's C10 with its residual add): the space holds both forms of
+ * the add (res_form 1, 2) per thread count, each candidate plans with its form (vta_plan.res_pre),
+ * res_form is a feature, and a tuning JSON's res_form reaches the knobs (0..2, else an error). */
+static void test_space_fused(void **state) {
+  (void)state;
+  ovta_config cfg;
+  ovta_error err = {0};
+  vta_op op;
+  conv_on_default(&cfg, &op, "C10", 256, 14, 256, 3, 1);
+  int nu = 0, n = 0;
+  assert_int_equal(vta_plan_space(&cfg, &op, NULL, 0, &nu, &err), 0);
+  vta_op_fuse_add(&op, 1, 0, 1, 0, 127);
+  assert_int_equal(vta_plan_space(&cfg, &op, NULL, 0, &n, &err), 0);
+  vta_tiling *t = calloc((size_t)n, sizeof *t);
+  assert_non_null(t);
+  assert_int_equal(vta_plan_space(&cfg, &op, t, n, &n, &err), 0);
+  int forms[3] = {0};
+  for (int i = 0; i < n; i++) {
+    vta_plan p;
+    assert_int_equal(vta_plan_make(&cfg, &op, &t[i].k, &p, &err), 0);
+    assert_true(t[i].k.res_form == 1 || t[i].k.res_form == 2);
+    assert_int_equal(p.res_pre, t[i].k.res_form == 2);
+    assert_true(p.t_oc == t[i].k.t_oc && p.t_h == t[i].k.t_h && p.t_w == t[i].k.t_w && p.vt == t[i].k.vthreads);
+    forms[t[i].k.res_form]++;
+    float f[TUNE_NFEAT];
+    assert_int_equal(tune_features(&cfg, &op, &t[i], f, &err), 0);
+    assert_true(f[TUNE_NFEAT - 1] == (float)t[i].k.res_form);
+  }
+  assert_true(forms[1] > 0 && forms[2] > 0 && forms[1] + forms[2] == n && n <= 2 * nu);
+  free(t);
+  vta_knobs k = {0};
+  assert_int_equal(vta_knobs_from_json("{\"ops\": {\"C10\": {\"t_oc\": 2, \"res_form\": 2}}}", "t", "C10", &k, &err), 0);
+  assert_true(k.t_oc == 2 && k.res_form == 2);
+  assert_int_not_equal(vta_knobs_from_json("{\"ops\": {\"C10\": {\"res_form\": 3}}}", "t", "C10", &k, &err), 0);
+  assert_string_equal(err.msg, "t: knob 'res_form' must be an integer in 0..2");
+}
+
 static void test_log_roundtrip(void **state) {
   (void)state;
   char path[] = "/tmp/ovta_tune_log_XXXXXX";
@@ -140,7 +177,7 @@ static void test_log_roundtrip(void **state) {
   assert_true(fd >= 0);
   FILE *f = fdopen(fd, "w");
   tune_record a = {.layer = "conv \"1\"", .t = {.k = {1, 2, 4, 7, 14, 2}, .est = 1234}, .r = {.ok = true, .cycles = 5678}};
-  tune_record b = {.layer = "fc", .t = {.k = {1, 1, 2, 1, 1, 1}, .est = 10}, .r = {.ok = false, .error = "timeout"}};
+  tune_record b = {.layer = "fc", .t = {.k = {1, 1, 2, 1, 1, 1, 2}, .est = 10}, .r = {.ok = false, .error = "timeout"}};
   ovta_error err = {0};
   assert_int_equal(tune_log_append(f, &a, &err), 0);
   assert_int_equal(tune_log_append(f, &b, &err), 0);
@@ -157,6 +194,7 @@ static void test_log_roundtrip(void **state) {
   assert_memory_equal(&r[0].t.k, &a.t.k, sizeof a.t.k);
   assert_true(r[0].r.ok && r[0].r.cycles == 5678 && r[0].t.est == 1234);
   assert_true(!r[1].r.ok && !strcmp(r[1].r.error, "timeout"));
+  assert_memory_equal(&r[1].t.k, &b.t.k, sizeof b.t.k); /* res_form 2 too */
   free(r);
   unlink(path);
   assert_int_equal(tune_log_read(path, &r, &n, &end, &err), 0); /* missing: empty */
@@ -199,6 +237,20 @@ static void test_trial_json(void **state) {
   assert_int_not_equal(tune_trial_from_json("[1", "t.json", &b, &err), 0);
   assert_string_equal(err.msg, "t.json: not a tuning trial (not JSON)");
   free(bad), free(s);
+  /* a conv with a fused add (one shift for all: the add takes no per-channel shifts), form 2 */
+  conv_on_default(&cfg, &op, "/layer2/conv", 64, 14, 64, 3, 1);
+  vta_op_fuse_add(&op, 1, 2, 3, -5, 100);
+  a = (tune_trial){.op = &op, .t = {.k = {1, 2, 4, 7, 7, 2, 2}, .est = 99}};
+  assert_non_null(s = tune_trial_to_json(&a));
+  assert_int_equal(tune_trial_from_json(s, "t.json", &b, &err), 0);
+  assert_memory_equal(b.op, &op, sizeof op);
+  assert_memory_equal(&b.t, &a.t, sizeof a.t);
+  assert_int_equal(vta_plan_make(&cfg, a.op, &a.t.k, &pa, &err), 0);
+  assert_int_equal(vta_plan_make(&cfg, b.op, &b.t.k, &pb, &err), 0);
+  assert_true(pa.res_pre && pb.op.res);
+  assert_memory_equal(&pa, &pb, sizeof pa);
+  tune_trial_free(&b);
+  free(s);
 }
 
 /* The local pool: results in task order from workers finishing in any order; a worker past the
@@ -356,7 +408,7 @@ static void test_sweep_pareto(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_learns), cmocka_unit_test(test_model_ranks), cmocka_unit_test(test_model_errors),
-      cmocka_unit_test(test_space),        cmocka_unit_test(test_log_roundtrip),
+      cmocka_unit_test(test_space),        cmocka_unit_test(test_space_fused), cmocka_unit_test(test_log_roundtrip),
       cmocka_unit_test(test_trial_json),   cmocka_unit_test(test_sweep_space),
       cmocka_unit_test(test_pool),
       cmocka_unit_test(test_sweep_result_json), cmocka_unit_test(test_sweep_pareto),

@@ -13,7 +13,8 @@
 #   - the same on add shifts picked to take each form of the lowering: the int8 graph with the adds'
 #     shift_a / shift_b / shift rewritten (scaled identity block, a and b first; shifts 9 apart:
 #     the left shift between the copies; the rounding constant as fill and as an ADD; fused where
-#     the fused epilogue takes the shifts), the CPU path and fsim byte for byte.
+#     the fused epilogue takes the shifts), the CPU path and fsim byte for byte;
+#   - `ovta tune` on fsim tunes the two convs with their adds (res_form); the tuning file keeps them fused.
 # Usage: tests/e2e/test_residual.sh [PATH/TO/ovta]   (default build/ovta; ovta-opt beside it).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -68,6 +69,29 @@ for be in "${backends[@]}"; do
   run "$OVTA" run "$T/u.ovta" --backend "$be" --input x="$D/residual_x.npy" --output-dir "$T/u$be"
   same_bytes "$be int8 (adds unfused) = cpu int8, byte for byte" "$T/u$be" "$T/cpu"
 done
+
+# `ovta tune` tunes the two convs with their fused adds (compiler/tune: the add's forms in the
+# space, res_form in the log and the tuning file), and the tuning file keeps both adds fused; on
+# fsim each trial is checked against the plain-C reference of the fused op (its estimate as cycles).
+run "$OVTA" tune "$T/q.json" --backend fsim --trials 3 -o "$T/tune.json"
+pycheck "tune: the two fused layers with res_form, the others without" "
+import json, sys
+if $rc != 0: print('exit status $rc'); sys.exit()
+L = [json.loads(l) for l in open('$T/tune.json.log')]
+t = json.load(open('$T/tune.json'))['ops']
+fused = sorted(k for k, v in t.items() if 'res_form' in v)
+want = ['/b1/conv2/Conv', '/b2/down/down.0/Conv']
+bad = []
+if fused != want: bad.append('fused layers %r' % fused)
+if len(L) != 15 or any('cycles' not in r for r in L): bad.append('%d records or a failed trial' % len(L))
+if any(('res_form' in r['knobs']) != (r['layer'] in want) for r in L): bad.append('res_form on the wrong records')
+print('; '.join(bad) or 'ok')"
+run "$OVTA" compile "$T/q.json" --target accel --report --tuning "$T/tune.json" -o "$T/t.ovta"
+if [ $rc -eq 0 ] && [ "$(grep -cP '^node \S+ op ovta.QAdd: accel: fused into node ' "$T/out")" = 2 ]; then
+  ok "compile --tuning (tuned with the adds): both adds still fused"
+else bad "compile --tuning (tuned with the adds): both adds still fused" "rc $rc"; fi
+run "$OVTA" run "$T/t.ovta" --backend fsim --input x="$D/residual_x.npy" --output-dir "$T/tfsim"
+same_bytes "tuned, fsim int8 = cpu int8, byte for byte" "$T/tfsim" "$T/cpu"
 
 # The adds' shifts rewritten (shift_a shift_b shift for the first and the second add): each form
 # of the lowering, checked on the CPU path against fsim (the graph's semantics is the rule):

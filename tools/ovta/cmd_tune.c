@@ -25,8 +25,9 @@ static const char *const usage =
     "                 [--slurm [--partition P] [--sbatch OPTS] [--retries N] [--workdir DIR]]\n"
     "       ovta tune --measure TRIAL.json [--config NAME] [--backend tsim|fsim] [--watchdog CYCLES]\n"
     "\n"
-    "Search the tiling knobs (t_n t_oc t_ic t_h t_w, virtual threads) of each accelerator conv/dense\n"
-    "layer: every candidate is the layer alone measured on the backend (tsim: cycles; fsim counts no\n"
+    "Search the tiling knobs (t_n t_oc t_ic t_h t_w, virtual threads, and the form of a residual add\n"
+    "fused into the layer, res_form) of each accelerator conv/dense layer, with the add when the build\n"
+    "fuses one: every candidate is the layer alone measured on the backend (tsim: cycles; fsim counts no\n"
     "cycles, it checks the outputs and takes the planner's estimate), proposed by an XGBoost cost model\n"
     "trained on the trials so far, with random exploration. The planner's own choice is measured first,\n"
     "so no layer ends worse than it. Each trial is one line of the log (FILE, default TUNING.json.log);\n"
@@ -120,22 +121,59 @@ static int parse_args(int argc, char **argv, topts *o) {
 typedef struct layers {
   int n;             /* layers */
   char **names;      /* node names */
-  vta_op *ops;       /* their operators (pointing into the graph: it outlives them) */
+  vta_op *ops;       /* their operators (pointing into the graph: it outlives them), with the add the
+                        build fuses into them (vta_op.res) */
+  int *node;         /* their node indexes */
 } layers;
+
+/* The layer of node s, or -1. */
+static int layer_of(const layers *L, int s) {
+  for (int i = 0; i < L->n; i++)
+    if (L->node[i] == s) return i;
+  return -1;
+}
+
+/* The residual adds the build fuses (compiler/exec, fuse_adds: ovta_add_fusion_candidates, both
+ * nodes planned for the accelerator, the conv planned with the add; not with OVTA_FUSE_ADD=0) into
+ * the ops of their layers, so a layer is tuned as it runs. */
+static void fuse_layers(const ovta_graph *g, const ovta_config *cfg, layers *L) {
+  const char *env = getenv("OVTA_FUSE_ADD");
+  if (env && !strcmp(env, "0")) return;
+  for (int s2 = 0; s2 < g->n_nodes; s2++) {
+    vta_op a, op;
+    vta_plan p;
+    ovta_error e = {0};
+    int cs[2], ck[2], nc = 0;
+    if (g->nodes[s2]->target == OVTA_TARGET_ACCEL && !vta_op_from_node(g, g->nodes[s2], cfg, &a, &e) &&
+        a.kind == VTA_ADD && !vta_plan_make(cfg, &a, NULL, &p, &e))
+      nc = ovta_add_fusion_candidates(g, s2, cs, ck);
+    for (int t = 0; t < nc; t++) {
+      int i = layer_of(L, cs[t]);
+      if (i < 0 || L->ops[i].res) continue;
+      op = L->ops[i];
+      vta_op_fuse_add(&op, ck[t] ? a.shift_b : a.shift_a, ck[t] ? a.shift_a : a.shift_b, a.shift, a.clip_min, a.clip_max);
+      if (vta_plan_make(cfg, &op, NULL, &p, &e)) continue;
+      L->ops[i] = op;
+      break;
+    }
+  }
+}
 
 static int find_layers(const ovta_graph *g, const ovta_config *cfg, const char *only, layers *L, ovta_error *err) {
   L->names = calloc((size_t)g->n_nodes + 1, sizeof *L->names);
   L->ops = calloc((size_t)g->n_nodes + 1, sizeof *L->ops);
-  if (!L->names || !L->ops) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
+  L->node = calloc((size_t)g->n_nodes + 1, sizeof *L->node);
+  if (!L->names || !L->ops || !L->node) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
   for (int i = 0; i < g->n_nodes; i++) {
     const ovta_node *n = g->nodes[i];
     ovta_error e = {0};
     if (n->target != OVTA_TARGET_ACCEL || (only && !ovta_list_has(only, ",", n->name))) continue;
     if (vta_op_from_node(g, n, cfg, &L->ops[L->n], &e) || vta_kind_alu(L->ops[L->n].kind)) continue;
     if (!(L->names[L->n] = strdup(n->name))) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory");
-    L->n++;
+    L->node[L->n++] = i;
   }
   if (!L->n) return OVTA_FAIL(err, OVTA_EINVAL, "no accelerator conv/dense layer to tune%s", only ? " (--layers)" : "");
+  fuse_layers(g, cfg, L);
   return OVTA_OK;
 }
 
@@ -165,10 +203,12 @@ static void summary(const char *name, const tune_outcome *r) {
     fprintf(stderr, "ovta: tune %s: every trial failed (%d); the planner's choice stays\n", name, r->trials);
     return;
   }
-  fprintf(stderr, "ovta: tune %s: best %llu cycles (t_n %d t_oc %d t_ic %d t_h %d t_w %d vt %d), heuristic %llu%s, "
+  char form[24] = "";
+  if (r->best.k.res_form) snprintf(form, sizeof form, ", add fused r %s", r->best.k.res_form == 2 ? "before" : "after");
+  fprintf(stderr, "ovta: tune %s: best %llu cycles (t_n %d t_oc %d t_ic %d t_h %d t_w %d vt %d%s), heuristic %llu%s, "
           "%d trials (%d failed)\n", name, (unsigned long long)r->best_cycles, r->best.k.t_n, r->best.k.t_oc,
-          r->best.k.t_ic, r->best.k.t_h, r->best.k.t_w, r->best.k.vthreads, (unsigned long long)r->heuristic_cycles,
-          r->heuristic_ok ? "" : " (failed)", r->trials, r->failed);
+          r->best.k.t_ic, r->best.k.t_h, r->best.k.t_w, r->best.k.vthreads, form,
+          (unsigned long long)r->heuristic_cycles, r->heuristic_ok ? "" : " (failed)", r->trials, r->failed);
 }
 
 static int tune_all(const topts *o, const ovta_config *cfg, const layers *L, tune_outcome *res, ovta_error *err) {
@@ -249,7 +289,7 @@ int ovta_cmd_tune(int argc, char **argv) {
   if (!rc) rc = tune_write_tuning(o.out, L.names, res, L.n, &err);
   if (!rc) fprintf(stderr, "ovta: tuned %d layer(s) -> %s\n", L.n, o.out);
   for (int i = 0; i < L.n; i++) free(L.names[i]);
-  free(L.names), free(L.ops), free(res);
+  free(L.names), free(L.ops), free(L.node), free(res);
   ovta_graph_free(g);
   return rc ? tool_error(&err, NULL) : 0;
 }
