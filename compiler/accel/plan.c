@@ -85,7 +85,7 @@ int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
 static int knob_obj(const cJSON *o, const char *origin, vta_knobs *k, ovta_error *err) {
   static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads", "res_form"};
   int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads, &k->res_form};
-  const int top[] = {65536, 65536, 65536, 65536, 65536, 65536, 2};
+  const int top[] = {65536, 65536, 65536, 65536, 65536, 65536, 3};
   if (!cJSON_IsObject(o)) return OVTA_FAIL(err, OVTA_EPARSE, "%s: knobs must be an object", origin);
   for (const cJSON *it = o->child; it; it = it->next) {
     int i = 0;
@@ -489,13 +489,13 @@ static void collect(void *ctx, const vta_plan *q, double cst) {
   c->n++;
 }
 
-/* The space: per thread count (1, 2) and, for a fused add, per form of it (1, 2: res_form), every
- * fitting tiling. */
+/* The space: per thread count (1, 2) and, for a fused add, per form of it (1, 2, and 3 with two
+ * threads: res_form), every fitting tiling. */
 int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err) {
   space_ctx c = {.out = out, .cap = cap};
-  int rc = OVTA_OK, ok = 0, forms = op->res ? 2 : 0;
+  int rc = OVTA_OK, ok = 0;
   for (int vt = 1; vt <= 2; vt++)
-    for (int form = forms ? 1 : 0; form <= forms; form++) {
+    for (int form = op->res ? 1 : 0, forms = op->res ? vt + 1 : 0; form <= forms; form++) { /* pipelined: 2 threads */
       vta_plan p;
       vta_knobs k = {.vthreads = vt, .res_form = form};
       ovta_error e = {0};
