@@ -120,12 +120,12 @@ bool vta_clip_imm(const vta_op *op, int32_t *imm);
 typedef struct vta_knobs {
   int t_n, t_oc, t_ic, t_h, t_w;
   int vthreads;         /* 1 or 2 (0: 2) */
-  int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre); 0: the
-                           cost model picks */
+  int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre), 3 after
+                           and pipelined across tiles (vta_plan.res_pipe); 0: the cost model picks */
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1,
- * "res_form": 2}}, "default": {...}} (res_form 0..2, the others 0..65536). Keys absent stay as they are in *k. */
+ * "res_form": 2}}, "default": {...}} (res_form 0..3, the others 0..65536). Keys absent stay as they are in *k. */
 int vta_knobs_from_json(const char *json, const char *origin, const char *name, vta_knobs *k,
                         ovta_error *err);
 /* Parse "t_n,t_oc,t_ic,t_h,t_w" into k. */
@@ -170,6 +170,11 @@ typedef struct vta_plan {
                                       add's passes then overlap the next tile's GEMMs), else r's
                                       identity GEMM follows the conv's requantization (no second region);
                                       the cost model picks */
+  int res_pipe;                    /* a fused add after the steps (op.res, !res_pre, vt >= 2): 0, or the
+                                      software pipeline across tiles (accel/res.c vta_res_pipeline): tile
+                                      t's r step, identity GEMM, add's passes and store are issued after
+                                      the first res_pipe steps of tile t + 1, whose GEMMs the conv's
+                                      passes of tile t then run beside; the cost model picks */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,
@@ -185,11 +190,11 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *k, 
 /* One fitting tiling of an operator (knobs fully set) and its estimated cycles (the planner's
  * cost model). */
 typedef struct vta_tiling {
-  vta_knobs k;   /* every field set: t_n t_oc t_ic t_h t_w and vthreads; res_form 1 or 2 for a fused add, else 0 */
+  vta_knobs k;   /* every field set: t_n t_oc t_ic t_h t_w and vthreads; res_form 1..3 for a fused add, else 0 */
   double est;    /* estimated cycles */
 } vta_tiling;
 /* The schedule space of a conv/dense op: every tiling that fits, with 1 and 2 virtual threads
- * (and both forms of a fused add: res_form 1, 2), in the planner's order; the first cap go to out, *n gets the count of all. The refusal of
+ * (and the forms of a fused add: res_form 1, 2, with 2 threads 3), in the planner's order; the first cap go to out, *n gets the count of all. The refusal of
  * vta_plan_make when no thread count plans; OVTA_EUNSUPPORTED for an ALU operator. */
 int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err);
 /* One-line description: "tile n1 oc2 ic4 h7 w14, vt 2, inp 1024/1024 ..." */

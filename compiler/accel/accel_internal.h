@@ -33,5 +33,7 @@ int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
 int vta_res_check(const vta_plan *p, ovta_error *err);
 lir_expr *vta_res_expr(lir_func *f, const vta_op *op, lir_expr *c, lir_expr *r);
 int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err);
+int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err);
+int vta_res_pipe_steps(const vta_plan *p);
 
 #endif

@@ -442,7 +442,7 @@ static int tile_nest(dctx *c, lir_stmt **nest) {
  * loads no GEMM reads, compute work after the tile nests, a missing or mismatched virtual-thread
  * attribute, input that already has tokens. */
 int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
-  (void)p, (void)uid;
+  (void)uid;
   dctx c = {.f = f, .err = err};
   lir_stmt *top = f->body;
   if (!top || top->kind != LIR_S_ATTR || strcmp(top->key, "vthreads") || top->value->kind != LIR_E_INT ||
@@ -474,5 +474,6 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
     lir_block_add(&out, nest);
   }
   f->body = lir_attr(f, top->key, top->value, lir_block_stmt(&out));
-  return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "insert-deps: %s: out of memory", f->name) : OVTA_OK;
+  if (lir_func_oom(f)) return OVTA_FAIL(err, OVTA_ENOMEM, "insert-deps: %s: out of memory", f->name);
+  return p->res_pipe ? vta_res_pipeline(p, f, err) : OVTA_OK; /* a fused add pipelined across tiles (accel/res.c) */
 }

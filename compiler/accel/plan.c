@@ -85,7 +85,7 @@ int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
 static int knob_obj(const cJSON *o, const char *origin, vta_knobs *k, ovta_error *err) {
   static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads", "res_form"};
   int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads, &k->res_form};
-  const int top[] = {65536, 65536, 65536, 65536, 65536, 65536, 2};
+  const int top[] = {65536, 65536, 65536, 65536, 65536, 65536, 3};
   if (!cJSON_IsObject(o)) return OVTA_FAIL(err, OVTA_EPARSE, "%s: knobs must be an object", origin);
   for (const cJSON *it = o->child; it; it = it->next) {
     int i = 0;
@@ -182,6 +182,14 @@ static double kernel_loads(const vta_plan *p) {
  * step s - vt (its INP/WGT part), a tile's init for the store of tile t - vt (its ACC part), each
  * GEMM for its load, each store for its tile's requantization. Ties go to fewer DRAM bytes and
  * instructions. */
+/* The pipelined fused add's steps of the next tile before a tile's r step (vta_plan.res_pipe, set
+ * to 1 while its form is searched): 0 when the form does not apply (r before the steps, one
+ * virtual thread, one tile or one step). */
+static int res_pipe_steps(const vta_plan *p) {
+  if (!p->op.res || !p->res_pipe || p->res_pre || p->vt < 2 || p->tiles < 2 || p->red_steps < 2) return 0;
+  return vta_res_pipe_steps(p) > 0 ? vta_res_pipe_steps(p) : 0;
+}
+
 static double cost(const vta_plan *p) {
   const ovta_config *c = &p->cfg;
   const vta_op *op = &p->op;
@@ -204,16 +212,20 @@ static double cost(const vta_plan *p) {
    * region, the add's [SHR -lo,] [ADD, SHR,] CLP or MAX + MIN, all in place of the requantization
    * (overlapped with the next tile's steps like it) */
   double mid = 0, Lr = 0, Gr = 0;
+  int n1 = 0; /* the conv's passes before r's identity GEMM (r after the steps) */
   int add_passes = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
   if (op->res) Lr = te * c->inp_bytes / bus + 40.0 * (p->t_n * p->t_oc + 1);
   if (op->res && p->res_pre) {
     Gr = 2 * (te + 4);
     nreq += (op->res_sc > op->res_sr) + 1 + add_passes;
   } else if (op->res) { /* r's step after the steps: the conv's passes and SHR -d serial before the
-                           identity GEMM (it reads them: nothing to run beside) */
-    mid = (nreq + (op->res_sc > op->res_sr)) * (te + 4), Gr = te + 4;
+                           identity GEMM (it reads them: nothing to run beside); pipelined (res_pipe):
+                           beside the next tile's first kp steps, r's step after them */
+    n1 = nreq + (op->res_sc > op->res_sr);
+    mid = n1 * (te + 4), Gr = te + 4;
     nreq = add_passes;
   }
+  int kp = res_pipe_steps(p);
   double Q = te * nreq + 4 * nreq;
   double rows = (double)p->t_n * p->t_oc * (p->t_w == p->ow ? 1 : p->t_h);
   double S = te * c->out_bytes / bus + 2 * rows + 40;
@@ -233,8 +245,9 @@ static double cost(const vta_plan *p) {
            L + S + tie;
   /* ring buffers of the last vt finish times: GEMM per step, store per tile */
   double g_end[2] = {0, 0}, s_end[2] = {0, 0}, ld = 0, cp = 0, st = 0, g_start = 0;
-  int64_t s = 0, pend_t = -1;
+  int64_t s = 0, pend_t = -1, pipe_t = -1;
   int pend = 0; /* requantization passes of tile pend_t still to run (overlap) */
+  int pend1 = 0; /* pipelined: the conv's passes of tile pipe_t still to run, its r step after kp steps */
   for (int64_t t = 0; t < p->tiles; t++) {
     if (ov && t > 0) { /* init beside the last GEMM, once the store of tile t - vt freed the ACC part */
       double at = s_end[t % vt] > g_start ? s_end[t % vt] : g_start;
@@ -249,6 +262,11 @@ static double cost(const vta_plan *p) {
       cp = (ld > cp ? ld : cp) + Gr;
       g_end[s % vt] = cp;
       s++;
+      /* its reset and identity GEMM run beside the previous tile's passes too, when the tile's GEMMs
+       * are enough for all of them (else the runtime keeps them serial: r's region before the steps
+       * on ResNet-18's 64-channel (1, 0, 1) add, 580.8k cycles on tsim) */
+      for (int g = 0; g < 2 && pend && nreq <= p->red_steps + 2; g++)
+        if (--pend == 0) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
     }
     for (int k = 0; k < p->red_steps; k++, s++) {
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
@@ -256,7 +274,26 @@ static double cost(const vta_plan *p) {
       g_start = ld > cp ? ld : cp;
       cp = g_start + G;
       g_end[s % vt] = cp;
-      if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
+      if (pend1) cp += ov_pass, pend1--;
+      else if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
+      if (pipe_t >= 0 && k == kp - 1) { /* the previous tile's r step and add passes (pipelined) */
+        cp += pend1 * pass, pend1 = 0;
+        if (pend) cp += pend * pass, s_end[pend_t % vt] = st = (cp > st ? cp : st) + S, pend = 0;
+        s++;
+        double rl = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
+        ld = rl + Lr;
+        cp = (ld > cp ? ld : cp) + Gr;
+        g_end[s % vt] = cp;
+        if (p->red_steps - kp > nreq) pend = nreq, pend_t = pipe_t; /* the add's passes beside the next steps */
+        else cp += nreq * pass, s_end[pipe_t % vt] = st = (cp > st ? cp : st) + S; /* too few: serial (the runtime
+                                                                                   keeps the last step for the init) */
+        pipe_t = -1;
+      }
+    }
+    if (kp && ov && t < p->tiles - 1) { /* pipelined: the conv's passes and r's step into the next tile */
+      if (pend) cp += pend * pass, s_end[pend_t % vt] = st = (cp > st ? cp : st) + S, pend = 0;
+      pend1 = n1, pipe_t = t;
+      continue;
     }
     if (op->res && !p->res_pre) { /* the fused add's step after the steps (above) */
       cp += mid;
@@ -386,15 +423,23 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
       return OVTA_FAIL(err, OVTA_EINVAL, "%s: knob %s = %d does not divide %d", nm, kname[i], *want[i], full[i]);
   best_ctx bc = {.best = -1};
   p->res_pre = op->res && k.res_form == 2;
+  p->res_pipe = op->res && k.res_form == 3 && p->vt > 1;
   each_tiling(p, &k, keep_best, &bc);
   double best = bc.best;
   tiling bt = bc.bt;
-  if (op->res && !k.res_form) { /* a fused add: the form with r's region before the steps too, the cheaper kept */
+  for (int form = 2; op->res && !k.res_form && form <= 3; form++) { /* a fused add: the other forms (r's region
+                                                                        before the steps, the pipelined), the cheapest kept */
+    if (form == 3 && p->vt < 2) break;
     best_ctx bp = {.best = -1};
-    p->res_pre = true;
+    bool pre = p->res_pre;
+    int pipe = p->res_pipe;
+    p->res_pre = form == 2, p->res_pipe = form == 3;
     each_tiling(p, &k, keep_best, &bp);
-    if (bp.best >= 0 && (best < 0 || bp.best < best)) best = bp.best, bt = bp.bt;
-    else p->res_pre = false;
+    /* a tie goes to the pipelined form: with the add's passes serial after r's step (more of them
+     * than steps after it) the model gives it the cycles of r after the steps, tsim 2.3% fewer
+     * (ResNet-18 layer1.0 conv2, bench/README.md) */
+    if (bp.best >= 0 && (best < 0 || bp.best < best || (form == 3 && bp.best <= best))) best = bp.best, bt = bp.bt;
+    else p->res_pre = pre, p->res_pipe = pipe;
   }
   if (best < 0)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED,
@@ -403,6 +448,7 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
                      nm, cfg->name, p->vt, p->inp_part, p->wgt_part, p->acc_part);
   p->t_n = bt.t_n, p->t_oc = bt.t_oc, p->t_ic = bt.t_ic, p->t_h = bt.t_h, p->t_w = bt.t_w;
   fill_sizes(p);
+  p->res_pipe = res_pipe_steps(p);
   snprintf(p->why, sizeof p->why, "%s (estimated cost %.0f)",
            (k.t_n || k.t_oc || k.t_ic || k.t_h || k.t_w) ? "knobs + search" : "search", best);
   *est = p->est = best;
@@ -443,13 +489,13 @@ static void collect(void *ctx, const vta_plan *q, double cst) {
   c->n++;
 }
 
-/* The space: per thread count (1, 2) and, for a fused add, per form of it (1, 2: res_form), every
- * fitting tiling. */
+/* The space: per thread count (1, 2) and, for a fused add, per form of it (1, 2, and 3 with two
+ * threads: res_form), every fitting tiling. */
 int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err) {
   space_ctx c = {.out = out, .cap = cap};
-  int rc = OVTA_OK, ok = 0, forms = op->res ? 2 : 0;
+  int rc = OVTA_OK, ok = 0;
   for (int vt = 1; vt <= 2; vt++)
-    for (int form = forms ? 1 : 0; form <= forms; form++) {
+    for (int form = op->res ? 1 : 0, forms = op->res ? vt + 1 : 0; form <= forms; form++) { /* pipelined: 2 threads */
       vta_plan p;
       vta_knobs k = {.vthreads = vt, .res_form = form};
       ovta_error e = {0};
@@ -474,7 +520,8 @@ void vta_plan_str(const vta_plan *p, char *buf, size_t n) {
            p->inp_part, p->wgt_tile, p->wgt_part, p->acc_tile, p->acc_part);
   size_t k = strlen(buf);
   if (p->op.res && k < n) /* a fused add: where r enters (accel/res.c) */
-    snprintf(buf + k, n - k, ", add fused (r %s the steps)", p->res_pre ? "before" : "after");
+    snprintf(buf + k, n - k, ", add fused (r %s the steps%s)", p->res_pre ? "before" : "after",
+             p->res_pipe ? ", pipelined" : "");
 }
 
 /* ---------------------------------------------------------------- packing, reference */

@@ -368,3 +368,212 @@ int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err) {
   *slot = lir_alloc_stmt(f, c.rbuf, lir_alloc_stmt(f, c.idbuf, *slot));
   return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "schedule: out of memory") : OVTA_OK;
 }
+
+/* ---------------------------------------------------------------- the software pipeline across tiles */
+
+/* The steps of tile t + 1 issued before tile t's r step (vta_plan.res_pipe): one per pass of the
+ * conv's part of the epilogue (SHR, CLP or MAX + MIN, SHL), which the runtime then runs beside
+ * them (jit-runtime/README.md "Overlap"), at most all but one step; 0 (no pipeline) when exactly
+ * as many steps as the add's passes would follow: the last of them would run beside the last step
+ * and the store it hands over would hold up tile t + 2's init, which has nothing to run beside
+ * (+1.0k cycles a tile on tsim, ResNet-18 layer1.1 conv2; one step fewer: +1.4k). */
+int vta_res_pipe_steps(const vta_plan *p) {
+  const vta_op *op = &p->op;
+  int32_t clp;
+  int K = p->red_steps, k = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2) + (op->res_sc > op->res_sr);
+  int add = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  if (k > K - 1) k = K - 1;
+  return K - k == add ? 0 : k;
+}
+
+/* A substitution of variables by expressions (the tile loops' by the previous tile's indices, a
+ * copied loop's by its fresh variable). */
+typedef struct psub {
+  int n;
+  lir_var *from[32];
+  lir_expr *to[32];
+} psub;
+
+typedef struct pctx {
+  lir_func *f;
+  psub s;
+  const char *prefix; /* of the fresh loop variables */
+  ovta_error *err;
+  int rc;
+} pctx;
+
+static lir_expr *psubst(pctx *c, lir_expr *e) {
+  if (!e) return e;
+  lir_expr *a[16];
+  if (e->kind == LIR_E_VAR) {
+    for (int i = c->s.n; i-- > 0;)
+      if (c->s.from[i] == e->var) return c->s.to[i];
+    return e;
+  }
+  if (e->nargs > 16 && e->kind != LIR_E_LOAD) {
+    c->rc = OVTA_FAIL(c->err, OVTA_EINTERNAL, "res pipeline: an expression with %d operands", e->nargs);
+    return e;
+  }
+  switch (e->kind) {
+  case LIR_E_LOAD: {
+    lir_expr *idx[LIR_MAX_DIMS];
+    for (int i = 0; i < e->nargs && i < LIR_MAX_DIMS; i++) idx[i] = psubst(c, e->args[i]);
+    return lir_load(c->f, e->buf, idx);
+  }
+  case LIR_E_BIN: return lir_bin(c->f, e->op, psubst(c, e->args[0]), psubst(c, e->args[1]));
+  case LIR_E_UN: return lir_un(c->f, e->op, psubst(c, e->args[0]));
+  case LIR_E_CAST: return lir_cast(c->f, e->dtype, psubst(c, e->args[0]));
+  case LIR_E_SELECT: return lir_select(c->f, psubst(c, e->args[0]), psubst(c, e->args[1]), psubst(c, e->args[2]));
+  case LIR_E_CALL:
+    for (int i = 0; i < e->nargs; i++) a[i] = psubst(c, e->args[i]);
+    return e->op == LIR_OPAQUE ? lir_opaque(c->f, e->callee, e->dtype, e->nargs, a) : lir_call(c->f, e->op, e->dtype, e->nargs, a);
+  default: return e;
+  }
+}
+
+/* A copy of s with the substitution applied, each loop bound to a fresh variable (PREFIX + name). */
+static lir_stmt *pcopy(pctx *c, const lir_stmt *s) {
+  if (!s) return NULL;
+  lir_func *f = c->f;
+  switch (s->kind) {
+  case LIR_S_SEQ: {
+    lir_block b;
+    lir_block_init(&b, f);
+    for (int i = 0; i < s->n; i++) lir_block_add(&b, pcopy(c, s->stmts[i]));
+    return lir_block_stmt(&b);
+  }
+  case LIR_S_FOR: {
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s%s", c->prefix, s->var->name);
+    lir_var *v = lir_var_new(f, nm, s->var->dtype);
+    lir_expr *mn = psubst(c, s->min), *ext = psubst(c, s->extent);
+    if (c->s.n == 32) {
+      c->rc = OVTA_FAIL(c->err, OVTA_EINTERNAL, "res pipeline: loops nested too deep");
+      return lir_eval(f, lir_i64(f, 0));
+    }
+    c->s.from[c->s.n] = s->var, c->s.to[c->s.n++] = lir_ref(f, v);
+    lir_stmt *body = pcopy(c, s->body);
+    c->s.n--;
+    return lir_for(f, v, mn, ext, s->for_kind, body);
+  }
+  case LIR_S_IF: return lir_if(f, psubst(c, s->value), pcopy(c, s->body), pcopy(c, s->else_body));
+  case LIR_S_ATTR: return lir_attr(f, s->key, psubst(c, s->value), pcopy(c, s->body));
+  case LIR_S_EVAL: return lir_eval(f, psubst(c, s->value));
+  default:
+    c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "res pipeline: a statement not of the insert-deps form in the tile");
+    return lir_eval(f, lir_i64(f, 0));
+  }
+}
+
+/* Is s `eval @ovta.dep_pop(compute, load)` (the first statement of the r step, insert_deps.c res_step)? */
+static bool is_pop_c2l(const lir_stmt *s) {
+  const lir_expr *e = s->kind == LIR_S_EVAL ? s->value : NULL;
+  return e && e->kind == LIR_E_CALL && e->callee && !strcmp(e->callee, "ovta.dep_pop") && e->nargs == 2 &&
+         e->args[0]->kind == LIR_E_INT && e->args[0]->ival == OVTA_RT_COMPUTE && e->args[1]->kind == LIR_E_INT &&
+         e->args[1]->ival == OVTA_RT_LOAD;
+}
+
+static void flat(lir_block *b, lir_stmt *s) {
+  if (s->kind == LIR_S_SEQ)
+    for (int i = 0; i < s->n; i++) flat(b, s->stmts[i]);
+  else lir_block_add(b, s);
+}
+
+/* Rule (vta_plan.res_pipe = k > 0; the end of insert-deps, which calls it). Matches the insert-deps
+ * form of a conv with a fused add after the steps: `attr vthreads { W..; for i1 .. for in (constant
+ * extents e1..en from 0) { attr virtual_thread = .. { P..; for tk in 0..K { step }; E1..; R.. } } }`
+ * where R.. begins with the r step's `dep_pop(compute, load)` (E1: the conv's passes, R: r's loads,
+ * the identity GEMM, the add's passes, the store with their tokens). With F = the tile's index
+ * (i1..in row-major) it becomes
+ *   for i1 .. in { attr virtual_thread = .. { P..; for tk in 0..k { step };
+ *                    if (F >= 1) { R.. of tile F - 1 };  for tk' in k..K { step }; E1.. } }
+ *   R.. of the last tile
+ * (R of tile F - 1: its loops copied with fresh variables, i_j replaced by the index of F - 1). The
+ * tokens stay matched: each module's sequence is the same interleaving of the same steps (R is one
+ * more step of the compute<->load ring, now after step k of the next tile; tile t + 1's ACC part
+ * is the other one, and its init pops the store token of tile t - 1, issued before it). Refuses
+ * another form, vt < 2, k outside 1..K-1. */
+int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err) {
+  int k = p->res_pipe;
+  const char *nm = p->op.name;
+  lir_stmt *top = f->body;
+  if (!p->op.res || p->res_pre || p->vt < 2 || k < 1)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: needs a fused add after the steps and 2 virtual threads", nm);
+  if (!top || top->kind != LIR_S_ATTR || strcmp(top->key, "vthreads"))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: the body is not `attr vthreads`", nm);
+  lir_block tb;
+  lir_block_init(&tb, f);
+  flat(&tb, top->body);
+  int ni = tb.n - 1;
+  lir_stmt *nest = ni >= 0 ? tb.s[ni] : NULL;
+  for (int i = 0; i < ni; i++)
+    if (tb.s[i]->kind == LIR_S_FOR) nest = NULL;
+  if (!nest || nest->kind != LIR_S_FOR)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: not one tile nest at the end", nm);
+  /* the tile loops */
+  lir_stmt *loops[8];
+  int nl = 0;
+  lir_stmt *s = nest;
+  for (; s->kind == LIR_S_FOR; s = s->body) {
+    if (nl == 8 || s->min->kind != LIR_E_INT || s->min->ival != 0 || s->extent->kind != LIR_E_INT)
+      return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: tile loop '%s' is not 0..constant", nm, s->var->name);
+    loops[nl++] = s;
+  }
+  if (s->kind != LIR_S_ATTR || strcmp(s->key, "virtual_thread"))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: the tile has no virtual-thread attribute", nm);
+  lir_stmt *vattr = s;
+  lir_block body;
+  lir_block_init(&body, f);
+  flat(&body, vattr->body);
+  int step = -1, r0 = -1;
+  for (int i = 0; i < body.n; i++) {
+    if (step < 0 && body.s[i]->kind == LIR_S_FOR) step = i;
+    else if (step >= 0 && r0 < 0 && is_pop_c2l(body.s[i])) r0 = i;
+  }
+  if (step < 0 || r0 < 0)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: no step loop followed by the r step in the tile", nm);
+  lir_stmt *sl = body.s[step];
+  if (sl->min->kind != LIR_E_INT || sl->min->ival != 0 || sl->extent->kind != LIR_E_INT || k >= sl->extent->ival)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: %d steps before the epilogue, not fewer than the tile's", nm, k);
+  int64_t K = sl->extent->ival;
+  /* F, the tile's row-major index, and the previous tile's indices */
+  lir_expr *F = lir_i64(f, 0);
+  int64_t stride[8], st = 1;
+  for (int i = nl; i-- > 0;) stride[i] = st, st *= loops[i]->extent->ival;
+  for (int i = 0; i < nl; i++) F = lir_add(f, F, lir_muli(f, lir_ref(f, loops[i]->var), stride[i]));
+  lir_expr *G = lir_addi(f, F, -1);
+  pctx c = {.f = f, .err = err, .prefix = "p_"};
+  pctx last = {.f = f, .err = err, .prefix = "l_"};
+  for (int i = 0; i < nl; i++) {
+    lir_expr *q = lir_bin(f, LIR_FLOORDIV, G, lir_i64(f, stride[i]));
+    c.s.from[i] = last.s.from[i] = loops[i]->var;
+    c.s.to[i] = lir_bin(f, LIR_FLOORMOD, q, lir_i64(f, loops[i]->extent->ival));
+    last.s.to[i] = lir_i64(f, loops[i]->extent->ival - 1);
+  }
+  c.s.n = last.s.n = nl;
+  lir_stmt *rseq = lir_seq(f, body.n - r0, body.s + r0);
+  lir_stmt *rprev = pcopy(&c, rseq), *rlast = pcopy(&last, rseq);
+  /* the step loop in two: 0..k and k..K (a fresh variable) */
+  pctx c2 = {.f = f, .err = err, .prefix = "q_"};
+  lir_var *tk2 = lir_var_new(f, "tk_p", sl->var->dtype);
+  c2.s.from[0] = sl->var, c2.s.to[0] = lir_ref(f, tk2), c2.s.n = 1;
+  lir_stmt *first = lir_for(f, sl->var, sl->min, lir_i64(f, k), sl->for_kind, sl->body);
+  lir_stmt *second = lir_for(f, tk2, lir_i64(f, k), lir_i64(f, K - k), sl->for_kind, pcopy(&c2, sl->body));
+  if (c.rc || last.rc || c2.rc) return c.rc ? c.rc : last.rc ? last.rc : c2.rc;
+  lir_block nb;
+  lir_block_init(&nb, f);
+  for (int i = 0; i < step; i++) lir_block_add(&nb, body.s[i]);
+  lir_block_add(&nb, first);
+  lir_block_add(&nb, lir_if(f, lir_bin(f, LIR_GE, F, lir_i64(f, 1)), rprev, NULL));
+  lir_block_add(&nb, second);
+  for (int i = step + 1; i < r0; i++) lir_block_add(&nb, body.s[i]);
+  lir_stmt *in = lir_attr(f, vattr->key, vattr->value, lir_block_stmt(&nb));
+  for (int i = nl; i-- > 0;) in = lir_for(f, loops[i]->var, loops[i]->min, loops[i]->extent, loops[i]->for_kind, in);
+  lir_block out;
+  lir_block_init(&out, f);
+  for (int i = 0; i < ni; i++) lir_block_add(&out, tb.s[i]);
+  lir_block_add(&out, in);
+  lir_block_add(&out, rlast);
+  f->body = lir_attr(f, top->key, top->value, lir_block_stmt(&out));
+  return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "res pipeline: out of memory") : OVTA_OK;
+}

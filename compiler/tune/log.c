@@ -16,7 +16,7 @@
 
 static const char *const knob_names[6] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads"};
 
-/* The knobs; res_form only for a fused add's (1, 2), so an unfused layer's record is as before. */
+/* The knobs; res_form only for a fused add's (1..3), so an unfused layer's record is as before. */
 static cJSON *knobs_json(const vta_knobs *k) {
   const int v[6] = {k->t_n, k->t_oc, k->t_ic, k->t_h, k->t_w, k->vthreads};
   cJSON *o = cJSON_CreateObject();
@@ -42,7 +42,7 @@ int tune_log_append(FILE *f, const tune_record *rec, ovta_error *err) {
   return bad ? OVTA_FAIL(err, OVTA_EIO, "tune log: write failed: %s", strerror(errno)) : OVTA_OK;
 }
 
-/* Every knob of object k (1..65536; res_form, optional, 1..2) into *out; false when one is missing
+/* Every knob of object k (1..65536; res_form, optional, 1..3) into *out; false when one is missing
  * or out of range. */
 static bool knobs_from_json(const cJSON *k, vta_knobs *out) {
   int *dst[6] = {&out->t_n, &out->t_oc, &out->t_ic, &out->t_h, &out->t_w, &out->vthreads};
@@ -52,7 +52,7 @@ static bool knobs_from_json(const cJSON *k, vta_knobs *out) {
     *dst[i] = (int)v->valuedouble;
   }
   const cJSON *f = cJSON_GetObjectItemCaseSensitive(k, "res_form");
-  if (f && (!cJSON_IsNumber(f) || (f->valuedouble != 1 && f->valuedouble != 2))) return false;
+  if (f && (!cJSON_IsNumber(f) || (f->valuedouble != 1 && f->valuedouble != 2 && f->valuedouble != 3))) return false;
   out->res_form = f ? (int)f->valuedouble : 0;
   return true;
 }

@@ -134,7 +134,7 @@ static void test_space(void **state) {
 }
 
 /* A conv with a fused add (ResNet-18's C10 with its residual add): the space holds both forms of
- * the add (res_form 1, 2) per thread count, each candidate plans with its form (vta_plan.res_pre),
+ * the add (res_form 1, 2, and 3 with 2 threads) per thread count, each candidate plans with its form (vta_plan.res_pre, res_pipe),
  * res_form is a feature, and a tuning JSON's res_form reaches the knobs (0..2, else an error). */
 static void test_space_fused(void **state) {
   (void)state;
@@ -149,25 +149,30 @@ static void test_space_fused(void **state) {
   vta_tiling *t = calloc((size_t)n, sizeof *t);
   assert_non_null(t);
   assert_int_equal(vta_plan_space(&cfg, &op, t, n, &n, &err), 0);
-  int forms[3] = {0};
+  int forms[4] = {0}, piped = 0;
   for (int i = 0; i < n; i++) {
     vta_plan p;
     assert_int_equal(vta_plan_make(&cfg, &op, &t[i].k, &p, &err), 0);
-    assert_true(t[i].k.res_form == 1 || t[i].k.res_form == 2);
+    assert_true(t[i].k.res_form >= 1 && t[i].k.res_form <= 3);
+    assert_true(t[i].k.res_form < 3 || t[i].k.vthreads == 2); /* pipelined: 2 threads */
     assert_int_equal(p.res_pre, t[i].k.res_form == 2);
+    assert_true(t[i].k.res_form == 3 || p.res_pipe == 0);
+    piped += p.res_pipe > 0;
     assert_true(p.t_oc == t[i].k.t_oc && p.t_h == t[i].k.t_h && p.t_w == t[i].k.t_w && p.vt == t[i].k.vthreads);
     forms[t[i].k.res_form]++;
     float f[TUNE_NFEAT];
     assert_int_equal(tune_features(&cfg, &op, &t[i], f, &err), 0);
     assert_true(f[TUNE_NFEAT - 1] == (float)t[i].k.res_form);
   }
-  assert_true(forms[1] > 0 && forms[2] > 0 && forms[1] + forms[2] == n && n <= 2 * nu);
+  assert_true(forms[1] > 0 && forms[2] > 0 && forms[3] > 0 && piped > 0 && forms[1] + forms[2] + forms[3] == n && n <= 3 * nu);
   free(t);
   vta_knobs k = {0};
   assert_int_equal(vta_knobs_from_json("{\"ops\": {\"C10\": {\"t_oc\": 2, \"res_form\": 2}}}", "t", "C10", &k, &err), 0);
   assert_true(k.t_oc == 2 && k.res_form == 2);
-  assert_int_not_equal(vta_knobs_from_json("{\"ops\": {\"C10\": {\"res_form\": 3}}}", "t", "C10", &k, &err), 0);
-  assert_string_equal(err.msg, "t: knob 'res_form' must be an integer in 0..2");
+  assert_int_equal(vta_knobs_from_json("{\"ops\": {\"C10\": {\"res_form\": 3}}}", "t", "C10", &k, &err), 0);
+  assert_true(k.res_form == 3);
+  assert_int_not_equal(vta_knobs_from_json("{\"ops\": {\"C10\": {\"res_form\": 4}}}", "t", "C10", &k, &err), 0);
+  assert_string_equal(err.msg, "t: knob 'res_form' must be an integer in 0..3");
 }
 
 static void test_log_roundtrip(void **state) {

@@ -2,10 +2,11 @@
  * the fused program's output bytes against the unfused programs' (the conv, then the standalone
  * add, accel/alu.c, on the conv's packed output) and against a plain-C reference written here
  * (conv_ref, then the add's int8 rule), on fsim with two module interleavings, every config,
- * 1 and 2 virtual threads, r entering after the steps and before them (its own ACC region: both
- * forms forced by the res_form knob), shift combinations that take each form of the epilogue (c shifted left
+ * 1 and 2 virtual threads, r entering after the steps and before them (its own ACC region) and
+ * after them pipelined across tiles (vta_plan.res_pipe; all three forms forced by the res_form knob), shift combinations that take each form of the epilogue (c shifted left
  * before r enters, r through the identity times 2^d, no shift; the rounding constant or none;
- * CLP and MAX/MIN clips; a ReLU on the add); one case on tsim; the plan's refusals. */
+ * CLP and MAX/MIN clips; a ReLU on the add); a layer in each form on tsim and the pipelined form on tsim
+ * on every config; the plan's refusals. */
 #include "vta_check.h"
 
 /* One program run on backend: the packed buffers in, y's bytes out (caller frees). */
@@ -56,10 +57,10 @@ static int8_t add_rule(int c, int r, int sc, int sr, int s, int lo, int hi) {
 }
 
 /* A fused case: conv op (its res fields set) on cfgname with vt threads: fused = unfused bytes =
- * reference, on fsim with seeds 1 and 2. */
-static void check_case(const char *backend, const char *cfgname, const vta_op *fop, int vt, const vta_knobs *kn) {
+ * reference, on fsim with seeds 1 and 2. Returns the plan's res_pipe (the pipelined form's steps). */
+static int check_case(const char *backend, const char *cfgname, const vta_op *fop, int vt, const vta_knobs *kn) {
   vta_plan pf, pc, pa;
-  if (!plan_of(cfgname, fop, vt, kn, false, &pf)) return;
+  if (!plan_of(cfgname, fop, vt, kn, false, &pf)) return 0;
   vta_op cop = *fop, aop;
   cop.res = false;
   plan_of(cfgname, &cop, vt, kn, false, &pc);
@@ -104,7 +105,19 @@ static void check_case(const char *backend, const char *cfgname, const vta_op *f
     if (bad) fail_msg("%s %s/%s vt %d: %zu of %zu outputs differ from the reference", fop->name, backend, cfgname, vt, bad, ny);
     free(f), free(c), free(u);
   }
+  if (pf.res_pipe) { /* the pipelined host code through the IR walker too: the same counts */
+    ovta_error err = {0};
+    vta_kernel *k;
+    vta_counts ca, cb;
+    OVTA_ASSERT_OK(vta_compile(&pf, NULL, NULL, &k, &err), err);
+    OVTA_ASSERT_OK(vta_kernel_count_mode(k, &ca, VTA_HOST_LLVM, &err), err);
+    OVTA_ASSERT_OK(vta_kernel_count_mode(k, &cb, VTA_HOST_WALK, &err), err);
+    assert_memory_equal(&ca, &cb, sizeof ca);
+    assert_true(ca.insns > 0);
+    vta_kernel_free(k);
+  }
   free(x), free(w), free(px), free(pw), free(r), free(pr), free(ref), free(yf), free(b), free(pb);
+  return pf.res_pipe;
 }
 
 /* conv 3x3 or 1x1 on every config, vt 1 and 2, each (sc, sr, shift, clip) form. */
@@ -121,6 +134,7 @@ static void test_res_forms(void **state) {
     ovta_config cfg;
     ovta_error err = {0};
     OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
+    int piped = 0; /* cases planned in the pipelined form */
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
       for (int vt = 1; vt <= 2; vt++) {
         vta_op op;
@@ -128,13 +142,24 @@ static void test_res_forms(void **state) {
         vta_op_conv(&op, f % 2 ? "res1x1" : "res3x3", cfg.batch, 32, 8, 8, 32, k, f == 3 ? 2 : 1, k / 2);
         op.has_bias = f != 2, op.shift = k == 3 ? 12 : 10, op.clip_min = f == 1 ? 0 : -128; /* most c inside int8 */
         vta_op_fuse_add(&op, forms[f][0], forms[f][1], forms[f][2], forms[f][3], forms[f][4]);
-        for (int form = 1; form <= 2; form++) { /* r after the steps, before them (vta_plan.res_pre) */
+        for (int form = 1; form <= 3; form++) { /* r after the steps, before them (vta_plan.res_pre), pipelined */
           vta_knobs kf = {.res_form = form};
           check_case("fsim", *cf, &op, vt, &kf);
           vta_knobs kn = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .t_w = 0, .res_form = form}; /* several tiles and steps */
-          if (f == 0) check_case("fsim", *cf, &op, vt, &kn);
+          if (f == 0 || form == 3) piped += check_case("fsim", *cf, &op, vt, &kn) > 0;
         }
       }
+    /* the pipelined form where it applies (2 threads, several tiles and steps, not as many steps
+     * after r's as add passes): 64 channels, 4 steps of one block, each shift form */
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+      vta_op op;
+      vta_op_conv(&op, "respipe", cfg.batch, 4 * cfg.block_in, 6, 6, 2 * cfg.block_out, 3, 1, 1);
+      op.has_bias = true, op.shift = 12, op.clip_min = -128;
+      vta_op_fuse_add(&op, forms[f][0], forms[f][1], forms[f][2], forms[f][3], forms[f][4]);
+      vta_knobs kn = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .res_form = 3};
+      piped += check_case("fsim", *cf, &op, 2, &kn) > 0;
+    }
+    if (piped < 5) fail_msg("%s: the pipelined form in only %d cases", *cf, piped);
   }
 }
 
@@ -149,9 +174,21 @@ static void test_res_dense_tsim(void **state) {
   vta_op_conv(&op, "resC5", 1, 64, 14, 14, 64, 3, 1, 1);
   op.has_bias = true, op.shift = 10, op.clip_min = 0;
   vta_op_fuse_add(&op, 1, 0, 1, 0, 127);
-  for (int form = 1; form <= 2; form++) {
-    vta_knobs kf = {.res_form = form};
-    check_case("tsim", "default", &op, 2, &kf);
+  for (int form = 1; form <= 3; form++) {
+    vta_knobs kf = {.res_form = form, .t_h = form == 3 ? 7 : 0}; /* pipelined: 4 tiles of 4 steps */
+    int pipe = check_case("tsim", "default", &op, 2, &kf);
+    if (form == 3 && pipe != 3) fail_msg("resC5: %d steps of the next tile before r's step, not 3", pipe);
+  }
+  /* the pipelined form on tsim on every config: 4 steps, several tiles, ResNet-18's (1, 0, 1) */
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
+    vta_op_conv(&op, "respipe", cfg.batch, 4 * cfg.block_in, 6, 6, 2 * cfg.block_out, 3, 1, 1);
+    op.has_bias = true, op.shift = 12, op.clip_min = 0;
+    vta_op_fuse_add(&op, 1, 0, 1, 0, 127);
+    vta_knobs kn = {.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .res_form = 3};
+    if (check_case("tsim", *cf, &op, 2, &kn) <= 0) fail_msg("%s: respipe not pipelined on tsim", *cf);
   }
 }
 

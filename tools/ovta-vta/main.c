@@ -15,7 +15,8 @@
  *          --shifts S0,S1,.. (conv, dense: per-channel shifts, repeated over the O channels)
  *          --res SC,SR,SHIFT[,LO,HI] (conv, dense: a fused residual add, y = clamp(requant((conv << SC) +
  *            (r << SR), SHIFT), LO, HI) with a seeded r; --run checks it against vta_reference_res);
- *            --res-form after|before: where r enters (vta_plan.res_pre; default: the cost model's pick)
+ *            --res-form after|before|pipe: where r enters (vta_plan.res_pre; pipe: after, pipelined across
+ *            tiles, vta_plan.res_pipe; default: the cost model's pick)
  *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap, upsample: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
@@ -301,7 +302,10 @@ int main(int argc, char **argv) {
         return 2;
       }
       vta_op_fuse_add(&op, v[0], v[1], v[2], v[3], v[4]);
-    } else if (!strcmp(a, "--res-form") && i + 1 < argc) k.res_form = !strcmp(argv[++i], "before") ? 2 : 1;
+    } else if (!strcmp(a, "--res-form") && i + 1 < argc) {
+      i++;
+      k.res_form = !strcmp(argv[i], "before") ? 2 : !strcmp(argv[i], "pipe") ? 3 : 1;
+    }
     else if (!strcmp(a, "--groups") && i + 1 < argc && op.kind == VTA_CONV) op.groups = atoi(argv[++i]);
     else if (!strcmp(a, "--shifts") && i + 1 < argc && (op.kind == VTA_CONV || op.kind == VTA_DENSE)) {
       static int64_t shs[65536];

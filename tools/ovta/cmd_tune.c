@@ -203,8 +203,8 @@ static void summary(const char *name, const tune_outcome *r) {
     fprintf(stderr, "ovta: tune %s: every trial failed (%d); the planner's choice stays\n", name, r->trials);
     return;
   }
-  char form[24] = "";
-  if (r->best.k.res_form) snprintf(form, sizeof form, ", add fused r %s", r->best.k.res_form == 2 ? "before" : "after");
+  char form[40] = "";
+  if (r->best.k.res_form) snprintf(form, sizeof form, ", add fused r %s", r->best.k.res_form == 2 ? "before" : r->best.k.res_form == 3 ? "after, pipelined" : "after");
   fprintf(stderr, "ovta: tune %s: best %llu cycles (t_n %d t_oc %d t_ic %d t_h %d t_w %d vt %d%s), heuristic %llu%s, "
           "%d trials (%d failed)\n", name, (unsigned long long)r->best_cycles, r->best.k.t_n, r->best.k.t_oc,
           r->best.k.t_ic, r->best.k.t_h, r->best.k.t_w, r->best.k.vthreads, form,
