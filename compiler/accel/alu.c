@@ -18,6 +18,10 @@
 
 /* ---------------------------------------------------------------- ops, plan, references */
 
+static bool tap_rect(const vta_op *op, int oh0, int th, int OW, int ky, int kx, int *r);
+static int full_tap(const vta_op *op, int oh0, int th, int OW);
+static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs *kp, int vt, vta_plan *p, ovta_error *err);
+
 void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift) {
   vta_op_conv(op, name ? name : "add", n, c, h, w, c, 1, 1, 0);
   op->kind = VTA_ADD;
@@ -89,8 +93,8 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   int B = cfg->batch, BI = cfg->block_in;
   vta_knobs k = {0};
   if (kn) k = *kn;
-  if (k.vthreads > 1)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: the ALU operators run with one virtual thread", nm);
+  if (k.vthreads > 1 && op->kind != VTA_MAXPOOL)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: the ALU operators but the max pool run with one virtual thread", nm);
   p->vt = 1;
   p->in_rs = 1;
   p->bias_base = -1;
@@ -147,6 +151,70 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding must be below the window and at most 15", nm);
   if (op->w > 65535 || (int64_t)op->h * op->w > 65535)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: input too large for 16-bit DMA strides", nm);
+  if (op->kind != VTA_MAXPOOL) return pool_tiling(cfg, op, &k, 1, p, err);
+  /* the max pool: one or two virtual threads (the knob, else the one estimated faster) */
+  if (k.vthreads == 1 || k.vthreads == 2) return pool_tiling(cfg, op, &k, k.vthreads, p, err);
+  vta_plan p2 = *p;
+  int rc1 = pool_tiling(cfg, op, &k, 1, p, err), rc2 = pool_tiling(cfg, op, &k, 2, &p2, NULL);
+  if (rc1 == OVTA_OK && rc2 == OVTA_OK && p2.est < p->est) *p = p2;
+  else if (rc1 != OVTA_OK && rc2 == OVTA_OK) *p = p2, rc1 = OVTA_OK;
+  return rc1;
+}
+
+/* ALU micro-ops of one pool tile: the first tap's MOV (or the -128 fill) and one MAX (gap: ADD) per
+ * other window position over its rectangle, t_oc channel blocks (schedule: pool_tile). *n: the ALU
+ * instructions. */
+static int64_t pool_tile_alu(const vta_op *op, int tc, int oh0, int th, int OW, int *n) {
+  int first = op->kind == VTA_GAP ? -1 : full_tap(op, oh0, th, OW), r[4];
+  int64_t u = first < 0 ? (int64_t)th * OW : 0;
+  *n = first < 0;
+  for (int t = 0; t < op->kh * op->kw; t++)
+    if (tap_rect(op, oh0, th, OW, t / op->kw, t % op->kw, r)) u += (int64_t)(r[1] - r[0]) * (r[3] - r[2]), ++*n;
+  return u * tc;
+}
+
+/* The pool's estimated cycles (vta_plan.est; tsim, default DRAM model: 8 bytes a cycle): per tile
+ * the INP load L (its bytes; the padding is not read), the window copy G (a GEMM reset and an
+ * identity GEMM per window element), the ALU passes A and the store S, ~12 cycles per
+ * instruction. One thread: the next tile's load runs beside this tile's ALU and store, the rest
+ * is serial: G + max(A + S, L). Two threads (ACC halves): the ALU of one tile beside the GEMMs of
+ * the next, so the modules' sums bound it, and per part G + A + S follow each other: the tile
+ * takes max(L, G, A, (G + A + S) / 2) plus the instructions, and the first tile (G + A + S + L) / 2
+ * more (the pipeline's fill). */
+static double pool_est(const vta_plan *p) {
+  const vta_op *op = &p->op;
+  double bpe = (double)p->cfg.batch * p->cfg.block_in, bus = p->cfg.axi_data_bits / 8.0, t = 0, fill = 0;
+  for (int oh0 = 0; oh0 < p->oh; oh0 += p->t_h) {
+    int th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0, na;
+    int r0 = oh0 * op->stride_h - op->pad_t, r1 = r0 + (th - 1) * op->stride_h + op->kh;
+    int rows = (r1 < op->h ? r1 : op->h) - (r0 > 0 ? r0 : 0);
+    double L = (double)p->t_oc * rows * op->w * bpe / bus + 40;
+    double E = (double)p->t_oc * ((th - 1) * op->stride_h + op->kh) * p->in_w;
+    double A = (double)pool_tile_alu(op, p->t_oc, oh0, th, p->ow, &na);
+    double S = (double)p->t_oc * th * p->ow * bpe / bus + 40, G = 2 * E;
+    int ng = p->vt > 1 ? 2 * (int)((E + p->in_w - 1) / p->in_w) : 2;
+    double ins = 12.0 * (na + ng + 4), c;
+    if (p->vt > 1) {
+      c = G > A ? G : A;
+      if (L > c) c = L;
+      if ((G + A + S) / 2 > c) c = (G + A + S) / 2;
+    } else {
+      c = G + (A + S > L ? A + S : L);
+    }
+    if (p->vt > 1 && oh0 == 0) fill = (G + A + S + L) / 2; /* the pipeline's fill: nothing beside the first tile */
+    t += c + ins;
+  }
+  return t * p->nb * (p->cb / p->t_oc) + fill;
+}
+
+/* The pools' tiling with vt virtual threads (INP, WGT and ACC in vt parts): t_oc channel blocks x
+ * t_h output rows x the full width, the most rows, then the most channel blocks, whose INP rows
+ * fit an INP part and window + output tile an ACC part. */
+static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs *kp, int vt, vta_plan *p, ovta_error *err) {
+  const char *nm = op->name;
+  vta_knobs k = *kp;
+  p->vt = vt;
+  p->inp_part = cfg->inp_depth / vt, p->wgt_part = cfg->wgt_depth / vt, p->acc_part = cfg->acc_depth / vt;
   /* tile: t_oc channel blocks x t_h output rows x the full width; largest rows, then channels */
   int in_w = (p->ow - 1) * op->stride_w + op->kw;
   int best_h = 0, best_c = 0;
@@ -156,7 +224,7 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     for (int tc = p->cb; tc >= 1; tc--) {
       if (p->cb % tc || tc > 64 || (k.t_oc && tc != k.t_oc)) continue;
       int64_t x = (int64_t)tc * ih * in_w, y = (int64_t)tc * th * p->ow;
-      if (x <= cfg->inp_depth && x + y <= cfg->acc_depth && (int64_t)th * p->ow <= 65535 && ih <= 16383 && in_w <= 16383) {
+      if (x <= p->inp_part && x + y <= p->acc_part && (int64_t)th * p->ow <= 65535 && ih <= 16383 && in_w <= 16383) {
         best_h = th, best_c = tc;
         break;
       }
@@ -164,13 +232,18 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   }
   if (!best_h)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: no tiling fits the SRAMs of config %s (a row of windows needs "
-                     "more than inp %d / acc %d elements)", nm, cfg->name, cfg->inp_depth, cfg->acc_depth);
+                     "more than inp %d / acc %d elements)", nm, cfg->name, p->inp_part, p->acc_part);
   p->t_n = 1, p->t_oc = p->t_ic = best_c, p->t_h = best_h, p->t_w = p->ow;
   p->in_h = (best_h - 1) * op->stride_h + op->kh, p->in_w = in_w;
   p->inp_tile = best_c * p->in_h * in_w, p->wgt_tile = 1, p->acc_tile = p->inp_tile + best_c * best_h * p->ow;
   p->tiles = (int64_t)p->nb * (p->cb / best_c) * ((p->oh + best_h - 1) / best_h);
   snprintf(p->why, sizeof p->why, "%s: %d channel blocks x %d rows per tile (%s)", op->kind == VTA_GAP ? "gap" : "maxpool",
            best_c, best_h, p->oh % best_h ? "remainder tile" : "rows divide");
+  if (op->kind == VTA_MAXPOOL) { /* the estimate picks the threads */
+    size_t n = strlen(p->why);
+    p->est = pool_est(p);
+    snprintf(p->why + n, sizeof p->why - n, ", estimated cost %.0f", p->est);
+  }
   return OVTA_OK;
 }
 
@@ -330,11 +403,23 @@ typedef struct se {
   const vta_plan *p;
   lir_buf *x, *w, *id, *y; /* the parameters (add: w = b; maxpool: w unused), id the identity block */
   int ncache;              /* cache_read attributes so far (their ids) */
+  lir_var *pv[2];          /* the max pool with two threads: the part of the tile being emitted is */
+  int64_t pk[2], pc;       /* floormod(pk[0] * pv[0] + pk[1] * pv[1] + pc, 2) (pmod), else the constant pc */
+  bool pmod;
 } se;
 
 #define SF (e->f)
 static lir_expr *SI(se *e, int64_t v) { return lir_i64(SF, v); }
 static lir_expr *SR(se *e, lir_var *v) { return lir_ref(SF, v); }
+
+/* The SRAM part of the tile being emitted (a fresh expression; 0 with one thread). */
+static lir_expr *part(se *e) {
+  if (!e->pmod) return SI(e, e->pc);
+  lir_expr *v = SI(e, e->pc);
+  for (int i = 0; i < 2; i++)
+    if (e->pk[i]) v = lir_add(SF, lir_muli(SF, SR(e, e->pv[i]), e->pk[i]), v);
+  return lir_bin(SF, LIR_FLOORMOD, v, SI(e, 2));
+}
 
 /* Loops v[0..n-1] over ext (from 0, outermost first), named; sn_close makes the outermost
  * `nunrolled` of them unrolled loops (micro-op loops for fold-uops). */
@@ -382,7 +467,7 @@ static lir_stmt *cache_copy(se *e, lir_buf *S, int nlead, lir_expr *const *lead,
 
 /* The identity block(s) into WGT: wgt[0, c0, o, i] = ident[c0, o, i] (the add: two blocks). */
 static lir_stmt *ident_copy(se *e, lir_buf *wgt) {
-  lir_expr *lead[1] = {SI(e, 0)}, *dorg[1] = {SI(e, 0)};
+  lir_expr *lead[1] = {part(e)}, *dorg[1] = {SI(e, 0)};
   static const int copy_of[1] = {0};
   static const bool clamp[1] = {false};
   int64_t ext[1] = {e->id->shape[0]};
@@ -394,7 +479,7 @@ static lir_stmt *ident_copy(se *e, lir_buf *wgt) {
 static lir_expr *elem(se *e, lir_buf *A, int nlead, const int64_t *lead, int n, lir_var *const *L, const int64_t *org,
                       const int64_t *step, lir_var *b, lir_var *o) {
   lir_expr *ix[LIR_MAX_DIMS];
-  for (int i = 0; i < nlead; i++) ix[i] = SI(e, lead[i]);
+  for (int i = 0; i < nlead; i++) ix[i] = i ? SI(e, lead[i]) : part(e); /* lead[0]: the part (0 given) */
   for (int k = 0; k < n; k++) {
     lir_expr *v = step && step[k] != 1 ? lir_muli(SF, SR(e, L[k]), step[k]) : SR(e, L[k]);
     ix[nlead + k] = org && org[k] ? lir_add(SF, SI(e, org[k]), v) : v;
@@ -512,7 +597,7 @@ static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s
  * q0 + q] over t_oc x nr x nq (clamp: indices clamped, which the DMA pads with zeros). */
 static lir_stmt *rows_load(se *e, lir_buf *inp, lir_var *tn, lir_var *tcv, int r0, int q0, int nr, int nq, bool clamp_rq) {
   int tc = e->p->t_oc;
-  lir_expr *lead[1] = {SI(e, 0)};
+  lir_expr *lead[1] = {part(e)};
   lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, r0), SI(e, q0)};
   static const int copy_of[4] = {-1, 0, 1, 2};
   const bool clamp[4] = {false, false, clamp_rq, clamp_rq};
@@ -560,6 +645,32 @@ static int full_tap(const vta_op *op, int oh0, int th, int OW) {
   return -1;
 }
 
+/* The window rows [r0, r0 + nr) of channel blocks [c0, c0 + nc) into the ACC: `win = 0` (a GEMM
+ * reset, tensorize) then `win += i32(inp) * i32(identity)` (the identity GEMM). */
+static void win_copy(se *e, lir_block *blk, lir_buf *inp, lir_buf *wgt, lir_buf *win, int c0, int nc, int r0, int nr) {
+  const vta_plan *p = e->p;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out, iw = p->in_w;
+  static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
+  int64_t org[3] = {c0, r0, 0};
+  snest n;
+  sn_open(e, &n, 5, (int64_t[]){nc, nr, iw, B, BO}, crq); /* win = 0 */
+  lir_block_add(blk, acc_store(e, &n, 0, elem(e, win, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]), i32c(e, 0)));
+  sn_open(e, &n, 6, (int64_t[]){nc, nr, iw, B, BO, BI}, crq); /* win += i32(inp) * i32(identity) */
+  lir_expr *a = elem(e, win, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]);
+  lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[5]);
+  lir_expr *wi[4] = {part(e), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
+  lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
+  lir_block_add(blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
+}
+
+/* The ALU passes of a max-pool tile (the first tap's MOV or the -128 fill, a MAX per other tap in
+ * the image). */
+static int pool_nalu(const vta_op *op, int oh0, int th, int OW) {
+  int first = full_tap(op, oh0, th, OW), r[4], n = first < 0;
+  for (int t = 0; t < op->kh * op->kw; t++) n += tap_rect(op, oh0, th, OW, t / op->kw, t % op->kw, r);
+  return n;
+}
+
 /* One max-pool tile: output rows [oh0, oh0 + th) of the t_oc channel blocks from block tc * t_oc
  * of image block tn (tn, tc: the tile loops). The input rows and columns with their halo into INP
  * (clamped indices: the DMA pads them with zeros), the identity block into WGT, the window rows
@@ -576,7 +687,8 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int tc = p->t_oc, OW = p->ow, s_h = op->stride_h, s_w = op->stride_w;
   int ih = (th - 1) * s_h + op->kh, iw = p->in_w, ih0 = oh0 * s_h - op->pad_t;
-  int64_t is[6] = {1, tc, ih, iw, B, BI}, ws[4] = {1, 1, BO, BI}, xs[6] = {1, tc, ih, iw, B, BO}, ys[6] = {1, tc, th, OW, B, BO};
+  int64_t is[6] = {p->vt, tc, ih, iw, B, BI}, ws[4] = {p->vt, 1, BO, BI}, xs[6] = {p->vt, tc, ih, iw, B, BO},
+          ys[6] = {p->vt, tc, th, OW, B, BO};
   lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
   lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
   lir_buf *win = lir_buf_new(SF, "win_buf", LIR_I32, 6, xs, LIR_SCOPE_ACC);
@@ -587,15 +699,12 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   lir_block_add(&blk, ident_copy(e, wgt));
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   snest n;
-  sn_open(e, &n, 5, (int64_t[]){tc, ih, iw, B, BO}, crq); /* win = 0 */
-  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, win, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, 0)));
-  sn_open(e, &n, 6, (int64_t[]){tc, ih, iw, B, BO, BI}, crq); /* win += i32(inp) * i32(identity) */
-  {
-    lir_expr *a = elem(e, win, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
-    lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[5]);
-    lir_expr *wi[4] = {SI(e, 0), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
-    lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
-    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
+  if (p->vt == 1) {
+    win_copy(e, &blk, inp, wgt, win, 0, tc, 0, ih);
+  } else { /* in pieces of g rows of one channel block, about one a pass of the ALU (pairs for the overlap) */
+    int na = pool_nalu(op, oh0, th, OW), g = 2 * tc * ih / na > 1 ? 2 * tc * ih / na : 1;
+    for (int c = 0; c < tc; c++)
+      for (int r = 0; r < ih; r += g) win_copy(e, &blk, inp, wgt, win, c, 1, r, r + g <= ih ? g : ih - r);
   }
   bool gap = op->kind == VTA_GAP;
   int first = gap ? -1 : full_tap(op, oh0, th, OW); /* maxpool: the tap moved into acc first */
@@ -684,13 +793,23 @@ int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
     lir_var *nv = lir_var_new(f, "tn", LIR_I64), *cv = lir_var_new(f, "tc", LIR_I64);
     lir_block rows;
     lir_block_init(&rows, f);
-    for (int oh0 = 0; oh0 < p->oh; oh0 += p->t_h) {
+    /* two threads: row tile j of block (tn, tc) in part (tn * ncb * R + tc * R + j) % 2, constant when R is even */
+    int64_t R = (p->oh + p->t_h - 1) / p->t_h, ncb = p->cb / p->t_oc;
+    e->pv[0] = nv, e->pv[1] = cv, e->pk[0] = ncb * R % 2, e->pk[1] = R % 2;
+    for (int oh0 = 0, j = 0; oh0 < p->oh; oh0 += p->t_h, j++) {
       int th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0;
+      e->pmod = p->vt > 1 && (e->pk[0] || e->pk[1]), e->pc = p->vt > 1 ? j % 2 : 0;
       lir_block_add(&rows, p->op.kind == VTA_UPSAMPLE ? upsample_tile(e, nv, cv, oh0, th) : pool_tile(e, nv, cv, oh0, th));
     }
+    lir_stmt *body = lir_block_stmt(&rows);
+    if (p->vt > 1) { /* the part of the block's first tile (insert-deps' form of a ping-pong body) */
+      e->pmod = true, e->pc = 0;
+      body = lir_attr(f, "virtual_thread", part(e), body);
+    }
+    e->pmod = false, e->pc = 0;
     lir_block_add(&top, lir_for(f, nv, SI(e, 0), SI(e, p->nb), LIR_FOR_SERIAL,
-                                lir_for(f, cv, SI(e, 0), SI(e, p->cb / p->t_oc), LIR_FOR_SERIAL, lir_block_stmt(&rows))));
+                                lir_for(f, cv, SI(e, 0), SI(e, ncb), LIR_FOR_SERIAL, body)));
   }
-  f->body = lir_attr(f, "vthreads", SI(e, 1), lir_block_stmt(&top));
+  f->body = lir_attr(f, "vthreads", SI(e, p->vt), lir_block_stmt(&top));
   return OVTA_OK;
 }
