@@ -170,6 +170,10 @@ typedef struct vta_plan {
                                       add's passes then overlap the next tile's GEMMs), else r's
                                       identity GEMM follows the conv's requantization (no second region);
                                       the cost model picks */
+  bool store_late;                 /* tiles without reduction steps whose GEMMs write no ACC element their
+                                      stores read (the max pool's window, two threads): store->compute
+                                      is popped before the tile's first ALU kernel, not before its loads
+                                      (insert-deps), so a part's next window copy runs beside its store */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,

@@ -296,8 +296,11 @@ static bool fits(const char *cfgname, const vta_op *op, const vta_knobs *k) {
 }
 
 static void test_maxpool_vt2(void **st) {
+  /* n c h w k stride pad t_h (0: the plan's); the 56x56 pool's remainder row tile (4 of 6 rows) once
+   * put its output region where the part's next window copy wrote it (store_late) */
   static const int cs[][8] = {{2, 32, 12, 12, 3, 2, 1, 0}, {2, 32, 24, 20, 3, 2, 1, 2}, {2, 48, 23, 17, 3, 2, 1, 3},
-                              {2, 16, 11, 10, 3, 1, 1, 4}, {2, 16, 8, 8, 2, 2, 0, 0},  {2, 32, 9, 14, 3, 2, 1, 1}};
+                              {2, 16, 11, 10, 3, 1, 1, 4}, {2, 16, 8, 8, 2, 2, 0, 0},  {2, 32, 9, 14, 3, 2, 1, 1},
+                              {2, 32, 56, 56, 3, 2, 1, 6}, {2, 16, 30, 20, 3, 2, 1, 4}};
   for (const char *const *cf = ovta_test_configs(); *cf; cf++)
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
       vta_op op;
@@ -306,9 +309,9 @@ static void test_maxpool_vt2(void **st) {
       for (int v = 1; v <= 2; v++) {
         vta_knobs k = {.t_h = cs[i][7], .vthreads = v};
         if (!fits(*cf, &op, &k)) k.t_h = 0; /* config small: the rows asked for do not fit a part */
+        if (!fits(*cf, &op, &k) && v == 1) break; /* config small: not even one row of the 56-wide image */
         if (!fits(*cf, &op, &k)) { /* nor one row in half the SRAMs: the plan takes one thread */
           vta_knobs k0 = {0};
-          assert_int_equal(v, 2);
           check_seed("fsim", *cf, &op, &k0, 0, &vt);
           assert_int_equal(vt, 1);
           continue;
