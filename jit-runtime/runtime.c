@@ -502,42 +502,17 @@ static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, u
   order[at] = c;
 }
 
-/* Which pushes the compute module's pops wait for (the token ordinals of the stream as issued):
- * pop[c][0] / pop[c][1] the ordinal (from 1; 0: none) of compute instruction c's load->compute /
- * store->compute pop, push[c][0] / push[c][1] of its compute->load / compute->store push; need[0][k] /
- * need[1][k] how many compute->load / compute->store tokens the load / store module takes before it
- * pushes its (k+1)-th load->compute / store->compute token (n[0], n[1] of them). */
-typedef struct rt_tokdep {
-  uint32_t (*pop)[2], (*push)[2]; /* per compute instruction */
-  uint32_t *need[2];              /* per token pushed to compute by load (0) and store (1) */
-  uint32_t n[2];
-} rt_tokdep;
-
-/* Does compute instruction x (placed now) wait, through the load or store module, for a token
- * deferred instruction d pushes: x takes the k-th load->compute (store->compute) token, whose
- * push follows the load (store) module's pop of d's compute->load (compute->store) token. Also
- * true when both pop the same queue (their pops keep their order). */
-static bool tok_waits(const rt_tokdep *t, uint32_t x, uint32_t d) {
-  for (int q = 0; q < 2; q++) {
-    uint32_t k = t->pop[x][q], p = t->push[d][q];
-    if (k && t->pop[d][q]) return true;
-    if (k && p && (k > t->n[q] || p <= t->need[q][k - 1])) return true;
-  }
-  return false;
-}
-
 /* One scheduling pass over the compute instructions at stream positions pos[0..nc): their new
  * order (indices into pos) in order[]. ALU instructions (unless nodefer) are deferred, in their
  * order, and each is placed right after a later GEMM; an instruction placed now that conflicts
- * with a deferred one (a LOAD UOP: overwrites its micro-ops; or it pops a token that the load or
- * store module pushes only after it took one the deferred one pushes, or it pops a queue the
- * deferred one pops: tok_waits) places the deferred ones it depends on first, and the earlier deferred ones those
+ * with a deferred one (a LOAD UOP: overwrites its micro-ops; or it pops a queue a deferred one
+ * pushes) places the deferred ones it depends on first, and the earlier deferred ones those
  * depend on. A barrier (a compute instruction other than GEMM/ALU/LOAD UOP: LOAD ACC, FINISH)
  * or a placed instruction that pushes compute->store places all of them first, and a deferred
  * ALU with that push never passes an earlier deferred one (the push vouches for every earlier
  * OUT write). GEMMs keep their order. */
-static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, const bool *nodefer,
-                           const rt_tokdep *td, uint32_t *order, uint32_t *def, bool *flush) {
+static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, const bool *nodefer, uint32_t *order,
+                           uint32_t *def, bool *flush) {
   uint32_t no = 0, nd = 0; /* placed, deferred (indices into pos) */
   for (uint32_t c = 0; c < nc; c++) {
     const ovta_insn *x = &rt->insns[pos[c]];
@@ -549,7 +524,8 @@ static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, 
     for (uint32_t d = nd; d-- > 0;) {
       const rt_fp *fd = &rt->fp[pos[def[d]]];
       const ovta_insn *xd = &rt->insns[pos[def[d]]];
-      flush[d] = !defer && (barrier || x->push_next || tok_waits(td, c, def[d]) ||
+      flush[d] = !defer && (barrier || x->push_next || (x->pop_next && xd->push_next) ||
+                            (x->pop_prev && xd->push_prev) ||
                             (uload ? xd->uop_bgn < uhi && ulo < xd->uop_end : fp_conflict(fd, fx)));
       for (uint32_t e = d + 1; e < nd && !flush[d]; e++)
         if (flush[e] && (rt->insns[pos[def[e]]].push_next || fp_conflict(fd, &rt->fp[pos[def[e]]]))) flush[d] = true;
@@ -577,37 +553,6 @@ static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, 
   }
   for (uint32_t d = 0; d < nd; d++) order[no++] = def[d];
   if (no != nc) unreachable();
-}
-
-static void tokdep_free(rt_tokdep *t) {
-  free(t->pop), free(t->push), free(t->need[0]), free(t->need[1]);
-}
-
-/* The token ordinals of the stream (rt_tokdep) for the compute instructions at pos[0..nc). */
-static int tokdep_make(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, rt_tokdep *t) {
-  uint32_t n = rt->n_insns;
-  t->pop = calloc(nc ? nc : 1, sizeof *t->pop), t->push = calloc(nc ? nc : 1, sizeof *t->push);
-  t->need[0] = calloc(n ? n : 1, sizeof(uint32_t)), t->need[1] = calloc(n ? n : 1, sizeof(uint32_t));
-  if (!t->pop || !t->push || !t->need[0] || !t->need[1]) {
-    tokdep_free(t);
-    return -1;
-  }
-  uint32_t taken[2] = {0}, popped[2] = {0}, pushed[2] = {0};
-  for (uint32_t i = 0; i < n; i++) { /* load: pops compute->load (next), pushes load->compute (next); store: prev */
-    const ovta_insn *in = &rt->insns[i];
-    int m = rt->stage[i] == OVTA_RT_LOAD ? 0 : rt->stage[i] == OVTA_RT_STORE ? 1 : -1;
-    if (m < 0) continue;
-    if (m ? in->pop_prev : in->pop_next) taken[m]++;
-    if (m ? in->push_prev : in->push_next) t->need[m][t->n[m]++] = taken[m];
-  }
-  for (uint32_t c = 0; c < nc; c++) {
-    const ovta_insn *in = &rt->insns[pos[c]];
-    if (in->pop_prev) t->pop[c][0] = ++popped[0];
-    if (in->pop_next) t->pop[c][1] = ++popped[1];
-    if (in->push_prev) t->push[c][0] = ++pushed[0];
-    if (in->push_next) t->push[c][1] = ++pushed[1];
-  }
-  return 0;
 }
 
 /* Reorder the compute module's GEMM/ALU so ALU instructions sit between GEMMs of the other ACC
@@ -642,13 +587,8 @@ static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
     if (x->pop_prev && !y->pop_prev) x->pop_prev = 0, y->pop_prev = 1;
     if (x->pop_next && !y->pop_next) x->pop_next = 0, y->pop_next = 1;
   }
-  rt_tokdep td = {0};
-  if (tokdep_make(rt, pos, nc, &td)) {
-    free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
-    return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory scheduling %u instructions", n);
-  }
   for (int round = 0; round < 8; round++) {
-    schedule_order(rt, pos, nc, nodefer, &td, order, def, flush);
+    schedule_order(rt, pos, nc, nodefer, order, def, flush);
     bool again = false;
     for (uint32_t c = 0; c < nc; c++)
       mark[c] = c > 0 && fp_may_overlap(rt, &rt->insns[pos[order[c - 1]]], &rt->fp[pos[order[c - 1]]],
@@ -667,12 +607,10 @@ static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
   uint64_t moved = 0, marked = 0;
   ovta_insn *moving = malloc(sizeof *moving * nc);
   if (!moving) {
-    tokdep_free(&td);
     for (uint32_t c = 0; c < nc; c++) rt->insns[pos[c]] = keep[c];
     free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
     return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory scheduling %u instructions", n);
   }
-  tokdep_free(&td);
   for (uint32_t c = 0; c < nc; c++) moving[c] = rt->insns[pos[c]];
   for (uint32_t c = 0; c < nc; c++) {
     rt->insns[pos[c]] = moving[order[c]];

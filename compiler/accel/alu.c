@@ -8,8 +8,10 @@
  * over the whole image's window then MUL, ADD, SHR, CLP (global average pool); the upsampling is the
  * identity GEMM alone, its micro-ops reading input pixel (r / fh, q / fw) for output pixel (r, q)
  * (nothing on the ALU but the zero fill of the ACC tile). Tile sizes need not divide the
- * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread.
- * Spec: compiler/accel/README.md, "ALU operators". */
+ * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread, but
+ * the max pool takes two where its estimate (pool_est) says so: INP/WGT/ACC halves, row tiles
+ * alternating, the window copy in pieces and taps paired per ALU instruction so one tile's ALU runs
+ * beside the next tile's GEMMs (pool_tile). Spec: compiler/accel/README.md, "ALU operators". */
 
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +199,8 @@ static double pool_lanes(const double *g, int ng, const int64_t *a, int na) {
 }
 
 /* The pool's estimated cycles (vta_plan.est; tsim, default DRAM model: a bus beat a cycle, 40 cycles
- * of latency a DMA): per tile the loads L (the INP rows in the image and the identity block), the
+ * of latency a DMA): per tile the loads L (the INP rows in the image; the identity block: one
+ * thread every tile, two threads the first tile of each part), the
  * window copy G (a GEMM reset and an identity GEMM per window element), the ALU instructions (sum
  * A), the store S, 14 cycles an instruction. One thread: the next tile's load runs beside this
  * tile's ALU and store, the rest is serial: G + max(A + S, L). Two threads: the runtime runs each ALU
@@ -223,7 +226,8 @@ static double pool_est(const vta_plan *p) {
     int oh0 = j * p->t_h, th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0, ih = (th - 1) * op->stride_h + op->kh;
     int r0 = oh0 * op->stride_h - op->pad_t, r1 = r0 + ih;
     int rows = (r1 < op->h ? r1 : op->h) - (r0 > 0 ? r0 : 0), ng = 2;
-    double L = (double)tc * rows * op->w * bpe / bus + bpe * p->cfg.block_out / bus + 80;
+    double L = (double)tc * rows * op->w * bpe / bus + 40; /* and the identity block's (pool_tile) */
+    if (p->vt == 1 || j < 2) L += bpe * p->cfg.block_out / bus + 40;
     double S = (double)tc * th * p->ow * bpe / bus + 40, G = 2.0 * tc * ih * iw, A = 0, c;
     for (int i = 0; i < na[j]; i++) A += (double)a[(size_t)j * nt + i];
     if (p->vt > 1) { /* the GEMM pieces in order (pool_tile): the rest's reset, g rows reset and copied, the rest's copy */
@@ -810,7 +814,8 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   lir_block blk;
   lir_block_init(&blk, SF);
   lir_block_add(&blk, rows_load(e, inp, tn, tcv, ih0, -op->pad_l, ih, iw, true));
-  lir_block_add(&blk, ident_copy(e, wgt));
+  if (p->vt == 1 || oh0 < 2 * p->t_h) /* two threads: the first tile of each part loads it, the rest reuse it */
+    lir_block_add(&blk, ident_copy(e, wgt));
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   snest n;
   if (p->vt == 1) {
