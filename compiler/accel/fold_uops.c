@@ -109,10 +109,10 @@ typedef struct fctx {
 /* A kernel made (kernel_emit), by what makes it: the folded loops, the operands' base indices, the
  * pushes; and the nest number its key took. */
 typedef struct seen_kernel {
-  fold fo;
-  lir_expr *b[3];
-  lir_stmt *pushes;
-  int64_t nest;
+  fold fo;          /* its loops: hardware levels and micro-op loops with their factors */
+  lir_expr *b[3];   /* the flat base index of its dst, src and wgt operands */
+  lir_stmt *pushes; /* its GEMM / ALU pushes */
+  int64_t nest;     /* the nest number in its key */
 } seen_kernel;
 
 #define F (c->f)
