@@ -84,7 +84,8 @@ void vta_op_dense(vta_op *op, const char *name, int m, int k, int n);
  * Buffers: add: x = a, w = b, bias = two weight blocks (vta_pack_identity: the identity and the
  * identity times 2^vta_add_wshift), y; maxpool: x, bias = the identity block, y (w unused). Both
  * copy int8 tensors into the ACC by a GEMM with the identity block (the add: both inputs into one
- * region), then work on the ALU (SHR, MAX over the window with tensor operands), vthreads 1. Remainder tiles: tile sizes need not divide the extents. */
+ * region), then work on the ALU (SHR, MAX over the window with tensor operands), vthreads 1 (the max pool: 1 or 2, the
+ * estimate's pick or the knob). Remainder tiles: tile sizes need not divide the extents. */
 void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift);
 void vta_op_maxpool(vta_op *op, const char *name, int n, int c, int h, int w, int k, int stride, int pad);
 /* Global average pool (ovta.QGlobalAvgPool, graph.h): the HxW window of a max pool with the
@@ -175,6 +176,10 @@ typedef struct vta_plan {
                                       t's r step, identity GEMM, add's passes and store are issued after
                                       the first res_pipe steps of tile t + 1, whose GEMMs the conv's
                                       passes of tile t then run beside; the cost model picks */
+  bool store_late;                 /* tiles without reduction steps whose GEMMs write no ACC element their
+                                      stores read (the max pool's window, two threads): store->compute
+                                      is popped before the tile's first ALU kernel, not before its loads
+                                      (insert-deps), so a part's next window copy runs beside its store */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,

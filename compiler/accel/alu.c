@@ -8,8 +8,10 @@
  * over the whole image's window then MUL, ADD, SHR, CLP (global average pool); the upsampling is the
  * identity GEMM alone, its micro-ops reading input pixel (r / fh, q / fw) for output pixel (r, q)
  * (nothing on the ALU but the zero fill of the ACC tile). Tile sizes need not divide the
- * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread.
- * Spec: compiler/accel/README.md, "ALU operators". */
+ * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread, but
+ * the max pool takes two where its estimate (pool_est) says so: INP/WGT/ACC halves, row tiles
+ * alternating, the window copy in pieces and taps paired per ALU instruction so one tile's ALU runs
+ * beside the next tile's GEMMs (pool_tile). Spec: compiler/accel/README.md, "ALU operators". */
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,12 @@
 #include "accel_internal.h"
 
 /* ---------------------------------------------------------------- ops, plan, references */
+
+static bool tap_rect(const vta_op *op, int oh0, int th, int OW, int ky, int kx, int *r);
+static int full_tap(const vta_op *op, int oh0, int th, int OW);
+static int tap_groups(const vta_op *op, int oh0, int th, int OW, bool pair, int (*grp)[2]);
+static int pool_rows_piece(const vta_op *op, int tc, int ih, int na);
+static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs *kp, int vt, vta_plan *p, ovta_error *err);
 
 void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift) {
   vta_op_conv(op, name ? name : "add", n, c, h, w, c, 1, 1, 0);
@@ -89,8 +97,8 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   int B = cfg->batch, BI = cfg->block_in;
   vta_knobs k = {0};
   if (kn) k = *kn;
-  if (k.vthreads > 1)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: the ALU operators run with one virtual thread", nm);
+  if (k.vthreads > 1 && op->kind != VTA_MAXPOOL)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: the ALU operators but the max pool run with one virtual thread", nm);
   p->vt = 1;
   p->in_rs = 1;
   p->bias_base = -1;
@@ -147,30 +155,149 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding must be below the window and at most 15", nm);
   if (op->w > 65535 || (int64_t)op->h * op->w > 65535)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: input too large for 16-bit DMA strides", nm);
-  /* tile: t_oc channel blocks x t_h output rows x the full width; largest rows, then channels */
+  if (op->kind != VTA_MAXPOOL) return pool_tiling(cfg, op, &k, 1, p, err);
+  /* the max pool: one or two virtual threads (the knob, else the one estimated faster) */
+  if (k.vthreads == 1 || k.vthreads == 2) return pool_tiling(cfg, op, &k, k.vthreads, p, err);
+  vta_plan p2 = *p;
+  int rc1 = pool_tiling(cfg, op, &k, 1, p, err), rc2 = pool_tiling(cfg, op, &k, 2, &p2, NULL);
+  if (rc1 == OVTA_OK && rc2 == OVTA_OK && p2.est < p->est) *p = p2;
+  else if (rc1 != OVTA_OK && rc2 == OVTA_OK) *p = p2, rc1 = OVTA_OK;
+  return rc1;
+}
+
+/* ALU micro-ops of one pool tile in its instructions (schedule: pool_tile): the -128 fill when no
+ * tap covers the tile, then per tap group (tap_groups; pair: two threads) its rectangle times its
+ * taps, t_oc channel blocks. Returns the instructions, their sizes in a[]. */
+static int pool_tile_alu(const vta_op *op, int tc, int oh0, int th, int OW, bool pair, int64_t *a) {
+  int grp[op->kh * op->kw][2], n = 0, r[4];
+  if (op->kind == VTA_GAP || full_tap(op, oh0, th, OW) < 0) a[n++] = (int64_t)th * OW * tc;
+  int ng = tap_groups(op, oh0, th, OW, pair, grp);
+  for (int i = 0; i < ng; i++) {
+    tap_rect(op, oh0, th, OW, grp[i][0] / op->kw, grp[i][0] % op->kw, r);
+    a[n++] = (int64_t)(r[1] - r[0]) * (r[3] - r[2]) * tc * (grp[i][1] >= 0 ? 2 : 1);
+  }
+  return n;
+}
+
+/* The compute module's time for GEMMs g[0..ng) interleaved with ALU instructions a[0..na) (G1 A1 G2
+ * A2 ..., the rest of either after; the runtime's order): an instruction of the other kind than the
+ * one before it starts when its slot is free and the instruction two before that has finished (the
+ * two execution slots, hw/rtl/README.md), one of the same kind when both slots are free. */
+static double pool_lanes(const double *g, int ng, const int64_t *a, int na) {
+  double end[3] = {0, 0, 0}, t = 0; /* end of the last three instructions, newest first */
+  int prev = -1;
+  for (int i = 0, j = 0; i < ng || j < na;) {
+    int kind = i < ng && (j >= na || i <= j) ? 0 : 1; /* 0: a GEMM */
+    double x = kind ? (double)a[j++] : g[i++], st;
+    if (prev >= 0 && kind != prev) st = end[1] > end[2] ? end[1] : end[2];
+    else st = end[0] > end[1] ? end[0] : end[1];
+    end[2] = end[1], end[1] = end[0], end[0] = st + x;
+    if (end[0] > t) t = end[0];
+    prev = kind;
+  }
+  return t;
+}
+
+/* The pool's estimated cycles (vta_plan.est; tsim, default DRAM model: a bus beat a cycle, 40 cycles
+ * of latency a DMA): per tile the loads L (the INP rows in the image; the identity block: one
+ * thread every tile, two threads the first tile of each part), the
+ * window copy G (a GEMM reset and an identity GEMM per window element), the ALU instructions (sum
+ * A), the store S, 14 cycles an instruction. One thread: the next tile's load runs beside this
+ * tile's ALU and store, the rest is serial: G + max(A + S, L). Two threads: the runtime runs each ALU
+ * instruction of a tile beside one GEMM piece of the next (pool_rows_piece) - the pair takes the
+ * longer, a piece without an ALU its own - and the loads beside both: the tile takes max(L, pairs),
+ * the first tile also (G + A + S + L) / 2 (nothing beside it). Measured (tsim, 2026-11-27):
+ * bench/README.md "Max pool with two virtual threads". */
+static double pool_est(const vta_plan *p) {
+  const vta_op *op = &p->op;
+  double bpe = (double)p->cfg.batch * p->cfg.block_in, bus = p->cfg.axi_data_bits / 8.0, t = 0, fill = 0;
+  int tc = p->t_oc, iw = p->in_w, R = (p->oh + p->t_h - 1) / p->t_h, nt = op->kh * op->kw + 1;
+  int64_t *a = calloc((size_t)R * nt, sizeof *a); /* per row tile its ALU instructions */
+  int *na = calloc((size_t)R, sizeof *na);
+  if (!a || !na) {
+    free(a), free(na);
+    return 1e30;
+  }
+  for (int j = 0; j < R; j++) {
+    int oh0 = j * p->t_h, th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0;
+    na[j] = pool_tile_alu(op, tc, oh0, th, p->ow, p->vt > 1, a + (size_t)j * nt);
+  }
+  for (int j = 0; j < R; j++) {
+    int oh0 = j * p->t_h, th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0, ih = (th - 1) * op->stride_h + op->kh;
+    int r0 = oh0 * op->stride_h - op->pad_t, r1 = r0 + ih;
+    int rows = (r1 < op->h ? r1 : op->h) - (r0 > 0 ? r0 : 0), ng = 2;
+    double L = (double)tc * rows * op->w * bpe / bus + 40; /* and the identity block's (pool_tile) */
+    if (p->vt == 1 || j < 2) L += bpe * p->cfg.block_out / bus + 40;
+    double S = (double)tc * th * p->ow * bpe / bus + 40, G = 2.0 * tc * ih * iw, A = 0, c;
+    for (int i = 0; i < na[j]; i++) A += (double)a[(size_t)j * nt + i];
+    if (p->vt > 1) { /* the GEMM pieces in order (pool_tile): the rest's reset, g rows reset and copied, the rest's copy */
+      int g = pool_rows_piece(op, tc, ih, na[j]), rest = ih % g, np = 0, pj = (j + R - 1) % R;
+      double gp[2 * ih * tc + 2];
+      for (int ci = 0; ci < tc; ci++) {
+        if (rest) gp[np++] = (double)rest * iw;
+        for (int r = 0; r + g <= ih; r += g) gp[np++] = (double)g * iw, gp[np++] = (double)g * iw;
+        if (rest) gp[np++] = (double)rest * iw;
+      }
+      double lanes = pool_lanes(gp, np, a + (size_t)pj * nt, na[pj]); /* beside the tile before's ALU */
+      ng = np;
+      c = L > lanes ? L : lanes;
+      if (j == 0) fill = (G + A + S + L) / 2;
+    } else {
+      c = G + (A + S > L ? A + S : L);
+    }
+    t += c + 14.0 * (na[j] + ng + 3);
+  }
+  free(a), free(na);
+  return t * p->nb * (p->cb / p->t_oc) + fill;
+}
+
+/* The plan's tile fields for th output rows of tc channel blocks (window width in_w). */
+static void pool_fill(vta_plan *p, const vta_op *op, int th, int tc, int in_w) {
+  p->t_n = 1, p->t_oc = p->t_ic = tc, p->t_h = th, p->t_w = p->ow;
+  p->in_h = (th - 1) * op->stride_h + op->kh, p->in_w = in_w;
+  p->inp_tile = tc * p->in_h * in_w, p->wgt_tile = 1, p->acc_tile = p->inp_tile + tc * th * p->ow;
+  p->tiles = (int64_t)p->nb * (p->cb / tc) * ((p->oh + th - 1) / th);
+}
+
+/* The pools' tiling with vt virtual threads (INP, WGT and ACC in vt parts): t_oc channel blocks x
+ * t_h output rows x the full width, the most rows, then the most channel blocks, whose INP rows
+ * fit an INP part and window + output tile an ACC part. */
+static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs *kp, int vt, vta_plan *p, ovta_error *err) {
+  const char *nm = op->name;
+  vta_knobs k = *kp;
+  p->vt = vt;
+  p->inp_part = cfg->inp_depth / vt, p->wgt_part = cfg->wgt_depth / vt, p->acc_part = cfg->acc_depth / vt;
+  /* tile: t_oc channel blocks x t_h output rows x the full width; one thread: the most rows, then
+   * channels; two threads: of each row count's most channels, the one estimated fastest */
   int in_w = (p->ow - 1) * op->stride_w + op->kw;
   int best_h = 0, best_c = 0;
-  for (int th = p->oh; th >= 1 && !best_h; th--) {
+  double best = -1;
+  for (int th = p->oh; th >= 1 && (!best_h || (vt > 1 && op->kind == VTA_MAXPOOL)); th--) {
     if (k.t_h && th != k.t_h) continue;
     int ih = (th - 1) * op->stride_h + op->kh;
     for (int tc = p->cb; tc >= 1; tc--) {
       if (p->cb % tc || tc > 64 || (k.t_oc && tc != k.t_oc)) continue;
       int64_t x = (int64_t)tc * ih * in_w, y = (int64_t)tc * th * p->ow;
-      if (x <= cfg->inp_depth && x + y <= cfg->acc_depth && (int64_t)th * p->ow <= 65535 && ih <= 16383 && in_w <= 16383) {
-        best_h = th, best_c = tc;
+      if (x <= p->inp_part && x + y <= p->acc_part && (int64_t)th * p->ow <= 65535 && ih <= 16383 && in_w <= 16383) {
+        pool_fill(p, op, th, tc, in_w);
+        double e = op->kind == VTA_MAXPOOL ? pool_est(p) : 0;
+        if (best < 0 || e < best) best_h = th, best_c = tc, best = e;
         break;
       }
     }
   }
   if (!best_h)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: no tiling fits the SRAMs of config %s (a row of windows needs "
-                     "more than inp %d / acc %d elements)", nm, cfg->name, cfg->inp_depth, cfg->acc_depth);
-  p->t_n = 1, p->t_oc = p->t_ic = best_c, p->t_h = best_h, p->t_w = p->ow;
-  p->in_h = (best_h - 1) * op->stride_h + op->kh, p->in_w = in_w;
-  p->inp_tile = best_c * p->in_h * in_w, p->wgt_tile = 1, p->acc_tile = p->inp_tile + best_c * best_h * p->ow;
-  p->tiles = (int64_t)p->nb * (p->cb / best_c) * ((p->oh + best_h - 1) / best_h);
+                     "more than inp %d / acc %d elements)", nm, cfg->name, p->inp_part, p->acc_part);
+  pool_fill(p, op, best_h, best_c, in_w);
+  p->store_late = vt > 1; /* the window copy (GEMM) writes win_buf, the store reads acc_buf: pool_tile */
   snprintf(p->why, sizeof p->why, "%s: %d channel blocks x %d rows per tile (%s)", op->kind == VTA_GAP ? "gap" : "maxpool",
            best_c, best_h, p->oh % best_h ? "remainder tile" : "rows divide");
+  if (op->kind == VTA_MAXPOOL) { /* the estimate picks the threads */
+    size_t n = strlen(p->why);
+    p->est = best;
+    snprintf(p->why + n, sizeof p->why - n, ", estimated cost %.0f", p->est);
+  }
   return OVTA_OK;
 }
 
@@ -330,11 +457,23 @@ typedef struct se {
   const vta_plan *p;
   lir_buf *x, *w, *id, *y; /* the parameters (add: w = b; maxpool: w unused), id the identity block */
   int ncache;              /* cache_read attributes so far (their ids) */
+  lir_var *pv[2];          /* the max pool with two threads: the part of the tile being emitted is */
+  int64_t pk[2], pc;       /* floormod(pk[0] * pv[0] + pk[1] * pv[1] + pc, 2) (pmod), else the constant pc */
+  bool pmod;
 } se;
 
 #define SF (e->f)
 static lir_expr *SI(se *e, int64_t v) { return lir_i64(SF, v); }
 static lir_expr *SR(se *e, lir_var *v) { return lir_ref(SF, v); }
+
+/* The SRAM part of the tile being emitted (a fresh expression; 0 with one thread). */
+static lir_expr *part(se *e) {
+  if (!e->pmod) return SI(e, e->pc);
+  lir_expr *v = SI(e, e->pc);
+  for (int i = 0; i < 2; i++)
+    if (e->pk[i]) v = lir_add(SF, lir_muli(SF, SR(e, e->pv[i]), e->pk[i]), v);
+  return lir_bin(SF, LIR_FLOORMOD, v, SI(e, 2));
+}
 
 /* Loops v[0..n-1] over ext (from 0, outermost first), named; sn_close makes the outermost
  * `nunrolled` of them unrolled loops (micro-op loops for fold-uops). */
@@ -382,7 +521,7 @@ static lir_stmt *cache_copy(se *e, lir_buf *S, int nlead, lir_expr *const *lead,
 
 /* The identity block(s) into WGT: wgt[0, c0, o, i] = ident[c0, o, i] (the add: two blocks). */
 static lir_stmt *ident_copy(se *e, lir_buf *wgt) {
-  lir_expr *lead[1] = {SI(e, 0)}, *dorg[1] = {SI(e, 0)};
+  lir_expr *lead[1] = {part(e)}, *dorg[1] = {SI(e, 0)};
   static const int copy_of[1] = {0};
   static const bool clamp[1] = {false};
   int64_t ext[1] = {e->id->shape[0]};
@@ -394,7 +533,7 @@ static lir_stmt *ident_copy(se *e, lir_buf *wgt) {
 static lir_expr *elem(se *e, lir_buf *A, int nlead, const int64_t *lead, int n, lir_var *const *L, const int64_t *org,
                       const int64_t *step, lir_var *b, lir_var *o) {
   lir_expr *ix[LIR_MAX_DIMS];
-  for (int i = 0; i < nlead; i++) ix[i] = SI(e, lead[i]);
+  for (int i = 0; i < nlead; i++) ix[i] = i ? SI(e, lead[i]) : part(e); /* lead[0]: the part (0 given) */
   for (int k = 0; k < n; k++) {
     lir_expr *v = step && step[k] != 1 ? lir_muli(SF, SR(e, L[k]), step[k]) : SR(e, L[k]);
     ix[nlead + k] = org && org[k] ? lir_add(SF, SI(e, org[k]), v) : v;
@@ -512,7 +651,7 @@ static lir_stmt *add_tile(se *e, lir_var *tv, int64_t T, int64_t base, int64_t s
  * q0 + q] over t_oc x nr x nq (clamp: indices clamped, which the DMA pads with zeros). */
 static lir_stmt *rows_load(se *e, lir_buf *inp, lir_var *tn, lir_var *tcv, int r0, int q0, int nr, int nq, bool clamp_rq) {
   int tc = e->p->t_oc;
-  lir_expr *lead[1] = {SI(e, 0)};
+  lir_expr *lead[1] = {part(e)};
   lir_expr *dorg[4] = {SR(e, tn), lir_muli(SF, SR(e, tcv), tc), SI(e, r0), SI(e, q0)};
   static const int copy_of[4] = {-1, 0, 1, 2};
   const bool clamp[4] = {false, false, clamp_rq, clamp_rq};
@@ -560,6 +699,92 @@ static int full_tap(const vta_op *op, int oh0, int th, int OW) {
   return -1;
 }
 
+/* The window rows [r0, r0 + nr) of channel blocks [c0, c0 + nc) into the ACC: `win = 0` (a GEMM
+ * reset, tensorize; what bit 0) then `win += i32(inp) * i32(identity)` (the identity GEMM; bit 1). */
+static void win_copy(se *e, lir_block *blk, lir_buf *inp, lir_buf *wgt, lir_buf *win, int c0, int nc, int r0, int nr,
+                     int what) {
+  const vta_plan *p = e->p;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out, iw = p->in_w;
+  static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
+  int64_t org[3] = {c0, r0, 0};
+  snest n;
+  if (what & 1) { /* win = 0 */
+    sn_open(e, &n, 5, (int64_t[]){nc, nr, iw, B, BO}, crq);
+    lir_block_add(blk, acc_store(e, &n, 0, elem(e, win, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]), i32c(e, 0)));
+  }
+  if (!(what & 2)) return;
+  sn_open(e, &n, 6, (int64_t[]){nc, nr, iw, B, BO, BI}, crq); /* win += i32(inp) * i32(identity) */
+  lir_expr *a = elem(e, win, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]);
+  lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[5]);
+  lir_expr *wi[4] = {part(e), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
+  lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
+  lir_block_add(blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
+}
+
+/* Two window taps of a max-pool tile in one ALU instruction (two threads): `for c, u (unrolled: the
+ * micro-ops), rows, columns: acc = max(acc, win[tap (ky, kx) + u * (dy, dx)])` over their common
+ * rectangle r (the micro-ops of one output element follow each other: ISA.md, each sees the one
+ * before). Fewer, longer ALU instructions pair with the other thread's GEMM pieces. */
+static lir_stmt *tap_pair(se *e, lir_buf *acc, lir_buf *win, const int *r, int ky, int kx, int dy, int dx) {
+  const vta_plan *p = e->p;
+  int s_h = p->op.stride_h, s_w = p->op.stride_w;
+  static const char *const nm[6] = {"c", "u", "r", "q", "b", "o"};
+  snest n;
+  sn_open(e, &n, 6, (int64_t[]){p->t_oc, 2, r[1] - r[0], r[3] - r[2], p->cfg.batch, p->cfg.block_out}, nm);
+  lir_expr *ai[6] = {part(e), SR(e, n.v[0]), lir_addi(SF, SR(e, n.v[2]), r[0]), lir_addi(SF, SR(e, n.v[3]), r[2]),
+                     SR(e, n.v[4]), SR(e, n.v[5])};
+  lir_expr *wr = lir_add(SF, lir_muli(SF, SR(e, n.v[2]), s_h), lir_muli(SF, SR(e, n.v[1]), dy));
+  lir_expr *wc = lir_add(SF, lir_muli(SF, SR(e, n.v[3]), s_w), lir_muli(SF, SR(e, n.v[1]), dx));
+  lir_expr *xi[6] = {part(e), SR(e, n.v[0]), lir_addi(SF, wr, (int64_t)r[0] * s_h + ky), lir_addi(SF, wc, (int64_t)r[2] * s_w + kx),
+                     SR(e, n.v[4]), SR(e, n.v[5])};
+  lir_expr *a = lir_load(SF, acc, ai);
+  lir_expr *v = lir_bin(SF, LIR_MAX, lir_load(SF, acc, a->args), lir_load(SF, win, xi));
+  return sn_close(e, &n, lir_store(SF, acc, a->args, v), 2);
+}
+
+/* The rows g of one piece of a two-thread pool tile's window copy (a GEMM reset and an identity
+ * GEMM per piece of g rows of one channel block): the most rows that still give two pieces more
+ * than the tile's na ALU instructions. The runtime places each ALU instruction of the other
+ * thread's tile beside one GEMM of this one (jit-runtime/README.md "Overlap"), so they all find one
+ * and that tile's last ALU ends two pieces before this tile's copy does (tsim, 1x64x56x56: g 4 44,235
+ * cycles, 5 48,127, 2 52,690; ResNet-18's 112x112: g 2 the fastest of 1..3). */
+static int pool_rows_piece(const vta_op *op, int tc, int ih, int na) {
+  (void)op;
+  int g = ih;
+  while (g > 1 && 2 * tc * ((ih + g - 1) / g) < na + 2) g--;
+  return g;
+}
+
+/* The ALU passes of a max-pool tile (the first tap's MOV or the -128 fill, a MAX per other tap in
+ * the image). */
+static int pool_nalu(const vta_op *op, int oh0, int th, int OW) {
+  int grp[op->kh * op->kw][2];
+  return (full_tap(op, oh0, th, OW) < 0) + tap_groups(op, oh0, th, OW, true, grp);
+}
+
+/* The ALU instructions of a pool tile's window taps in order: grp[i] = {tap, second tap or -1}; the
+ * first tap (full_tap: a MOV) first, then every other tap whose rectangle in the image is not
+ * empty, in order; with pair, a later tap over the same rectangle joins it (tap_pair). Returns their
+ * count. */
+static int tap_groups(const vta_op *op, int oh0, int th, int OW, bool pair, int (*grp)[2]) {
+  int ntap = op->kh * op->kw, first = op->kind == VTA_GAP ? -1 : full_tap(op, oh0, th, OW), n = 0, r[4], r2[4];
+  bool done[ntap];
+  memset(done, 0, sizeof done);
+  for (int t = 0; t < ntap; t++) {
+    int tap = first < 0 ? t : t == 0 ? first : t <= first ? t - 1 : t;
+    if (done[tap] || !tap_rect(op, oh0, th, OW, tap / op->kw, tap % op->kw, r)) continue;
+    done[tap] = true;
+    grp[n][0] = tap, grp[n][1] = -1;
+    for (int u = t + 1; u < ntap && pair && tap != first && grp[n][1] < 0; u++) {
+      int t2 = first < 0 ? u : u <= first ? u - 1 : u;
+      if (!done[t2] && tap_rect(op, oh0, th, OW, t2 / op->kw, t2 % op->kw, r2) && !memcmp(r, r2, sizeof r))
+        grp[n][1] = t2, done[t2] = true;
+    }
+    n++;
+  }
+  return n;
+}
+
 /* One max-pool tile: output rows [oh0, oh0 + th) of the t_oc channel blocks from block tc * t_oc
  * of image block tn (tn, tc: the tile loops). The input rows and columns with their halo into INP
  * (clamped indices: the DMA pads them with zeros), the identity block into WGT, the window rows
@@ -576,7 +801,12 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int tc = p->t_oc, OW = p->ow, s_h = op->stride_h, s_w = op->stride_w;
   int ih = (th - 1) * s_h + op->kh, iw = p->in_w, ih0 = oh0 * s_h - op->pad_t;
-  int64_t is[6] = {1, tc, ih, iw, B, BI}, ws[4] = {1, 1, BO, BI}, xs[6] = {1, tc, ih, iw, B, BO}, ys[6] = {1, tc, th, OW, B, BO};
+  /* two threads: a remainder tile's window takes the full tile's rows, so its output region starts
+   * where every tile of the part has it (the next tile's window copy does not wait for this one's
+   * store: store_late) */
+  int bh = p->vt > 1 ? p->in_h : ih;
+  int64_t is[6] = {p->vt, tc, ih, iw, B, BI}, ws[4] = {p->vt, 1, BO, BI}, xs[6] = {p->vt, tc, bh, iw, B, BO},
+          ys[6] = {p->vt, tc, th, OW, B, BO};
   lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
   lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
   lir_buf *win = lir_buf_new(SF, "win_buf", LIR_I32, 6, xs, LIR_SCOPE_ACC);
@@ -584,18 +814,22 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   lir_block blk;
   lir_block_init(&blk, SF);
   lir_block_add(&blk, rows_load(e, inp, tn, tcv, ih0, -op->pad_l, ih, iw, true));
-  lir_block_add(&blk, ident_copy(e, wgt));
+  if (p->vt == 1 || oh0 < 2 * p->t_h) /* two threads: the first tile of each part loads it, the rest reuse it */
+    lir_block_add(&blk, ident_copy(e, wgt));
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   snest n;
-  sn_open(e, &n, 5, (int64_t[]){tc, ih, iw, B, BO}, crq); /* win = 0 */
-  lir_block_add(&blk, acc_store(e, &n, 0, elem(e, win, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, 0)));
-  sn_open(e, &n, 6, (int64_t[]){tc, ih, iw, B, BO, BI}, crq); /* win += i32(inp) * i32(identity) */
-  {
-    lir_expr *a = elem(e, win, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
-    lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[5]);
-    lir_expr *wi[4] = {SI(e, 0), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
-    lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
-    lir_block_add(&blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
+  if (p->vt == 1) {
+    win_copy(e, &blk, inp, wgt, win, 0, tc, 0, ih, 3);
+  } else {
+    /* in pieces of g rows of one channel block (pool_rows_piece); the last rows' reset first (beside
+     * the short MOV), their copy last */
+    int g = pool_rows_piece(op, tc, ih, pool_nalu(op, oh0, th, OW)), rest;
+    rest = ih % g;
+    for (int c = 0; c < tc; c++) {
+      if (rest) win_copy(e, &blk, inp, wgt, win, c, 1, ih - rest, rest, 1);
+      for (int r = 0; r + g <= ih; r += g) win_copy(e, &blk, inp, wgt, win, c, 1, r, g, 3);
+      if (rest) win_copy(e, &blk, inp, wgt, win, c, 1, ih - rest, rest, 2);
+    }
   }
   bool gap = op->kind == VTA_GAP;
   int first = gap ? -1 : full_tap(op, oh0, th, OW); /* maxpool: the tap moved into acc first */
@@ -604,9 +838,14 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
     lir_block_add(&blk, acc_store(e, &n, 0, a, i32c(e, gap ? 0 : -128)));
   }
-  for (int t = 0; t < op->kh * op->kw; t++) { /* acc = max(acc, window element) over the rectangle in the image */
-    int tap = first < 0 ? t : t == 0 ? first : t <= first ? t - 1 : t, ky = tap / op->kw, kx = tap % op->kw, r[4];
-    if (!tap_rect(op, oh0, th, OW, ky, kx, r)) continue;
+  int ntap = op->kh * op->kw, grp[ntap][2], ng = tap_groups(op, oh0, th, OW, p->vt > 1, grp);
+  for (int i = 0; i < ng; i++) { /* acc = max(acc, window element) over the rectangle in the image */
+    int tap = grp[i][0], ky = tap / op->kw, kx = tap % op->kw, two = grp[i][1], r[4];
+    tap_rect(op, oh0, th, OW, ky, kx, r);
+    if (two >= 0) {
+      lir_block_add(&blk, tap_pair(e, acc, win, r, ky, kx, two / op->kw - ky, two % op->kw - kx));
+      continue;
+    }
     sn_open(e, &n, 5, (int64_t[]){tc, r[1] - r[0], r[3] - r[2], B, BO}, crq);
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, r[0], r[2]}, NULL, n.v[3], n.v[4]);
     lir_expr *x = elem(e, win, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)r[0] * s_h + ky, (int64_t)r[2] * s_w + kx},
@@ -684,13 +923,23 @@ int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
     lir_var *nv = lir_var_new(f, "tn", LIR_I64), *cv = lir_var_new(f, "tc", LIR_I64);
     lir_block rows;
     lir_block_init(&rows, f);
-    for (int oh0 = 0; oh0 < p->oh; oh0 += p->t_h) {
+    /* two threads: row tile j of block (tn, tc) in part (tn * ncb * R + tc * R + j) % 2, constant when R is even */
+    int64_t R = (p->oh + p->t_h - 1) / p->t_h, ncb = p->cb / p->t_oc;
+    e->pv[0] = nv, e->pv[1] = cv, e->pk[0] = ncb * R % 2, e->pk[1] = R % 2;
+    for (int oh0 = 0, j = 0; oh0 < p->oh; oh0 += p->t_h, j++) {
       int th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0;
+      e->pmod = p->vt > 1 && (e->pk[0] || e->pk[1]), e->pc = p->vt > 1 ? j % 2 : 0;
       lir_block_add(&rows, p->op.kind == VTA_UPSAMPLE ? upsample_tile(e, nv, cv, oh0, th) : pool_tile(e, nv, cv, oh0, th));
     }
+    lir_stmt *body = lir_block_stmt(&rows);
+    if (p->vt > 1) { /* the part of the block's first tile (insert-deps' form of a ping-pong body) */
+      e->pmod = true, e->pc = 0;
+      body = lir_attr(f, "virtual_thread", part(e), body);
+    }
+    e->pmod = false, e->pc = 0;
     lir_block_add(&top, lir_for(f, nv, SI(e, 0), SI(e, p->nb), LIR_FOR_SERIAL,
-                                lir_for(f, cv, SI(e, 0), SI(e, p->cb / p->t_oc), LIR_FOR_SERIAL, lir_block_stmt(&rows))));
+                                lir_for(f, cv, SI(e, 0), SI(e, ncb), LIR_FOR_SERIAL, body)));
   }
-  f->body = lir_attr(f, "vthreads", SI(e, 1), lir_block_stmt(&top));
+  f->body = lir_attr(f, "vthreads", SI(e, p->vt), lir_block_stmt(&top));
   return OVTA_OK;
 }

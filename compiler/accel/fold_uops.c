@@ -102,7 +102,18 @@ typedef struct fctx {
   int ns, cap;
   sram *s;   /* the SRAM buffers laid out (arena) */
   int nests; /* kernels made (as_written: their keys) */
+  struct seen_kernel *seen; /* as_written with two threads: the kernels made, to share equal ones (arena) */
+  int nseen, capseen;
 } fctx;
+
+/* A kernel made (kernel_emit), by what makes it: the folded loops, the operands' base indices, the
+ * pushes; and the nest number its key took. */
+typedef struct seen_kernel {
+  fold fo;          /* its loops: hardware levels and micro-op loops with their factors */
+  lir_expr *b[3];   /* the flat base index of its dst, src and wgt operands */
+  lir_stmt *pushes; /* its GEMM / ALU pushes */
+  int64_t nest;     /* the nest number in its key */
+} seen_kernel;
 
 #define F (c->f)
 
@@ -417,6 +428,42 @@ static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
   return outer ? lir_add(F, parts, lir_muli(F, lir_ref(F, outer), c->p->vt)) : parts;
 }
 
+static bool stmt_eq(const lir_stmt *a, const lir_stmt *b) {
+  int na = a->kind == LIR_S_SEQ ? a->n : 1, nb = b->kind == LIR_S_SEQ ? b->n : 1;
+  if (na != nb) return false;
+  for (int i = 0; i < na; i++) {
+    const lir_stmt *x = a->kind == LIR_S_SEQ ? a->stmts[i] : a, *y = b->kind == LIR_S_SEQ ? b->stmts[i] : b;
+    if (x->kind != LIR_S_EVAL || y->kind != LIR_S_EVAL || !lir_expr_eq(x->value, y->value)) return false;
+  }
+  return true;
+}
+
+/* The nest number of an equal kernel made before (as_written with two threads: the max pool's row
+ * tiles repeat the same micro-ops in each part), else a new one, remembered; -1: out of memory. */
+static int64_t nest_number(fctx *c, const fold *fo, lir_expr *const *b, lir_stmt *pushes) {
+  if (c->p->vt < 2) return c->nests++;
+  for (int i = 0; i < c->nseen; i++) {
+    const seen_kernel *k = &c->seen[i];
+    if (k->fo.nl != fo->nl || k->fo.nu != fo->nu || !stmt_eq(k->pushes, pushes)) continue;
+    bool eq = true;
+    for (int j = 0; j < fo->nl && eq; j++)
+      eq = k->fo.l[j].ext == fo->l[j].ext && !memcmp(k->fo.l[j].f, fo->l[j].f, sizeof fo->l[j].f);
+    for (int j = 0; j < fo->nu && eq; j++)
+      eq = k->fo.u[j].ext == fo->u[j].ext && !memcmp(k->fo.u[j].f, fo->u[j].f, sizeof fo->u[j].f);
+    for (int j = 0; j < 3 && eq; j++) eq = lir_expr_eq(k->b[j], b[j]);
+    if (eq) return k->nest;
+  }
+  if (c->nseen == c->capseen) {
+    int ncap = c->capseen ? 2 * c->capseen : 64;
+    seen_kernel *n = lir_alloc(F, sizeof *n * (size_t)ncap);
+    if (!n) return -1;
+    if (c->nseen) memcpy(n, c->seen, sizeof *n * (size_t)c->nseen);
+    c->seen = n, c->capseen = ncap;
+  }
+  c->seen[c->nseen++] = (seen_kernel){.fo = *fo, .b = {b[0], b[1], b[2]}, .pushes = pushes, .nest = c->nests};
+  return c->nests++;
+}
+
 /* The kernel of a folded nest: host loops around `attr uop_kernel = KEY { hardware levels, micro-op
  * loops around one uop }`, the pushes, kernel_end. parts NULL: the key of the nest's number. */
 static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_expr *parts) {
@@ -436,7 +483,16 @@ static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_exp
                       k->what, (long long)hiters);
     return NULL;
   }
-  lir_expr *base = lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28) + (parts ? 0 : c->nests++));
+  int64_t nest = 0;
+  if (!parts || kind == KIND_NEST) {
+    lir_stmt *ps = lir_block_stmt(&k->pushes);
+    nest = kind == KIND_NEST ? nest_number(c, fo, b, ps) : c->nests++;
+    if (nest < 0) {
+      c->rc = OVTA_FAIL(c->err, OVTA_ENOMEM, "fold-uops: out of memory");
+      return NULL;
+    }
+  }
+  lir_expr *base = lir_i64(F, (int64_t)(c->uid << 32 | (uint64_t)kind << 28) + nest);
   lir_expr *key = parts ? lir_add(F, base, lir_add(F, lir_muli(F, parts, 1 << 20), hidx)) : base;
   lir_block rec;
   lir_block_init(&rec, F);
@@ -467,7 +523,8 @@ static lir_stmt *kernel_emit(fctx *c, kops *k, const fold *fo, int kind, lir_exp
 /* Rule (as written): with the plan's as_written (the ALU operators), a nest with unrolled loops is
  * taken as written - those loops are the micro-op loops, the others (at most two) the hardware
  * levels in order, nothing merged or dropped; any other nest folds by fold_loops keeping its
- * extent-1 loops; no host loops; every nest is its own kernel (key: kind 6, the nest's number). */
+ * extent-1 loops; no host loops; every nest is its own kernel (key: kind 6, the nest's number, and
+ * in bits 20..27 the ACC part when it is not a constant: the max pool's two threads). */
 static int written_fold(fctx *c, const kops *k, const aloop *al, fold *fo) {
   bool unrolled = false;
   for (int i = 0; i < k->nl; i++) unrolled = unrolled || k->loops[i]->for_kind == LIR_FOR_UNROLLED;
@@ -522,7 +579,10 @@ static lir_stmt *fold_kernel(fctx *c, lir_stmt *const *loops, int nl, lir_stmt *
     for (int j = 0; j < 3; j++) al[i].f[j] = k.has[j] ? k.r[j].k[i] : 0;
   fold fo;
   int64_t budget = k.gemm || k.src ? c->p->uop_budget : 1;
-  if (c->p->as_written) return written_fold(c, &k, al, &fo) ? NULL : kernel_emit(c, &k, &fo, KIND_NEST, NULL);
+  if (c->p->as_written) { /* a part that is not a constant (the max pool's two threads): in the key too */
+    lir_expr *pl = k.r[0].lead;
+    return written_fold(c, &k, al, &fo) ? NULL : kernel_emit(c, &k, &fo, KIND_NEST, pl && pl->kind != LIR_E_INT ? pl : NULL);
+  }
   fold_loops(al, nl, budget, false, &fo);
   int kind;
   lir_expr *parts = key_parts(c, &k, &kind);

@@ -11,6 +11,7 @@ enum { M_L = 1 << OVTA_RT_LOAD, M_C = 1 << OVTA_RT_COMPUTE, M_S = 1 << OVTA_RT_S
 
 typedef struct dctx {
   lir_func *f;
+  const vta_plan *p;
   ovta_error *err;
   int vt; /* virtual threads (attr vthreads) */
   int rc; /* the refusal, once made */
@@ -260,11 +261,28 @@ static int last_gemm_end(const lir_block *tail) {
   return last;
 }
 
+static bool is_callee(const lir_stmt *s, const char *name) {
+  return s->kind == LIR_S_EVAL && s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, name);
+}
+
+/* The index in tail of the first micro-op kernel after index `after` that pushes an ALU
+ * instruction (its `attr uop_kernel`), -1 without one. */
+static int first_alu_kernel(const lir_block *tail, int after) {
+  for (int k = after + 1, kb = -1; k < tail->n; k++) {
+    const lir_stmt *s = tail->s[k];
+    if (s->kind == LIR_S_ATTR && !strcmp(s->key, "uop_kernel")) kb = k;
+    else if (is_callee(s, "ovta.alu") && kb >= 0) return kb;
+  }
+  return -1;
+}
+
 /* Tiles without reduction steps (the ALU operators): in[from..to) is one tile - its INP/WGT loads
  * (load only), then compute work and its stores (store_list's tokens) - appended to out: pop
  * store->compute (the ACC part free) and compute->load (the INP/WGT part free) first, push and pop
  * load->compute after the loads, push compute->load after the last GEMM (the last reader of
- * INP/WGT), push store->compute after the last store. */
+ * INP/WGT), push store->compute after the last store. With the plan's store_late (GEMMs that write
+ * no ACC element the stores read), store->compute is popped before the first ALU kernel after the
+ * last GEMM instead of first. */
 static int plain_tile(dctx *c, lir_block *in, int from, int to, lir_block *out) {
   int i = from;
   while (i < to && modules(c, in->s[i]) == M_L) i++;
@@ -277,14 +295,15 @@ static int plain_tile(dctx *c, lir_block *in, int from, int to, lir_block *out) 
   lir_block tail;
   lir_block_init(&tail, c->f);
   flatten(&tail, ts);
-  int last = last_gemm_end(&tail);
+  int last = last_gemm_end(&tail), late = c->p && c->p->store_late ? first_alu_kernel(&tail, last) : -1;
   if (last < 0) return refuse(c, in->s[from], "a tile whose loads no GEMM reads");
-  lir_block_add(out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
+  if (late < 0) lir_block_add(out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
   lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
   for (int k = from; k < i; k++) lir_block_add(out, in->s[k]);
   lir_block_add(out, dep(c, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
   lir_block_add(out, dep(c, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
   for (int k = 0; k < tail.n; k++) {
+    if (k == late) lir_block_add(out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
     lir_block_add(out, tail.s[k]);
     if (k == last) lir_block_add(out, dep(c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
   }
@@ -443,7 +462,7 @@ static int tile_nest(dctx *c, lir_stmt **nest) {
  * attribute, input that already has tokens. */
 int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
-  dctx c = {.f = f, .err = err};
+  dctx c = {.f = f, .p = p, .err = err};
   lir_stmt *top = f->body;
   if (!top || top->kind != LIR_S_ATTR || strcmp(top->key, "vthreads") || top->value->kind != LIR_E_INT ||
       top->value->ival < 1 || top->value->ival > 64)

@@ -151,13 +151,16 @@ static bool cpu_resize(const vta_op *op, const char *ct, const char *nm, const i
   return up;
 }
 
-/* Run op on backend/config; compare with the reference; returns the plan's tile count. */
-static int64_t check(const char *backend, const char *cfgname, const vta_op *op, const vta_knobs *kn) {
+/* Run op on backend/config (fsim: modules interleaved by seed, 0 the fixed order); compare with the
+ * reference; returns the plan's tile count, its virtual threads in *vt (may be NULL). */
+static int64_t check_seed(const char *backend, const char *cfgname, const vta_op *op, const vta_knobs *kn, uint64_t seed,
+                          int *vt) {
   ovta_error err = {0};
   ovta_config cfg;
   OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
   vta_plan p;
   OVTA_ASSERT_OK(vta_plan_make(&cfg, op, kn, &p, &err), err);
+  if (vt) *vt = p.vt;
   vta_kernel *k;
   OVTA_ASSERT_OK(vta_compile(&p, NULL, NULL, &k, &err), err);
   /* x/y through the conv packing helpers (same activation layout); o = c */
@@ -192,7 +195,9 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   if (op->kind == VTA_ADD) vta_pack_x(&cp, b, pb);
   vta_pack_identity(&p, id);
   ovta_dev *dev;
-  OVTA_ASSERT_OK(ovta_dev_open(backend, &cfg, NULL, &dev, &err), err);
+  ovta_dev_opts o = {0};
+  o.seed = seed;
+  OVTA_ASSERT_OK(ovta_dev_open(backend, &cfg, &o, &dev, &err), err);
   ovta_buf *bufs[VTA_BUF_COUNT] = {0};
   OVTA_ASSERT_OK(ovta_buf_alloc(dev, nx, &bufs[VTA_BUF_X], &err), err);
   OVTA_ASSERT_OK(ovta_buf_alloc(dev, nw, &bufs[VTA_BUF_W], &err), err);
@@ -227,6 +232,10 @@ static int64_t check(const char *backend, const char *cfgname, const vta_op *op,
   vta_kernel_free(k);
   free(a), free(b), free(pa), free(pb), free(id), free(py), free(y), free(ref);
   return p.tiles;
+}
+
+static int64_t check(const char *backend, const char *cfgname, const vta_op *op, const vta_knobs *kn) {
+  return check_seed(backend, cfgname, op, kn, 0, NULL);
 }
 
 static void test_add(void **st) {
@@ -270,6 +279,63 @@ static void test_maxpool(void **st) {
     vta_knobs k = {.t_h = 4}; /* 11 output rows in tiles of 4: remainder tile of 3 */
     assert_int_equal(check("fsim", *cf, &op, &k) % 3, 0); /* row tiles 4, 4, 3 per image block / channel tile */
   }
+}
+
+/* The max pool with two virtual threads (INP/WGT/ACC halves, row tiles alternating between them, the
+ * window copy in row pieces so the ALU of one tile runs beside the GEMMs of the next): every config,
+ * shapes with an even and an odd number of row tiles per block (the part a constant per tile, or
+ * floormod of the tile loops), remainder tiles, 3x3 stride 2 and 1, 2x2; the same bytes as the
+ * plain-C references and as the one-thread plan, on fsim in the fixed order and with two random
+ * module interleavings (a missing token shows as a wrong result); tsim on default (test_tsim). */
+static bool fits(const char *cfgname, const vta_op *op, const vta_knobs *k) {
+  ovta_error err = {0};
+  ovta_config cfg;
+  vta_plan p;
+  OVTA_ASSERT_OK(ovta_config_load(cfgname, &cfg, &err), err);
+  return vta_plan_make(&cfg, op, k, &p, &err) == OVTA_OK;
+}
+
+static void test_maxpool_vt2(void **st) {
+  /* n c h w k stride pad t_h (0: the plan's); the 56x56 pool's remainder row tile (4 of 6 rows) once
+   * put its output region where the part's next window copy wrote it (store_late) */
+  static const int cs[][8] = {{2, 32, 12, 12, 3, 2, 1, 0}, {2, 32, 24, 20, 3, 2, 1, 2}, {2, 48, 23, 17, 3, 2, 1, 3},
+                              {2, 16, 11, 10, 3, 1, 1, 4}, {2, 16, 8, 8, 2, 2, 0, 0},  {2, 32, 9, 14, 3, 2, 1, 1},
+                              {2, 32, 56, 56, 3, 2, 1, 6}, {2, 16, 30, 20, 3, 2, 1, 4}};
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++)
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+      vta_op op;
+      vta_op_maxpool(&op, "pool_vt", cs[i][0], cs[i][1], cs[i][2], cs[i][3], cs[i][4], cs[i][5], cs[i][6]);
+      int vt;
+      for (int v = 1; v <= 2; v++) {
+        vta_knobs k = {.t_h = cs[i][7], .vthreads = v};
+        if (!fits(*cf, &op, &k)) k.t_h = 0; /* config small: the rows asked for do not fit a part */
+        if (!fits(*cf, &op, &k) && v == 1) break; /* config small: not even one row of the 56-wide image */
+        if (!fits(*cf, &op, &k)) { /* nor one row in half the SRAMs: the plan takes one thread */
+          vta_knobs k0 = {0};
+          check_seed("fsim", *cf, &op, &k0, 0, &vt);
+          assert_int_equal(vt, 1);
+          continue;
+        }
+        int64_t t = check_seed("fsim", *cf, &op, &k, 0, &vt);
+        assert_int_equal(vt, v);
+        if (v == 2) {
+          assert_int_equal(check_seed("fsim", *cf, &op, &k, 0x5eed + i, NULL), t);
+          assert_int_equal(check_seed("fsim", *cf, &op, &k, 0x77 + i, NULL), t);
+        }
+      }
+    }
+  /* the plan takes two threads for ResNet-18's pool on default (the estimate's choice) */
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_plan p1, p2, p;
+  vta_op_maxpool(&op, "pool_r18", 1, 64, 112, 112, 3, 2, 1);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 1}, &p1, &err), err);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, &(vta_knobs){.vthreads = 2}, &p2, &err), err);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_true(p2.est < p1.est);
+  assert_int_equal(p.vt, 2);
 }
 
 /* The quantize rule's (mult, shift) pairs (gap_scale, passes/quantize.c) for 7x7 at one exponent
@@ -397,7 +463,13 @@ static void test_tsim(void **st) {
   if (!have) skip();
   vta_op op;
   vta_op_maxpool(&op, "pool_tsim", 1, 16, 8, 8, 3, 2, 1);
-  check("tsim", "default", &op, NULL);
+  check("tsim", "default", &op, &(vta_knobs){.vthreads = 1});
+  check("tsim", "default", &op, &(vta_knobs){.vthreads = 2});
+  vta_op_maxpool(&op, "pool_tsim_vt", 1, 32, 24, 20, 3, 2, 1); /* 12 output rows: 6 tiles, or 3 (odd: the part from the tile loops) */
+  check("tsim", "default", &op, &(vta_knobs){.t_h = 2, .vthreads = 2});
+  check("tsim", "default", &op, &(vta_knobs){.t_h = 5, .vthreads = 2});
+  vta_op_maxpool(&op, "pool_tsim_vt2", 2, 16, 11, 10, 3, 1, 1); /* stride 1, 2 images of 3 row tiles */
+  check("tsim", "default", &op, &(vta_knobs){.t_h = 4, .vthreads = 2});
   vta_op_add(&op, "add_tsim", 1, 16, 4, 6, 1, 0, 1);
   check("tsim", "default", &op, &(vta_knobs){.t_w = 5});
   vta_op_gap(&op, "gap_tsim", 1, 32, 7, 7, 2675, 17);
@@ -456,7 +528,7 @@ static void test_sched_verify(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_gap),
+      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_maxpool_vt2), cmocka_unit_test(test_gap),
       cmocka_unit_test(test_upsample), cmocka_unit_test(test_upsample_rules), cmocka_unit_test(test_upsample_sizes),
       cmocka_unit_test(test_tsim),
       cmocka_unit_test(test_errors), cmocka_unit_test(test_sched_verify),

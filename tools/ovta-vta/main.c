@@ -115,6 +115,9 @@ static int run_check(vta_kernel *k, const char *backend, ovta_error *err) {
            (unsigned long long)st.insns, (unsigned long long)st.runs);
     if (dc.cycles) printf(", cycles %llu", (unsigned long long)dc.cycles); /* a backend that counts them (tsim) */
     printf("\n");
+    printf("runtime: kernel loads %llu, overlap marked %llu moved %llu reverted %llu\n",
+           (unsigned long long)st.kernel_loads, (unsigned long long)st.overlap_marked,
+           (unsigned long long)st.overlap_moved, (unsigned long long)st.overlap_reverted);
     if (bad) rc = OVTA_FAIL(err, OVTA_EINTERNAL, "%s: %zu outputs differ from the reference", p->op.name, bad);
   }
   ovta_rt_destroy(rt);
