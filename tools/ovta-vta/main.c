@@ -16,6 +16,8 @@
  *          --res SC,SR,SHIFT[,LO,HI] (conv, dense: a fused residual add, y = clamp(requant((conv << SC) +
  *            (r << SR), SHIFT), LO, HI) with a seeded r; --run checks it against vta_reference_res);
  *            --res-form after|before: where r enters (vta_plan.res_pre; default: the cost model's pick)
+ *            --epi whole|chunked: the epilogue in whole tiles or 2 chunks where the plan allows it
+ *            (vta_plan.epi_chunks; default: the cost model's pick)
  *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap, upsample: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
@@ -302,6 +304,7 @@ int main(int argc, char **argv) {
       }
       vta_op_fuse_add(&op, v[0], v[1], v[2], v[3], v[4]);
     } else if (!strcmp(a, "--res-form") && i + 1 < argc) k.res_form = !strcmp(argv[++i], "before") ? 2 : 1;
+    else if (!strcmp(a, "--epi") && i + 1 < argc) k.epi = !strcmp(argv[++i], "chunked") ? 2 : 1;
     else if (!strcmp(a, "--groups") && i + 1 < argc && op.kind == VTA_CONV) op.groups = atoi(argv[++i]);
     else if (!strcmp(a, "--shifts") && i + 1 < argc && (op.kind == VTA_CONV || op.kind == VTA_DENSE)) {
       static int64_t shs[65536];
