@@ -371,7 +371,8 @@ static double cost(const vta_plan *p) {
 
 
 /* Call fn on every tiling of p (its op, config and virtual threads set) that fits the SRAMs and
- * agrees with the knobs set in k, with its estimated cycles. */
+ * agrees with the knobs set in k, with its estimated cycles: in the chunked epilogue's form
+ * (epi_chunks) when it applies and is cheaper, or the knob asks for it. */
 typedef void (*tiling_fn)(void *ctx, const vta_plan *q, double cost);
 static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, void *ctx) {
   vta_knobs k = *kp;
@@ -393,13 +394,15 @@ static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, vo
             q.epi_chunks = false;
             fill_sizes(&q);
             if (!fits(&q)) continue;
-            bool whole = k.epi != 2 || !epi_ok(&q), chunked = k.epi != 1 && epi_ok(&q);
-            if (whole) fn(ctx, &q, cost(&q));
-            if (chunked) { /* the chunked epilogue: the same SRAM use */
+            double cw = cost(&q);
+            if (k.epi != 1 && epi_ok(&q)) { /* the chunked epilogue (same SRAM use): when cheaper or forced */
               q.epi_chunks = true;
               fill_sizes(&q);
-              fn(ctx, &q, cost(&q));
+              double cc = cost(&q);
+              if (cc < cw || k.epi == 2) cw = cc;
+              else q.epi_chunks = false, fill_sizes(&q);
             }
+            fn(ctx, &q, cw);
           }
         }
       }
@@ -532,8 +535,7 @@ typedef struct space_ctx { vta_tiling *out; int cap, n, vt; } space_ctx;
 static void collect(void *ctx, const vta_plan *q, double cst) {
   space_ctx *c = ctx;
   if (c->n < c->cap)
-    c->out[c->n] = (vta_tiling){.k = {q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, c->vt, .epi = q->epi_chunks ? 2 : 1},
-                                .est = cst};
+    c->out[c->n] = (vta_tiling){.k = {q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, c->vt}, .est = cst};
   c->n++;
 }
 
