@@ -469,6 +469,17 @@ static bool tokens_complete(const ovta_rt *rt) {
   return retired == n;
 }
 
+/* Micro-op executions of a GEMM/ALU (its loop nest times its micro-ops). */
+static uint64_t insn_work(const ovta_insn *x) {
+  return (uint64_t)(x->uop_end - x->uop_bgn) * x->iter_out * x->iter_in;
+}
+
+/* May ALU passes of aw and bw micro-ops both follow a GEMM of gw (the second beside the next GEMM)?
+ * Together no longer than it, each at least a quarter of it: a chunked epilogue's half passes. (A
+ * 3x3 conv's passes, a ninth of its GEMM, keep one per GEMM: two there measured +0.1% on a conv
+ * with a fused add.) */
+static bool pair_fits(uint64_t aw, uint64_t bw, uint64_t gw) { return aw + bw <= gw && 4 * aw >= gw && 4 * bw >= gw; }
+
 /* ALU instructions deferred at most at once by the overlap scheduling. */
 enum { RT_OVERLAP_WINDOW = 16 };
 
@@ -488,9 +499,11 @@ static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, u
   uint32_t at = no;
   bool tokens = x->pop_prev || x->pop_next || x->push_prev || x->push_next;
   const ovta_insn *last = no ? &rt->insns[pos[order[no - 1]]] : NULL;
-  const ovta_insn *last2 = no > 1 ? &rt->insns[pos[order[no - 2]]] : NULL;
-  /* after a GEMM, or after the second of two ALUs placed after one (the second runs beside the next GEMM) */
-  bool pair = last && (last->opcode == OVTA_OP_GEMM || (last->opcode == OVTA_OP_ALU && last2 && last2->opcode == OVTA_OP_ALU));
+  const ovta_insn *last2 = no > 1 ? &rt->insns[pos[order[no - 2]]] : NULL, *g = no > 2 ? &rt->insns[pos[order[no - 3]]] : NULL;
+  /* after a GEMM, or after the second of two half passes placed after one (it runs beside the next GEMM) */
+  bool pair = last && (last->opcode == OVTA_OP_GEMM ||
+                       (last->opcode == OVTA_OP_ALU && last2 && last2->opcode == OVTA_OP_ALU && g && g->opcode == OVTA_OP_GEMM &&
+                        pair_fits(insn_work(last2), insn_work(last), insn_work(g))));
   if (!tokens && pair && rt->fp[pos[order[no - 1]]].known)
     for (uint32_t q = no; q-- > 0 && no - q <= RT_UOP_HOIST;) {
       const ovta_insn *y = &rt->insns[pos[order[q]]];
@@ -504,11 +517,6 @@ static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, u
     }
   memmove(order + at + 1, order + at, sizeof *order * (no - at));
   order[at] = c;
-}
-
-/* Micro-op executions of a GEMM/ALU (its loop nest times its micro-ops). */
-static uint64_t insn_work(const ovta_insn *x) {
-  return (uint64_t)(x->uop_end - x->uop_bgn) * x->iter_out * x->iter_in;
 }
 
 /* How many instructions (at most one of them a GEMM) pull_alu looks past. */
@@ -542,8 +550,8 @@ static uint32_t pull_alu(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, ui
 /* One scheduling pass over the compute instructions at stream positions pos[0..nc): their new
  * order (indices into pos) in order[]. ALU instructions (unless nodefer) are deferred, in their
  * order, and placed right after a later GEMM: the oldest, and the next one too when the two
- * together do not exceed the GEMM's micro-ops (short passes, a chunked epilogue's: the second
- * runs beside the next GEMM; a third would run alone); a GEMM that gets none takes a later ALU that pairs with it (pull_alu).
+ * are a chunked epilogue's half passes (pair_fits: the second runs beside the next GEMM; a third
+ * would run alone); a GEMM that gets none takes a later ALU that pairs with it (pull_alu).
  * An instruction placed now that conflicts
  * with a deferred one (a LOAD UOP: overwrites its micro-ops; or it pops a queue a deferred one
  * pushes) places the deferred ones it depends on first, and the earlier deferred ones those
@@ -590,7 +598,7 @@ static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, 
     else order[no++] = c;
     if (fx->known && x->opcode == OVTA_OP_GEMM && nd) { /* the oldest deferred ALUs after this GEMM */
       uint64_t gw = insn_work(x), aw = 0;
-      for (int k = 0; k < 2 && nd && (k == 0 || aw + insn_work(&rt->insns[pos[def[0]]]) <= gw); k++) {
+      for (int k = 0; k < 2 && nd && (k == 0 || pair_fits(aw, insn_work(&rt->insns[pos[def[0]]]), gw)); k++) {
         aw += insn_work(&rt->insns[pos[def[0]]]);
         order[no++] = def[0];
         memmove(def, def + 1, sizeof *def * --nd);
