@@ -494,16 +494,13 @@ enum { RT_UOP_HOIST = 4 };
  * GEMM/ALU instructions (at most RT_UOP_HOIST) whose micro-ops it does not overwrite. Else at the
  * end. */
 static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, uint64_t ulo, uint64_t uhi,
-                           uint32_t *order, uint32_t no) {
+                           uint32_t *order, uint32_t no, bool half_pair) {
   const ovta_insn *x = &rt->insns[pos[c]];
   uint32_t at = no;
   bool tokens = x->pop_prev || x->pop_next || x->push_prev || x->push_next;
   const ovta_insn *last = no ? &rt->insns[pos[order[no - 1]]] : NULL;
-  const ovta_insn *last2 = no > 1 ? &rt->insns[pos[order[no - 2]]] : NULL, *g = no > 2 ? &rt->insns[pos[order[no - 3]]] : NULL;
-  /* after a GEMM, or after the second of two half passes placed after one (it runs beside the next GEMM) */
-  bool pair = last && (last->opcode == OVTA_OP_GEMM ||
-                       (last->opcode == OVTA_OP_ALU && last2 && last2->opcode == OVTA_OP_ALU && g && g->opcode == OVTA_OP_GEMM &&
-                        pair_fits(insn_work(last2), insn_work(last), insn_work(g))));
+  /* after a GEMM, or after the second of two half passes placed after one (half_pair: it runs beside the next GEMM) */
+  bool pair = last && (last->opcode == OVTA_OP_GEMM || half_pair);
   if (!tokens && pair && rt->fp[pos[order[no - 1]]].known)
     for (uint32_t q = no; q-- > 0 && no - q <= RT_UOP_HOIST;) {
       const ovta_insn *y = &rt->insns[pos[order[q]]];
@@ -562,6 +559,7 @@ static uint32_t pull_alu(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, ui
 static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, const bool *nodefer, uint32_t *order,
                            uint32_t *def, bool *flush, bool *taken) {
   uint32_t no = 0, nd = 0; /* placed, deferred (indices into pos) */
+  bool half_pair = false;  /* the last placed are two half passes after a GEMM (pair_fits) */
   memset(taken, 0, nc);
   for (uint32_t c = 0; c < nc; c++) {
     if (taken[c]) continue; /* pulled before an earlier GEMM */
@@ -594,14 +592,16 @@ static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, 
       def[nd++] = c;
       continue;
     }
-    if (uload) hoist_uop_load(rt, pos, c, ulo, uhi, order, no++);
+    if (uload) hoist_uop_load(rt, pos, c, ulo, uhi, order, no++, half_pair);
     else order[no++] = c;
+    half_pair = false;
     if (fx->known && x->opcode == OVTA_OP_GEMM && nd) { /* the oldest deferred ALUs after this GEMM */
       uint64_t gw = insn_work(x), aw = 0;
       for (int k = 0; k < 2 && nd && (k == 0 || pair_fits(aw, insn_work(&rt->insns[pos[def[0]]]), gw)); k++) {
         aw += insn_work(&rt->insns[pos[def[0]]]);
         order[no++] = def[0];
         memmove(def, def + 1, sizeof *def * --nd);
+        half_pair = k == 1;
       }
     } else if (fx->known && x->opcode == OVTA_OP_GEMM && !nodefer[c]) {
       uint32_t j = pull_alu(rt, pos, nc, c, taken);
@@ -705,7 +705,9 @@ static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
  * in their order (unless a GEMM/ALU before them reads their micro-op rows), and the initial
  * compute->load credits move to the first compute instructions: the LOAD UOPs then take the DMA
  * port before the load module's first bursts instead of waiting behind them (ResNet-18 C4: 157 +
- * 114 + 309 cycles), and the load module starts as soon as before. */
+ * 114 + 309 cycles), and the load module starts as soon as before. Only when the set-up has ALU
+ * work of its own (the first bias MOVs) for the first transfers to run under: else the first GEMM
+ * waits for them, and a LOAD UOP ahead of them delays it (a runtime matmul: +26 cycles). */
 static void front_uop_loads(ovta_rt *rt) {
   uint32_t n = 0;
   while (n < rt->n_insns && !(rt->stage[n] == OVTA_RT_COMPUTE && rt->insns[n].opcode == OVTA_OP_GEMM)) n++;
@@ -728,6 +730,13 @@ static void front_uop_loads(ovta_rt *rt) {
       f = !(rt->fp[pos[k]].known && in[k].uop_bgn < hi && lo < in[k].uop_end);
     front[nc] = f;
     pos[nc] = i, in[nc] = *x, fp[nc++] = rt->fp[i];
+  }
+  uint64_t alu = 0; /* the set-up's own ALU work (the first MOVs), which the load module's first transfers run under */
+  for (uint32_t k = 0; k < nc; k++)
+    if (fp[k].known && in[k].opcode == OVTA_OP_ALU) alu += insn_work(&in[k]);
+  if (!alu) {
+    free(pos), free(in), free(fp), free(front);
+    return;
   }
   uint32_t o = 0, pushes = 0;
   for (int pass = 0; pass < 2; pass++)
