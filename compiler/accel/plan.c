@@ -83,13 +83,13 @@ int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
 }
 
 static int knob_obj(const cJSON *o, const char *origin, vta_knobs *k, ovta_error *err) {
-  static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads", "epi"};
-  int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads, &k->epi};
+  static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads"};
+  int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads};
   if (!cJSON_IsObject(o)) return OVTA_FAIL(err, OVTA_EPARSE, "%s: knobs must be an object", origin);
   for (const cJSON *it = o->child; it; it = it->next) {
     int i = 0;
-    while (i < 7 && strcmp(it->string, keys[i])) i++;
-    if (i == 7) return OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown knob '%s'", origin, it->string);
+    while (i < 6 && strcmp(it->string, keys[i])) i++;
+    if (i == 6) return OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown knob '%s'", origin, it->string);
     if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 65536 ||
         it->valuedouble != (int)it->valuedouble)
       return OVTA_FAIL(err, OVTA_EPARSE, "%s: knob '%s' must be an integer in 0..65536", origin, it->string);
