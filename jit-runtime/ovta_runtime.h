@@ -66,6 +66,7 @@ typedef struct ovta_rt_stats {
   uint64_t overlap_marked;    /* GEMM/ALU emitted with the overlap bit (isa/ISA.md "Overlap") */
   uint64_t overlap_moved;     /* GEMM/ALU the overlap scheduling moved */
   uint64_t overlap_reverted;  /* streams whose scheduled order failed the token check (run as issued) */
+  uint64_t uop_loads_merged;  /* LOAD UOPs merged into the one before as one more row (made syncs) */
 } ovta_rt_stats;
 
 /* Create a command queue on dev (which must outlive it). The queue owns the device's uop SRAM:

@@ -469,6 +469,17 @@ static bool tokens_complete(const ovta_rt *rt) {
   return retired == n;
 }
 
+/* Micro-op executions of a GEMM/ALU (its loop nest times its micro-ops). */
+static uint64_t insn_work(const ovta_insn *x) {
+  return (uint64_t)(x->uop_end - x->uop_bgn) * x->iter_out * x->iter_in;
+}
+
+/* May ALU passes of aw and bw micro-ops both follow a GEMM of gw (the second beside the next GEMM)?
+ * Together no longer than it, each at least a quarter of it: a chunked epilogue's half passes. (A
+ * 3x3 conv's passes, a ninth of its GEMM, keep one per GEMM: two there measured +0.1% on a conv
+ * with a fused add.) */
+static bool pair_fits(uint64_t aw, uint64_t bw, uint64_t gw) { return aw + bw <= gw && 4 * aw >= gw && 4 * bw >= gw; }
+
 /* ALU instructions deferred at most at once by the overlap scheduling. */
 enum { RT_OVERLAP_WINDOW = 16 };
 
@@ -476,18 +487,21 @@ enum { RT_OVERLAP_WINDOW = 16 };
 enum { RT_UOP_HOIST = 4 };
 
 /* Place LOAD UOP c (micro-op SRAM [ulo, uhi), no tokens) among the no placed instructions
- * order[0..no): not after a GEMM that a later ALU could run beside (a LOAD UOP runs alone, so
+ * order[0..no): not after a GEMM that a later ALU could run beside (nor after two ALUs, the
+ * second of which a later GEMM could run beside) (a LOAD UOP runs alone, so
  * between the last GEMM of a tile and the next tile's bias MOV it breaks their overlap), but
  * before it, at the latest position whose neighbours cannot overlap anyway; it passes only
  * GEMM/ALU instructions (at most RT_UOP_HOIST) whose micro-ops it does not overwrite. Else at the
  * end. */
 static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, uint64_t ulo, uint64_t uhi,
-                           uint32_t *order, uint32_t no) {
+                           uint32_t *order, uint32_t no, bool half_pair) {
   const ovta_insn *x = &rt->insns[pos[c]];
   uint32_t at = no;
   bool tokens = x->pop_prev || x->pop_next || x->push_prev || x->push_next;
   const ovta_insn *last = no ? &rt->insns[pos[order[no - 1]]] : NULL;
-  if (!tokens && last && last->opcode == OVTA_OP_GEMM && rt->fp[pos[order[no - 1]]].known)
+  /* after a GEMM, or after the second of two half passes placed after one (half_pair: it runs beside the next GEMM) */
+  bool pair = last && (last->opcode == OVTA_OP_GEMM || half_pair);
+  if (!tokens && pair && rt->fp[pos[order[no - 1]]].known)
     for (uint32_t q = no; q-- > 0 && no - q <= RT_UOP_HOIST;) {
       const ovta_insn *y = &rt->insns[pos[order[q]]];
       const rt_fp *fy = &rt->fp[pos[order[q]]];
@@ -502,9 +516,40 @@ static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, u
   order[at] = c;
 }
 
+/* How many instructions (at most one of them a GEMM) pull_alu looks past. */
+enum { RT_PULL_SCAN = 12 };
+
+/* An ALU that may run beside GEMM c although it comes later in the stream: the first ALU after
+ * c, past at most one GEMM and RT_PULL_SCAN GEMM/ALUs (no LOAD UOP, barrier or instruction taken
+ * already), that pairs with c (fp_may_overlap), touches no element of any instruction it passes
+ * and takes no token but store->compute (a chunked epilogue's bias MOV, compiler/accel/README.md
+ * "Chunked epilogue": moving its pop earlier only waits for the store sooner; tokens_complete
+ * still checks the whole stream). Its index, or nc when none. */
+static uint32_t pull_alu(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, uint32_t c, const bool *taken) {
+  const ovta_insn *g = &rt->insns[pos[c]];
+  const rt_fp *fg = &rt->fp[pos[c]];
+  int gemms = 0;
+  for (uint32_t j = c + 1; j < nc && j <= c + RT_PULL_SCAN; j++) {
+    const ovta_insn *y = &rt->insns[pos[j]];
+    const rt_fp *fy = &rt->fp[pos[j]];
+    if (taken[j] || !fy->known || (y->opcode != OVTA_OP_GEMM && y->opcode != OVTA_OP_ALU)) return nc;
+    if (y->opcode == OVTA_OP_ALU && !y->pop_prev && !y->push_prev && !y->push_next && 2 * insn_work(y) <= insn_work(g) &&
+        fp_may_overlap(rt, g, fg, y, fy)) {
+      bool free = true;
+      for (uint32_t k = c + 1; k < j && free; k++) free = !fp_conflict(&rt->fp[pos[k]], fy);
+      if (free) return j;
+    }
+    if (y->opcode == OVTA_OP_GEMM && ++gemms > 1) return nc;
+  }
+  return nc;
+}
+
 /* One scheduling pass over the compute instructions at stream positions pos[0..nc): their new
  * order (indices into pos) in order[]. ALU instructions (unless nodefer) are deferred, in their
- * order, and each is placed right after a later GEMM; an instruction placed now that conflicts
+ * order, and placed right after a later GEMM: the oldest, and the next one too when the two
+ * are a chunked epilogue's half passes (pair_fits: the second runs beside the next GEMM; a third
+ * would run alone); a GEMM that gets none takes a later ALU that pairs with it (pull_alu).
+ * An instruction placed now that conflicts
  * with a deferred one (a LOAD UOP: overwrites its micro-ops; or it pops a queue a deferred one
  * pushes) places the deferred ones it depends on first, and the earlier deferred ones those
  * depend on. A barrier (a compute instruction other than GEMM/ALU/LOAD UOP: LOAD ACC, FINISH)
@@ -512,9 +557,12 @@ static void hoist_uop_load(const ovta_rt *rt, const uint32_t *pos, uint32_t c, u
  * ALU with that push never passes an earlier deferred one (the push vouches for every earlier
  * OUT write). GEMMs keep their order. */
 static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, const bool *nodefer, uint32_t *order,
-                           uint32_t *def, bool *flush) {
+                           uint32_t *def, bool *flush, bool *taken) {
   uint32_t no = 0, nd = 0; /* placed, deferred (indices into pos) */
+  bool half_pair = false;  /* the last placed are two half passes after a GEMM (pair_fits) */
+  memset(taken, 0, nc);
   for (uint32_t c = 0; c < nc; c++) {
+    if (taken[c]) continue; /* pulled before an earlier GEMM */
     const ovta_insn *x = &rt->insns[pos[c]];
     const rt_fp *fx = &rt->fp[pos[c]];
     bool uload = x->opcode == OVTA_OP_LOAD && x->memory_type == OVTA_MEM_UOP;
@@ -544,11 +592,20 @@ static void schedule_order(const ovta_rt *rt, const uint32_t *pos, uint32_t nc, 
       def[nd++] = c;
       continue;
     }
-    if (uload) hoist_uop_load(rt, pos, c, ulo, uhi, order, no++);
+    if (uload) hoist_uop_load(rt, pos, c, ulo, uhi, order, no++, half_pair);
     else order[no++] = c;
-    if (fx->known && x->opcode == OVTA_OP_GEMM && nd) { /* the oldest deferred ALU after this GEMM */
-      order[no++] = def[0];
-      memmove(def, def + 1, sizeof *def * --nd);
+    half_pair = false;
+    if (fx->known && x->opcode == OVTA_OP_GEMM && nd) { /* the oldest deferred ALUs after this GEMM */
+      uint64_t gw = insn_work(x), aw = 0;
+      for (int k = 0; k < 2 && nd && (k == 0 || pair_fits(aw, insn_work(&rt->insns[pos[def[0]]]), gw)); k++) {
+        aw += insn_work(&rt->insns[pos[def[0]]]);
+        order[no++] = def[0];
+        memmove(def, def + 1, sizeof *def * --nd);
+        half_pair = k == 1;
+      }
+    } else if (fx->known && x->opcode == OVTA_OP_GEMM && !nodefer[c]) {
+      uint32_t j = pull_alu(rt, pos, nc, c, taken);
+      if (j < nc && !nodefer[j]) taken[j] = true, order[no++] = j;
     }
   }
   for (uint32_t d = 0; d < nd; d++) order[no++] = def[d];
@@ -568,9 +625,9 @@ static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
   uint32_t *pos = malloc(sizeof *pos * nc), *order = malloc(sizeof *order * nc), *def = malloc(sizeof *def * nc);
   ovta_insn *keep = malloc(sizeof *keep * nc);
   rt_fp *keepf = malloc(sizeof *keepf * nc);
-  bool *flush = malloc(nc), *nodefer = calloc(nc, 1), *mark = malloc(nc);
-  if (!pos || !order || !def || !keep || !keepf || !flush || !nodefer || !mark) {
-    free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
+  bool *flush = malloc(nc), *nodefer = calloc(nc, 1), *mark = malloc(nc), *taken = malloc(nc);
+  if (!pos || !order || !def || !keep || !keepf || !flush || !nodefer || !mark || !taken) {
+    free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark), free(taken);
     return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory scheduling %u instructions", n);
   }
   nc = 0;
@@ -588,7 +645,7 @@ static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
     if (x->pop_next && !y->pop_next) x->pop_next = 0, y->pop_next = 1;
   }
   for (int round = 0; round < 8; round++) {
-    schedule_order(rt, pos, nc, nodefer, order, def, flush);
+    schedule_order(rt, pos, nc, nodefer, order, def, flush, taken);
     bool again = false;
     for (uint32_t c = 0; c < nc; c++)
       mark[c] = c > 0 && fp_may_overlap(rt, &rt->insns[pos[order[c - 1]]], &rt->fp[pos[order[c - 1]]],
@@ -608,7 +665,7 @@ static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
   ovta_insn *moving = malloc(sizeof *moving * nc);
   if (!moving) {
     for (uint32_t c = 0; c < nc; c++) rt->insns[pos[c]] = keep[c];
-    free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
+    free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark), free(taken);
     return OVTA_FAIL(err, OVTA_ENOMEM, "runtime: out of memory scheduling %u instructions", n);
   }
   for (uint32_t c = 0; c < nc; c++) moving[c] = rt->insns[pos[c]];
@@ -629,8 +686,101 @@ static int overlap_schedule(ovta_rt *rt, ovta_error *err) {
     rt->stats.overlap_marked += marked;
   }
   free(moving);
-  free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark);
+  free(pos), free(order), free(def), free(keep), free(keepf), free(flush), free(nodefer), free(mark), free(taken);
   return OVTA_OK;
+}
+
+/* Merge LOAD UOPs that follow each other in the compute module (a kernel's first use, several at a
+ * tile's end after hoist_uop_load): when the next one has no tokens, the same row length, lands
+ * right after the rows of the one before in the uop SRAM and its DRAM row lies a constant stride
+ * after them, the first loads it as one more row of its 2D transfer and it becomes a sync (x_size
+ * 0). A LOAD UOP runs alone and waits for the DMA behind the load module's bursts (~40-450 cycles
+ * each on tsim); one transfer of several rows waits once. Only ALU instructions whose micro-ops
+ * lie outside the later load's SRAM rows may come between the two (they see nothing early), and
+ * at most RT_UOP_MERGE_SPAN stream positions: merged across GEMMs or from far ahead, a row waits
+ * behind the bursts of the load module's transfers where alone it found the port free (a 3x3 conv
+ * with a fused add measured +0.1%). */
+/* Before the compute module's first GEMM (a stream's set-up: the bias's LOAD ACC, the first MOVs
+ * and the first kernels' LOAD UOPs, merge_uop_loads before), the LOAD UOPs without tokens go first,
+ * in their order (unless a GEMM/ALU before them reads their micro-op rows), and the initial
+ * compute->load credits move to the first compute instructions: the LOAD UOPs then take the DMA
+ * port before the load module's first bursts instead of waiting behind them (ResNet-18 C4: 157 +
+ * 114 + 309 cycles), and the load module starts as soon as before. Only when the set-up has ALU
+ * work of its own (the first bias MOVs) for the first transfers to run under: else the first GEMM
+ * waits for them, and a LOAD UOP ahead of them delays it (a runtime matmul: +26 cycles). */
+static void front_uop_loads(ovta_rt *rt) {
+  uint32_t n = 0;
+  while (n < rt->n_insns && !(rt->stage[n] == OVTA_RT_COMPUTE && rt->insns[n].opcode == OVTA_OP_GEMM)) n++;
+  uint32_t *pos = malloc(sizeof *pos * (n ? n : 1));
+  ovta_insn *in = malloc(sizeof *in * (n ? n : 1));
+  rt_fp *fp = malloc(sizeof *fp * (n ? n : 1));
+  bool *front = calloc(n ? n : 1, 1);
+  if (!pos || !in || !fp || !front) {
+    free(pos), free(in), free(fp), free(front);
+    return; /* an optimization only */
+  }
+  uint32_t nc = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    if (rt->stage[i] != OVTA_RT_COMPUTE) continue;
+    const ovta_insn *x = &rt->insns[i];
+    bool f = x->opcode == OVTA_OP_LOAD && x->memory_type == OVTA_MEM_UOP && x->x_size && !x->pop_prev && !x->pop_next &&
+             !x->push_prev && !x->push_next;
+    uint32_t lo = x->sram_base, hi = lo + (x->y_pad_0 + x->y_size + x->y_pad_1) * (x->x_pad_0 + x->x_size + x->x_pad_1);
+    for (uint32_t k = 0; k < nc && f; k++)
+      f = !(rt->fp[pos[k]].known && in[k].uop_bgn < hi && lo < in[k].uop_end);
+    front[nc] = f;
+    pos[nc] = i, in[nc] = *x, fp[nc++] = rt->fp[i];
+  }
+  uint64_t alu = 0; /* the set-up's own ALU work (the first MOVs), which the load module's first transfers run under */
+  for (uint32_t k = 0; k < nc; k++)
+    if (fp[k].known && in[k].opcode == OVTA_OP_ALU) alu += insn_work(&in[k]);
+  if (!alu) {
+    free(pos), free(in), free(fp), free(front);
+    return;
+  }
+  uint32_t o = 0, pushes = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t k = 0; k < nc; k++)
+      if (front[k] == (pass == 0)) rt->insns[pos[o]] = in[k], rt->fp[pos[o]] = fp[k], o++;
+  /* compute->load pushes before the first GEMM are the initial credits (no GEMM has read INP/WGT):
+   * on the first instructions, so the load module does not wait for the moved ones */
+  for (uint32_t k = 0; k < nc; k++) pushes += rt->insns[pos[k]].push_prev, rt->insns[pos[k]].push_prev = 0;
+  for (uint32_t k = 0; k < nc; k++) rt->insns[pos[k]].push_prev = k < pushes;
+  free(pos), free(in), free(fp), free(front);
+}
+
+enum { RT_UOP_MERGE_SPAN = 12 }; /* stream positions a merged LOAD UOP may lie after the first */
+static void merge_uop_loads(ovta_rt *rt) {
+  ovta_insn *a = NULL;
+  uint32_t from = 0; /* the first instruction after a */
+  for (uint32_t i = 0; i < rt->n_insns; i++) {
+    if (rt->stage[i] != OVTA_RT_COMPUTE) continue;
+    ovta_insn *b = &rt->insns[i];
+    bool uload = b->opcode == OVTA_OP_LOAD && b->memory_type == OVTA_MEM_UOP && b->x_size && !b->y_pad_0 &&
+                 !b->y_pad_1 && !b->x_pad_0 && !b->x_pad_1;
+    if (!uload) {
+      if (!rt->fp[i].known || b->opcode == OVTA_OP_GEMM) a = NULL; /* an ALU may come between (checked below), nothing else */
+      continue;
+    }
+    bool tokens = b->pop_prev || b->pop_next || b->push_prev || b->push_next;
+    uint32_t lo = b->sram_base, hi = b->sram_base + b->x_size;
+    for (uint32_t j = from; a && j < i; j++) /* none between reads b's micro-op SRAM (b's load moves before it) */
+      if (rt->stage[j] == OVTA_RT_COMPUTE && rt->fp[j].known && rt->insns[j].uop_bgn < hi && lo < rt->insns[j].uop_end)
+        a = NULL;
+    if (a && i - (from - 1) > RT_UOP_MERGE_SPAN) a = NULL; /* uops for far later: a's transfer would wait once more per row */
+    if (a && !tokens && b->y_size == 1 && b->x_size == a->x_size && b->sram_base == a->sram_base + a->y_size * a->x_size &&
+        b->dram_base > a->dram_base) {
+      uint64_t stride = a->y_size == 1 ? b->dram_base - a->dram_base : a->x_stride;
+      if (stride >= a->x_size && stride <= 0xffff && (uint64_t)a->dram_base + a->y_size * stride == b->dram_base &&
+          a->y_size < 0xffff) {
+        a->y_size++, a->x_stride = (uint32_t)stride;
+        b->x_size = 0, b->y_size = 0, b->x_stride = 0, b->sram_base = 0, b->dram_base = 0;
+        rt->stats.uop_loads_merged++;
+        continue;
+      }
+    }
+    a = b, from = i + 1;
+  }
 }
 
 /* ---------------------------------------------------------------- 6. Running */
@@ -687,6 +837,8 @@ static int run_stream(ovta_rt *rt, bool carry, uint32_t timeout_ms, ovta_error *
     rc = rt_emit(rt, &fin, "runtime FINISH", err);
   }
   if (!rc && rt->overlap) rc = overlap_schedule(rt, err);
+  if (!rc && rt->overlap) merge_uop_loads(rt);
+  if (!rc && rt->overlap) front_uop_loads(rt);
   /* the instruction DMA buffer */
   size_t bytes = (size_t)rt->n_insns * 16;
   if (!rc && (!rt->insn_buf || rt->insn_buf->size < bytes)) {

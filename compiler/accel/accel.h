@@ -118,11 +118,16 @@ bool vta_clip_imm(const vta_op *op, int32_t *imm);
 
 /* Knobs; 0 = choose automatically. Tiles are in elements of the config: t_n batch blocks,
  * t_oc output-channel blocks, t_ic input-channel blocks, t_h x t_w output pixels. */
+/* Output-channel chunks of every tile's epilogue in the chunked form (vta_plan.epi_chunks). */
+enum { VTA_EPI_CHUNKS = 2 };
+
 typedef struct vta_knobs {
   int t_n, t_oc, t_ic, t_h, t_w;
   int vthreads;         /* 1 or 2 (0: 2) */
   int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre), 3 after
                            and pipelined across tiles (vta_plan.res_pipe); 0: the cost model picks */
+  int epi;              /* the epilogue: 1 whole tiles, 2 chunked where the plan allows it
+                           (vta_plan.epi_chunks); 0: the cost model picks */
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1,
@@ -155,6 +160,11 @@ typedef struct vta_plan {
                                       output-channel chunks (divides t_oc): the store of one chunk
                                       runs under the ALU of the next, so only the last chunk's
                                       store is not hidden; 1 when t_n > 1 */
+  bool epi_chunks;                 /* every tile's bias MOV, requantization and store in VTA_EPI_CHUNKS
+                                      output-channel chunks (the last tile's in q_chunks), each chunk's
+                                      store freeing its half of the
+                                      ACC part for the MOV of the tile vt later by its own token
+                                      (compiler/accel/README.md "Chunked epilogue"); the cost model picks */
   int uop_budget;                  /* micro-ops one GEMM kernel may hold */
   bool as_written;                 /* the ALU operators: their kernels and transfers as the schedule
                                       stage writes them, which keeps the instruction streams of the

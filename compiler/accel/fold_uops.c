@@ -104,6 +104,8 @@ typedef struct fctx {
   int nests; /* kernels made (as_written: their keys) */
   struct seen_kernel *seen; /* as_written with two threads: the kernels made, to share equal ones (arena) */
   int nseen, capseen;
+  const lir_stmt *encl[32]; /* the loops enclosing the statement being rewritten (outer first) */
+  int nencl;
 } fctx;
 
 /* A kernel made (kernel_emit), by what makes it: the folded loops, the operands' base indices, the
@@ -394,6 +396,15 @@ static int alu_operands(fctx *c, lir_stmt *const *st, int nst, kops *k) {
   return OVTA_OK;
 }
 
+/* Is v the variable of an enclosing loop with one iteration (the output-channel tile loop of a
+ * tile spanning every channel block: the shared bias's offset beside a chunk's)? */
+static bool single_iter(const fctx *c, const lir_var *v) {
+  for (int i = 0; i < c->nencl; i++)
+    if (c->encl[i]->var == v)
+      return c->encl[i]->extent->kind == LIR_E_INT && c->encl[i]->extent->ival == 1 && c->encl[i]->min->kind == LIR_E_INT;
+  return false;
+}
+
 /* The kernel key's kind and parts (bits 28..31, 20..27): a GEMM, 2 x ACC part + INP part; an ALU
  * kernel, the ACC part + vt x the one outer variable the operands are offset by (a chunk, the
  * output-channel tile of a shared bias), kind by the tensor operand and the offset. NULL: refused. */
@@ -410,6 +421,8 @@ static lir_expr *key_parts(fctx *c, const kops *k, int *kind) {
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < (k->has[i] ? k->r[i].n : 0); j++) {
       if (!k->r[i].vk[j]) continue;
+      if (outer && outer != k->r[i].v[j] && single_iter(c, outer)) outer = NULL; /* always 0: names no kernel */
+      if (outer && outer != k->r[i].v[j] && single_iter(c, k->r[i].v[j])) continue;
       if (outer && outer != k->r[i].v[j]) {
         c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED, "fold-uops: %s: operands offset by outer loops %s and %s", k->what,
                           outer->name, k->r[i].v[j]->name);
@@ -654,7 +667,11 @@ static lir_stmt *rw_s(fctx *c, lir_stmt *s) {
     if (t->kind != LIR_S_FOR && is_dma(t)) return fold_dma(c, loops, nl, t);
     check_plain(c, s, s->min);
     check_plain(c, s, s->extent);
-    return lir_with_body(F, s, rw_s(c, s->body), NULL);
+    bool track = c->nencl < (int)(sizeof c->encl / sizeof c->encl[0]);
+    if (track) c->encl[c->nencl++] = s;
+    lir_stmt *nb = rw_s(c, s->body);
+    if (track) c->nencl--;
+    return lir_with_body(F, s, nb, NULL);
   }
   case LIR_S_EVAL:
     if (is_compute(s)) return fold_kernel(c, NULL, 0, s);

@@ -564,7 +564,8 @@ static const lir_expr *nest_acc(dctx *c, lir_stmt *init, const xfer *x) {
  * dma_store(A, Y). With the plan's q_chunks > 1 the
  * last tile (fused index of the enclosing loops == their iteration count - 1) is requantized and
  * stored in q_chunks chunks of the outermost copy dim of extent > 1 (loop tq): the store of one
- * chunk overlaps the ALU work of the next. */
+ * chunk overlaps the ALU work of the next; with epi_chunks every tile (q_chunks is then
+ * VTA_EPI_CHUNKS). */
 static lir_stmt *lower_store(dctx *c, lir_stmt *nest) {
   xfer x = {0};
   lir_stmt *st = nest_of(nest, &x);
@@ -611,8 +612,49 @@ static lir_stmt *lower_store(dctx *c, lir_stmt *nest) {
     tile = lir_add(F, lir_muli(F, tile, L->extent->ival), lir_ref(F, L->var));
     tiles *= L->extent->ival;
   }
-  if (tiles == 1) return chunks;
+  if (tiles == 1 || c->p->epi_chunks) return chunks; /* a chunked epilogue: every tile in q_chunks = VTA_EPI_CHUNKS */
   return lir_if(F, lir_bin(F, LIR_EQ, tile, lir_i64(F, tiles - 1)), chunks, whole);
+}
+
+/* Does e load buffer b? */
+static bool loads_buf(const lir_expr *e, const lir_buf *b) {
+  if (!e) return false;
+  if (e->kind == LIR_E_LOAD && e->buf == b) return true;
+  for (int i = 0; i < e->nargs; i++)
+    if (loads_buf(e->args[i], b)) return true;
+  return false;
+}
+
+/* Rule (chunked init): with the plan's epi_chunks, a tile's ACC init nest (perfect loops down to a
+ * store into an ACC buffer that does not read it: the bias MOV or the constant fill) becomes `for eq
+ * in 0..VTA_EPI_CHUNKS { nest over the output-channel blocks eq * h .. + h }` (h = t_oc / VTA_EPI_CHUNKS, the
+ * loop indexing the ACC tile's channel dim split; the chunk loop outside the nest, so fold-uops makes
+ * one kernel per chunk and insert-deps gives each its own store->compute token). NULL when the nest
+ * is no such init (it stays as it is). */
+static lir_stmt *chunk_init(dctx *c, lir_stmt *nest) {
+  lir_stmt *L[12], *t = nest;
+  int n = 0;
+  while (t->kind == LIR_S_FOR && n < 12) L[n++] = t, t = t->body;
+  int nq = VTA_EPI_CHUNKS;
+  if (t->kind != LIR_S_STORE || t->buf->scope != LIR_SCOPE_ACC || t->nidx < 5) return NULL;
+  if (loads_buf(t->value, t->buf)) return NULL; /* reads what it writes: the reduction */
+  const lir_var *ov = lir_var_of(t->idx[t->nidx - 5]); /* [.., t_oc, t_h, t_w, B, BO] */
+  int k = -1;
+  for (int i = 0; i < n && ov; i++)
+    if (L[i]->var == ov) k = i;
+  if (k < 0 || L[k]->min->kind != LIR_E_INT || L[k]->min->ival != 0 || L[k]->extent->kind != LIR_E_INT ||
+      L[k]->extent->ival % nq)
+    return NULL;
+  int64_t h = L[k]->extent->ival / nq;
+  lir_var *tq = lir_var_new(F, "eq", LIR_I64);
+  vsub sb = {.n = 1, .from = {L[k]->var}, .to = {lir_add(F, lir_muli(F, lir_ref(F, tq), h), lir_ref(F, L[k]->var))}};
+  lir_expr *idx[LIR_MAX_DIMS];
+  for (int i = 0; i < t->nidx; i++) idx[i] = subst(c, t->idx[i], &sb);
+  lir_stmt *body = lir_store(F, t->buf, idx, subst(c, t->value, &sb));
+  for (int i = n - 1; i >= 0; i--)
+    body = lir_for(F, L[i]->var, L[i]->min, i == k ? lir_i64(F, h) : L[i]->extent, L[i]->for_kind, body);
+  lir_stmt *one[1] = {body};
+  return lir_for(F, tq, lir_i64(F, 0), lir_i64(F, nq), LIR_FOR_SERIAL, lir_seq(F, 1, one));
 }
 
 /* A store nest: perfect loops down to a store into a DRAM parameter. */
@@ -737,6 +779,8 @@ static lir_stmt *rw_stmt(dctx *c, lir_stmt *s) {
     if (head && in && in->kind == LIR_S_STORE && in->buf->scope == LIR_SCOPE_ACC) {
       if (c->nacc == DMA_CACHES) memmove(c->acc_nest, c->acc_nest + 1, sizeof c->acc_nest[0] * --c->nacc);
       c->acc_nest[c->nacc++] = s;
+      lir_stmt *ch = c->p->epi_chunks ? chunk_init(c, (lir_stmt *)s) : NULL;
+      if (ch) return ch;
     }
     if (c->nl == DMA_LOOPS) {
       fail(c, OVTA_EUNSUPPORTED, "inject-dma: loop %s nested too deep", s->var->name);

@@ -15,6 +15,7 @@ typedef struct dctx {
   ovta_error *err;
   int vt; /* virtual threads (attr vthreads) */
   int rc; /* the refusal, once made */
+  bool chunked; /* the plan's epi_chunks: a token store->compute per chunk (tile_body) */
 } dctx;
 
 /* A short name of a statement for errors: the call it makes, the loop variable, the attribute. */
@@ -167,6 +168,7 @@ static int store_list(dctx *c, lir_stmt **slot) {
       s = in.s[i];
     }
     lir_block_add(&out, s);
+    if (m == M_S && c->chunked) lir_block_add(&out, dep(c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* its chunk is free */
     prev = m;
   }
   *slot = lir_block_stmt(&out);
@@ -352,6 +354,26 @@ static int res_step(dctx *c, lir_block *in, int ra, int rb, lir_stmt *ts, lir_bl
   return OVTA_OK;
 }
 
+/* A tile of the chunked epilogue (the plan's epi_chunks, compiler/accel/README.md "Chunked
+ * epilogue"): its ACC work before the step loop is one loop over the chunks (inject-dma's chunked
+ * init), whose body pops store->compute first (the chunk's half of the ACC part is free once the
+ * store of the same chunk of the tile vt before is done: store_list pushed it after that store);
+ * then the steps and the requantization and stores ts (store_list's tokens in it); no token for the
+ * whole part. */
+static int chunked_tile(dctx *c, lir_block *in, int step, lir_stmt *loop, lir_stmt *ts, lir_stmt **slot) {
+  if (step != 1 || in->s[0]->kind != LIR_S_FOR || modules(c, in->s[0]) != M_C)
+    return refuse(c, in->s[0], "a chunked epilogue's tile without one chunk loop of ACC work before its steps");
+  lir_stmt *ch = in->s[0];
+  lir_stmt *two[2] = {dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE), ch->body};
+  lir_block out;
+  lir_block_init(&out, c->f);
+  lir_block_add(&out, lir_for(c->f, ch->var, ch->min, ch->extent, ch->for_kind, lir_seq(c->f, 2, two)));
+  lir_block_add(&out, loop);
+  flatten(&out, ts);
+  *slot = lir_block_stmt(&out);
+  return OVTA_OK;
+}
+
 /* The body of one output tile: ACC work (bias load, init kernels), the step loop (the one statement
  * holding loads), then the requantization and stores; or, when the first statement with loads
  * does not compute (no step loop), tiles without reduction steps (plain_tiles). */
@@ -407,6 +429,7 @@ static int tile_body(dctx *c, lir_stmt **slot) {
   if (!tail.n) return refuse(c, loop, "no store after the reduction");
   lir_stmt *ts = lir_seq(c->f, tail.n, tail.s);
   if ((rc = store_list(c, &ts))) return rc;
+  if (c->chunked) return chunked_tile(c, &in, step, loop, ts, slot);
   lir_block_add(&out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* the ACC part is free */
   if (ra >= 0 && ra < step) { /* the fused add's step before the reduction: its GEMM among the compute work before the loop */
     for (int i = 0; i < ra; i++) lir_block_add(&out, in.s[i]);
@@ -462,7 +485,7 @@ static int tile_nest(dctx *c, lir_stmt **nest) {
  * attribute, input that already has tokens. */
 int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err) {
   (void)uid;
-  dctx c = {.f = f, .p = p, .err = err};
+  dctx c = {.f = f, .p = p, .err = err, .chunked = p->epi_chunks};
   lir_stmt *top = f->body;
   if (!top || top->kind != LIR_S_ATTR || strcmp(top->key, "vthreads") || top->value->kind != LIR_E_INT ||
       top->value->ival < 1 || top->value->ival > 64)
@@ -483,6 +506,7 @@ int vta_pass_insert_deps(const vta_plan *p, uint64_t uid, lir_func *f, ovta_erro
   for (int v = 0; v < c.vt; v++) {
     lir_block_add(&out, dep(&c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
     lir_block_add(&out, dep(&c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE));
+    if (c.chunked) lir_block_add(&out, dep(&c, true, OVTA_RT_STORE, OVTA_RT_COMPUTE)); /* one per chunk */
   }
   for (int i = tiles, j; i < in.n; i = j) { /* a loop nest, or a run of statements: one or more tiles */
     for (j = i + 1; in.s[i]->kind != LIR_S_FOR && j < in.n && in.s[j]->kind != LIR_S_FOR;) j++;

@@ -125,7 +125,10 @@ static int ndivisors(int x, int *out, int cap) {
 }
 
 /* SRAM use and a cost estimate of one tiling (bytes moved + 64 per instruction). */
-typedef struct tiling { int t_n, t_oc, t_ic, t_h, t_w; } tiling;
+typedef struct tiling {
+  int t_n, t_oc, t_ic, t_h, t_w;
+  bool epi; /* the chunked epilogue (vta_plan.epi_chunks) */
+} tiling;
 
 static void fill_sizes(vta_plan *p) {
   const vta_op *op = &p->op;
@@ -146,7 +149,20 @@ static void fill_sizes(vta_plan *p) {
   for (int q = 2; q <= 4 && p->t_n == 1 && !op->shifts && !op->res; q++) /* per-channel shifts: the SHR's operand is offset
                                                                  by the channel tile, a chunk by another loop */
     if (p->t_oc % q == 0) p->q_chunks = q;
+  if (p->epi_chunks) p->q_chunks = VTA_EPI_CHUNKS; /* the last tile's too (other chunks would need kernel keys of their own) */
   p->tiles = (int64_t)(p->nb / p->t_n) * (p->ob / p->t_oc) * (p->oh / p->t_h) * (p->ow / p->t_w);
+}
+
+/* Can the tiling take the chunked epilogue (vta_plan.epi_chunks)? Two threads (the chunks' tokens
+ * free a half of the other thread's ACC part), one image block and an even t_oc (two channel
+ * chunks), no per-channel shifts or fused add (their passes' operands), the bias held for the op
+ * and the tile spanning all output channels (the MOV's source then offset by the chunk alone:
+ * fold-uops keys a kernel by one outer loop) or no bias, and 2 x vt initial store->compute tokens
+ * that fit the dependency queue. */
+static bool epi_ok(const vta_plan *p) {
+  const vta_op *op = &p->op;
+  return p->vt == 2 && p->t_n == 1 && p->t_oc % 2 == 0 && !op->shifts && !op->res && p->tiles > p->vt &&
+         (!op->has_bias || (p->bias_base >= 0 && p->t_oc == p->ob)) && p->cfg.dep_queue_depth >= 2 * p->vt;
 }
 
 static bool fits(const vta_plan *p) {
@@ -167,7 +183,65 @@ static double kernel_loads(const vta_plan *p) {
   double init = vt < tiles ? vt : tiles;
   double req = (tiles - 1 < vt ? tiles - 1 : vt) + p->q_chunks;
   double first = 1 + (p->red_steps < vt ? p->red_steps : vt); /* the first tile's: behind its first load */
+  if (p->epi_chunks) { /* a kernel per chunk and part */
+    init *= VTA_EPI_CHUNKS, first += VTA_EPI_CHUNKS - 1;
+    req = VTA_EPI_CHUNKS * (tiles < vt ? tiles : vt);
+  }
   return 90 * (gemm + init + req - first);
+}
+
+/* The chunked epilogue in the cost model (vta_plan.epi_chunks; compiler/accel/README.md "Chunked
+ * epilogue"): tile t's 2 x nreq half passes (SHR, CLP of chunk A, then of chunk B) run beside the
+ * next tile's GEMMs, the runtime placing two after each GEMM (the first beside it, the second
+ * beside the next): pass j ends at g_0 + h (j 0), g_k + h (j 2k - 1), g_k + 2h (j 2k); each chunk's
+ * store follows its last pass. The bias MOV of chunk A of tile t + vt runs beside the last GEMM but
+ * one of tile t + vt - 1 once chunk A's store is done, the last GEMM waiting for it to start; that
+ * of chunk B beside the last GEMM once chunk B's store is done; the next tile's first GEMM after both. */
+typedef struct epi_sim {
+  double h, S, I, G;     /* a half pass, a chunk's store, a chunk's MOV, a GEMM */
+  int n, j, part;        /* half passes, placed so far, the ACC part of their tile */
+  double sa[2], sb[2];   /* per ACC part: the end of the store of chunk A, B */
+  double pend;           /* the end of the last half pass placed */
+  double g_prev;         /* the start of the GEMM before the last */
+} epi_sim;
+
+/* Half pass j done at `end`: a chunk's last one issues its store. */
+static void epi_pass_done(epi_sim *e, double end, double *st) {
+  e->pend = end;
+  if (e->j == e->n / 2 - 1 || e->j == e->n - 1) {
+    *st = (end > *st ? end : *st) + e->S;
+    if (e->j == e->n - 1) e->sb[e->part] = *st;
+    else e->sa[e->part] = *st;
+  }
+  e->j++;
+}
+
+/* The half passes after step k of the next tile (GEMM from g). */
+static void epi_step(epi_sim *e, int k, double g, double *cp, double *st) {
+  for (int i = 0; i < (k ? 2 : 1) && e->j < e->n; i++) {
+    double end = g + e->h * (i + 1);
+    if (end > *cp && i == 1) *cp = end; /* longer than the GEMM beside it */
+    epi_pass_done(e, end, st);
+  }
+}
+
+/* The half passes left after the steps, serial. */
+static void epi_rest(epi_sim *e, double *cp, double *st) {
+  while (e->j < e->n) {
+    *cp += e->h + 4;
+    epi_pass_done(e, *cp, st);
+  }
+}
+
+/* The MOVs of a tile in ACC part q before its first GEMM; g: the start of the last GEMM before. */
+static void epi_init(epi_sim *e, int q, double g, double *cp) {
+  double a = e->sa[q] > e->g_prev ? e->sa[q] : e->g_prev;
+  if (e->pend > a) a = e->pend;
+  double a_end = a + e->I;
+  if (a > g) *cp += a - g; /* the last GEMM waited for MOV A to start */
+  double b = e->sb[q] > g ? e->sb[q] : g;
+  if (a_end > b) b = a_end;
+  if (b + e->I > *cp) *cp = b + e->I;
 }
 
 /* Estimated cycles of a tiling, on the RTL's timing (hw/rtl, tsim): a DMA moves one bus beat per
@@ -248,8 +322,12 @@ static double cost(const vta_plan *p) {
   int64_t s = 0, pend_t = -1, pipe_t = -1;
   int pend = 0; /* requantization passes of tile pend_t still to run (overlap) */
   int pend1 = 0; /* pipelined: the conv's passes of tile pipe_t still to run, its r step after kp steps */
+  epi_sim e = {.h = pass / VTA_EPI_CHUNKS, .S = S / VTA_EPI_CHUNKS + 40, .I = I / VTA_EPI_CHUNKS, .G = G,
+               .n = VTA_EPI_CHUNKS * nreq, .j = VTA_EPI_CHUNKS * nreq};
   for (int64_t t = 0; t < p->tiles; t++) {
-    if (ov && t > 0) { /* init beside the last GEMM, once the store of tile t - vt freed the ACC part */
+    if (p->epi_chunks && t > 0) { /* chunked: MOV A beside the last GEMM but one, MOV B beside the last */
+      epi_init(&e, t % vt, g_start, &cp);
+    } else if (ov && t > 0) { /* init beside the last GEMM, once the store of tile t - vt freed the ACC part */
       double at = s_end[t % vt] > g_start ? s_end[t % vt] : g_start;
       if (at + I > cp) cp = at + I;
     } else {
@@ -271,10 +349,12 @@ static double cost(const vta_plan *p) {
     for (int k = 0; k < p->red_steps; k++, s++) {
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld; /* INP/WGT part free */
       ld = lstart + L;
+      e.g_prev = g_start;
       g_start = ld > cp ? ld : cp;
       cp = g_start + G;
       g_end[s % vt] = cp;
-      if (pend1) cp += ov_pass, pend1--;
+      if (p->epi_chunks) epi_step(&e, k, g_start, &cp, &st);
+      else if (pend1) cp += ov_pass, pend1--;
       else if (pend && (cp += ov_pass, --pend == 0)) s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
       if (pipe_t >= 0 && k == kp - 1) { /* the previous tile's r step and add passes (pipelined) */
         cp += pend1 * pass, pend1 = 0;
@@ -295,6 +375,7 @@ static double cost(const vta_plan *p) {
       pend1 = n1, pipe_t = t;
       continue;
     }
+    if (p->epi_chunks && e.j < e.n) epi_rest(&e, &cp, &st); /* more passes than steps: after them */
     if (op->res && !p->res_pre) { /* the fused add's step after the steps (above) */
       cp += mid;
       double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
@@ -307,6 +388,10 @@ static double cost(const vta_plan *p) {
     if (pend) { /* more passes than steps: the rest after them */
       cp += pend * pass, pend = 0;
       s_end[pend_t % vt] = st = (cp > st ? cp : st) + S;
+    }
+    if (p->epi_chunks && t < p->tiles - 1) { /* into the next tile's steps, in chunks */
+      e.j = 0, e.part = t % vt;
+      continue;
     }
     if (ov && t < p->tiles - 1) { /* into the next tile's steps */
       pend = nreq, pend_t = t;
@@ -324,7 +409,8 @@ static double cost(const vta_plan *p) {
 
 
 /* Call fn on every tiling of p (its op, config and virtual threads set) that fits the SRAMs and
- * agrees with the knobs set in k, with its estimated cycles. */
+ * agrees with the knobs set in k, with its estimated cycles: in the chunked epilogue's form
+ * (epi_chunks) when it applies and is cheaper, or the knob asks for it. */
 typedef void (*tiling_fn)(void *ctx, const vta_plan *q, double cost);
 static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, void *ctx) {
   vta_knobs k = *kp;
@@ -343,8 +429,18 @@ static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, vo
           for (int e = 0; e < nw; e++) {
             if (k.t_w && dw[e] != k.t_w) continue;
             q.t_n = dn[a], q.t_oc = doc[b], q.t_ic = dic[c], q.t_h = dh[d], q.t_w = dw[e];
+            q.epi_chunks = false;
             fill_sizes(&q);
-            if (fits(&q)) fn(ctx, &q, cost(&q));
+            if (!fits(&q)) continue;
+            double cw = cost(&q);
+            if (k.epi != 1 && epi_ok(&q)) { /* the chunked epilogue (same SRAM use): when cheaper or forced */
+              q.epi_chunks = true;
+              fill_sizes(&q);
+              double cc = cost(&q);
+              if (cc < cw || k.epi == 2) cw = cc;
+              else q.epi_chunks = false, fill_sizes(&q);
+            }
+            fn(ctx, &q, cw);
           }
         }
       }
@@ -356,7 +452,7 @@ static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, vo
 typedef struct best_ctx { double best; tiling bt; } best_ctx;
 static void keep_best(void *ctx, const vta_plan *q, double cst) {
   best_ctx *b = ctx;
-  if (b->best < 0 || cst < b->best) b->best = cst, b->bt = (tiling){q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w};
+  if (b->best < 0 || cst < b->best) b->best = cst, b->bt = (tiling){q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, q->epi_chunks};
 }
 
 /* The plan of a conv or dense op with the knobs k (vta_plan_make); *est: its estimated cycles. */
@@ -447,6 +543,7 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
                      "elements per thread)",
                      nm, cfg->name, p->vt, p->inp_part, p->wgt_part, p->acc_part);
   p->t_n = bt.t_n, p->t_oc = bt.t_oc, p->t_ic = bt.t_ic, p->t_h = bt.t_h, p->t_w = bt.t_w;
+  p->epi_chunks = bt.epi;
   fill_sizes(p);
   p->res_pipe = res_pipe_steps(p);
   snprintf(p->why, sizeof p->why, "%s (estimated cost %.0f)",
@@ -522,6 +619,8 @@ void vta_plan_str(const vta_plan *p, char *buf, size_t n) {
   if (p->op.res && k < n) /* a fused add: where r enters (accel/res.c) */
     snprintf(buf + k, n - k, ", add fused (r %s the steps%s)", p->res_pre ? "before" : "after",
              p->res_pipe ? ", pipelined" : "");
+  k = strlen(buf);
+  if (p->epi_chunks && k < n) snprintf(buf + k, n - k, ", epilogue in 2 chunks");
 }
 
 /* ---------------------------------------------------------------- packing, reference */

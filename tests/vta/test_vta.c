@@ -77,7 +77,7 @@ static void test_knobs(void **st) {
   vta_op op;
   vta_op_conv(&op, "k", 1, 64, 14, 14, 64, 3, 1, 1);
   op.shift = 11, op.has_bias = true;
-  vta_knobs ks[] = {{1, 1, 1, 1, 14, 0, 0}, {1, 4, 4, 2, 7, 0, 0}, {1, 2, 2, 7, 2, 0, 0}, {1, 1, 4, 14, 14, 0, 0}};
+  vta_knobs ks[] = {{1, 1, 1, 1, 14, 0, 0, 0}, {1, 4, 4, 2, 7, 0, 0, 0}, {1, 2, 2, 7, 2, 0, 0, 0}, {1, 1, 4, 14, 14, 0, 0, 0}};
   for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++)
     for (int vt = 1; vt <= 2; vt++) run_op("fsim", "default", &op, vt, &ks[i], 3);
   ovta_error err = {0};
@@ -98,7 +98,7 @@ static void test_knobs(void **st) {
   assert_int_equal(vta_knobs_from_json("{\"ops\": {\"k\": {\"t_q\": 1}}}", "t", "k", &k, &err), OVTA_EPARSE);
   assert_non_null(strstr(err.msg, "t_q"));
   /* a tile too large for the SRAMs */
-  vta_knobs big = {1, 4, 4, 14, 14, 2, 0};
+  vta_knobs big = {1, 4, 4, 14, 14, 2, 0, 0};
   OVTA_ASSERT_OK(ovta_config_load("small", &cfg, &err), err);
   op.c = op.o = 32; /* 4 blocks of 8 */
   assert_int_equal(vta_plan_make(&cfg, &op, &big, &p, &err), OVTA_EUNSUPPORTED);

@@ -17,6 +17,8 @@
  *            (r << SR), SHIFT), LO, HI) with a seeded r; --run checks it against vta_reference_res);
  *            --res-form after|before|pipe: where r enters (vta_plan.res_pre; pipe: after, pipelined across
  *            tiles, vta_plan.res_pipe; default: the cost model's pick)
+ *            --epi whole|chunked: the epilogue in whole tiles or 2 chunks where the plan allows it
+ *            (vta_plan.epi_chunks; default: the cost model's pick)
  *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap, upsample: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
@@ -309,6 +311,7 @@ int main(int argc, char **argv) {
       i++;
       k.res_form = !strcmp(argv[i], "before") ? 2 : !strcmp(argv[i], "pipe") ? 3 : 1;
     }
+    else if (!strcmp(a, "--epi") && i + 1 < argc) k.epi = !strcmp(argv[++i], "chunked") ? 2 : 1;
     else if (!strcmp(a, "--groups") && i + 1 < argc && op.kind == VTA_CONV) op.groups = atoi(argv[++i]);
     else if (!strcmp(a, "--shifts") && i + 1 < argc && (op.kind == VTA_CONV || op.kind == VTA_DENSE)) {
       static int64_t shs[65536];
