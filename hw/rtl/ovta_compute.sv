@@ -112,9 +112,15 @@ module ovta_compute
   logic [31:0] ex_val [2];
   logic [$clog2(UOP_DEPTH)-1:0] uop_raddr [2];
   logic [UOP_BITS-1:0] uop_rdata [2];
-  logic [AW-1:0] acc_ra_a [2], acc_ra_b [2], ex_waddr [2];
-  logic [ACC_BITS-1:0] acc_rd_a [2], acc_rd_b [2], ex_wacc [2];
-  logic [OUT_BITS-1:0] ex_wout [2];
+  // the wide (and address) signals of a slot are named per slot, g_* and a_*, not unpacked
+  // arrays: Verilator copies an array element fed by a port every cycle
+  logic [AW-1:0] g_ra_a, a_ra_a, a_ra_b, g_waddr, a_waddr;
+  logic [ACC_BITS-1:0] g_rd_a, a_rd_a, a_rd_b, g_wacc, a_wacc;
+  logic [OUT_BITS-1:0] g_wout, a_wout;
+  // lint waiver: slot G never reads ACC port b
+  // verilator lint_off UNUSEDSIGNAL
+  logic [AW-1:0] g_ra_b;
+  // verilator lint_on UNUSEDSIGNAL
   cmd_t slot_g_q, slot_a_q;  // the instruction each slot holds (a free slot's exec sees the head)
   logic [1:0] occ_q, fin_q, ferr_q;   // slot holds an instruction; it finished (with an error)
   logic [1:0] g_unused;    // slot A's GEMM outputs, slot G's ALU outputs (always 0)
@@ -130,9 +136,9 @@ module ovta_compute
     .gemm_uop_o, .alu_uop_o(g_unused[0]),
     .uop_re_o(uop_re[0]), .uop_raddr_o(uop_raddr[0]), .uop_rdata_i(uop_rdata[0]),
     .inp_re_o, .inp_raddr_o, .inp_rdata_i, .wgt_re_o, .wgt_raddr_o, .wgt_rdata_i,
-    .acc_re_a_o(acc_re_a[0]), .acc_raddr_a_o(acc_ra_a[0]), .acc_rdata_a_i(acc_rd_a[0]),
-    .acc_re_b_o(acc_re_b[0]), .acc_raddr_b_o(acc_ra_b[0]), .acc_rdata_b_i(acc_rd_b[0]),
-    .we_o(ex_we[0]), .waddr_o(ex_waddr[0]), .wacc_o(ex_wacc[0]), .wout_o(ex_wout[0]));
+    .acc_re_a_o(acc_re_a[0]), .acc_raddr_a_o(g_ra_a), .acc_rdata_a_i(g_rd_a),
+    .acc_re_b_o(acc_re_b[0]), .acc_raddr_b_o(g_ra_b), .acc_rdata_b_i('0),
+    .we_o(ex_we[0]), .waddr_o(g_waddr), .wacc_o(g_wacc), .wout_o(g_wout));
   ovta_exec #(.GEMM_EN(1'b0), .ALU_EN(1'b1)) u_exec_a (
     .clk_i, .rst_ni, .start_i(ex_start[1]), .insn_i(occ_q[1] ? slot_a_q.insn : cmd_i.insn),
     .done_o(ex_done[1]), .err_o(ex_err[1]), .rule_o(ex_rule_a), .err_val_o(ex_val[1]),
@@ -140,9 +146,9 @@ module ovta_compute
     .uop_re_o(uop_re[1]), .uop_raddr_o(uop_raddr[1]), .uop_rdata_i(uop_rdata[1]),
     .inp_re_o(a_inp_re), .inp_raddr_o(a_inp_ra), .inp_rdata_i('0),
     .wgt_re_o(a_wgt_re), .wgt_raddr_o(a_wgt_ra), .wgt_rdata_i('0),
-    .acc_re_a_o(acc_re_a[1]), .acc_raddr_a_o(acc_ra_a[1]), .acc_rdata_a_i(acc_rd_a[1]),
-    .acc_re_b_o(acc_re_b[1]), .acc_raddr_b_o(acc_ra_b[1]), .acc_rdata_b_i(acc_rd_b[1]),
-    .we_o(ex_we[1]), .waddr_o(ex_waddr[1]), .wacc_o(ex_wacc[1]), .wout_o(ex_wout[1]));
+    .acc_re_a_o(acc_re_a[1]), .acc_raddr_a_o(a_ra_a), .acc_rdata_a_i(a_rd_a),
+    .acc_re_b_o(acc_re_b[1]), .acc_raddr_b_o(a_ra_b), .acc_rdata_b_i(a_rd_b),
+    .we_o(ex_we[1]), .waddr_o(a_waddr), .wacc_o(a_wacc), .wout_o(a_wout));
 
   // ---------------------------------------------------------------- memories
   // uop: a copy per slot, both written by LOAD UOP
@@ -157,58 +163,67 @@ module ovta_compute
   // serves the slot whose dst is in it (both slots in one bank at once: a broken overlap
   // promise), port b the ALU's tensor operand; the write port the slot writing into it, else
   // LOAD ACC. A slot's read data comes from the bank it read (registered with the read).
-  logic [1:0] bk_we, bk_re_a, bk_re_b, bk_wsel, bk_asel;
-  logic [AW-2:0] bk_wa [2], bk_ra_a [2];
-  logic [ACC_BITS-1:0] bk_wd [2], bk_rd_a [2], bk_rd_b [2];
-  logic [OUT_BITS-1:0] bk_wout [2], bk_out_rd [2];
+  // (Two banks written out, bank 0 and bank 1, with the wide signals named per bank: no
+  // generate loop over unpacked arrays of words, which Verilator copies every cycle.)
+  logic [1:0] g_wb, a_wb, d_wb;   // slot G, slot A, LOAD ACC writes into bank k
+  logic [1:0] bk_we, bk_re_a, bk_re_b, bk_asel;
+  logic [AW-2:0] bk0_wa, bk1_wa, bk0_ra_a, bk1_ra_a;
+  logic [ACC_BITS-1:0] bk0_wd, bk1_wd, bk0_rd_a, bk1_rd_a, bk0_rd_b, bk1_rd_b;
+  logic [OUT_BITS-1:0] bk0_wout, bk1_wout, bk0_out_rd, bk1_out_rd;
   logic [1:0] rsel_a_q;    // bank each slot's port-a read came from
   logic rsel_b_q, osel_q;  // bank of slot A's port-b read, of the store's OUT read
   logic dma_acc;
   assign dma_acc = dma_wr && !is_uop;
-  for (genvar k = 0; k < 2; k++) begin : g_bank
-    always_comb begin
-      bk_wsel[k] = !(ex_we[0] && ex_waddr[0][AW-1] == 1'(k));   // 1: slot A writes (or none)
-      bk_we[k] = (ex_we[0] && ex_waddr[0][AW-1] == 1'(k)) || (ex_we[1] && ex_waddr[1][AW-1] == 1'(k)) ||
-                 (dma_acc && dma_idx[AW-1] == 1'(k));
-      if (ex_we[0] && ex_waddr[0][AW-1] == 1'(k)) begin
-        bk_wa[k] = ex_waddr[0][AW-2:0];
-        bk_wd[k] = ex_wacc[0];
-      end else if (ex_we[1] && ex_waddr[1][AW-1] == 1'(k)) begin
-        bk_wa[k] = ex_waddr[1][AW-2:0];
-        bk_wd[k] = ex_wacc[1];
-      end else begin
-        bk_wa[k] = dma_idx[AW-2:0];
-        bk_wd[k] = dma_data[ACC_BITS-1 -: ACC_BITS];
-      end
-      bk_wout[k] = bk_wsel[k] ? ex_wout[1] : ex_wout[0];
-      bk_asel[k] = acc_re_a[1] && acc_ra_a[1][AW-1] == 1'(k);   // 1: slot A reads port a
-      bk_re_a[k] = bk_asel[k] || (acc_re_a[0] && acc_ra_a[0][AW-1] == 1'(k));
-      bk_ra_a[k] = bk_asel[k] ? acc_ra_a[1][AW-2:0] : acc_ra_a[0][AW-2:0];
-      bk_re_b[k] = acc_re_b[1] && acc_ra_b[1][AW-1] == 1'(k);
+  always_comb begin
+    for (int k = 0; k < 2; k++) begin
+      g_wb[k] = ex_we[0] && g_waddr[AW-1] == 1'(k);
+      a_wb[k] = ex_we[1] && a_waddr[AW-1] == 1'(k);
+      d_wb[k] = dma_acc && dma_idx[AW-1] == 1'(k);
+      bk_we[k] = g_wb[k] || a_wb[k] || d_wb[k];
+      bk_asel[k] = acc_re_a[1] && a_ra_a[AW-1] == 1'(k);   // 1: slot A reads port a
+      bk_re_a[k] = bk_asel[k] || (acc_re_a[0] && g_ra_a[AW-1] == 1'(k));
+      bk_re_b[k] = acc_re_b[1] && a_ra_b[AW-1] == 1'(k);
     end
-    ovta_sram_2r #(.WIDTH(ACC_BITS), .DEPTH(HD)) u_acc (
-      .clk_i, .we_i(bk_we[k]), .waddr_i(bk_wa[k]), .wdata_i(bk_wd[k]),
-      .re_a_i(bk_re_a[k]), .raddr_a_i(bk_ra_a[k]), .rdata_a_o(bk_rd_a[k]),
-      .re_b_i(bk_re_b[k]), .raddr_b_i(acc_ra_b[1][AW-2:0]), .rdata_b_o(bk_rd_b[k]));
-    ovta_sram #(.WIDTH(OUT_BITS), .DEPTH(HD)) u_out (
-      .clk_i, .we_i((ex_we[0] && ex_waddr[0][AW-1] == 1'(k)) || (ex_we[1] && ex_waddr[1][AW-1] == 1'(k))),
-      .waddr_i(bk_wa[k]), .wdata_i(bk_wout[k]),
-      .re_i(out_re_i && out_raddr_i[AW-1] == 1'(k)), .raddr_i(out_raddr_i[AW-2:0]), .rdata_o(bk_out_rd[k]));
+    bk0_wa = g_wb[0] ? g_waddr[AW-2:0] : (a_wb[0] ? a_waddr[AW-2:0] : dma_idx[AW-2:0]);
+    bk1_wa = g_wb[1] ? g_waddr[AW-2:0] : (a_wb[1] ? a_waddr[AW-2:0] : dma_idx[AW-2:0]);
+    if (g_wb[0]) bk0_wd = g_wacc;
+    else if (a_wb[0]) bk0_wd = a_wacc;
+    else bk0_wd = dma_data[ACC_BITS-1 -: ACC_BITS];
+    if (g_wb[1]) bk1_wd = g_wacc;
+    else if (a_wb[1]) bk1_wd = a_wacc;
+    else bk1_wd = dma_data[ACC_BITS-1 -: ACC_BITS];
+    bk0_wout = g_wb[0] ? g_wout : a_wout;
+    bk1_wout = g_wb[1] ? g_wout : a_wout;
+    bk0_ra_a = bk_asel[0] ? a_ra_a[AW-2:0] : g_ra_a[AW-2:0];
+    bk1_ra_a = bk_asel[1] ? a_ra_a[AW-2:0] : g_ra_a[AW-2:0];
   end
-  assign acc_rd_a[0] = bk_rd_a[rsel_a_q[0]];
-  assign acc_rd_a[1] = bk_rd_a[rsel_a_q[1]];
-  assign acc_rd_b[0] = '0;
-  assign acc_rd_b[1] = bk_rd_b[rsel_b_q];
-  assign out_rdata_o = bk_out_rd[osel_q];
+  ovta_sram_2r #(.WIDTH(ACC_BITS), .DEPTH(HD)) u_acc0 (
+    .clk_i, .we_i(bk_we[0]), .waddr_i(bk0_wa), .wdata_i(bk0_wd),
+    .re_a_i(bk_re_a[0]), .raddr_a_i(bk0_ra_a), .rdata_a_o(bk0_rd_a),
+    .re_b_i(bk_re_b[0]), .raddr_b_i(a_ra_b[AW-2:0]), .rdata_b_o(bk0_rd_b));
+  ovta_sram_2r #(.WIDTH(ACC_BITS), .DEPTH(HD)) u_acc1 (
+    .clk_i, .we_i(bk_we[1]), .waddr_i(bk1_wa), .wdata_i(bk1_wd),
+    .re_a_i(bk_re_a[1]), .raddr_a_i(bk1_ra_a), .rdata_a_o(bk1_rd_a),
+    .re_b_i(bk_re_b[1]), .raddr_b_i(a_ra_b[AW-2:0]), .rdata_b_o(bk1_rd_b));
+  ovta_sram #(.WIDTH(OUT_BITS), .DEPTH(HD)) u_out0 (
+    .clk_i, .we_i(g_wb[0] || a_wb[0]), .waddr_i(bk0_wa), .wdata_i(bk0_wout),
+    .re_i(out_re_i && !out_raddr_i[AW-1]), .raddr_i(out_raddr_i[AW-2:0]), .rdata_o(bk0_out_rd));
+  ovta_sram #(.WIDTH(OUT_BITS), .DEPTH(HD)) u_out1 (
+    .clk_i, .we_i(g_wb[1] || a_wb[1]), .waddr_i(bk1_wa), .wdata_i(bk1_wout),
+    .re_i(out_re_i && out_raddr_i[AW-1]), .raddr_i(out_raddr_i[AW-2:0]), .rdata_o(bk1_out_rd));
+  assign g_rd_a = rsel_a_q[0] ? bk1_rd_a : bk0_rd_a;
+  assign a_rd_a = rsel_a_q[1] ? bk1_rd_a : bk0_rd_a;
+  assign a_rd_b = rsel_b_q ? bk1_rd_b : bk0_rd_b;
+  assign out_rdata_o = osel_q ? bk1_out_rd : bk0_out_rd;
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rsel_a_q <= '0;
       rsel_b_q <= 1'b0;
       osel_q <= 1'b0;
     end else begin
-      if (acc_re_a[0]) rsel_a_q[0] <= acc_ra_a[0][AW-1];
-      if (acc_re_a[1]) rsel_a_q[1] <= acc_ra_a[1][AW-1];
-      if (acc_re_b[1]) rsel_b_q <= acc_ra_b[1][AW-1];
+      if (acc_re_a[0]) rsel_a_q[0] <= g_ra_a[AW-1];
+      if (acc_re_a[1]) rsel_a_q[1] <= a_ra_a[AW-1];
+      if (acc_re_b[1]) rsel_b_q <= a_ra_b[AW-1];
       if (out_re_i) osel_q <= out_raddr_i[AW-1];
     end
   end

@@ -119,11 +119,18 @@ module ovta_exec
   logic [ACC_BITS-1:0] fw_data_q;
   logic [ACC_BITS-1:0] av, sv, gemm_r, alu_r, res;
 
-  // an element the previous cycle wrote comes from fw_data_q (its read was issued before)
+  // an element the previous cycle wrote comes from fw_data_q (its read was issued before);
+  // the operands are zero without a micro-op in C (the cores ignore them then), so an idle
+  // slot costs a simulator no wide copies
   always_comb begin
-    av = (fw_q && fw_idx_q == dc_q) ? fw_data_q : acc_rdata_a_i;
-    sv = a.use_imm ? {(BATCH * BLOCK_OUT){32'($signed(a.imm))}}
-                   : ((fw_q && fw_idx_q == sc_q) ? fw_data_q : acc_rdata_b_i);
+    av = '0;
+    sv = '0;
+    if (vc_q) begin
+      av = (fw_q && fw_idx_q == dc_q) ? fw_data_q : acc_rdata_a_i;
+      if (is_alu)
+        sv = a.use_imm ? {(BATCH * BLOCK_OUT){32'($signed(a.imm))}}
+                       : ((fw_q && fw_idx_q == sc_q) ? fw_data_q : acc_rdata_b_i);
+    end
   end
   ovta_gemm u_gemm (.en_i(vc_q && !is_alu && !g.reset), .inp_i(inp_rdata_i), .wgt_i(wgt_rdata_i),
                     .acc_i(av), .acc_o(gemm_r));
@@ -216,7 +223,8 @@ module ovta_exec
     end
   end
 
+  // only read with fw_q (the cycle after a micro-op in C): an idle slot copies no data
   always_ff @(posedge clk_i) begin
-    fw_data_q <= res;
+    if (vc_q) fw_data_q <= res;
   end
 endmodule

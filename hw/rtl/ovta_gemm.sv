@@ -20,23 +20,25 @@ module ovta_gemm
   for (genvar b = 0; b < int'(BATCH); b++) begin : g_b
     for (genvar o = 0; o < int'(BLOCK_OUT); o += 2) begin : g_o
       logic signed [31:0] sum0, sum1;
-      logic signed [24:0] wp;   // w0 + w1 * 2^16
-      // x * wp: |x| <= 2^7, |wp| < 2^23 + 2^7, so the product fits 32 signed bits and
-      // p[31:16] is the upper part (p[32] of a 33-bit product equals p[31])
+      // p = x * wp, wp = w0 + w1 * 2^16 (25 bits signed): |x| <= 2^7, |wp| < 2^23 + 2^7, so the
+      // product fits 32 signed bits and p[31:16] is the upper part (p[32] of a 33-bit product
+      // equals p[31]). Written in 32-bit arithmetic (Yosys still narrows the multiplier to
+      // 8 x 25 bits, one DSP48E1) and sum0's half as shifts: Verilator then emits about half
+      // the sign extensions, and tsim is bound by the size of this code (bench/README.md
+      // "tsim speed").
       logic signed [31:0] p;
       always_comb begin
         sum0 = '0;
         sum1 = '0;
-        wp = '0;
         p = '0;
         if (en_i) begin
           sum0 = $signed(acc_i[32 * (b * BLOCK_OUT + o) +: 32]);
           sum1 = $signed(acc_i[32 * (b * BLOCK_OUT + o + 1) +: 32]);
           for (int i = 0; i < int'(BLOCK_IN); i++) begin
-            wp = $signed({wgt_i[8 * ((o + 1) * BLOCK_IN + i) +: 8], 16'd0}) +
-                 25'($signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8]));
-            p = 32'($signed(inp_i[8 * (b * BLOCK_IN + i) +: 8]) * wp);
-            sum0 = sum0 + 32'($signed(p[15:0]));
+            p = 32'($signed(inp_i[8 * (b * BLOCK_IN + i) +: 8])) *
+                (32'($signed(wgt_i[8 * ((o + 1) * BLOCK_IN + i) +: 8])) * 65536 +
+                 32'($signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8])));
+            sum0 = sum0 + ((p <<< 16) >>> 16);
             sum1 = sum1 + 32'($signed(p[31:16])) + 32'(p[15]);
           end
         end
