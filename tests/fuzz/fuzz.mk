@@ -31,6 +31,19 @@ $(B)/tests/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB) $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME=\"$*\" -o $@ tests/fuzz/replay.c $< $(LIB) $(LDFLAGS) $(FUZZ_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
 
+$(B)/tests/fuzz/replay_fsim: tests/fuzz/fuzz_fsim.h
+ifeq ($(FUZZ),1)
+$(B)/fuzz/fsim: tests/fuzz/fuzz_fsim.h tests/fuzz/coverage-ignore.txt
+$(B)/obj/hw/sim/fsim.o: tests/fuzz/coverage-ignore.txt
+endif
+
+# The fsim target reuses its devices across inputs: each input's result, in several orders of
+# the corpus, equals its result on a fresh device (tests/fuzz/test_fsim_order.c).
+# (tests/tests.mk lists it with the other tests/*/test_*.c; this rule links the target in)
+$(B)/tests/fuzz/test_fsim_order: tests/fuzz/test_fsim_order.c tests/fuzz/fuzz_fsim.c tests/fuzz/fuzz_fsim.h $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/fuzz/test_fsim_order.c tests/fuzz/fuzz_fsim.c $(LIB) $(LDFLAGS) $(FUZZ_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
+
 # The compiler's differential fuzzer, a short fixed run (tests/fuzz/test_fuzz_compiler.sh); long
 # runs: `make fuzz-compiler [SECONDS=300]` (tools/tools.mk).
 TESTS += $(B)/tests/fuzz/test_fuzz_compiler
