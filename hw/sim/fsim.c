@@ -1,13 +1,14 @@
 /* fsim.c: the functional simulator (fsim.h), isa/ISA.md exactly.
  *
  * Sections:
- *   1. State      - SRAMs (persistent), queues and tokens (per run).
+ *   1. State      - SRAMs (persistent until fsim_clear), queues and tokens (per run); the work
+ *                   count behind the timeout and the work budget.
  *   2. Checks     - DRAM bounds and loop index ranges, all before an instruction has any effect.
  *   3. LOAD/STORE
  *   4. GEMM       - decoded micro-ops, hoisted index math, kernels specialised per shape.
  *   5. ALU
  *   6. Machine    - fetch, the start rule, modules, scheduling, deadlock, timeout.
- *   7. Simulator  - create, run, free, SRAM access (fsim.h).
+ *   7. Simulator  - create, run, budget, clear, free, SRAM access (fsim.h).
  *
  * Depends on isa/ only; DRAM is reached through fsim_dram, the driver backend "fsim" is
  * driver/backend_fsim.c.
