@@ -18,7 +18,7 @@ else
 fuzz:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
-## fuzz-campaign [FUZZ_RUNS=10000000] [TARGETS="a b"]: each target until FUZZ_RUNS executions (long: hours for onnx, about one for fsim)
+## fuzz-campaign [FUZZ_RUNS=10000000] [TARGETS="a b"]: each target until FUZZ_RUNS executions (long: hours for onnx, 1-2 for fsim)
 fuzz-campaign:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
 	@FUZZ_RUNS=$(FUZZ_RUNS) nice bash tests/fuzz/run.sh build-fuzz $(FUZZ_CAMPAIGN_SECONDS) $(or $(TARGETS),$(FUZZ_TARGETS))
