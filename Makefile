@@ -25,7 +25,10 @@ SANFLAGS :=
 else ifeq ($(FUZZ),1)
 B ?= build-fuzz
 CC := clang
-SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# (the functions tests/fuzz/coverage-ignore.txt names, fsim's GEMM/ALU loop nests, get no coverage
+# instrumentation: tests/fuzz/README.md, "fsim")
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+  -fsanitize-coverage-ignorelist=$(SRC)/tests/fuzz/coverage-ignore.txt
 else ifeq ($(TSAN),1)
 B ?= build-tsan
 CC := clang

@@ -1,5 +1,6 @@
 /* backend_fsim.c: the "fsim" backend: the functional simulator (hw/sim/fsim.h) running against
- * the driver's simulated DRAM (driver/simdram.c), plus ovta_fsim_sram (ovta_driver.h).
+ * the driver's simulated DRAM (driver/simdram.c), plus ovta_fsim_sram and ovta_fsim_reset
+ * (ovta_driver.h).
  */
 #include "driver_impl.h"
 #include "fsim.h"
@@ -15,6 +16,7 @@ static int fsim_be_open(ovta_dev *dev, const ovta_dev_opts *opts, ovta_error *er
   fsim *s;
   int rc = fsim_new(&dev->isa, dram, opts->verbose, &s, err);
   if (rc) return rc;
+  fsim_set_budget(s, opts->work_budget);
   dev->impl = s;
   return OVTA_OK;
 }
@@ -42,5 +44,13 @@ int ovta_fsim_sram(ovta_dev *dev, uint32_t mem_type, const void **data, size_t *
   /* fsim_sram fails only on an unknown type: report it under this function's name */
   if (fsim_sram(dev->impl, mem_type, data, bytes, NULL))
     return OVTA_FAIL(err, OVTA_EINVAL, "ovta_fsim_sram: unknown memory type %u", mem_type);
+  return OVTA_OK;
+}
+
+int ovta_fsim_reset(ovta_dev *dev, uint64_t seed, ovta_error *err) {
+  if (!dev || dev->backend != &ovta_backend_fsim || !dev->impl)
+    return OVTA_FAIL(err, OVTA_EINVAL, "ovta_fsim_reset: not an fsim device");
+  fsim_clear(dev->impl);
+  dev->opts.seed = seed;
   return OVTA_OK;
 }

@@ -78,6 +78,9 @@ int ovta_dev_open(const char *backend, const ovta_config *cfg, const ovta_dev_op
   if (opts && opts->faults && *opts->faults && strcmp(be->name, "tsim") && strcmp(be->name, "vboard"))
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "faults '%s': only the tsim model's DRAM injects faults (backends tsim, "
                      "vboard; fsim has no memory bus), not backend %s", opts->faults, be->name);
+  if (opts && opts->work_budget && strcmp(be->name, "fsim"))
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "work budget %llu: only fsim counts work (tsim: watchdog_cycles), not "
+                     "backend %s", (unsigned long long)opts->work_budget, be->name);
   if (opts && opts->dram_beats_x16 > 16)
     return OVTA_FAIL(err, OVTA_EINVAL, "DRAM bandwidth %u/16 beats per cycle: at most one beat per cycle (16)",
                      opts->dram_beats_x16);

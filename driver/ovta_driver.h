@@ -45,6 +45,11 @@ typedef struct ovta_dev_opts {
   const char *faults;      /* tsim, vboard: faults the DRAM model injects (hw/sim/README.md,
                               "Faults": "rresp@3", "bresp@1=decerr", "stall@2:5000000", ...);
                               NULL: $OVTA_TSIM_FAULT when set, else none */
+  uint64_t work_budget;    /* fsim: a run doing more work than this stops with OVTA_ETIMEOUT
+                              ("timeout after a work budget of N units ..."), deterministically,
+                              whatever the load (0: no limit; other backends refuse it). Units:
+                              one per instruction executed and per GEMM/ALU micro-op
+                              (hw/sim/fsim.h) */
 } ovta_dev_opts;
 
 /* Open a device. `backend` is a name from ovta_backend_names(); cfg must stay valid. */
@@ -60,7 +65,8 @@ const char *ovta_dev_backend(const ovta_dev *dev);
  * (OVTA_EINSN, OVTA_EDEADLOCK, ...: the message names the instruction index and module state),
  * on an AXI error response of the memory bus (OVTA_EIO: "instruction N (OP, unit): AXI read
  * error response SLVERR ..."), or after timeout_ms of wall time (OVTA_ETIMEOUT; 0: no limit;
- * the message lists what each unit and queue was doing). After an error the device is
+ * the message lists what each unit and queue was doing) or, on fsim, past the device's
+ * work_budget (OVTA_ETIMEOUT, "timeout after a work budget of N units ..."). After an error the device is
  * soft-reset before the call returns, and every run starts with a soft reset, so the device can
  * run again after any error. */
 int ovta_dev_run(ovta_dev *dev, uint64_t insn_phys, uint32_t insn_count, uint32_t timeout_ms,
@@ -119,5 +125,11 @@ typedef struct ovta_backend {
  * host order) of an fsim device (driver/backend_fsim.c): *data points at depth * element bytes.
  * Fails with OVTA_EINVAL when dev is not an fsim device or the type is unknown. */
 int ovta_fsim_sram(ovta_dev *dev, uint32_t mem_type, const void **data, size_t *bytes, ovta_error *err);
+/* Return an fsim device to its state at open, with `seed` as its interleaving seed from now on
+ * (ovta_dev_opts.seed): SRAMs zeroed (only those written since, so cheap after small programs).
+ * Buffers are left alone: with every buffer freed too (freed DRAM reads as zero), the next run
+ * gives what it gives on a freshly opened device (a fuzz target reuses one device this way).
+ * Fails with OVTA_EINVAL when dev is not an fsim device. */
+int ovta_fsim_reset(ovta_dev *dev, uint64_t seed, ovta_error *err);
 
 #endif

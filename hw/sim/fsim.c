@@ -1,13 +1,14 @@
 /* fsim.c: the functional simulator (fsim.h), isa/ISA.md exactly.
  *
  * Sections:
- *   1. State      - SRAMs (persistent), queues and tokens (per run).
+ *   1. State      - SRAMs (persistent until fsim_clear), queues and tokens (per run); the work
+ *                   count behind the timeout and the work budget.
  *   2. Checks     - DRAM bounds and loop index ranges, all before an instruction has any effect.
  *   3. LOAD/STORE
  *   4. GEMM       - decoded micro-ops, hoisted index math, kernels specialised per shape.
  *   5. ALU
  *   6. Machine    - fetch, the start rule, modules, scheduling, deadlock, timeout.
- *   7. Simulator  - create, run, free, SRAM access (fsim.h).
+ *   7. Simulator  - create, run, budget, clear, free, SRAM access (fsim.h).
  *
  * Depends on isa/ only; DRAM is reached through fsim_dram, the driver backend "fsim" is
  * driver/backend_fsim.c.
@@ -17,6 +18,11 @@
 #include <time.h>
 
 #include "fsim.h"
+
+/* The GEMM/ALU loop nests (one function each, never inlined): the fuzz build leaves them out of
+ * its coverage instrumentation by name (tests/fuzz/coverage-ignore.txt), as a comparison traced
+ * per element made them ~10x slower there; ASan and UBSan still check them. */
+#define KERNEL static __attribute__((noinline))
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "fsim keeps ACC elements and micro-ops in host order and assumes a little-endian host"
@@ -85,8 +91,12 @@ struct fsim {
   uint64_t rng;             /* interleaving state (seed != 0) */
   uint64_t deadline_ms;     /* wall-clock limit (0: none) */
   uint32_t timeout_ms;      /* the limit asked for, for the message */
-  uint64_t work;            /* micro-ops / steps since the clock was last read */
-  bool timed_out;           /* the deadline passed */
+  uint64_t budget;          /* work units a run may do (fsim_set_budget; 0: no limit) */
+  uint64_t work;            /* work units done in this run (instructions executed + micro-ops) */
+  uint64_t next_check;      /* the work count at which out_of_time next reads the clock / budget */
+  bool timed_out;           /* the deadline passed or the budget ran out */
+  bool over_budget;         /* it was the budget */
+  uint8_t dirty;            /* SRAMs written since open or the last fsim_clear (bit: memory type) */
   ovta_counters *ctr;       /* the caller's counters of the current run */
   fsim_dram dram;           /* DRAM: the instruction stream, LOAD and STORE rows */
   unsigned verbose;         /* 0 quiet, 1 a line per run, 2 also per instruction (stderr) */
@@ -108,22 +118,33 @@ static inline void *dram_host(const fsim *s, uint64_t phys, uint64_t len) {
   return s->dram.host(s->dram.ctx, phys, len);
 }
 
-/* Reads the clock when enough work has been done; true once the deadline has passed. */
+/* The work count at which out_of_time looks again: OVTA_FSIM_CLOCK_EVERY on, or just past the
+ * budget when that comes first. */
+static uint64_t next_check(const fsim *s) {
+  uint64_t n = s->work + OVTA_FSIM_CLOCK_EVERY;
+  return s->budget && s->budget < n ? s->budget + 1 : n;
+}
+
+/* Counts work; past the budget, or (read every OVTA_FSIM_CLOCK_EVERY units) past the deadline,
+ * true from then on. The budget is exact: a run doing `budget` units of work completes. */
 static bool out_of_time(fsim *s, uint64_t work) {
   s->work += work;
-  if (s->work < OVTA_FSIM_CLOCK_EVERY) return false;
-  s->work = 0;
-  if (s->deadline_ms && now_ms() >= s->deadline_ms) s->timed_out = true;
+  if (s->work < s->next_check) return false;
+  if (s->budget && s->work > s->budget) s->timed_out = s->over_budget = true;
+  else if (s->deadline_ms && now_ms() >= s->deadline_ms) s->timed_out = true;
+  s->next_check = s->timed_out ? 0 : next_check(s);
   return s->timed_out;
 }
 
 static int fail_timeout(fsim *s, const fsim_cmd *c, ovta_error *err) {
-  char where[160] = "";
+  char where[160] = "", limit[80];
   if (c)
     snprintf(where, sizeof where, " while executing instruction %u (%s)", c->index,
              ovta_opcode_name(c->in.opcode));
-  return OVTA_FAIL(err, OVTA_ETIMEOUT, "fsim: timeout after %u ms%s: %u of %u instructions retired, %u dispatched",
-                   s->timeout_ms, where, s->retired, s->count, s->fetched);
+  if (s->over_budget) snprintf(limit, sizeof limit, "a work budget of %llu units", (unsigned long long)s->budget);
+  else snprintf(limit, sizeof limit, "%u ms", s->timeout_ms);
+  return OVTA_FAIL(err, OVTA_ETIMEOUT, "fsim: timeout after %s%s: %u of %u instructions retired, %u dispatched",
+                   limit, where, s->retired, s->count, s->fetched);
 }
 
 /* ---------------------------------------------------------------- 2. Checks */
@@ -192,23 +213,26 @@ static int check_loops(fsim *s, const fsim_cmd *c, bool gemm, ovta_error *err) {
 }
 
 /* isa/ISA.md "Overlap": mark the ACC/OUT footprint of GEMM/ALU in (its indices checked) into
- * fp (1: dst, written; 2: an ALU tensor src, read); returns the ACC halves its dst indices
- * touch (bit 0 the lower, bit 1 the upper half: the RTL's ACC banks). */
-static unsigned footprint_mark(const fsim *s, const ovta_insn *in, uint8_t *fp) {
-  if (!in->iter_out || !in->iter_in || in->uop_bgn == in->uop_end) return 0;
+ * fp (1: dst, written; 2: an ALU tensor src, read) and the ACC halves its dst indices touch into
+ * *halves (bit 0 the lower, bit 1 the upper half: the RTL's ACC banks). The micro-ops it walks
+ * count as work (out_of_time); false when the deadline or the budget ran out. */
+KERNEL bool footprint_mark(fsim *s, const ovta_insn *in, uint8_t *fp, unsigned *halves) {
+  *halves = 0;
+  if (!in->iter_out || !in->iter_in || in->uop_bgn == in->uop_end) return true;
   bool read_src = in->opcode == OVTA_OP_ALU && !in->reset && !in->use_imm;
   uint64_t half = (uint64_t)s->cfg->acc_depth / 2;
-  unsigned halves = 0;
   for (uint32_t i = 0; i < in->iter_out; i++)
-    for (uint32_t j = 0; j < in->iter_in; j++)
+    for (uint32_t j = 0; j < in->iter_in; j++) {
       for (uint32_t k = in->uop_bgn; k < in->uop_end; k++) {
         const fsim_uop *u = &s->uop[k];
         uint64_t d = u->dst + (uint64_t)i * in->dst_factor_out + (uint64_t)j * in->dst_factor_in;
         fp[d] |= 1;
-        halves |= d >= half ? 2u : 1u;
+        *halves |= d >= half ? 2u : 1u;
         if (read_src) fp[u->src + (uint64_t)i * in->src_factor_out + (uint64_t)j * in->src_factor_in] |= 2;
       }
-  return halves;
+      if (out_of_time(s, in->uop_end - in->uop_bgn)) return false;
+    }
+  return true;
 }
 
 /* A GEMM/ALU with overlap = 1 after a GEMM/ALU of the compute module: the previous one writes
@@ -223,9 +247,10 @@ static int check_overlap(fsim *s, const fsim_cmd *c, ovta_error *err) {
   size_t depth = (size_t)s->cfg->acc_depth;
   uint8_t *save = s->fp, *mine = s->fp + depth; /* the previous instruction's marks, this one's */
   memset(s->fp, 0, 2 * depth);
-  unsigned hp = footprint_mark(s, p, save);
+  unsigned hp, hc;
+  if (!footprint_mark(s, p, save, &hp)) return fail_timeout(s, c, err);
   if (!hp) return OVTA_OK;
-  unsigned hc = footprint_mark(s, in, mine);
+  if (!footprint_mark(s, in, mine, &hc)) return fail_timeout(s, c, err);
   for (size_t e = 0; e < depth; e++) {
     if (!mine[e]) continue;
     bool clash = (mine[e] & 1) ? save[e] != 0 : (save[e] & 1) != 0;
@@ -292,6 +317,7 @@ static int exec_load(fsim *s, const fsim_cmd *c, ovta_error *err) {
     p += in->x_pad_1 * eb;
   }
   memset(p, 0, in->y_pad_1 * W * eb);
+  s->dirty |= 1u << mt;
   if (mt == OVTA_MEM_UOP) {
     uint64_t n = (uint64_t)in->y_size * in->x_size; /* no padding on UOP loads */
     for (uint64_t k = in->sram_base; k < in->sram_base + n; k++) decode_uop(s, s->uop_raw[k], &s->uop[k]);
@@ -361,13 +387,31 @@ static inline __attribute__((always_inline)) bool gemm_loops(fsim *s, const ovta
   return true;
 }
 
-static bool gemm_generic(fsim *s, const ovta_insn *in) {
+/* GEMM/ALU reset (either opcode): the loop nest zeroes acc[dst] and out[dst]; returns false when
+ * the deadline or the budget ran out (mid-instruction). */
+KERNEL bool reset_loops(fsim *s, const ovta_insn *in) {
+  const size_t eb = (size_t)s->cfg->batch * s->cfg->block_out;
+  const fsim_uop *u0 = s->uop + in->uop_bgn;
+  for (uint32_t i = 0; i < in->iter_out; i++)
+    for (uint32_t j = 0; j < in->iter_in; j++) {
+      uint64_t d0 = (uint64_t)i * in->dst_factor_out + (uint64_t)j * in->dst_factor_in;
+      for (uint32_t k = 0; k < in->uop_end - in->uop_bgn; k++) {
+        uint64_t d = (u0[k].dst + d0) * eb;
+        memset(s->acc + d, 0, eb * sizeof *s->acc);
+        memset(s->out + d, 0, eb);
+      }
+      if (out_of_time(s, in->uop_end - in->uop_bgn)) return false;
+    }
+  return true;
+}
+
+KERNEL bool gemm_generic(fsim *s, const ovta_insn *in) {
   return gemm_loops(s, in, s->cfg->batch, s->cfg->block_in, s->cfg->block_out);
 }
-static bool gemm_1_16(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 1, 16, 16); }
-static bool gemm_2_16(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 2, 16, 16); }
-static bool gemm_1_8(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 1, 8, 8); }
-static bool gemm_1_32(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 1, 32, 32); }
+KERNEL bool gemm_1_16(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 1, 16, 16); }
+KERNEL bool gemm_2_16(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 2, 16, 16); }
+KERNEL bool gemm_1_8(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 1, 8, 8); }
+KERNEL bool gemm_1_32(fsim *s, const ovta_insn *in) { return gemm_loops(s, in, 1, 32, 32); }
 
 /* isa/ISA.md GEMM: for i, j, k: dst/src/wgt = uop + i*factor_out + j*factor_in;
  * acc[dst] = reset ? 0 : acc[dst] + inp[src] x wgt[wgt]^T; out[dst] = low 8 bits. */
@@ -380,19 +424,9 @@ static int exec_gemm(fsim *s, const fsim_cmd *c, ovta_error *err) {
   uint64_t n = (uint64_t)in->iter_out * in->iter_in * (in->uop_end - in->uop_bgn);
   const ovta_config *cfg = s->cfg;
   bool ok = true;
+  s->dirty |= 1u << OVTA_MEM_ACC | 1u << OVTA_MEM_OUT;
   if (in->reset) {
-    const size_t eb = (size_t)cfg->batch * cfg->block_out;
-    const fsim_uop *u0 = s->uop + in->uop_bgn;
-    for (uint32_t i = 0; i < in->iter_out && ok; i++)
-      for (uint32_t j = 0; j < in->iter_in && ok; j++) {
-        uint64_t d0 = (uint64_t)i * in->dst_factor_out + (uint64_t)j * in->dst_factor_in;
-        for (uint32_t k = 0; k < in->uop_end - in->uop_bgn; k++) {
-          uint64_t d = (u0[k].dst + d0) * eb;
-          memset(s->acc + d, 0, eb * sizeof *s->acc);
-          memset(s->out + d, 0, eb);
-        }
-        ok = !out_of_time(s, in->uop_end - in->uop_bgn);
-      }
+    ok = reset_loops(s, in);
   } else {
     int B = cfg->batch, BI = cfg->block_in, BO = cfg->block_out;
     if (B == 1 && BI == 16 && BO == 16) ok = gemm_1_16(s, in);
@@ -461,13 +495,13 @@ static inline __attribute__((always_inline)) bool alu_loops(fsim *s, const ovta_
   return true;
 }
 
-static bool alu_min(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MIN); }
-static bool alu_max(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MAX); }
-static bool alu_add(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_ADD); }
-static bool alu_shr_loops(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_SHR); }
-static bool alu_mul(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MUL); }
-static bool alu_mov(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MOV); }
-static bool alu_clp(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_CLP); }
+KERNEL bool alu_min(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MIN); }
+KERNEL bool alu_max(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MAX); }
+KERNEL bool alu_add(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_ADD); }
+KERNEL bool alu_shr_loops(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_SHR); }
+KERNEL bool alu_mul(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MUL); }
+KERNEL bool alu_mov(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MOV); }
+KERNEL bool alu_clp(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_CLP); }
 
 /* isa/ISA.md ALU: the GEMM loops; a = acc[dst], s = use_imm ? sext(imm) : acc[src];
  * acc[dst] = reset ? 0 : op(a, s); out[dst] = low 8 bits. */
@@ -479,20 +513,9 @@ static int exec_alu(fsim *s, const fsim_cmd *c, ovta_error *err) {
   if (rc) return rc;
   uint64_t n = (uint64_t)in->iter_out * in->iter_in * (in->uop_end - in->uop_bgn);
   bool ok;
+  s->dirty |= 1u << OVTA_MEM_ACC | 1u << OVTA_MEM_OUT;
   if (in->reset) {
-    const size_t eb = (size_t)s->cfg->batch * s->cfg->block_out;
-    const fsim_uop *u0 = s->uop + in->uop_bgn;
-    ok = true;
-    for (uint32_t i = 0; i < in->iter_out && ok; i++)
-      for (uint32_t j = 0; j < in->iter_in && ok; j++) {
-        uint64_t d0 = (uint64_t)i * in->dst_factor_out + (uint64_t)j * in->dst_factor_in;
-        for (uint32_t k = 0; k < in->uop_end - in->uop_bgn; k++) {
-          uint64_t d = (u0[k].dst + d0) * eb;
-          memset(s->acc + d, 0, eb * sizeof *s->acc);
-          memset(s->out + d, 0, eb);
-        }
-        ok = !out_of_time(s, in->uop_end - in->uop_bgn);
-      }
+    ok = reset_loops(s, in);
   } else {
     switch (in->alu_opcode) {
     case OVTA_ALU_MIN: ok = alu_min(s, in); break;
@@ -681,7 +704,7 @@ static int run_fixed(fsim *s, ovta_error *err) {
         int rc = module_step(s, m, err);
         if (rc) return rc;
         progress = true;
-        if (out_of_time(s, 64)) return fail_timeout(s, NULL, err);
+        if (out_of_time(s, 1)) return fail_timeout(s, NULL, err);
       }
     }
     if (s->retired == s->count) return finish_run(s, err);
@@ -707,8 +730,8 @@ static int run_seeded(fsim *s, ovta_error *err) {
     else {
       int rc = module_step(s, u, err);
       if (rc) return rc;
+      if (out_of_time(s, 1)) return fail_timeout(s, NULL, err);
     }
-    if (out_of_time(s, 64)) return fail_timeout(s, NULL, err);
   }
 }
 
@@ -787,7 +810,8 @@ static void start_run(fsim *s, uint32_t count, uint32_t timeout_ms, uint64_t see
   s->timeout_ms = timeout_ms;
   s->deadline_ms = timeout_ms ? now_ms() + timeout_ms : 0;
   s->work = 0;
-  s->timed_out = false;
+  s->next_check = next_check(s);
+  s->timed_out = s->over_budget = false;
   s->have_prev = false;
 }
 
@@ -803,6 +827,21 @@ int fsim_exec(fsim *s, uint64_t insn_phys, uint32_t count, uint32_t timeout_ms, 
   if (s->verbose >= 1)
     fprintf(stderr, "fsim: run of %u instructions: %s (%u retired)\n", count, ovta_rc_name(rc), s->retired);
   return rc;
+}
+
+void fsim_set_budget(fsim *s, uint64_t work) { s->budget = work; }
+
+void fsim_clear(fsim *s) {
+  const ovta_config *c = s->cfg;
+  if (s->dirty & 1u << OVTA_MEM_UOP) {
+    memset(s->uop_raw, 0, (size_t)c->uop_depth * sizeof *s->uop_raw);
+    memset(s->uop, 0, (size_t)c->uop_depth * sizeof *s->uop);
+  }
+  if (s->dirty & 1u << OVTA_MEM_WGT) memset(s->wgt, 0, (size_t)c->wgt_depth * c->wgt_bytes);
+  if (s->dirty & 1u << OVTA_MEM_INP) memset(s->inp, 0, (size_t)c->inp_depth * c->inp_bytes);
+  if (s->dirty & 1u << OVTA_MEM_ACC) memset(s->acc, 0, (size_t)c->acc_depth * c->acc_bytes);
+  if (s->dirty & 1u << OVTA_MEM_OUT) memset(s->out, 0, (size_t)c->out_depth * c->out_bytes);
+  s->dirty = 0;
 }
 
 int fsim_sram(const fsim *s, uint32_t mem_type, const void **data, size_t *bytes, ovta_error *err) {

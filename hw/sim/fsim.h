@@ -34,8 +34,9 @@ typedef struct fsim_dram {
 
 typedef struct fsim fsim;
 
-/* Read the wall clock after this much work: micro-ops, with each executed instruction counting 64. */
-#define OVTA_FSIM_CLOCK_EVERY 65536u
+/* Work units: one per instruction a module executes, one per GEMM/ALU micro-op (reset ones too;
+ * also those the overlap check walks). The wall clock is read after every this many. */
+#define OVTA_FSIM_CLOCK_EVERY 8192u
 
 /* Create a simulator of isa->cfg with zeroed SRAMs. isa and dram.ctx must outlive it. verbose:
  * 0 quiet, 1 one line per run on stderr, 2 also one line per executed instruction. Fails with
@@ -44,11 +45,20 @@ int fsim_new(const ovta_isa *isa, fsim_dram dram, unsigned verbose, fsim **out, 
 /* Free a simulator; NULL is a no-op. */
 void fsim_free(fsim *s);
 /* Run `count` (> 0) instructions at physical address insn_phys, until done (OVTA_OK), an error
- * (OVTA_EINSN, OVTA_EDEADLOCK) or timeout_ms of wall time (OVTA_ETIMEOUT; 0: no limit). seed 0:
+ * (OVTA_EINSN, OVTA_EDEADLOCK), timeout_ms of wall time or more work than the budget
+ * (fsim_set_budget) (OVTA_ETIMEOUT; 0: no limit). seed 0:
  * fixed order, else seeded interleaving. *counters is zeroed, then counts the run (cycle fields
  * stay 0). SRAMs keep their contents from one run to the next; it can run again after any error. */
 int fsim_exec(fsim *s, uint64_t insn_phys, uint32_t count, uint32_t timeout_ms, uint64_t seed,
               ovta_counters *counters, ovta_error *err);
+/* The work budget of every later run, in work units (above; 0, the default: no limit). A run
+ * that would do more than `work` units stops there with OVTA_ETIMEOUT ("timeout after a work
+ * budget of N units ..."), mid-instruction when a GEMM/ALU is what exceeds it; unlike
+ * timeout_ms this is deterministic: the same program stops at the same point whatever the
+ * machine's load, in either scheduling mode. */
+void fsim_set_budget(fsim *s, uint64_t work);
+/* Zero the SRAMs, as at fsim_new (only those written since: cheap after small programs). */
+void fsim_clear(fsim *s);
 
 /* ---------------------------------------------------------------- 3. Debug */
 

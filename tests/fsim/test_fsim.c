@@ -588,6 +588,97 @@ static void test_timeout(void **state) {
   });
 }
 
+/* A LOAD UOP of one micro-op, a GEMM of iter_in micro-ops (factors 0) and a FINISH: under the
+ * budget rule of hw/sim/fsim.h, 3 + iter_in units of work (seed 0). */
+static int run_loop(tprog *p, ovta_buf *bu, uint32_t iter_in) {
+  tp_reset(p);
+  tp_load(p, OVTA_MEM_UOP, 0, tp_elem(p, bu, OVTA_MEM_UOP, 0), 1, 1, 1);
+  tp_gemm(p, 0, 0, 1, 1, iter_in, 0, 0, 0, 0, 0, 0);
+  tp_finish(p);
+  return tp_run(p, 0);
+}
+
+/* ovta_dev_opts.work_budget: exact (a program doing W units runs under a budget of W, not of
+ * W - 1), a huge loop stops at once with the budget named, results under a budget are the
+ * reference's, the device runs normally afterwards; other backends refuse a budget. */
+static void test_work_budget(void **state) {
+  (void)state;
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    const struct { uint64_t budget; uint32_t iter; int rc; const char *want; } c[] = {
+        {3 + 1000, 1000, OVTA_OK, NULL},
+        {3 + 999, 1000, OVTA_ETIMEOUT, "fsim: timeout after a work budget of 1002 units: 3 of 3"},
+        {500, 1000, OVTA_ETIMEOUT, "budget of 500 units while executing instruction 1 (GEMM)"},
+        {1000000, 16383, OVTA_OK, NULL},
+        {1000000, 16383u * 16383u, OVTA_ETIMEOUT, "instruction 1 (GEMM)"}, /* 268 M micro-ops */
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+      ovta_dev_opts o = {.work_budget = c[k].budget};
+      tprog p;
+      tp_open_opts(&p, "fsim", *cf, &o);
+      ovta_uop u = {0, 0, 0};
+      ovta_buf *bu = tp_uops(&p, &u, 1);
+      uint32_t io = c[k].iter > 16383 ? 16383 : 1, ii = c[k].iter > 16383 ? 16383 : c[k].iter;
+      tp_reset(&p);
+      tp_load(&p, OVTA_MEM_UOP, 0, tp_elem(&p, bu, OVTA_MEM_UOP, 0), 1, 1, 1);
+      tp_gemm(&p, 0, 0, 1, io, ii, 0, 0, 0, 0, 0, 0);
+      tp_finish(&p);
+      int rc = tp_run(&p, 0);
+      if (rc != c[k].rc) fail_msg("%s case %zu: %s (%s)", *cf, k, ovta_rc_name(rc), p.err.msg);
+      if (c[k].want) assert_contains(p.err.msg, c[k].want);
+      if (rc == OVTA_OK) {
+        ovta_counters ctr;
+        ovta_dev_counters(p.dev, &ctr);
+        assert_int_equal(ctr.gemm_uops, c[k].iter);
+      }
+      if (c[k].budget >= 1000000) run_requant(&p, 11); /* well under the budget: the reference result */
+      assert_int_equal(run_loop(&p, bu, 1000), c[k].budget >= 3 + 1000 ? OVTA_OK : OVTA_ETIMEOUT);
+      ovta_buf_free(bu);
+      tp_close(&p);
+    }
+  }
+  ovta_config cfg;
+  ovta_error err = {0};
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  ovta_dev_opts o = {.work_budget = 1};
+  for (const char *const *be = ovta_backend_names(); *be; be++) {
+    if (!strcmp(*be, "fsim")) continue;
+    ovta_dev *dev = NULL;
+    assert_int_equal(ovta_dev_open(*be, &cfg, &o, &dev, &err), OVTA_EUNSUPPORTED);
+    assert_contains(err.msg, "only fsim counts work");
+    assert_null(dev);
+  }
+}
+
+/* ovta_fsim_reset: every SRAM back to zero, the new seed used; refused for no fsim device. */
+static void test_fsim_reset(void **state) {
+  (void)state;
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    tprog p;
+    tp_open(&p, "fsim", *cf, 0);
+    run_requant(&p, 12);
+    ovta_error err = {0};
+    const void *d;
+    size_t n;
+    int nonzero = 0;
+    for (uint32_t mt = 0; mt < OVTA_MEM_COUNT; mt++) {
+      OVTA_ASSERT_OK(ovta_fsim_sram(p.dev, mt, &d, &n, &err), err);
+      for (size_t i = 0; i < n; i++) nonzero += ((const uint8_t *)d)[i] != 0;
+    }
+    assert_true(nonzero > 0);
+    OVTA_ASSERT_OK(ovta_fsim_reset(p.dev, 7, &err), err);
+    for (uint32_t mt = 0; mt < OVTA_MEM_COUNT; mt++) {
+      OVTA_ASSERT_OK(ovta_fsim_sram(p.dev, mt, &d, &n, &err), err);
+      for (size_t i = 0; i < n; i++)
+        if (((const uint8_t *)d)[i]) fail_msg("%s: %s byte %zu not zero after the reset", *cf, ovta_mem_type_name(mt), i);
+    }
+    run_requant(&p, 13); /* seeded now: a correctly tokened program gives the reference */
+    tp_close(&p);
+  }
+  ovta_error err = {0};
+  assert_int_equal(ovta_fsim_reset(NULL, 0, &err), OVTA_EINVAL);
+  assert_contains(err.msg, "not an fsim device");
+}
+
 /* ---------------------------------------------------------------- interleaving */
 
 /* A correctly tokened program gives the reference result under every seed. */
@@ -652,7 +743,8 @@ int main(void) {
       cmocka_unit_test(test_acc_roundtrip),  cmocka_unit_test(test_sram_state),
       cmocka_unit_test(test_deadlock),
       cmocka_unit_test(test_invalid_instructions), cmocka_unit_test(test_overlap_check),
-      cmocka_unit_test(test_timeout),
+      cmocka_unit_test(test_timeout),       cmocka_unit_test(test_work_budget),
+      cmocka_unit_test(test_fsim_reset),
       cmocka_unit_test(test_seeds_agree),    cmocka_unit_test(test_seeds_race),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,7 +18,7 @@ else
 fuzz:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
 	@bash tests/fuzz/run.sh build-fuzz $(FUZZ_SECONDS) $(FUZZ_TARGETS)
-## fuzz-campaign [FUZZ_RUNS=10000000] [TARGETS="a b"]: each target until FUZZ_RUNS executions (long: hours for fsim)
+## fuzz-campaign [FUZZ_RUNS=10000000] [TARGETS="a b"]: each target until FUZZ_RUNS executions (long: hours for onnx, 1-2 for fsim)
 fuzz-campaign:
 	@$(MAKE) --no-print-directory FUZZ=1 fuzz-build
 	@FUZZ_RUNS=$(FUZZ_RUNS) nice bash tests/fuzz/run.sh build-fuzz $(FUZZ_CAMPAIGN_SECONDS) $(or $(TARGETS),$(FUZZ_TARGETS))
@@ -30,6 +30,19 @@ TESTS += $(FUZZ_REPLAY)
 $(B)/tests/fuzz/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(LIB) $(GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -DFUZZ_NAME=\"$*\" -o $@ tests/fuzz/replay.c $< $(LIB) $(LDFLAGS) $(FUZZ_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
+
+$(B)/tests/fuzz/replay_fsim: tests/fuzz/fuzz_fsim.h
+ifeq ($(FUZZ),1)
+$(B)/fuzz/fsim: tests/fuzz/fuzz_fsim.h tests/fuzz/coverage-ignore.txt
+$(B)/obj/hw/sim/fsim.o: tests/fuzz/coverage-ignore.txt
+endif
+
+# The fsim target reuses its devices across inputs: each input's result, in several orders of
+# the corpus, equals its result on a fresh device (tests/fuzz/test_fsim_order.c).
+# (tests/tests.mk lists it with the other tests/*/test_*.c; this rule links the target in)
+$(B)/tests/fuzz/test_fsim_order: tests/fuzz/test_fsim_order.c tests/fuzz/fuzz_fsim.c tests/fuzz/fuzz_fsim.h $(LIB) $(GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ tests/fuzz/test_fsim_order.c tests/fuzz/fuzz_fsim.c $(LIB) $(LDFLAGS) $(FUZZ_LDLIBS) $(TEST_LDLIBS) $(LDLIBS)
 
 # The compiler's differential fuzzer, a short fixed run (tests/fuzz/test_fuzz_compiler.sh); long
 # runs: `make fuzz-compiler [SECONDS=300]` (tools/tools.mk).

@@ -35,7 +35,7 @@ test-san:
 #                            to C code and the threaded ones (~5 min to build, ~1.5 min to run)
 #   TEST_SAN=none            the normal suite only
 TEST_SAN ?= full
-TEST_SAN_SUBSET_LIST = $(addprefix build-san/tests/, $(FUZZ_TARGETS:%=fuzz/replay_%) bad/run-bad cli/test_cli \
+TEST_SAN_SUBSET_LIST = $(addprefix build-san/tests/, $(FUZZ_TARGETS:%=fuzz/replay_%) fuzz/test_fsim_order bad/run-bad cli/test_cli \
   compiler/test_graph compiler/test_onnx_import compiler/test_quant runtime/test_rt_core runtime/test_rt_matmul \
   runtime/test_rt_threads fsim/test_fsim driver/test_driver isa/test_asm isa/test_encoding)
 TEST_SAN_SUBSET =
