@@ -128,6 +128,39 @@ static bool name_taken(lir_func *f, const char *s) {
   return false;
 }
 
+/* Name s's suffix N when s is base_N as "%s_%d" writes it (N >= 1, no leading zero), else 0. */
+static long suffix_of(const char *s, const char *base, size_t n) {
+  if (strncmp(s, base, n) || s[n] != '_' || s[n + 1] < '1' || s[n + 1] > '9') return 0;
+  long v = 0;
+  for (const char *p = s + n + 1; *p; p++) {
+    if (*p < '0' || *p > '9' || v > 100000000) return 0;
+    v = v * 10 + (*p - '0');
+  }
+  return v;
+}
+
+/* The smallest N >= 1 such that base_N names no buffer or variable: one scan of the names (the
+ * answer is at most their count + 1), instead of one scan per N tried. */
+static int lowest_free_suffix(lir_func *f, const char *base, size_t n) {
+  int total = f->nbufs + f->nvars;
+  unsigned char *taken = calloc((size_t)total + 2, 1);
+  if (!taken) { /* out of memory: the slow search */
+    char buf[128];
+    for (int i = 1;; i++) {
+      snprintf(buf, sizeof buf, "%s_%d", base, i);
+      if (!name_taken(f, buf)) return i;
+    }
+  }
+  for (int i = 0; i < total; i++) {
+    long v = suffix_of(i < f->nbufs ? f->bufs[i]->name : f->vars[i - f->nbufs]->name, base, n);
+    if (v > 0 && v <= total + 1) taken[v] = 1;
+  }
+  int i = 1;
+  while (taken[i]) i++;
+  free(taken);
+  return i;
+}
+
 /* A unique identifier-like name based on want (non-identifier characters become '_'). */
 static const char *unique_name(lir_func *f, const char *want) {
   char base[96];
@@ -141,10 +174,8 @@ static const char *unique_name(lir_func *f, const char *want) {
   if (n == 0) strcpy(base, "t");
   if (!name_taken(f, base)) return lir_strdup(f, base);
   char buf[128];
-  for (int i = 1;; i++) {
-    snprintf(buf, sizeof buf, "%s_%d", base, i);
-    if (!name_taken(f, buf)) return lir_strdup(f, buf);
-  }
+  snprintf(buf, sizeof buf, "%s_%d", base, lowest_free_suffix(f, base, n));
+  return lir_strdup(f, buf);
 }
 
 /* ---------------------------------------------------------------- buffers, vars */

@@ -487,8 +487,29 @@ static void test_queries(void **state) {
   lir_func_free(f);
 }
 
+/* Unique names: a taken name gets the smallest free suffix _N (written as "%s_%d"), whatever else
+ * looks like one (k_01, k_1x, kk_1, a name renamed in place), checked against a plain search. */
+static void test_unique_names(void **state) {
+  (void)state;
+  lir_func *f = lir_func_new("names");
+  assert_non_null(f);
+  static const char *const pre[] = {"k", "k_2", "k_01", "k_1x", "kk_1", "k_4", "x y"};
+  for (int i = 0; i < 7; i++) lir_var_new(f, pre[i], LIR_I64);
+  assert_string_equal(f->vars[6]->name, "x_y");
+  lir_buf *b = lir_buf_new(f, "k_3", LIR_F32, 1, (int64_t[]){4}, LIR_SCOPE_LOCAL);
+  b->name = "k_5"; /* renamed in place (accel/sched.c does) */
+  static const char *const want[] = {"k_1", "k_3", "k_6", "k_7"};
+  for (int i = 0; i < 4; i++) assert_string_equal(lir_var_new(f, "k", LIR_I64)->name, want[i]);
+  for (int i = 0; i < 500; i++) lir_var_new(f, "j", LIR_I64);
+  char nm[16];
+  snprintf(nm, sizeof nm, "j_%d", 499);
+  assert_string_equal(f->vars[f->nvars - 1]->name, nm);
+  lir_func_free(f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_unique_names),
       cmocka_unit_test(test_matmul),           cmocka_unit_test(test_conv),
       cmocka_unit_test(test_int_ops),          cmocka_unit_test(test_intrinsics_alloc),
       cmocka_unit_test(test_trig_intrinsics),  cmocka_unit_test(test_f16),
