@@ -281,8 +281,7 @@ static int producer(const ovta_graph *g, const ovta_tensor *t, int *uses) {
   return p;
 }
 
-/* Whether to fuse residual adds: on unless OVTA_FUSE_ADD=0 (the unfused programs, today's before). */
-static bool fuse_adds_on(void) {
+bool ovta_fuse_adds_on(void) {
   const char *v = getenv("OVTA_FUSE_ADD");
   return !v || strcmp(v, "0");
 }
@@ -314,7 +313,7 @@ static int fuse_adds(build *b, ovta_error *err) {
   b->fused = malloc(sizeof(int) * (size_t)(nn + 1)), b->skip = calloc((size_t)nn + 1, sizeof *b->skip);
   if (!b->fused || !b->skip) return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
   for (int s = 0; s < nn; s++) b->fused[s] = -1;
-  if (!b->o->accel || !fuse_adds_on()) return 0;
+  if (!b->o->accel || !ovta_fuse_adds_on()) return 0;
   for (int s2 = 0; s2 < nn; s2++) {
     const vta_plan *pa = plan_of(b, s2);
     int cs[2], ck[2], nc = pa && pa->op.kind == VTA_ADD ? ovta_add_fusion_candidates(g, s2, cs, ck) : 0;

@@ -127,6 +127,8 @@ int ovta_graph_prepare_accel(ovta_graph *g, const ovta_config *cfg, ovta_error *
  * before it. Returns how many (0..2); the build then needs both planned for the accelerator, s a
  * conv/dense whose plan takes the add (`ovta tune` tunes s with the add that way). */
 int ovta_add_fusion_candidates(const ovta_graph *g, int s2, int s[2], int k[2]);
+/* Whether the accelerator build fuses residual adds: on unless OVTA_FUSE_ADD=0 (the unfused programs). */
+bool ovta_fuse_adds_on(void);
 
 /* ---------------------------------------------------------------- Profiles (profile.c) */
 

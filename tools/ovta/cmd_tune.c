@@ -137,8 +137,7 @@ static int layer_of(const layers *L, int s) {
  * nodes planned for the accelerator, the conv planned with the add; not with OVTA_FUSE_ADD=0) into
  * the ops of their layers, so a layer is tuned as it runs. */
 static void fuse_layers(const ovta_graph *g, const ovta_config *cfg, layers *L) {
-  const char *env = getenv("OVTA_FUSE_ADD");
-  if (env && !strcmp(env, "0")) return;
+  if (!ovta_fuse_adds_on()) return;
   for (int s2 = 0; s2 < g->n_nodes; s2++) {
     vta_op a, op;
     vta_plan p;
