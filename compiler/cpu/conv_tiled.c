@@ -527,7 +527,10 @@ int cpu_conv_fast(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const convp *c, int6
   lir_dtype wdt = f32w ? l->w8 : W->dtype;
   bool f32 = acc_t == LIR_F32 && X->dtype == LIR_F32 && W->dtype == LIR_F32 && Y->dtype == LIR_F32;
   bool i8 = acc_t == LIR_I32 && (X->dtype == LIR_I8 || X->dtype == LIR_U8) && (wdt == LIR_I8 || wdt == LIR_U8);
-  if (c->k != 2 || (!f32 && !i8) || c->stride[1] > 8) return 1; /* row_copy: at most 8 column phases */
+  /* row_copy: at most 8 column phases; chan_copy builds all sh x sw phase planes of every channel,
+   * unrolled per row phase: a stride far past the kernel (a fuzzed 3x3 conv with stride 62 x 7 made
+   * 1,360 loops and 12 s of LLVM time) goes to the generic schedule */
+  if (c->k != 2 || (!f32 && !i8) || c->stride[0] > 8 || c->stride[1] > 8) return 1;
   geom q;
   geom_of(X, W, Y, c, G, &q);
   if (G == q.C && q.Cg == 1 && q.M == q.C && q.KH * q.KW <= DW_TAPS)
