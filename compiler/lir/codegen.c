@@ -69,6 +69,15 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
   (void)ctx;
 }
 
+/* The machine code generator's level follows the IR pipeline's -O, as clang's does: -O0 is
+ * FastISel and the fast register allocator (no loop strength reduction, no scheduling). It was
+ * Aggressive at every -O: at -O0 (the onnx fuzz target's builds) the object code took 95% of a
+ * build, e.g. 104 of 109 s of CPU replaying the fuzz corpus (tests/fuzz/README.md, "onnx speed"). */
+static LLVMCodeGenOptLevel codegen_level(int opt_level) {
+  return opt_level <= 0 ? LLVMCodeGenLevelNone : opt_level == 1 ? LLVMCodeGenLevelLess
+         : opt_level == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
+}
+
 int lir_module_new(const char *name, const lir_codegen_opts *o, lir_module **out, ovta_error *err) {
   *out = NULL;
   pthread_once(&llvm_once, llvm_init);
@@ -112,7 +121,7 @@ int lir_module_new(const char *name, const lir_codegen_opts *o, lir_module **out
    * The large model reaches them with 64-bit addresses; its cost on the fp32 CPU path was not
    * measurable (tests/zoo/README.md, 2026-11-27). Other targets keep the default. */
   LLVMCodeModel cm = !strncmp(triple, "x86_64", 6) ? LLVMCodeModelLarge : LLVMCodeModelDefault;
-  m->tm = LLVMCreateTargetMachine(target, triple, m->cpu, m->features, LLVMCodeGenLevelAggressive,
+  m->tm = LLVMCreateTargetMachine(target, triple, m->cpu, m->features, codegen_level(m->opts.opt_level),
                                   LLVMRelocPIC, cm);
   if (!m->tm) {
     int rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "LLVM: no target machine for %s (cpu %s)", triple, m->cpu);

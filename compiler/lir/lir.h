@@ -357,7 +357,8 @@ char *lir_dump_str(const lir_func *f);
 typedef struct lir_module lir_module;
 
 typedef struct lir_codegen_opts {
-  int opt_level;         /* 0..3: the new pass manager pipeline default<ON>; 3 if unset via init */
+  int opt_level;         /* 0..3: the new pass manager pipeline default<ON> and the machine code
+                            generator's level (None, Less, Default, Aggressive); 3 if unset via init */
   bool dump_ir;          /* print the optimized LLVM IR to ir_out (stderr when NULL) */
   bool dump_ir_unopt;    /* print the LLVM IR before optimization */
   FILE *ir_out;          /* where dumps go */
