@@ -69,6 +69,15 @@ static void diag_handler(LLVMDiagnosticInfoRef di, void *ctx) {
   (void)ctx;
 }
 
+/* The machine code generator's level follows the IR pipeline's -O, as clang's does: -O0 is
+ * FastISel and the fast register allocator (no loop strength reduction, no scheduling). It was
+ * Aggressive at every -O: at -O0 (the onnx fuzz target's builds) the object code took 95% of a
+ * build, e.g. 104 of 109 s of CPU replaying the fuzz corpus (tests/fuzz/README.md, "onnx speed"). */
+static LLVMCodeGenOptLevel codegen_level(int opt_level) {
+  return opt_level <= 0 ? LLVMCodeGenLevelNone : opt_level == 1 ? LLVMCodeGenLevelLess
+         : opt_level == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
+}
+
 int lir_module_new(const char *name, const lir_codegen_opts *o, lir_module **out, ovta_error *err) {
   *out = NULL;
   pthread_once(&llvm_once, llvm_init);
@@ -112,7 +121,7 @@ int lir_module_new(const char *name, const lir_codegen_opts *o, lir_module **out
    * The large model reaches them with 64-bit addresses; its cost on the fp32 CPU path was not
    * measurable (tests/zoo/README.md, 2026-11-27). Other targets keep the default. */
   LLVMCodeModel cm = !strncmp(triple, "x86_64", 6) ? LLVMCodeModelLarge : LLVMCodeModelDefault;
-  m->tm = LLVMCreateTargetMachine(target, triple, m->cpu, m->features, LLVMCodeGenLevelAggressive,
+  m->tm = LLVMCreateTargetMachine(target, triple, m->cpu, m->features, codegen_level(m->opts.opt_level),
                                   LLVMRelocPIC, cm);
   if (!m->tm) {
     int rc = OVTA_FAIL(err, OVTA_EUNSUPPORTED, "LLVM: no target machine for %s (cpu %s)", triple, m->cpu);
@@ -935,10 +944,123 @@ int lir_module_emit_object(lir_module *m, const char *path, ovta_error *err) {
   return 0;
 }
 
+/* ---- the object code cache (lir.h): one block of memory allocated up front, written as a ring
+ * (each entry its key, then its code; the oldest entries give way), so that keeping an entry
+ * allocates nothing: under libFuzzer a run with more mallocs than frees is run again to look
+ * for a leak. Entries, oldest first, in a circular array, found by a scan of their hashes. */
+
+typedef struct obj_entry {
+  uint64_t hash; /* FNV-1a of the key */
+  int opt;       /* the module's -O */
+  size_t off;    /* where the key starts in the ring; the code follows it */
+  size_t klen;   /* the key's length: the module's IR text */
+  size_t len;    /* the code's bytes */
+} obj_entry;
+
+#define OBJ_CACHE_ENTRIES 4096
+
+struct lir_obj_cache {
+  pthread_mutex_t mu; /* guards everything below */
+  char *mem;          /* the ring of keys and code */
+  size_t size;        /* its bytes */
+  size_t head;        /* where the next entry goes */
+  obj_entry e[OBJ_CACHE_ENTRIES]; /* entries: e[(first + i) % OBJ_CACHE_ENTRIES], i < n, oldest first */
+  int first, n;       /* the oldest entry, entries held */
+  long hits, misses;  /* lookups that found their key, that did not */
+};
+
+int lir_obj_cache_new(size_t max_bytes, lir_obj_cache **out, ovta_error *err) {
+  lir_obj_cache *c = calloc(1, sizeof *c);
+  if (c) c->mem = malloc(max_bytes ? max_bytes : 1);
+  if (!c || !c->mem) {
+    free(c);
+    *out = NULL;
+    return OVTA_FAIL(err, OVTA_ENOMEM, "out of memory for an object code cache of %zu bytes", max_bytes);
+  }
+  pthread_mutex_init(&c->mu, NULL);
+  c->size = max_bytes;
+  *out = c;
+  return 0;
+}
+
+void lir_obj_cache_free(lir_obj_cache *c) {
+  if (!c) return;
+  pthread_mutex_destroy(&c->mu);
+  free(c->mem);
+  free(c);
+}
+
+void lir_obj_cache_stats(lir_obj_cache *c, long *hits, long *misses) {
+  pthread_mutex_lock(&c->mu);
+  *hits = c->hits, *misses = c->misses;
+  pthread_mutex_unlock(&c->mu);
+}
+
+static uint64_t fnv1a(const char *s, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+/* A copy of the code cached under (key, opt) (true), or false (a miss, counted). */
+static bool cache_find(lir_obj_cache *c, const char *key, size_t klen, int opt, uint64_t h, void **data, size_t *len) {
+  pthread_mutex_lock(&c->mu);
+  bool found = false;
+  for (int i = c->n - 1; i >= 0 && !found; i--) {
+    const obj_entry *e = &c->e[(c->first + i) % OBJ_CACHE_ENTRIES];
+    if (e->hash != h || e->opt != opt || e->klen != klen || memcmp(c->mem + e->off, key, klen)) continue;
+    found = (*data = malloc(e->len ? e->len : 1)) != NULL;
+    if (found) memcpy(*data, c->mem + e->off + klen, e->len), *len = e->len;
+  }
+  if (found) c->hits++;
+  else c->misses++;
+  pthread_mutex_unlock(&c->mu);
+  return found;
+}
+
+/* Keep (key, opt) -> code at the ring's head (at its start when it does not fit before the
+ * end), dropping the oldest entries where it goes; an entry larger than the ring: not kept. */
+static void cache_put(lir_obj_cache *c, const char *key, size_t klen, int opt, uint64_t h, const void *data, size_t len) {
+  size_t sz = klen + len;
+  if (sz > c->size) return;
+  pthread_mutex_lock(&c->mu);
+  size_t off = c->head;
+  bool wrap = off + sz > c->size;
+  if (wrap) off = 0;
+  while (c->n > 0) { /* the oldest: past the old head when wrapping, else overlapping [off, off + sz) */
+    const obj_entry *o = &c->e[c->first];
+    bool over = o->off < off + sz && off < o->off + o->klen + o->len;
+    if (c->n < OBJ_CACHE_ENTRIES && !over && !(wrap && o->off >= c->head)) break;
+    c->first = (c->first + 1) % OBJ_CACHE_ENTRIES, c->n--;
+  }
+  memcpy(c->mem + off, key, klen);
+  memcpy(c->mem + off + klen, data, len);
+  c->e[(c->first + c->n) % OBJ_CACHE_ENTRIES] = (obj_entry){h, opt, off, klen, len};
+  c->n++;
+  c->head = off + sz;
+  pthread_mutex_unlock(&c->mu);
+}
+
+static int emit_mem(lir_module *m, void **data, size_t *len, ovta_error *err);
+
 int lir_module_emit_object_mem(lir_module *m, void **data, size_t *len, ovta_error *err) {
   *data = NULL;
   *len = 0;
   if (!m->mod) return OVTA_FAIL(err, OVTA_EINVAL, "module already handed to the JIT");
+  lir_obj_cache *c = m->opts.obj_cache;
+  if (!c) return emit_mem(m, data, len, err);
+  char *key = LLVMPrintModuleToString(m->mod);
+  size_t klen = strlen(key);
+  uint64_t h = fnv1a(key, klen);
+  int rc = 0;
+  if (!cache_find(c, key, klen, m->opts.opt_level, h, data, len) && !(rc = emit_mem(m, data, len, err)))
+    cache_put(c, key, klen, m->opts.opt_level, h, *data, *len);
+  LLVMDisposeMessage(key);
+  return rc;
+}
+
+/* Object code in memory from LLVM's code generator. */
+static int emit_mem(lir_module *m, void **data, size_t *len, ovta_error *err) {
   char *msg = NULL;
   LLVMMemoryBufferRef mb;
   if (LLVMTargetMachineEmitToMemoryBuffer(m->tm, m->mod, LLVMObjectFile, &msg, &mb)) {

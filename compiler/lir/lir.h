@@ -356,8 +356,22 @@ char *lir_dump_str(const lir_func *f);
  * convention for every kernel, so the executor needs no per-signature glue). */
 typedef struct lir_module lir_module;
 
+/* A cache of object code keyed by a module's whole LLVM IR text after optimization (which names
+ * the target triple, data layout, CPU and features) and its -O: lir_module_emit_object_mem of a
+ * module whose key was seen before copies the earlier object code instead of running LLVM's
+ * code generator again (which is deterministic for the same IR and target). max_bytes of keys and
+ * code (and at most 4096 entries) are kept, allocated up front, the oldest dropped first; keeping
+ * an entry allocates nothing. Thread-safe. Used by the onnx fuzz target, whose mutated models
+ * often lower to the same kernels (tests/fuzz/README.md, "onnx speed"). */
+typedef struct lir_obj_cache lir_obj_cache;
+int lir_obj_cache_new(size_t max_bytes, lir_obj_cache **out, ovta_error *err);
+void lir_obj_cache_free(lir_obj_cache *c);
+/* Lookups that found their key (hits) and that did not (misses), so far. */
+void lir_obj_cache_stats(lir_obj_cache *c, long *hits, long *misses);
+
 typedef struct lir_codegen_opts {
-  int opt_level;         /* 0..3: the new pass manager pipeline default<ON>; 3 if unset via init */
+  int opt_level;         /* 0..3: the new pass manager pipeline default<ON> and the machine code
+                            generator's level (None, Less, Default, Aggressive); 3 if unset via init */
   bool dump_ir;          /* print the optimized LLVM IR to ir_out (stderr when NULL) */
   bool dump_ir_unopt;    /* print the LLVM IR before optimization */
   FILE *ir_out;          /* where dumps go */
@@ -366,6 +380,7 @@ typedef struct lir_codegen_opts {
   const char *triple;    /* target triple (NULL: this machine's); another machine's only for object
                             files (ovta compile --triple: code for a board's ARM cores) */
   const char *cpu;       /* target CPU by LLVM name ("cortex-a53"; NULL: see host_cpu) */
+  lir_obj_cache *obj_cache; /* object code of IR seen before is taken from here (NULL: none) */
 } lir_codegen_opts;
 void lir_codegen_opts_init(lir_codegen_opts *o); /* O3, host cpu, no dumps */
 
@@ -380,7 +395,7 @@ int lir_module_optimize(lir_module *m, ovta_error *err);
 char *lir_module_ir(lir_module *m);
 /* Write a relocatable object file for the host target. */
 int lir_module_emit_object(lir_module *m, const char *path, ovta_error *err);
-/* Object code in memory (malloc'ed, caller frees). */
+/* Object code in memory (malloc'ed, caller frees); through opts.obj_cache when set. */
 int lir_module_emit_object_mem(lir_module *m, void **data, size_t *len, ovta_error *err);
 /* The module's target: triple, CPU and features (LLVM's strings, owned by m). */
 void lir_module_target(const lir_module *m, const char **triple, const char **cpu, const char **features);

@@ -391,6 +391,95 @@ static void test_object_roundtrip(void **state) {
   lir_func_free(f);
 }
 
+/* f compiled at -O opt through cache c: its object code (malloc'ed), and its key's bytes plus
+ * the code's (*bytes: what the cache holds for it). */
+static void *cached_obj(lir_func *f, int opt, lir_obj_cache *c, size_t *len, size_t *bytes) {
+  lir_codegen_opts o;
+  lir_codegen_opts_init(&o);
+  o.opt_level = opt;
+  o.obj_cache = c;
+  ovta_error err = {0};
+  lir_module *m;
+  OVTA_ASSERT_OK(lir_module_new("obj", &o, &m, &err), err);
+  OVTA_ASSERT_OK(lir_module_add(m, f, &err), err);
+  OVTA_ASSERT_OK(lir_module_optimize(m, &err), err);
+  char *ir = lir_module_ir(m);
+  void *obj;
+  OVTA_ASSERT_OK(lir_module_emit_object_mem(m, &obj, len, &err), err);
+  *bytes = strlen(ir) + *len;
+  free(ir);
+  lir_module_free(m);
+  return obj;
+}
+
+#define assert_stats(c, hits, misses)                                                              \
+  do {                                                                                             \
+    long h_, m_;                                                                                   \
+    lir_obj_cache_stats(c, &h_, &m_);                                                              \
+    assert_int_equal(h_, hits);                                                                    \
+    assert_int_equal(m_, misses);                                                                  \
+  } while (0)
+
+/* The object code cache: the same IR and -O again is a hit with the same bytes, which run;
+ * other IR or another -O is a miss; the oldest entry gives way when the ring is full; an entry
+ * larger than the ring is not kept. */
+static void test_obj_cache(void **state) {
+  (void)state;
+  enum { M = 5, N = 6, K = 7 };
+  lir_func *f = matmul_func(M, N, K), *g = matmul_func(3, 4, 5);
+  ovta_error err = {0};
+  lir_obj_cache *c;
+  OVTA_ASSERT_OK(lir_obj_cache_new((size_t)4 << 20, &c, &err), err);
+  size_t l1, l2, l3, bf, bg, b0;
+  void *o1 = cached_obj(f, 3, c, &l1, &bf);
+  assert_stats(c, 0, 1);
+  void *o2 = cached_obj(f, 3, c, &l2, &bf);
+  assert_stats(c, 1, 1);
+  assert_int_equal(l1, l2);
+  assert_memory_equal(o1, o2, l1);
+  free(cached_obj(g, 3, c, &l3, &bg));
+  free(cached_obj(f, 0, c, &l3, &b0));
+  assert_stats(c, 1, 3);
+  free(cached_obj(g, 3, c, &l3, &bg));
+  assert_stats(c, 2, 3);
+  lir_jit *jit;
+  OVTA_ASSERT_OK(lir_jit_new(&jit, &err), err);
+  OVTA_ASSERT_OK(lir_jit_add_object(jit, o2, l2, "obj", &err), err);
+  void *fp;
+  OVTA_ASSERT_OK(lir_jit_lookup(jit, "matmul", &fp, &err), err);
+  float A[M * K], B[K * N], C[M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)i;
+  for (int i = 0; i < K * N; i++) B[i] = (float)(i % 3);
+  ((lir_kernel_fn)fp)((void *[]){A, B, C});
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float r = 0;
+      for (int k = 0; k < K; k++) r += A[i * K + k] * B[k * N + j];
+      assert_float_equal(C[i * N + j], r, 1e-4);
+    }
+  lir_jit_free(jit);
+  free(o1), free(o2);
+  lir_obj_cache_free(c);
+  /* room for f's entry or g's, not both: g's drops f's */
+  OVTA_ASSERT_OK(lir_obj_cache_new(bf + bg - 1, &c, &err), err);
+  free(cached_obj(f, 3, c, &l1, &bf));
+  free(cached_obj(f, 3, c, &l1, &bf));
+  free(cached_obj(g, 3, c, &l1, &bg));
+  free(cached_obj(g, 3, c, &l1, &bg));
+  assert_stats(c, 2, 2);
+  free(cached_obj(f, 3, c, &l1, &bf));
+  assert_stats(c, 2, 3);
+  lir_obj_cache_free(c);
+  /* too small for any entry */
+  OVTA_ASSERT_OK(lir_obj_cache_new(16, &c, &err), err);
+  free(cached_obj(f, 3, c, &l1, &bf));
+  free(cached_obj(f, 3, c, &l1, &bf));
+  assert_stats(c, 0, 2);
+  lir_obj_cache_free(c);
+  lir_func_free(f);
+  lir_func_free(g);
+}
+
 /* O3 vectorizes a vectorized-kind elementwise loop: the optimized IR has vector float ops. */
 static void test_vectorized_ir(void **state) {
   (void)state;
@@ -515,6 +604,7 @@ int main(void) {
       cmocka_unit_test(test_trig_intrinsics),  cmocka_unit_test(test_f16),
       cmocka_unit_test(test_verify_errors),    cmocka_unit_test(test_object_roundtrip),
       cmocka_unit_test(test_vectorized_ir),    cmocka_unit_test(test_queries),
+      cmocka_unit_test(test_obj_cache),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,11 @@
  * model (every tensor's shape known, at most EXEC_MAX_ELEMS elements each and EXEC_MAX_TOTAL in
  * all, at most EXEC_MAX_NODES nodes) is then compiled for the CPU path (ovta_exec_build, LLVM at
  * -O0) and run once on zero inputs: the lowerings of every operator see fuzzed attributes and
- * constants. Every error must explain itself; nothing may crash, hang or leak. */
+ * constants. Every error must explain itself; nothing may crash, hang or leak.
+ * Speed (tests/fuzz/README.md, "onnx speed"): the build is -O0 for the machine code generator
+ * too, and one object code cache (lir_obj_cache, keyed by the module's whole LLVM IR text) serves
+ * every input: a model lowering to kernels compiled before loads that object code into its own
+ * JIT and runs it, without LLVM's code generator. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +21,9 @@
 #define EXEC_MAX_ELEMS ((int64_t)1 << 16)
 #define EXEC_MAX_TOTAL ((int64_t)1 << 20)
 #define EXEC_MAX_NODES 32
+#define OBJ_CACHE_BYTES ((size_t)64 << 20) /* IR text and object code kept */
+
+static lir_obj_cache *obj_cache; /* every input's, made at the first build (NULL: none) */
 
 static void json_roundtrip(const ovta_graph *g) {
   ovta_error err = {0};
@@ -63,6 +70,9 @@ static void exec_once(ovta_graph *g) {
   ovta_exec_opts o;
   ovta_exec_opts_init(&o);
   o.cg.opt_level = 0;
+  ovta_error cerr = {0};
+  if (!obj_cache && lir_obj_cache_new(OBJ_CACHE_BYTES, &obj_cache, &cerr)) obj_cache = NULL;
+  o.cg.obj_cache = obj_cache;
   ovta_exec *e = NULL;
   ovta_error err = {0};
   int rc = ovta_exec_build(g, &o, &e, &err);
