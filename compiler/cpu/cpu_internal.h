@@ -29,6 +29,8 @@ typedef struct L {
   const ovta_tensor *tout[MAXOUT];  /* per output slot: the tensor */
   ovta_error *err;                  /* where errors go */
   lir_dtype w8;                     /* lir_lower_node_f32w: the 8-bit dtype of input 1, passed as f32 (else LIR_VOID) */
+  unsigned hm_in, hm_out;           /* lir_lower_node_opts: half-major inputs / outputs (bit per slot) */
+  unsigned can_in, can_out;         /* set by the schedule: slots it could read / write half-major */
 } L;
 
 #define F (l->f)
