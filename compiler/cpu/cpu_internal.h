@@ -135,6 +135,12 @@ static inline bool cpu_pos_split(int64_t s, int64_t rs, int64_t hw, int64_t eb) 
   return s > 0 && s < hw && s != rs && hw * eb % 64 == 0 && s * eb % 64 == 0;
 }
 
+/* Element p of channel c of image n of a [N, C, HW] map stored half-major (cpu.h), in its part
+ * [pb, pb + len): n*C*HW + C*pb + c*len + p - pb. */
+static inline lir_expr *hm_at(L *l, int64_t C, int64_t HW, lir_expr *pb, lir_expr *len, lir_expr *n, lir_expr *c, lir_expr *p) {
+  return lir_add(F, lir_add(F, lir_muli(F, n, C * HW), lir_muli(F, pb, C - 1)), lir_add(F, lir_mul(F, c, len), p));
+}
+
 /* The nest n closed around body, innermost loop vectorized; with CPU_PAR_ELEMS iterations or
  * more, one loop is parallel (lower.c): body must compute each iteration independently of the
  * others (an elementwise store). */

@@ -388,11 +388,12 @@ static int cpu_f32_weights(build *b, ovta_error *err) {
   return 0;
 }
 
-/* A CPU float conv (Conv, ovta.Conv) not lowered yet: the nodes whose schedules (the pointwise and
- * depthwise ones) may store a map half-major. */
+/* A CPU conv (Conv, ovta.Conv) or Add not lowered yet: the nodes whose schedules (the float
+ * pointwise and depthwise convs, Adds of maps of one shape) may store a map half-major. */
 static bool hm_candidate(const build *b, int s) {
   const ovta_node *n = b->g->nodes[s];
-  return !plan_of(b, s) && !b->pre[s] && (!strcmp(n->op, "Conv") || !strcmp(n->op, "ovta.Conv")) && n->n_outputs >= 1;
+  return !plan_of(b, s) && !b->pre[s] && (!strcmp(n->op, "Conv") || !strcmp(n->op, "ovta.Conv") || !strcmp(n->op, "Add")) &&
+         n->n_outputs >= 1;
 }
 
 /* The half-major tensors (cpu.h lir_lower_opts): hm[x] for graph tensor x produced by a
