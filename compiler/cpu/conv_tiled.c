@@ -105,23 +105,42 @@ static lir_stmt *row_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
   return lir_for(F, w, I(w0), I(len), k, lir_seq(F, (int)nb, st));
 }
 
-/* The vectorized copy of the inside columns [C0, C1) of input row y (xi[2]) of a half-major X
- * split at h1 (cpu.h): a whole row from the part holding it, with constant bounds; the row the
- * split cuts (one column phase only) in two loops, the columns before the split from the first
- * part, the rest from the second. (One loop with bounds known at run time: the 14x14 depthwise
- * convs ran 25% slower, their 14-column rows copied by scalar loops.) */
-static lir_stmt *row_copy_hm(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, int64_t h1,
-                             int64_t C0, int64_t C1) {
-  if (C1 <= C0) return lir_seq(F, 0, NULL);
+/* The copies of input row y (xi[2]) into the row of every column phase b (at rb[b]): the edge
+ * columns where only some phases are inside one by one, then the columns [C0, C1) where all are
+ * in one vectorized loop; xb: X viewed 1-D with row y at xb (half-major), NULL: X 4-D. */
+static lir_stmt *row_copies(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, const int64_t *c0,
+                            const int64_t *c1, int64_t C0, int64_t C1, lir_expr *xb) {
+  lir_block row;
+  lir_block_init(&row, F);
+  for (int64_t b = 0; b < q->sw; b++) {
+    lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], (C0 < c1[b] ? C0 : c1[b]) - c0[b], LIR_FOR_SERIAL, xb));
+    lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, C1 > c0[b] ? C1 : c0[b], c1[b] - (C1 > c0[b] ? C1 : c0[b]), LIR_FOR_SERIAL, xb));
+  }
+  lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED, xb));
+  return lir_block_stmt(&row);
+}
+
+/* row_copies from a half-major X split at h1 (cpu.h): a whole row from the part holding it,
+ * with constant bounds; the row the split cuts, per column phase, the columns before the split
+ * from the first part and the rest from the second (vectorized loops each). (One loop with
+ * bounds known at run time: the 14x14 depthwise convs ran 25% slower, their 14-column rows
+ * copied by scalar loops.) */
+static lir_stmt *row_copies_hm(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, const int64_t *c0,
+                               const int64_t *c1, int64_t C0, int64_t C1, int64_t h1) {
   int64_t HW = q->IH * q->IW, ys = h1 / q->IW, xs = h1 % q->IW;
   lir_expr *yc = lir_muli(F, xi[2], q->IW);
   lir_expr *b0 = hm_at(l, q->C, HW, I(0), I(h1), xi[0], xi[1], yc), *b1 = hm_at(l, q->C, HW, I(h1), I(HW - h1), xi[0], xi[1], yc);
-  lir_stmt *whole = row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED, lir_select(F, lir_bin(F, LIR_LT, yc, I(h1)), b0, b1));
-  if (!xs) return whole; /* (more than one column phase: the caller checked that h1 is on a row boundary) */
-  int64_t wc = xs + q->pl < C0 ? C0 : xs + q->pl > C1 ? C1 : xs + q->pl; /* the first column of the second part */
-  lir_stmt *cut = SEQ(row_copy(l, q, X, XP, xi, rb, 0, 1, C0, wc - C0, LIR_FOR_VECTORIZED, b0),
-                      row_copy(l, q, X, XP, xi, rb, 0, 1, wc, C1 - wc, LIR_FOR_VECTORIZED, b1));
-  return lir_if(F, lir_bin(F, LIR_EQ, xi[2], I(ys)), cut, whole);
+  lir_stmt *whole = row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, lir_select(F, lir_bin(F, LIR_LT, yc, I(h1)), b0, b1));
+  if (!xs) return whole;
+  lir_block cut;
+  lir_block_init(&cut, F);
+  for (int64_t b = 0; b < q->sw; b++) { /* column x = w*sw + b - pl is before the split for w < wc */
+    int64_t wc = -floor_div(-(xs + q->pl - b), q->sw);
+    wc = wc < c0[b] ? c0[b] : wc > c1[b] ? c1[b] : wc;
+    lir_block_add(&cut, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], wc - c0[b], LIR_FOR_VECTORIZED, b0));
+    lir_block_add(&cut, row_copy(l, q, X, XP, xi, rb, b, 1, wc, c1[b] - wc, LIR_FOR_VECTORIZED, b1));
+  }
+  return lir_if(F, lir_bin(F, LIR_EQ, xi[2], I(ys)), lir_block_stmt(&cut), whole);
 }
 
 /* Channel C of X[n] into its phase planes at XP[cb..] (converted to XP's type): per row phase
@@ -158,21 +177,14 @@ static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_exp
     if (wlo) h0 = lir_max(F, wlo, I(r0)), hn = lir_max(F, I(0), lir_sub(F, lir_min(F, whi, I(r1)), h0));
     lir_var *h = lir_var_new(F, "h", LIR_I64);
     lir_expr *H = lir_ref(F, h), *rb[8], *xi[3] = {n, C, lir_addi(F, lir_muli(F, H, q->sh), a - q->pt)};
-    /* half-major X (h1): the edge columns (phases > 1 only, split on a row boundary) from the part holding the row */
-    lir_expr *xb = h1 && q->sw > 1 ? lir_select(F, lir_bin(F, LIR_LT, lir_muli(F, xi[2], q->IW), I(h1)),
-                                   hm_at(l, q->C, q->IH * q->IW, I(0), I(h1), n, C, lir_muli(F, xi[2], q->IW)),
-                                   hm_at(l, q->C, q->IH * q->IW, I(h1), I(q->IH * q->IW - h1), n, C, lir_muli(F, xi[2], q->IW)))
-                      : NULL;
     lir_block row;
     lir_block_init(&row, F);
     for (int64_t b = 0; b < q->sw; b++) {
       rb[b] = lir_add(F, cb, lir_addi(F, lir_muli(F, H, q->PWs), (a * q->sw + b) * q->plane));
       lir_block_add(&row, zeros(l, XP, rb[b], c0[b]));
       lir_block_add(&row, zeros(l, XP, lir_addi(F, rb[b], c1[b]), q->PWs - c1[b]));
-      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], (C0 < c1[b] ? C0 : c1[b]) - c0[b], LIR_FOR_SERIAL, xb));
-      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, C1 > c0[b] ? C1 : c0[b], c1[b] - (C1 > c0[b] ? C1 : c0[b]), LIR_FOR_SERIAL, xb));
     }
-    lir_block_add(&row, h1 ? row_copy_hm(l, q, X, XP, xi, rb, h1, C0, C1) : row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED, NULL));
+    lir_block_add(&row, h1 ? row_copies_hm(l, q, X, XP, xi, rb, c0, c1, C0, C1, h1) : row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, NULL));
     lir_block_add(&blk, lir_for(F, h, h0, hn, LIR_FOR_SERIAL, lir_block_stmt(&row)));
   }
   return lir_block_stmt(&blk);
@@ -510,11 +522,11 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   bool q8 = acc_t != LIR_F32;
   int64_t S = flat && cpu_row_half(q->OH) ? dw_split(q, Y, false) : 0;
   /* half-major (cpu.h) Y: float, when its groups are the parts (flat: split there, dw_split);
-   * X: float, one column phase or the split on a row boundary (row_copy_hm) */
+   * X: float (row_copies_hm) */
   int64_t hy = cpu_pos_half(q->OH, q->OW), hx = cpu_pos_half(q->IH, q->IW);
   int64_t Sh = flat && hy ? dw_split(q, Y, true) : 0;
   bool y_ok = !q8 && Y == l->out[0] && hy > 0 && ng > 1 && (flat && Sh ? Sh == hy : rg * q->OW == hy);
-  bool x_ok = !q8 && X == l->in[0] && hx > 0 && (q->sw == 1 || hx % q->IW == 0);
+  bool x_ok = !q8 && X == l->in[0] && hx > 0;
   l->can_in |= x_ok ? 1u : 0u, l->can_out |= y_ok ? 1u : 0u;
   hy = y_ok && (l->hm_out & 1) ? hy : 0, hx = x_ok && (l->hm_in & 1) ? hx : 0;
   if (hy) S = Sh, view1(Y);
