@@ -89,18 +89,58 @@ static lir_stmt *zeros_rt(L *l, lir_buf *XP, lir_expr *b0, lir_expr *len) {
 
 /* XP[rb[b] + w] = X[n, C, y, w*sw + b - pl] for w in [w0, w0 + len), every column phase b in
  * one loop (the loads of all phases together read X's row consecutively: interleaved loads, not
- * gathers); serial for the few edge columns. */
+ * gathers); serial for the few edge columns. xb: X is viewed 1-D (half-major) and its row y
+ * starts at xb; NULL: X[n, C, y, x]. */
 static lir_stmt *row_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, int64_t b0,
-                          int64_t nb, int64_t w0, int64_t len, lir_for_kind k) {
+                          int64_t nb, int64_t w0, int64_t len, lir_for_kind k, lir_expr *xb) {
   if (len <= 0) return lir_seq(F, 0, NULL);
   lir_var *w = lir_var_new(F, "w", LIR_I64);
   lir_expr *Wv = lir_ref(F, w);
   lir_stmt *st[8];
   for (int64_t b = b0; b < b0 + nb; b++) {
     lir_expr *x = lir_addi(F, lir_muli(F, Wv, q->sw), b - q->pl);
-    st[b - b0] = lir_store1(F, XP, lir_add(F, rb[b], Wv), as_type(l, XP->dtype, lir_load(F, X, (lir_expr *[]){xi[0], xi[1], xi[2], x})));
+    lir_expr *v = xb ? lir_load1(F, X, lir_add(F, xb, x)) : lir_load(F, X, (lir_expr *[]){xi[0], xi[1], xi[2], x});
+    st[b - b0] = lir_store1(F, XP, lir_add(F, rb[b], Wv), as_type(l, XP->dtype, v));
   }
   return lir_for(F, w, I(w0), I(len), k, lir_seq(F, (int)nb, st));
+}
+
+/* The copies of input row y (xi[2]) into the row of every column phase b (at rb[b]): the edge
+ * columns where only some phases are inside one by one, then the columns [C0, C1) where all are
+ * in one vectorized loop; xb: X viewed 1-D with row y at xb (half-major), NULL: X 4-D. */
+static lir_stmt *row_copies(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, const int64_t *c0,
+                            const int64_t *c1, int64_t C0, int64_t C1, lir_expr *xb) {
+  lir_block row;
+  lir_block_init(&row, F);
+  for (int64_t b = 0; b < q->sw; b++) {
+    lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], (C0 < c1[b] ? C0 : c1[b]) - c0[b], LIR_FOR_SERIAL, xb));
+    lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, C1 > c0[b] ? C1 : c0[b], c1[b] - (C1 > c0[b] ? C1 : c0[b]), LIR_FOR_SERIAL, xb));
+  }
+  lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED, xb));
+  return lir_block_stmt(&row);
+}
+
+/* row_copies from a half-major X split at h1 (cpu.h): a whole row from the part holding it,
+ * with constant bounds; the row the split cuts, per column phase, the columns before the split
+ * from the first part and the rest from the second (vectorized loops each). (One loop with
+ * bounds known at run time: the 14x14 depthwise convs ran 25% slower, their 14-column rows
+ * copied by scalar loops.) */
+static lir_stmt *row_copies_hm(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, const int64_t *c0,
+                               const int64_t *c1, int64_t C0, int64_t C1, int64_t h1) {
+  int64_t HW = q->IH * q->IW, ys = h1 / q->IW, xs = h1 % q->IW;
+  lir_expr *yc = lir_muli(F, xi[2], q->IW);
+  lir_expr *b0 = hm_at(l, q->C, HW, I(0), I(h1), xi[0], xi[1], yc), *b1 = hm_at(l, q->C, HW, I(h1), I(HW - h1), xi[0], xi[1], yc);
+  lir_stmt *whole = row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, lir_select(F, lir_bin(F, LIR_LT, yc, I(h1)), b0, b1));
+  if (!xs) return whole;
+  lir_block cut;
+  lir_block_init(&cut, F);
+  for (int64_t b = 0; b < q->sw; b++) { /* column x = w*sw + b - pl is before the split for w < wc */
+    int64_t wc = -floor_div(-(xs + q->pl - b), q->sw);
+    wc = wc < c0[b] ? c0[b] : wc > c1[b] ? c1[b] : wc;
+    lir_block_add(&cut, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], wc - c0[b], LIR_FOR_VECTORIZED, b0));
+    lir_block_add(&cut, row_copy(l, q, X, XP, xi, rb, b, 1, wc, c1[b] - wc, LIR_FOR_VECTORIZED, b1));
+  }
+  return lir_if(F, lir_bin(F, LIR_EQ, xi[2], I(ys)), lir_block_stmt(&cut), whole);
 }
 
 /* Channel C of X[n] into its phase planes at XP[cb..] (converted to XP's type): per row phase
@@ -109,7 +149,7 @@ static lir_stmt *row_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
  * phases are inside copied one by one, and the columns where all are inside in one vectorized
  * loop over consecutive XP elements (no division per element, no scattered stores). */
 static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n, lir_expr *C, lir_expr *cb, lir_expr *wlo,
-                           lir_expr *whi) {
+                           lir_expr *whi, int64_t h1) {
   lir_block blk;
   lir_block_init(&blk, F);
   int64_t c0[8], c1[8], C0 = 0, C1 = q->PWs;
@@ -143,10 +183,8 @@ static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_exp
       rb[b] = lir_add(F, cb, lir_addi(F, lir_muli(F, H, q->PWs), (a * q->sw + b) * q->plane));
       lir_block_add(&row, zeros(l, XP, rb[b], c0[b]));
       lir_block_add(&row, zeros(l, XP, lir_addi(F, rb[b], c1[b]), q->PWs - c1[b]));
-      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], (C0 < c1[b] ? C0 : c1[b]) - c0[b], LIR_FOR_SERIAL));
-      lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, b, 1, C1 > c0[b] ? C1 : c0[b], c1[b] - (C1 > c0[b] ? C1 : c0[b]), LIR_FOR_SERIAL));
     }
-    lir_block_add(&row, row_copy(l, q, X, XP, xi, rb, 0, q->sw, C0, C1 - C0, LIR_FOR_VECTORIZED));
+    lir_block_add(&row, h1 ? row_copies_hm(l, q, X, XP, xi, rb, c0, c1, C0, C1, h1) : row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, NULL));
     lir_block_add(&blk, lir_for(F, h, h0, hn, LIR_FOR_SERIAL, lir_block_stmt(&row)));
   }
   return lir_block_stmt(&blk);
@@ -168,7 +206,7 @@ static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
   lir_expr *C = lir_ref(F, c);
   lir_stmt *tail = lir_for(F, t, I(q->C * cplane), I(q->xp_len - q->C * cplane), LIR_FOR_SERIAL,
                            lir_store1(F, XP, lir_ref(F, t), cst(l, XP->dtype, 0)));
-  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane), NULL, NULL)), tail);
+  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane), NULL, NULL, 0)), tail);
 }
 
 /* A loop nest zeroing b [mt, TILE_W]. */
@@ -300,22 +338,35 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   return 0;
 }
 
+/* Where a pointwise conv's parts are (pw_part): the part [pb, pb + len) of HW positions, and
+ * whether X / Y are half-major (cpu.h: viewed 1-D, each part of every channel contiguous). */
+typedef struct pw_at {
+  int64_t HW, pb, len; /* positions per channel, the part's first position and length */
+  int64_t C, M;        /* input and output channels */
+  bool hx, hy;         /* X, Y half-major */
+} pw_at;
+
 /* One pointwise tile: acc[i][j] = sum_c f32(X[n, c, p0 + j]) * W[wm + i, c] (fmuladd, c from 0)
  * for i < mt, j < wd, then Y[n, m0 + i, p0 + j] = post(acc[i][j] in acc_t), one vectorized
- * segment per i. W: the conv's weights (wm = m0), or an 8-bit block converted to f32 (wm = 0). */
+ * segment per i. W: the conv's weights (wm = m0), or an 8-bit block converted to f32 (wm = 0).
+ * X and Y as `at` says (half-major: the element of their part). */
 static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t,
-                         int64_t mt, int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_expr *p0, int64_t wd, lir_buf *XF) {
+                         int64_t mt, int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_expr *p0, int64_t wd, lir_buf *XF,
+                         const pw_at *at) {
   lir_var *c = lir_var_new(F, "c", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_var *wv = lir_var_new(F, "wv", LIR_F32), *i1 = lir_var_new(F, "i", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *ai[2] = {lir_ref(F, i), lir_ref(F, j)}, *si[2] = {lir_ref(F, i1), lir_ref(F, j1)};
-  lir_expr *x = XF ? lir_load(F, XF, (lir_expr *[]){Cv, lir_add(F, p0, ai[1])})
-                   : as_type(l, LIR_F32, lir_load(F, X, (lir_expr *[]){n, Cv, lir_add(F, p0, ai[1])}));
+  lir_expr *xp = lir_add(F, p0, ai[1]), *pb = I(at->pb), *len = I(at->len);
+  lir_expr *x = XF ? lir_load(F, XF, (lir_expr *[]){Cv, xp})
+                   : as_type(l, LIR_F32, at->hx ? lir_load1(F, X, hm_at(l, at->C, at->HW, pb, len, n, Cv, xp))
+                                                : lir_load(F, X, (lir_expr *[]){n, Cv, xp}));
   lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
   lir_stmt *jl = lir_for(F, j, I(0), I(wd), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
   lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, (lir_expr *[]){lir_add(F, wm, ai[0]), Cv}), jl));
-  lir_expr *m = lir_add(F, m0, si[0]);
+  lir_expr *m = lir_add(F, m0, si[0]), *yp = lir_add(F, p0, si[1]);
+  lir_expr *yi[3] = {n, m, yp}, *yh[1] = {at->hy ? hm_at(l, at->M, at->HW, pb, len, n, m, yp) : NULL};
   lir_stmt *st = lir_for(F, i1, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j1, I(0), I(wd), LIR_FOR_VECTORIZED,
-      cpu_post_store(l, p, Y, (lir_expr *[]){n, m, lir_add(F, p0, si[1])}, m, as_type(l, acc_t, lir_load(F, acc, si)))));
+      cpu_post_store(l, p, Y, at->hy ? yh : yi, m, as_type(l, acc_t, lir_load(F, acc, si)))));
   return SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st);
 }
 
@@ -324,15 +375,16 @@ static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
  * each) runs tiles [sub*ts, sub*ts + ts), the tail tile in the subgroup holding it. */
 static lir_stmt *pw_part(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t, int64_t mt,
                          int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_buf *XF, int64_t pb, int64_t len,
-                         lir_expr *sub, int64_t ts) {
+                         lir_expr *sub, int64_t ts, pw_at at) {
   int64_t full = len / TILE_W, rest = len % TILE_W;
+  at.pb = pb, at.len = len;
   lir_var *t = lir_var_new(F, "t", LIR_I64);
   lir_expr *t0 = sub ? lir_muli(F, sub, ts) : I(0);
-  lir_stmt *tile = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, lir_addi(F, lir_muli(F, lir_ref(F, t), TILE_W), pb), TILE_W, XF);
+  lir_stmt *tile = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, lir_addi(F, lir_muli(F, lir_ref(F, t), TILE_W), pb), TILE_W, XF, &at);
   lir_stmt *tiles = !full ? lir_seq(F, 0, NULL)
                     : sub ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL, tile)
                           : lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL, tile);
-  lir_stmt *tail = rest ? pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, I(pb + full * TILE_W), rest, XF) : lir_seq(F, 0, NULL);
+  lir_stmt *tail = rest ? pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, I(pb + full * TILE_W), rest, XF, &at) : lir_seq(F, 0, NULL);
   if (rest && sub) tail = lir_if(F, lir_bin(F, LIR_EQ, sub, I(full / ts)), tail, NULL); /* the subgroup holding it */
   return SEQ(tiles, tail);
 }
@@ -365,6 +417,12 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   _Static_assert(TILE_W == CPU_SPLIT_ALIGN, "the parts of the pointwise convs are whole tiles");
   int64_t h1 = cpu_pos_half(q->OH, q->OW);
   int64_t np = h1 ? 2 : 1, len[2] = {h1 ? h1 : HW, HW - h1};
+  /* half-major X / Y (cpu.h): float convs split in two parts, the node's own tensors */
+  bool hm_ok = !i8 && h1 > 0 && X == l->in[0] && Y == l->out[0];
+  l->can_in |= hm_ok ? 1u : 0u, l->can_out |= hm_ok ? 1u : 0u;
+  pw_at at = {HW, 0, HW, q->C, q->M, hm_ok && (l->hm_in & 1), hm_ok && (l->hm_out & 1)};
+  if (at.hx) view1(X);
+  if (at.hy) view1(Y);
   int64_t ntp = (imax(len[0], len[1]) + TILE_W - 1) / TILE_W; /* tiles of the larger part */
   int64_t sg = tile_groups(nb * np, ntp, conv_w ? PAR_MIN_I8 : PAR_MIN), ts = (ntp + sg - 1) / sg;
   sg = (ntp + ts - 1) / ts;
@@ -391,10 +449,10 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
     xfill = split ? lir_for(F, hc, I(0), I(2 * q->C), LIR_FOR_PARALLEL, lir_let(F, c, lir_bin(F, LIR_MOD, lir_ref(F, hc), I(q->C)), conv))
                   : lir_for(F, c, I(0), I(q->C), par ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL, conv);
   }
-  lir_stmt *body = pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, 0, len[0], sub, ts);
+  lir_stmt *body = pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, 0, len[0], sub, ts, at);
   if (np > 1) {
     lir_expr *k = sg > 1 ? lir_bin(F, LIR_DIV, g, I(sg)) : g;
-    body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, h1, len[1], sub, ts));
+    body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, h1, len[1], sub, ts, at));
   }
   lir_stmt *blk = lir_alloc_stmt(F, acc, body);
   if (conv_w) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
@@ -410,7 +468,7 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
  * reads no row above the cut one). The isolated 28x28 conv (192 channels) on two threads: 47-49
  * -> 36-46 us (one thread as before); a C model of its loop: 1.41x faster on two threads split
  * mid-line, 1.89x when each thread writes its own lines, 1.95x split by channel. */
-static int64_t dw_split(const geom *q, const lir_buf *Y) {
+static int64_t dw_split(const geom *q, const lir_buf *Y, bool hm) {
   int64_t HW = q->OH * q->OW, s = cpu_pos_half(q->OH, q->OW), eb = lir_dtype_bytes(Y->dtype);
   int64_t fl16 = (q->OH * q->PWs + 15) / 16 * 16, last = 0; /* the last XP element read (whole vectors) */
   for (int64_t t = 0; t < q->KH * q->KW; t++) {
@@ -420,8 +478,11 @@ static int64_t dw_split(const geom *q, const lir_buf *Y) {
   }
   last += fl16 - 1;
   int64_t sc = s % q->OW, sj = s / q->OW * q->PWs + sc; /* group 1 starts at sj rounded down to a vector */
-  bool fits = last < q->sh * q->sw * q->plane + q->PWs && q->OW + 16 + q->KW <= 2 * q->PWs && sc >= sj % 16;
-  return fits && cpu_pos_split(s, cpu_row_half(q->OH) * q->OW, HW, eb) ? s : 0;
+  /* group 0's last vector reads inside its window (the cut row and the next), group 1 no row above the cut one */
+  bool win = hm ? (sj + 15) / 16 * 16 - 1 + (q->KW - 1) * q->dw / q->sw < (sj / q->PWs + 2) * q->PWs : q->OW + 16 + q->KW <= 2 * q->PWs;
+  bool fits = last < q->sh * q->sw * q->plane + q->PWs && win && sc >= sj % 16;
+  /* half-major Y (hm): each group writes its own part, no line shared whatever the split */
+  return fits && (hm ? s > 0 && s < HW : cpu_pos_split(s, cpu_row_half(q->OH) * q->OW, HW, eb)) ? s : 0;
 }
 
 /* Depthwise (G = C = M, one input channel per output channel): in parallel over channels, the
@@ -433,6 +494,17 @@ static int64_t dw_split(const geom *q, const lir_buf *Y) {
  * and not a multiple of it: a row of 28 is one vector and a scalar remainder of 12, 28x28 maps
  * ran 15-20% faster flat); else over the flat plane positions
  * p = oh*PWs + ow into a local buffer (columns ow >= OW computed and dropped by the stores). */
+/* Y's index of output (n, c, oh, ow) of group G: plain [N, C, OH, OW], or half-major split at h1
+ * (G's part; Y viewed 1-D). */
+static lir_expr **dw_yi(L *l, const geom *q, int64_t h1, lir_expr *G, lir_expr *n, lir_expr *c, lir_expr *oh, lir_expr *ow,
+                        lir_expr **yi) {
+  yi[0] = n, yi[1] = c, yi[2] = oh, yi[3] = ow;
+  if (!h1) return yi;
+  int64_t HW = q->OH * q->OW;
+  yi[0] = hm_at(l, q->M, HW, lir_muli(F, G, h1), lir_addi(F, lir_muli(F, G, HW - 2 * h1), h1), n, c, lir_add(F, lir_muli(F, oh, q->OW), ow));
+  return yi;
+}
+
 #define DW_TAPS 64    /* at most this many taps (KH*KW) on this schedule */
 #define DW_ROW_MIN 16 /* outputs per row for the row form */
 static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
@@ -448,7 +520,18 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
    * requantization vectorized over the flat positions, not per output row of 7-28: int8
    * MobileNetV2's depthwise convs ran 1.4-2.2x their fp32 time) */
   bool q8 = acc_t != LIR_F32;
-  int64_t S = flat && cpu_row_half(q->OH) ? dw_split(q, Y) : 0, sr = S / q->OW, sc = S % q->OW, sj = sr * q->PWs + sc;
+  int64_t S = flat && cpu_row_half(q->OH) ? dw_split(q, Y, false) : 0;
+  /* half-major (cpu.h) Y: float, when its groups are the parts (flat: split there, dw_split);
+   * X: float (row_copies_hm) */
+  int64_t hy = cpu_pos_half(q->OH, q->OW), hx = cpu_pos_half(q->IH, q->IW);
+  int64_t Sh = flat && hy ? dw_split(q, Y, true) : 0;
+  bool y_ok = !q8 && Y == l->out[0] && hy > 0 && ng > 1 && (flat && Sh ? Sh == hy : rg * q->OW == hy);
+  bool x_ok = !q8 && X == l->in[0] && hx > 0;
+  l->can_in |= x_ok ? 1u : 0u, l->can_out |= y_ok ? 1u : 0u;
+  hy = y_ok && (l->hm_out & 1) ? hy : 0, hx = x_ok && (l->hm_in & 1) ? hx : 0;
+  if (hy) S = Sh, view1(Y);
+  if (hx) view1(X);
+  int64_t sr = S / q->OW, sc = S % q->OW, sj = sr * q->PWs + sc;
   int64_t fl16 = S ? (fl + 15) / 16 * 16 : fl; /* split: each group's positions in whole vectors */
   lir_buf *row = flat ? lir_buf_new(F, "row", q8 ? Y->dtype : LIR_F32, 1, &fl16, LIR_SCOPE_LOCAL) : NULL;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *c = lir_var_new(F, "c", LIR_I64), *oh = lir_var_new(F, "oh", LIR_I64);
@@ -456,7 +539,7 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   lir_expr *Nv = lir_ref(F, n), *Cv = lir_ref(F, c), *OH = lir_ref(F, oh), *J = lir_ref(F, j);
   lir_var *gc = lir_var_new(F, "gc", LIR_I64), *o0 = lir_var_new(F, "o0", LIR_I64); /* (group, channel); the group's first row */
   lir_var *gv = lir_var_new(F, "g", LIR_I64);
-  lir_expr *G = lir_ref(F, gv);
+  lir_expr *G = lir_ref(F, gv), *yi[4];
   /* flat form in two groups: split the outputs at the pointwise convs' position when that puts
    * every cache line of Y in one group (dw_split), else at the row halves */
   lir_expr *O0 = ng > 1 ? lir_ref(F, o0) : I(0), *ON = ng > 1 ? lir_min(F, I(rg), lir_sub(F, I(q->OH), O0)) : I(q->OH);
@@ -474,13 +557,13 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   lir_stmt *body;
   if (!flat) {
     body = lir_for(F, oh, O0, ON, LIR_FOR_SERIAL, lir_for(F, j, I(0), I(q->OW), LIR_FOR_VECTORIZED,
-        cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, J}, Cv, as_type(l, acc_t, sum))));
+        cpu_post_store(l, p, Y, dw_yi(l, q, hy, G, Nv, Cv, OH, J, yi), Cv, as_type(l, acc_t, sum))));
   } else {
     lir_var *ow = lir_var_new(F, "ow", LIR_I64);
     lir_expr *OW = lir_ref(F, ow), *v = lir_load1(F, row, lir_add(F, lir_muli(F, OH, q->PWs), OW));
     lir_stmt *fill = q8 ? cpu_post_store(l, p, row, (lir_expr *[]){J}, Cv, as_type(l, acc_t, sum)) : lir_store1(F, row, J, sum);
     lir_stmt *st = q8 ? lir_store(F, Y, (lir_expr *[]){Nv, Cv, OH, OW}, v)
-                      : cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, OH, OW}, Cv, as_type(l, acc_t, v));
+                      : cpu_post_store(l, p, Y, dw_yi(l, q, hy, G, Nv, Cv, OH, OW, yi), Cv, as_type(l, acc_t, v));
     if (!S) {
       body = SEQ(lir_for(F, j, lir_muli(F, O0, q->PWs), lir_muli(F, ON, q->PWs), LIR_FOR_VECTORIZED, fill),
                  lir_for(F, oh, O0, ON, LIR_FOR_SERIAL, lir_for(F, ow, I(0), I(q->OW), LIR_FOR_VECTORIZED, st)));
@@ -492,7 +575,7 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
         lir_var *ow2 = lir_var_new(F, "ow", LIR_I64);
         lir_expr *v2 = lir_load1(F, row, lir_addi(F, lir_ref(F, ow2), sr * q->PWs));
         lir_stmt *st2 = q8 ? lir_store(F, Y, (lir_expr *[]){Nv, Cv, I(sr), lir_ref(F, ow2)}, v2)
-                           : cpu_post_store(l, p, Y, (lir_expr *[]){Nv, Cv, I(sr), lir_ref(F, ow2)}, Cv, as_type(l, acc_t, v2));
+                           : cpu_post_store(l, p, Y, dw_yi(l, q, hy, I(g), Nv, Cv, I(sr), lir_ref(F, ow2), yi), Cv, as_type(l, acc_t, v2));
         int64_t c0 = g ? sc : 0, c1 = g ? q->OW : sc;
         part[g] = c1 > c0 ? lir_for(F, ow2, I(c0), I(c1 - c0), LIR_FOR_VECTORIZED, st2) : lir_seq(F, 0, NULL);
       }
@@ -507,7 +590,7 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   /* a group's window of plane rows: its outputs' taps (and, flat, the next row, which the dropped
    * columns of its last row read) */
   lir_expr *whi = ng > 1 ? lir_min(F, I(q->PHs), lir_add(F, O0, lir_addi(F, ON, (q->KH - 1) * q->dh / q->sh + flat))) : NULL;
-  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0), ng > 1 ? O0 : NULL, whi), zeros(l, XP, I(cplane), q->PWs), body);
+  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0), ng > 1 ? O0 : NULL, whi, hx), zeros(l, XP, I(cplane), q->PWs), body);
   if (row) chan = lir_alloc_stmt(F, row, chan);
   chan = lir_alloc_stmt(F, XP, chan);
   lir_stmt *par = ng > 1 ? lir_for(F, gc, I(0), I(ng * q->C), LIR_FOR_PARALLEL,

@@ -27,4 +27,22 @@ int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, l
 int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out,
                         ovta_error *err);
 
+/* Half-major maps (compiler/cpu/README.md "Half-major maps"): a [N, C, H, W] map that the
+ * row-half schedules cut at flat position h = the row half rounded down to whole 32-position tiles
+ * (H >= 8) may be stored, per image, as its first part [C, h] then its second [C, H*W - h]
+ * (element (n, c, p) at n*C*H*W + c*h + p for p < h, else n*C*H*W + C*h + c*(H*W - h) + p - h),
+ * so each thread's rows of every channel are contiguous. The caller (compiler/exec) decides per
+ * tensor, where its producer and every reader can. */
+typedef struct lir_lower_opts {
+  unsigned half_in;  /* bit i: input i is stored half-major (only where can_in said so) */
+  unsigned half_out; /* bit i: output i is stored half-major (only where can_out said so) */
+  unsigned can_in;   /* out: bit i set when the node's schedule can read input i half-major */
+  unsigned can_out;  /* out: bit i set when it can write output i half-major */
+} lir_lower_opts;
+/* lir_lower_node with the tensors o->half_in / o->half_out half-major; sets o->can_in /
+ * o->can_out (for the layout as asked: a node lowered with no half-major tensor tells which it
+ * could take). Same results as lir_lower_node for the same values. */
+int lir_lower_node_opts(const ovta_graph *g, const ovta_node *n, const char *fname, lir_lower_opts *o, lir_func **out,
+                        ovta_error *err);
+
 #endif

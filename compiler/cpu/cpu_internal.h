@@ -29,6 +29,8 @@ typedef struct L {
   const ovta_tensor *tout[MAXOUT];  /* per output slot: the tensor */
   ovta_error *err;                  /* where errors go */
   lir_dtype w8;                     /* lir_lower_node_f32w: the 8-bit dtype of input 1, passed as f32 (else LIR_VOID) */
+  unsigned hm_in, hm_out;           /* lir_lower_node_opts: half-major inputs / outputs (bit per slot) */
+  unsigned can_in, can_out;         /* set by the schedule: slots it could read / write half-major */
 } L;
 
 #define F (l->f)
@@ -131,6 +133,12 @@ static inline int64_t cpu_pos_half(int64_t h, int64_t w) {
  * ran 1.4x faster on two threads, not 1.9x), else at the row halves. */
 static inline bool cpu_pos_split(int64_t s, int64_t rs, int64_t hw, int64_t eb) {
   return s > 0 && s < hw && s != rs && hw * eb % 64 == 0 && s * eb % 64 == 0;
+}
+
+/* Element p of channel c of image n of a [N, C, HW] map stored half-major (cpu.h), in its part
+ * [pb, pb + len): n*C*HW + C*pb + c*len + p - pb. */
+static inline lir_expr *hm_at(L *l, int64_t C, int64_t HW, lir_expr *pb, lir_expr *len, lir_expr *n, lir_expr *c, lir_expr *p) {
+  return lir_add(F, lir_add(F, lir_muli(F, n, C * HW), lir_muli(F, pb, C - 1)), lir_add(F, lir_mul(F, c, len), p));
 }
 
 /* The nest n closed around body, innermost loop vectorized; with CPU_PAR_ELEMS iterations or

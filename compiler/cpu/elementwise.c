@@ -156,10 +156,49 @@ int cpu_bcast_open(L *l, lir_buf *Y, int nin, lir_nest *n, lir_expr **v) {
 /* Add, Sub, Mul, Div (and Max/Min of two): C = op(A, B) with multidirectional (numpy)
  * broadcasting: shapes right-aligned, each dim equal or 1. Integer Div truncates toward zero
  * (C semantics, like the ONNX reference for the integer tests). */
+/* Y = op(A, B) over three maps of one shape [N, C, H, W] split at h1, some of them half-major
+ * (cpu.h): per part, image and channel the part's positions in one vectorized loop, each
+ * operand read (Y written) where its layout holds that element; in parallel over (part, image,
+ * channel), part-major, so a thread computes the part of every channel that the convs before
+ * and after it compute on the same thread. */
+static int hm_binary(L *l, lir_binop op, int64_t h1) {
+  lir_buf *b[3] = {l->in[0], l->in[1], l->out[0]};
+  bool hm[3] = {l->hm_in & 1, l->hm_in >> 1 & 1, l->hm_out & 1};
+  int64_t N = b[2]->shape[0], C = b[2]->shape[1], HW = b[2]->shape[2] * b[2]->shape[3];
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *q = lir_var_new(F, "q", LIR_I64), *pv = lir_var_new(F, "part", LIR_I64);
+  lir_var *nv = lir_var_new(F, "n", LIR_I64), *cv = lir_var_new(F, "c", LIR_I64);
+  lir_expr *P = lir_ref(F, pv), *n = lir_ref(F, nv), *c = lir_ref(F, cv), *pb = lir_muli(F, P, h1);
+  lir_expr *len = lir_addi(F, lir_muli(F, P, HW - 2 * h1), h1), *p = lir_add(F, pb, lir_ref(F, q)), *v[3];
+  for (int k = 0; k < 3; k++) {
+    view1(b[k]);
+    v[k] = hm[k] ? hm_at(l, C, HW, pb, len, n, c, p) : lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, n, C), c), HW), p);
+  }
+  lir_stmt *st = lir_store1(F, b[2], v[2], lir_bin(F, op, lir_load1(F, b[0], v[0]), lir_load1(F, b[1], v[1])));
+  lir_stmt *body = lir_for(F, q, I(0), len, LIR_FOR_VECTORIZED, st);
+  lir_expr *r = lir_bin(F, LIR_MOD, lir_ref(F, i), I(N * C));
+  body = lir_let(F, pv, lir_bin(F, LIR_DIV, lir_ref(F, i), I(N * C)),
+                 lir_let(F, nv, lir_bin(F, LIR_DIV, r, I(C)), lir_let(F, cv, lir_bin(F, LIR_MOD, r, I(C)), body)));
+  F->body = lir_for(F, i, I(0), I(2 * N * C), LIR_FOR_PARALLEL, body);
+  return 0;
+}
+
+/* Whether A, B and Y are maps of one shape [N, C, H, W] that the row-half schedules split: the
+ * split (cpu_pos_half), else 0. */
+static int64_t hm_same_maps(const lir_buf *A, const lir_buf *B, const lir_buf *Y) {
+  if (Y->ndim != 4 || A->ndim != 4 || B->ndim != 4) return 0;
+  for (int d = 0; d < 4; d++)
+    if (A->shape[d] != Y->shape[d] || B->shape[d] != Y->shape[d]) return 0;
+  int64_t h1 = cpu_pos_half(Y->shape[2], Y->shape[3]);
+  return h1 > 0 && h1 < Y->shape[2] * Y->shape[3] ? h1 : 0;
+}
+
 int cpu_binary(L *l, lir_binop op, bool cmp) {
   lir_buf *A = l->in[0], *B = l->in[1], *Y = l->out[0];
   if (!A || !B || !Y) return bad(l, "missing input or output");
   if (A->dtype != B->dtype) return bad(l, "inputs of different dtypes");
+  int64_t h1 = cmp ? 0 : hm_same_maps(A, B, Y); /* half-major operands (cpu.h) */
+  if (h1) l->can_in |= 3u, l->can_out |= 1u;
+  if (h1 && ((l->hm_in & 3) || (l->hm_out & 1))) return hm_binary(l, op, h1);
   lir_nest n;
   lir_expr *v[2];
   if (cpu_bcast_open(l, Y, 2, &n, v)) return l->err->code;

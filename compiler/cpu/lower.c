@@ -133,10 +133,12 @@ int cpu_no_f32w(L *l) {
 }
 
 /* lir_lower_node, and lir_lower_node_f32w (f32w: input 1, 8-bit, passed as f32). */
-static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, bool f32w, lir_func **out, ovta_error *err) {
+static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, bool f32w, lir_lower_opts *o,
+                      lir_func **out, ovta_error *err) {
   *out = NULL;
   L l0 = {0}, *l = &l0;
   l->g = g;
+  if (o) l->hm_in = o->half_in, l->hm_out = o->half_out, o->can_in = o->can_out = 0;
   l->n = n;
   l->err = err;
   if (f32w) {
@@ -169,18 +171,26 @@ static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname
     rc = lir_verify(l->f, true, err);
     if (rc) ovta_error_wrap(err, "lowering node %s (%s)", n->name, n->op);
   }
+  if (!rc && ((l->hm_in & ~l->can_in) || (l->hm_out & ~l->can_out)))
+    rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): a half-major tensor its schedule cannot take", n->name, n->op);
   if (rc) {
     lir_func_free(l->f);
     return rc;
   }
+  if (o) o->can_in = l->can_in, o->can_out = l->can_out;
   *out = l->f;
   return 0;
 }
 
 int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
-  return lower_node(g, n, fname, false, out, err);
+  return lower_node(g, n, fname, false, NULL, out, err);
+}
+
+int lir_lower_node_opts(const ovta_graph *g, const ovta_node *n, const char *fname, lir_lower_opts *o, lir_func **out,
+                        ovta_error *err) {
+  return lower_node(g, n, fname, false, o, out, err);
 }
 
 int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
-  return lower_node(g, n, fname, true, out, err);
+  return lower_node(g, n, fname, true, NULL, out, err);
 }

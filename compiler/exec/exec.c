@@ -388,6 +388,69 @@ static int cpu_f32_weights(build *b, ovta_error *err) {
   return 0;
 }
 
+/* A CPU conv (Conv, ovta.Conv) or Add not lowered yet: the nodes whose schedules (the float
+ * pointwise and depthwise convs, Adds of maps of one shape) may store a map half-major. */
+static bool hm_candidate(const build *b, int s) {
+  const ovta_node *n = b->g->nodes[s];
+  return !plan_of(b, s) && !b->pre[s] && (!strcmp(n->op, "Conv") || !strcmp(n->op, "ovta.Conv") || !strcmp(n->op, "Add")) &&
+         n->n_outputs >= 1;
+}
+
+/* The half-major tensors (cpu.h lir_lower_opts): hm[x] for graph tensor x produced by a
+ * candidate that can write it (output 0) and read only by candidates that can read it, never a
+ * graph output. o: each candidate's can_in / can_out, 0 elsewhere. */
+static void hm_tensors(const ovta_graph *g, const lir_lower_opts *o, const bool *cand, bool *hm) {
+  for (int s = 0; s < g->n_nodes; s++)
+    if (cand[s] && (o[s].can_out & 1) && g->nodes[s]->outputs[0]) hm[tindex(g, g->nodes[s]->outputs[0])] = true;
+  for (int i = 0; i < g->n_outputs; i++)
+    if (g->outputs[i]) hm[tindex(g, g->outputs[i])] = false;
+  for (int s = 0; s < g->n_nodes; s++)
+    for (int k = 0; k < g->nodes[s]->n_inputs; k++) {
+      const ovta_tensor *t = g->nodes[s]->inputs[k];
+      int x = t ? tindex(g, t) : -1;
+      if (x >= 0 && hm[x] && !(cand[s] && k < 32 && (o[s].can_in >> k & 1))) hm[x] = false;
+    }
+}
+
+/* Guarantees: pre[s] of every CPU float conv (hm_candidate) lowered here: once with plain
+ * tensors, which tells where its schedule could read or write a map half-major (compiler/cpu
+ * README.md "Half-major maps": each thread's rows of every channel contiguous), then, where a
+ * tensor's producer and all its readers can (hm_tensors), again with those tensors half-major.
+ * A candidate that fails to lower is left to lower_nodes (its error shows there).
+ * OVTA_HALF_MAJOR=0 in the environment: every map plain. */
+static int cpu_half_major(build *b, ovta_error *err) {
+  const ovta_graph *g = b->g;
+  const char *env = getenv("OVTA_HALF_MAJOR");
+  if (env && !strcmp(env, "0")) return 0;
+  lir_lower_opts *o = calloc((size_t)g->n_nodes + 1, sizeof *o);
+  bool *cand = calloc((size_t)g->n_nodes + 1, sizeof *cand), *hm = calloc((size_t)g->n_tensors + 1, sizeof *hm);
+  int rc = o && cand && hm ? 0 : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  char fname[96];
+  for (int s = 0; s < g->n_nodes && !rc; s++) {
+    if (!hm_candidate(b, s)) continue;
+    ovta_error why = {0};
+    cpu_kernel_name(g->nodes[s], s, fname, sizeof fname);
+    int r = lir_lower_node_opts(g, g->nodes[s], fname, &o[s], &b->pre[s], &why);
+    if (r == OVTA_ENOMEM) rc = OVTA_FAIL(err, r, "%s", why.msg);
+    cand[s] = !r;
+  }
+  if (!rc) hm_tensors(g, o, cand, hm);
+  for (int s = 0; s < g->n_nodes && !rc; s++) {
+    const ovta_node *n = g->nodes[s];
+    if (!cand[s]) continue;
+    o[s].half_in = o[s].half_out = 0;
+    for (int k = 0; k < n->n_inputs && k < 32; k++)
+      if (n->inputs[k] && hm[tindex(g, n->inputs[k])]) o[s].half_in |= 1u << k;
+    if (n->outputs[0] && hm[tindex(g, n->outputs[0])]) o[s].half_out = 1;
+    if (!o[s].half_in && !o[s].half_out) continue;
+    lir_func_free(b->pre[s]), b->pre[s] = NULL;
+    cpu_kernel_name(n, s, fname, sizeof fname);
+    rc = lir_lower_node_opts(g, n, fname, &o[s], &b->pre[s], err);
+  }
+  free(o), free(cand), free(hm);
+  return rc;
+}
+
 /* Guarantees: def / last of every graph tensor: the producing step (-1: a graph input) and the
  * last step reading it (graph inputs and outputs: past the last step, so inputs stay intact and
  * a plan can run again on them); -2 for both when no step uses it. dma: x, w and y of every
@@ -633,7 +696,7 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
   lir_func *f = b->pre[s];
   int rc = 0;
   b->pre[s] = NULL;
-  if (f) ; /* lowered by cpu_f32_weights */
+  if (f) ; /* lowered by cpu_f32_weights or cpu_half_major */
   else if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
   else if (!strcmp(n->op, "Concat") && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->layout == OVTA_LAYOUT_ACT)
     rc = exec_lower_packed_concat(g, n, fname, &f, err);
@@ -829,6 +892,7 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   if (!rc) rc = step(&b, "plan accel nodes (tiling)", plan_accel_nodes, err); /* accel: each node planned once, or CPU fallback */
   if (!rc) rc = step(&b, "fuse residual adds", fuse_adds, err);         /* accel: conv -> add pairs into one step */
   if (!rc) rc = step(&b, "CPU f32 weights", cpu_f32_weights, err);     /* CPU 8-bit convs: weights as f32 where it pays */
+  if (!rc) rc = step(&b, "CPU half-major maps", cpu_half_major, err);   /* CPU float convs: maps split between threads stored per half */
   if (!rc) rc = step(&b, "live ranges", live_ranges, err);               /* per tensor: first and last step, DMA buffer or not */
   if (!rc) rc = step(&b, "tensor table", number_tensors, err);           /* the tensor table the steps refer to */
   if (!rc) rc = step(&b, "lower nodes", lower_nodes, err);               /* per node: CPU lowering or accel stages, one module */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "cpu.h"
 #include "exec.h"
 
 enum { C_IN = 2, H = 6, W = 6, C_OUT = 3, K = 3, HP = 3, WP = 3, FC = 4, FLAT = C_OUT * HP * WP };
@@ -600,6 +601,111 @@ static void test_parallel_ops(void **state) {
   ovta_graph_free(g);
 }
 
+/* JSON list of n values sin(i * a) * m. */
+static char *wlist(int n, double a, double m) {
+  size_t cap = (size_t)n * 16 + 16, k = 0;
+  char *b = malloc(cap);
+  assert_non_null(b);
+  for (int i = 0; i < n; i++) k += (size_t)snprintf(b + k, cap - k, "%s%.6g", i ? "," : "", sin((double)i * a) * m);
+  return b;
+}
+
+/* Half-major maps (compiler/cpu/cpu.h): MobileNetV2-like chains whose inner maps the executor
+ * stores per part (pointwise -> depthwise -> pointwise -> Add, a strided depthwise conv whose
+ * split cuts an input row (28x28 at 384) or falls on a row boundary (56x56), a 14x14 depthwise
+ * conv split at 96, an Add of a half-major and a plain map) give the evaluator's values, the same
+ * bytes for 1-3 threads, and the same bytes as with every map plain (OVTA_HALF_MAJOR=0). */
+static void test_half_major(void **state) {
+  (void)state;
+  char *wa = wlist(24 * 8, 0.31, 0.4), *wb = wlist(24 * 9, 0.77, 0.5), *wc = wlist(8 * 24, 0.53, 0.3), *wd = wlist(16 * 24, 0.29, 0.3);
+  char *we = wlist(16 * 9, 0.91, 0.5), *wf = wlist(8 * 16, 0.43, 0.4), *wg = wlist(16 * 8, 0.67, 0.4);
+  size_t cap = 1 << 16;
+  char *json = malloc(cap);
+  assert_non_null(json);
+  snprintf(json, cap,
+           "{\"name\": \"hm\", \"opset\": 17, \"inputs\": [\"x\", \"x56\"], \"outputs\": [\"y\", \"s2\", \"y56\"],\n"
+           " \"tensors\": [\n"
+           "  {\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 8, 28, 28]},\n"
+           "  {\"name\": \"x56\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 8, 56, 56]},\n"
+           "  {\"name\": \"wa\", \"dtype\": \"f32\", \"shape\": [24, 8, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"wb\", \"dtype\": \"f32\", \"shape\": [24, 1, 3, 3], \"data\": [%s]},\n"
+           "  {\"name\": \"wc\", \"dtype\": \"f32\", \"shape\": [8, 24, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"wd\", \"dtype\": \"f32\", \"shape\": [16, 24, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"we\", \"dtype\": \"f32\", \"shape\": [16, 1, 3, 3], \"data\": [%s]},\n"
+           "  {\"name\": \"wf\", \"dtype\": \"f32\", \"shape\": [8, 16, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"wg\", \"dtype\": \"f32\", \"shape\": [16, 8, 1, 1], \"data\": [%s]}],\n"
+           " \"nodes\": [\n"
+           "  {\"name\": \"pw1\", \"op\": \"Conv\", \"inputs\": [\"x\", \"wa\"], \"outputs\": [\"e1\"]},\n"
+           "  {\"name\": \"dw1\", \"op\": \"Conv\", \"inputs\": [\"e1\", \"wb\"], \"outputs\": [\"d1\"], \"attrs\": {\"group\": 24, \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"pw2\", \"op\": \"Conv\", \"inputs\": [\"d1\", \"wc\"], \"outputs\": [\"p2\"]},\n"
+           "  {\"name\": \"add1\", \"op\": \"Add\", \"inputs\": [\"p2\", \"x\"], \"outputs\": [\"s1\"]},\n"
+           "  {\"name\": \"pw3\", \"op\": \"Conv\", \"inputs\": [\"s1\", \"wa\"], \"outputs\": [\"e3\"]},\n"
+           "  {\"name\": \"dw2\", \"op\": \"Conv\", \"inputs\": [\"e3\", \"wb\"], \"outputs\": [\"d2\"], \"attrs\": {\"group\": 24, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"pw4\", \"op\": \"Conv\", \"inputs\": [\"d2\", \"wd\"], \"outputs\": [\"p4\"]},\n"
+           "  {\"name\": \"dw3\", \"op\": \"Conv\", \"inputs\": [\"p4\", \"we\"], \"outputs\": [\"d3\"], \"attrs\": {\"group\": 16, \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"pw5\", \"op\": \"Conv\", \"inputs\": [\"d3\", \"wf\"], \"outputs\": [\"y\"]},\n"
+           "  {\"name\": \"add2\", \"op\": \"Add\", \"inputs\": [\"s1\", \"p2\"], \"outputs\": [\"s2\"]},\n"
+           "  {\"name\": \"pw6\", \"op\": \"Conv\", \"inputs\": [\"x56\", \"wg\"], \"outputs\": [\"e56\"]},\n"
+           "  {\"name\": \"dw4\", \"op\": \"Conv\", \"inputs\": [\"e56\", \"we\"], \"outputs\": [\"d56\"], \"attrs\": {\"group\": 16, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}},\n"
+           "  {\"name\": \"pw7\", \"op\": \"Conv\", \"inputs\": [\"d56\", \"wf\"], \"outputs\": [\"y56\"]}]}\n",
+           wa, wb, wc, wd, we, wf, wg);
+  free(wa), free(wb), free(wc), free(wd), free(we), free(wf), free(wg);
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(json, "hm", &g, &err), err);
+  free(json);
+  OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
+  /* the schedules' answers: each conv above can read and write its maps half-major, the Add both inputs */
+  const char *nodes[] = {"pw1", "dw1", "pw2", "add1", "pw3", "dw2", "pw4", "dw3", "pw6", "dw4"};
+  for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+    lir_lower_opts o = {0};
+    lir_func *f;
+    OVTA_ASSERT_OK(lir_lower_node_opts(g, ovta_graph_node(g, nodes[i]), "f", &o, &f, &err), err);
+    lir_func_free(f);
+    assert_int_equal(o.can_out, 1u);
+    assert_int_equal(o.can_in, strncmp(nodes[i], "add", 3) ? 1u : 3u);
+  }
+  enum { NI = 2, NO = 3 };
+  ovta_tensor *in[NI];
+  for (int i = 0; i < NI; i++) {
+    ovta_tensor *gi = g->inputs[i];
+    in[i] = ovta_tensor_new(gi->name, gi->dtype, gi->rank, gi->shape);
+    OVTA_ASSERT_OK(ovta_tensor_alloc(in[i], &err), err);
+    for (int64_t j = 0; j < ovta_tensor_numel(gi); j++) ovta_tensor_put_f(in[i], j, sin((double)j * 0.37 + i) * 2.0);
+  }
+  ovta_tensor *want[NO] = {0}, *first[NO] = {0};
+  OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
+  for (int plain = 0; plain < 2; plain++) {
+    if (plain) setenv("OVTA_HALF_MAJOR", "0", 1);
+    ovta_exec *e;
+    OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
+    unsetenv("OVTA_HALF_MAJOR");
+    for (int i = 0; i < NI; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
+    for (int t = 1; t <= 3; t++) {
+      ovta_set_threads(t);
+      OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+      for (int o = 0; o < NO; o++) {
+        ovta_tensor *got;
+        OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
+        int64_t n = ovta_tensor_numel(want[o]);
+        if (!first[o]) {
+          assert_true(assert_matches(got, want[o], 1e-5) > n / 4); /* not trivially zeros */
+          first[o] = got;
+        } else {
+          assert_int_equal(ovta_tensor_numel(got), n);
+          assert_memory_equal(got->data, first[o]->data, (size_t)n * ovta_dtype_size(got->dtype));
+          ovta_tensor_free(got);
+        }
+      }
+    }
+    ovta_set_threads(0);
+    ovta_exec_free(e);
+  }
+  for (int o = 0; o < NO; o++) ovta_tensor_free(want[o]), ovta_tensor_free(first[o]);
+  for (int i = 0; i < NI; i++) ovta_tensor_free(in[i]);
+  ovta_graph_free(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_net),
@@ -609,6 +715,7 @@ int main(void) {
       cmocka_unit_test(test_fused_ops),
       cmocka_unit_test(test_untested_elementwise),
       cmocka_unit_test(test_parallel_ops),
+      cmocka_unit_test(test_half_major),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
