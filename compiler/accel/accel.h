@@ -113,6 +113,14 @@ int vta_op_shift(const vta_op *op, int o);
 /* The clip as one ALU CLP immediate ((hi << 8) | (lo & 0xff), signed 16 bits) when both bounds
  * are int8; false when a bound lies outside (MAX + MIN then). */
 bool vta_clip_imm(const vta_op *op, int32_t *imm);
+/* The RQ immediate (isa/ISA.md ALU, RQ: `(hi << 8) | (lo code << 6) | (round << 5) | sh`, signed
+ * 16 bits) of `clamp((v [+ 2^(sh-1)]) >> sh, lo, hi)`, sh 1..31 (a shift >= 32 is 31's: the sign);
+ * false when sh is outside, hi is not int8 or lo none of -128, 0, -hi, ~hi. */
+bool vta_rq_imm(int sh, bool round, int64_t lo, int64_t hi, int32_t *imm);
+/* The ALU passes of the requantization `clamp(requant(v, shift), lo, hi)` (round: the rounding
+ * constant is an ADD of its own, not in the bias): 1 when RQ takes it (vta_rq_imm), else [ADD,]
+ * SHR (shift != 0), then CLP (int8 bounds) or MAX + MIN. */
+int vta_requant_passes(int shift, bool round, int lo, int hi);
 
 /* ---------------------------------------------------------------- 2. Schedule */
 

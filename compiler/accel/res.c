@@ -379,9 +379,8 @@ int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err) {
  * (+1.0k cycles a tile on tsim, ResNet-18 layer1.1 conv2; one step fewer: +1.4k). */
 int vta_res_pipe_steps(const vta_plan *p) {
   const vta_op *op = &p->op;
-  int32_t clp;
-  int K = p->red_steps, k = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2) + (op->res_sc > op->res_sr);
-  int add = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  int K = p->red_steps, k = vta_requant_passes(op->shift, false, op->clip_min, op->clip_max) + (op->res_sc > op->res_sr);
+  int add = (op->res_sc && op->res_sr) + vta_requant_passes(op->res_shift, true, op->res_min, op->res_max);
   if (k > K - 1) k = K - 1;
   return K - k == add ? 0 : k;
 }
