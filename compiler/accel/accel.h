@@ -232,7 +232,7 @@ typedef enum vta_stage {
   VTA_S_DMA,         /* inject-dma: cache copies become 2D strided DMA with halo padding */
   VTA_S_TENSORIZE,   /* tensorize: the BATCH x BLOCK_IN x BLOCK_OUT body becomes the GEMM intrinsic */
   VTA_S_ALU,         /* inject-alu: ACC init by MOV (bias + rounding constant, or an immediate),
-                        requant after the GEMMs: SHR, CLP (or MAX, MIN) on the ALU */
+                        requant after the GEMMs: RQ, else SHR, CLP (or MAX, MIN) on the ALU */
   VTA_S_FOLD,        /* fold-uops: loops folded into micro-op kernels with two hardware levels */
   VTA_S_DEPS,        /* insert-deps: load/compute/store tokens, ping-pong for virtual threads */
   VTA_S_HOST,        /* host: host loops + calls into the runtime (ovta_vrt_*) */
@@ -284,8 +284,8 @@ vta_pass_fn vta_stage_pass(vta_stage s);
  * become @ovta.gemm(acc, inp, wgt). */
 int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* inject-alu (compiler/accel/inject_alu.c): the ACC init (bias element or constant) and the
- * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, SHR, CLP or
- * MAX + MIN). */
+ * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, then RQ when
+ * vta_rq_imm encodes it, else SHR, CLP or MAX + MIN). */
 int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* vta_lower with the kernel-key prefix uid of a compile. */
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,

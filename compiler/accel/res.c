@@ -372,7 +372,7 @@ int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err) {
 /* ---------------------------------------------------------------- the software pipeline across tiles */
 
 /* The steps of tile t + 1 issued before tile t's r step (vta_plan.res_pipe): one per pass of the
- * conv's part of the epilogue (SHR, CLP or MAX + MIN, SHL), which the runtime then runs beside
+ * conv's part of the epilogue (RQ, or SHR, CLP or MAX + MIN; SHL: vta_requant_passes), which the runtime then runs beside
  * them (jit-runtime/README.md "Overlap"), at most all but one step; 0 (no pipeline) when exactly
  * as many steps as the add's passes would follow: the last of them would run beside the last step
  * and the store it hands over would hold up tile t + 2's init, which has nothing to run beside
