@@ -113,6 +113,14 @@ int vta_op_shift(const vta_op *op, int o);
 /* The clip as one ALU CLP immediate ((hi << 8) | (lo & 0xff), signed 16 bits) when both bounds
  * are int8; false when a bound lies outside (MAX + MIN then). */
 bool vta_clip_imm(const vta_op *op, int32_t *imm);
+/* The RQ immediate (isa/ISA.md ALU, RQ: `(hi << 8) | (lo code << 6) | (round << 5) | sh`, signed
+ * 16 bits) of `clamp((v [+ 2^(sh-1)]) >> sh, lo, hi)`, sh 1..31 (a shift >= 32 is 31's: the sign);
+ * false when sh is outside, hi is not int8 or lo none of -128, 0, -hi, ~hi. */
+bool vta_rq_imm(int sh, bool round, int64_t lo, int64_t hi, int32_t *imm);
+/* The ALU passes of the requantization `clamp(requant(v, shift), lo, hi)` (round: the rounding
+ * constant is an ADD of its own, not in the bias): 1 when RQ takes it (vta_rq_imm), else [ADD,]
+ * SHR (shift != 0), then CLP (int8 bounds) or MAX + MIN. */
+int vta_requant_passes(int shift, bool round, int lo, int hi);
 
 /* ---------------------------------------------------------------- 2. Schedule */
 
@@ -224,7 +232,7 @@ typedef enum vta_stage {
   VTA_S_DMA,         /* inject-dma: cache copies become 2D strided DMA with halo padding */
   VTA_S_TENSORIZE,   /* tensorize: the BATCH x BLOCK_IN x BLOCK_OUT body becomes the GEMM intrinsic */
   VTA_S_ALU,         /* inject-alu: ACC init by MOV (bias + rounding constant, or an immediate),
-                        requant after the GEMMs: SHR, CLP (or MAX, MIN) on the ALU */
+                        requant after the GEMMs: RQ, else SHR, CLP (or MAX, MIN) on the ALU */
   VTA_S_FOLD,        /* fold-uops: loops folded into micro-op kernels with two hardware levels */
   VTA_S_DEPS,        /* insert-deps: load/compute/store tokens, ping-pong for virtual threads */
   VTA_S_HOST,        /* host: host loops + calls into the runtime (ovta_vrt_*) */
@@ -276,8 +284,8 @@ vta_pass_fn vta_stage_pass(vta_stage s);
  * become @ovta.gemm(acc, inp, wgt). */
 int vta_pass_tensorize(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* inject-alu (compiler/accel/inject_alu.c): the ACC init (bias element or constant) and the
- * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, SHR, CLP or
- * MAX + MIN). */
+ * requantization (shift, clip) over BATCH x BLOCK_OUT become ALU intrinsics (MOV, then RQ when
+ * vta_rq_imm encodes it, else SHR, CLP or MAX + MIN). */
 int vta_pass_inject_alu(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *err);
 /* vta_lower with the kernel-key prefix uid of a compile. */
 int vta_lower_uid(const vta_plan *p, vta_stage s, const char *fname, uint64_t uid, lir_func **out,

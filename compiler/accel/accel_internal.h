@@ -7,8 +7,9 @@
 
 #include "accel.h"
 
-/* The ALU intrinsic names by opcode (OVTA_ALU_* order): "ovta.alu_min", .., "ovta.alu_clp". */
-extern const char *const vta_alu_intrin[7];
+/* The ALU intrinsic names by opcode (OVTA_ALU_* order): "ovta.alu_min", .., "ovta.alu_clp",
+ * "ovta.alu_rq". */
+extern const char *const vta_alu_intrin[OVTA_ALU_COUNT];
 
 /* b[idx[0..n-3], 0, 0]: the origin of the BATCH x BLOCK element an n-index access of b covers. */
 lir_expr *vta_block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *idx);

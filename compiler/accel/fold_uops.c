@@ -284,7 +284,7 @@ static bool is_call(const lir_stmt *s, const char *name) {
 }
 
 static int alu_opcode(const lir_stmt *s) {
-  for (int i = 0; i < 7; i++)
+  for (int i = 0; i < OVTA_ALU_COUNT; i++)
     if (is_call(s, vta_alu_intrin[i])) return i;
   return -1;
 }
@@ -358,19 +358,21 @@ static int gemm_operands(fctx *c, const lir_expr *g, int nst, kops *k) {
 }
 
 /* A sequence of @ovta.alu_OP(acc, imm | src) on one ACC reference, the tensor operands all the
- * same: one ALU push each (CLP's bounds as its immediate (hi << 8) | (lo & 0xff)). */
+ * same: one ALU push each (CLP's bounds as its immediate (hi << 8) | (lo & 0xff); RQ's
+ * `alu_rq(acc, sh, round, lo, hi)` as vta_rq_imm's). */
 static int alu_operands(fctx *c, lir_stmt *const *st, int nst, kops *k) {
   const lir_expr *first = st[0]->value;
   for (int i = 0; i < nst; i++) {
     const lir_expr *e = st[i]->value;
     int op = alu_opcode(st[i]);
-    if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : 2) || !lir_expr_eq(e->args[0], first->args[0]))
+    if (op < 0 || e->nargs != (op == OVTA_ALU_CLP ? 3 : op == OVTA_ALU_RQ ? 5 : 2) ||
+        !lir_expr_eq(e->args[0], first->args[0]))
       return c->rc = OVTA_FAIL(c->err, OVTA_EUNSUPPORTED,
                                "fold-uops: %s: statement %d of the nest is not an ALU intrinsic on the same ACC reference",
                                k->what, i);
     lir_expr *a[3];
     if (e->args[1]->kind == LIR_E_LOAD) {
-      if (op == OVTA_ALU_CLP || (k->src && !lir_expr_eq(k->src, e->args[1])))
+      if (op == OVTA_ALU_CLP || op == OVTA_ALU_RQ || (k->src && !lir_expr_eq(k->src, e->args[1])))
         return refuse_k(c, k, "different tensor operands in one nest");
       k->src = e->args[1];
       a[0] = lir_i64(F, op), a[1] = lir_i64(F, 0), a[2] = lir_i64(F, 0);
@@ -381,6 +383,12 @@ static int alu_operands(fctx *c, lir_stmt *const *st, int nst, kops *k) {
       if (op == OVTA_ALU_CLP) { /* (hi << 8) | (lo & 0xff) as a signed 16-bit immediate */
         int32_t v = (int32_t)(((uint32_t)e->args[2]->ival & 0xffu) << 8 | ((uint32_t)e->args[1]->ival & 0xffu));
         imm = v >= 32768 ? v - 65536 : v;
+      }
+      int32_t rq;
+      if (op == OVTA_ALU_RQ) {
+        if (!vta_rq_imm((int)imm, e->args[2]->ival != 0, e->args[3]->ival, e->args[4]->ival, &rq))
+          return refuse_k(c, k, "RQ's shift or clip has no immediate");
+        imm = rq;
       }
       a[0] = lir_i64(F, op), a[1] = lir_i64(F, 1), a[2] = lir_i64(F, imm);
     }

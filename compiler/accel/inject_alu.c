@@ -3,7 +3,7 @@
  * requantization after the GEMMs (with a multiplier: the global average pool's), and the ALU
  * operators' updates (a left shift, a sum or a maximum with another ACC element) - become ALU
  * intrinsics over BATCH x BLOCK_OUT elements (`@ovta.alu_mov`, `alu_shr`, `alu_add`, `alu_mul`,
- * `alu_max`, `alu_min`, `alu_clp`), an IR-to-IR rewrite of
+ * `alu_max`, `alu_min`, `alu_clp`, `alu_rq`), an IR-to-IR rewrite of
  * the tensorize stage. */
 #include "accel_internal.h"
 
@@ -116,13 +116,39 @@ static int chain(az *a, const lir_stmt *s, const lir_expr *x, bool in_clip) {
   return 1;
 }
 
-/* The requantization `min(max(X, lo), hi)` (lo, hi constants): X's program (chain), then CLP when
- * both bounds are int8, else MAX lo, MIN hi. Returns 1 when v is not of this form. */
+/* `alu_rq(A, sh, round, lo, hi)` for `min(max(X, lo), hi)` with X = `(Y [+ 2^(sh-1)]) >> sh`
+ * (sh 1..31, the rounding constant on either side; vta_rq_imm encodes sh, lo, hi): Y's program
+ * (chain), then RQ. Returns 1 (a->out as it was) when X is not of this form. */
+static int requant_rq(az *a, const lir_stmt *s, const lir_expr *x, int64_t lo, int64_t hi) {
+  int64_t k, c;
+  int32_t imm;
+  if (x->kind != LIR_E_BIN || x->op != LIR_SHR || !is_int(x->args[1], &k) || k < 1 || k > 31) return 1;
+  const lir_expr *y = x->args[0];
+  bool rnd = false;
+  if (y->kind == LIR_E_BIN && y->op == LIR_ADD)
+    for (int i = 0; i < 2 && !rnd; i++)
+      if (is_int(y->args[1 - i], &c) && c == (int64_t)1 << (k - 1)) rnd = true, y = y->args[i];
+  if (!vta_rq_imm((int)k, rnd, lo, hi, &imm)) return 1;
+  lir_block saved = a->out;
+  if (chain(a, s, y, false)) {
+    a->out = saved;
+    return 1;
+  }
+  lir_expr *args[5] = {vta_block_ref(a->f, a->st->buf, a->st->nidx, a->st->idx), lir_int(a->f, LIR_I32, k),
+                       lir_int(a->f, LIR_I32, rnd), lir_int(a->f, LIR_I32, lo), lir_int(a->f, LIR_I32, hi)};
+  lir_block_add(&a->out, lir_eval(a->f, lir_opaque(a->f, vta_alu_intrin[OVTA_ALU_RQ], LIR_I32, 5, args)));
+  return OVTA_OK;
+}
+
+/* The requantization `min(max(X, lo), hi)` (lo, hi constants): RQ when it takes it (requant_rq),
+ * else X's program (chain), then CLP when both bounds are int8, else MAX lo, MIN hi. Returns 1
+ * when v is not of this form. */
 static int requant(az *a, const lir_stmt *s, const lir_expr *v) {
   int64_t lo, hi;
   if (v->kind != LIR_E_BIN || v->op != LIR_MIN || !is_int(v->args[1], &hi)) return 1;
   const lir_expr *m = v->args[0];
   if (m->kind != LIR_E_BIN || m->op != LIR_MAX || !is_int(m->args[1], &lo)) return 1;
+  if (!requant_rq(a, s, m->args[0], lo, hi)) return OVTA_OK;
   lir_block saved = a->out;
   if (chain(a, s, m->args[0], true)) {
     a->out = saved;
@@ -230,7 +256,9 @@ static int az_visit(lir_walk *w, lir_stmt **slot) {
  *       init from it, `@ovta.alu_mov(A, R[.., 0, 0])` (tensor operand);
  *   V = constant c: the init, `alu_mov(A, c)` when c fits 16 bits, else for c = 2^k (the rounding
  *       constant of a shift 16..31) `alu_mov(A, 1); alu_shr(A, -k)`;
- *   V = min(max(X, lo), hi): the requantization, X's program (chain: `acc >> s` gives
+ *   V = min(max(X, lo), hi): the requantization; when X = `(Y [+ 2^(s-1)]) >> s` (s 1..31) and
+ *       vta_rq_imm encodes s, lo, hi: Y's program (chain), then one `alu_rq(A, s, round, lo, hi)`
+ *       (round 1 when the rounding constant is there: ISA.md RQ); else X's program (chain: `acc >> s` gives
  *       `alu_shr(A, s)`, `acc << s` -s, `acc + c` `alu_add(A, c)`, `acc * c` `alu_mul(A, c)`,
  *       nested in the order applied; the
  *       saturated forms `>> 31` and the constant 0 take the op's shift when it is >= 31 / <= -32,

@@ -1,8 +1,8 @@
 /* ir.c: accelerator-specific IR helpers (see accel_internal.h). */
 #include "accel_internal.h"
 
-const char *const vta_alu_intrin[7] = {"ovta.alu_min", "ovta.alu_max", "ovta.alu_add", "ovta.alu_shr",
-                                       "ovta.alu_mul", "ovta.alu_mov", "ovta.alu_clp"};
+const char *const vta_alu_intrin[OVTA_ALU_COUNT] = {"ovta.alu_min", "ovta.alu_max", "ovta.alu_add", "ovta.alu_shr",
+                                                    "ovta.alu_mul", "ovta.alu_mov", "ovta.alu_clp", "ovta.alu_rq"};
 
 lir_expr *vta_block_ref(lir_func *f, lir_buf *b, int n, lir_expr *const *idx) {
   lir_expr *in[LIR_MAX_DIMS];

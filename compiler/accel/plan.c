@@ -70,6 +70,22 @@ bool vta_clip_imm(const vta_op *op, int32_t *imm) {
   return true;
 }
 
+bool vta_rq_imm(int sh, bool round, int64_t lo, int64_t hi, int32_t *imm) {
+  if (sh >= 32) sh = 31;
+  if (sh < 1 || hi < -128 || hi > 127) return false;
+  int code = lo == -128 ? 0 : lo == 0 ? 1 : lo == -hi ? 2 : lo == ~hi ? 3 : -1;
+  if (code < 0) return false;
+  int32_t v = (int32_t)(((uint32_t)hi & 0xffu) << 8 | (uint32_t)code << 6 | (uint32_t)round << 5 | (uint32_t)sh);
+  *imm = v >= 32768 ? v - 65536 : v;
+  return true;
+}
+
+int vta_requant_passes(int shift, bool round, int lo, int hi) {
+  int32_t imm;
+  if (shift > 0 && vta_rq_imm(shift, round, lo, hi, &imm)) return 1;
+  return (shift != 0) * (round && shift > 0 ? 2 : 1) + (lo >= -128 && hi <= 127 ? 1 : 2);
+}
+
 /* ---------------------------------------------------------------- knobs */
 
 int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
@@ -277,7 +293,7 @@ static double cost(const vta_plan *p) {
   double L = step_bytes / bus + 40 * nld;
   double G = te * p->t_ic * op->kh * op->kw + 4;
   int32_t clp;
-  int nreq = (op->shift != 0 || op->shifts) + (vta_clip_imm(op, &clp) ? 1 : 2);
+  int nreq = op->shifts ? 1 + (vta_clip_imm(op, &clp) ? 1 : 2) : vta_requant_passes(op->shift, false, op->clip_min, op->clip_max);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
   /* a fused add (res.c): before the tile's steps one more step in the token sequence of the
@@ -287,7 +303,7 @@ static double cost(const vta_plan *p) {
    * (overlapped with the next tile's steps like it) */
   double mid = 0, Lr = 0, Gr = 0;
   int n1 = 0; /* the conv's passes before r's identity GEMM (r after the steps) */
-  int add_passes = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  int add_passes = (op->res_sc && op->res_sr) + vta_requant_passes(op->res_shift, true, op->res_min, op->res_max);
   if (op->res) Lr = te * c->inp_bytes / bus + 40.0 * (p->t_n * p->t_oc + 1);
   if (op->res && p->res_pre) {
     Gr = 2 * (te + 4);

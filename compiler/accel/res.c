@@ -372,16 +372,15 @@ int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err) {
 /* ---------------------------------------------------------------- the software pipeline across tiles */
 
 /* The steps of tile t + 1 issued before tile t's r step (vta_plan.res_pipe): one per pass of the
- * conv's part of the epilogue (SHR, CLP or MAX + MIN, SHL), which the runtime then runs beside
+ * conv's part of the epilogue (RQ, or SHR, CLP or MAX + MIN; SHL: vta_requant_passes), which the runtime then runs beside
  * them (jit-runtime/README.md "Overlap"), at most all but one step; 0 (no pipeline) when exactly
  * as many steps as the add's passes would follow: the last of them would run beside the last step
  * and the store it hands over would hold up tile t + 2's init, which has nothing to run beside
  * (+1.0k cycles a tile on tsim, ResNet-18 layer1.1 conv2; one step fewer: +1.4k). */
 int vta_res_pipe_steps(const vta_plan *p) {
   const vta_op *op = &p->op;
-  int32_t clp;
-  int K = p->red_steps, k = (op->shift != 0) + (vta_clip_imm(op, &clp) ? 1 : 2) + (op->res_sc > op->res_sr);
-  int add = (op->res_sc && op->res_sr) + (op->res_shift > 0) * 2 + (op->res_min >= -128 && op->res_max <= 127 ? 1 : 2);
+  int K = p->red_steps, k = vta_requant_passes(op->shift, false, op->clip_min, op->clip_max) + (op->res_sc > op->res_sr);
+  int add = (op->res_sc && op->res_sr) + vta_requant_passes(op->res_shift, true, op->res_min, op->res_max);
   if (k > K - 1) k = K - 1;
   return K - k == add ? 0 : k;
 }

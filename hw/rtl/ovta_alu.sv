@@ -14,10 +14,14 @@ module ovta_alu
 );
   for (genvar l = 0; l < int'(BATCH * BLOCK_OUT); l++) begin : g_l
     logic signed [31:0] a, s, r;
+    logic signed [31:0] rq_v, rq_lo, rq_hi;   // RQ: (a + rounding) >>> sh, its bounds
     assign a = $signed(a_i[32 * l +: 32]);
     assign s = $signed(s_i[32 * l +: 32]);
     always_comb begin
       r = '0;
+      rq_v = '0;
+      rq_lo = '0;
+      rq_hi = '0;
       if (en_i) unique case (op_i)
         ALU_MIN: r = a < s ? a : s;
         ALU_MAX: r = a > s ? a : s;
@@ -28,6 +32,19 @@ module ovta_alu
           if (a < 32'($signed(s[7:0]))) r = 32'($signed(s[7:0]));
           else r = a;
           if (r > 32'($signed(s[15:8]))) r = 32'($signed(s[15:8]));
+        end
+        ALU_RQ: begin    // sh = s[4:0], round s[5], lo code s[7:6], hi = sext(s[15:8])
+          rq_v = a + ((s[5] && s[4:0] != 5'd0) ? 32'sd1 <<< (s[4:0] - 5'd1) : 32'sd0);
+          rq_v = rq_v >>> s[4:0];
+          rq_hi = 32'($signed(s[15:8]));
+          unique case (s[7:6])
+            2'd0: rq_lo = -32'sd128;
+            2'd1: rq_lo = 32'sd0;
+            2'd2: rq_lo = -rq_hi;
+            default: rq_lo = ~rq_hi;
+          endcase
+          r = rq_v < rq_lo ? rq_lo : rq_v;
+          if (r > rq_hi) r = rq_hi;
         end
         ALU_SHR: begin
           if (s >= 32'sd32) r = a >>> 31;

@@ -15,14 +15,12 @@ module ovta_decode
   // verilator lint_off UNUSEDSIGNAL
   mem_t m;
   gemm_t g;
-  alu_t a;
   // verilator lint_on UNUSEDSIGNAL
   logic [2:0] op;
   logic [INSN_BITS-1:0] cov;  // bits covered by a field of the instruction's format
 
   assign m = insn_i;
   assign g = insn_i;
-  assign a = insn_i;
   assign op = insn_i[2:0];
 
   // Covered-bit masks: every named field of the format (positions from the generated package);
@@ -115,8 +113,8 @@ module ovta_decode
         rule_o = RULE_PAD;
       else if (sram_end > depth) rule_o = RULE_SRAM;
     end else if (op == OP_GEMM || op == OP_ALU) begin
+      // every 3-bit alu_opcode is defined since RQ (7): RULE_ALUOP cannot occur
       if (32'(g.uop_bgn) > 32'(g.uop_end) || 32'(g.uop_end) > 32'(UOP_DEPTH)) rule_o = RULE_UOP;
-      else if (op == OP_ALU && a.alu_opcode > ALU_CLP) rule_o = RULE_ALUOP;
     end
     if (rule_o == RULE_NONE) err_o = 1'b0;
   end

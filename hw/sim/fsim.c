@@ -450,6 +450,17 @@ static inline int32_t alu_shr(int32_t a, int32_t sh) {
   return (int32_t)((uint32_t)a << (uint32_t)(-sh));
 }
 
+/* isa/ISA.md RQ: sh = s[4:0], rounding s[5] (+2^(sh-1) when sh > 0), lo by s[7:6] (-128, 0, -hi,
+ * ~hi), hi = sext(s[15:8]): min(max((a + rounding) >> sh, lo), hi), the add wrapping. */
+static inline int32_t alu_rq(int32_t a, int32_t sv) {
+  uint32_t sh = (uint32_t)sv & 31u, rnd = ((uint32_t)sv >> 5 & 1u) && sh ? 1u << (sh - 1) : 0u;
+  int32_t v = (int32_t)((uint32_t)a + rnd) >> sh; /* gcc: >> of signed is arithmetic */
+  int32_t hi = (int8_t)(uint8_t)((uint32_t)sv >> 8 & 0xffu);
+  int32_t los[4] = {-128, 0, -hi, ~hi}, lo = los[(uint32_t)sv >> 6 & 3u];
+  v = v > lo ? v : lo;
+  return v < hi ? v : hi;
+}
+
 /* isa/ISA.md ALU table: op(a, s) in 32-bit two's complement. */
 static inline int32_t alu_op(uint32_t op, int32_t a, int32_t sv) {
   switch (op) {
@@ -464,7 +475,8 @@ static inline int32_t alu_op(uint32_t op, int32_t a, int32_t sv) {
     a = a > lo ? a : lo;
     return a < hi ? a : hi;
   }
-  default: unreachable(); /* ovta_insn_check rejects unknown alu_opcodes */
+  case OVTA_ALU_RQ: return alu_rq(a, sv);
+  default: unreachable(); /* every 3-bit alu_opcode is defined */
   }
 }
 
@@ -502,6 +514,7 @@ KERNEL bool alu_shr_loops(fsim *s, const ovta_insn *in) { return alu_loops(s, in
 KERNEL bool alu_mul(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MUL); }
 KERNEL bool alu_mov(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_MOV); }
 KERNEL bool alu_clp(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_CLP); }
+KERNEL bool alu_rq_loops(fsim *s, const ovta_insn *in) { return alu_loops(s, in, OVTA_ALU_RQ); }
 
 /* isa/ISA.md ALU: the GEMM loops; a = acc[dst], s = use_imm ? sext(imm) : acc[src];
  * acc[dst] = reset ? 0 : op(a, s); out[dst] = low 8 bits. */
@@ -525,6 +538,7 @@ static int exec_alu(fsim *s, const fsim_cmd *c, ovta_error *err) {
     case OVTA_ALU_MUL: ok = alu_mul(s, in); break;
     case OVTA_ALU_MOV: ok = alu_mov(s, in); break;
     case OVTA_ALU_CLP: ok = alu_clp(s, in); break;
+    case OVTA_ALU_RQ: ok = alu_rq_loops(s, in); break;
     default: unreachable();
     }
   }

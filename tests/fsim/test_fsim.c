@@ -39,6 +39,17 @@ static int32_t ref_alu(uint32_t op, int32_t a, int32_t s) {
     int64_t x = A < lo ? lo : A; /* max(a, lo), then min(., hi) */
     return (int32_t)(x > hi ? hi : x);
   }
+  case OVTA_ALU_RQ: { /* s's bits by 64-bit division: sh = s mod 32, bit 5 round, bits 6-7 lo, 8-15 hi */
+    int64_t u = S < 0 ? S + 4294967296ll : S;
+    int sh = (int)(u % 32), rnd = (int)(u / 32 % 2), code = (int)(u / 64 % 4);
+    int64_t hi = u / 256 % 256, r = 1;
+    if (hi >= 128) hi -= 256;
+    for (int i = 0; i + 1 < sh; i++) r *= 2;
+    int64_t v = floor_div_pow2(wrap32(A + (rnd && sh > 0 ? r : 0)), sh);
+    int64_t lo = code == 0 ? -128 : code == 1 ? 0 : code == 2 ? -hi : -hi - 1;
+    v = v < lo ? lo : v; /* max(v, lo), then min(., hi) */
+    return (int32_t)(v > hi ? hi : v);
+  }
   case OVTA_ALU_SHR:
     if (S >= 32) return A < 0 ? -1 : 0;
     if (S >= 0) return (int32_t)floor_div_pow2(A, (int)S);
@@ -228,10 +239,72 @@ static void test_alu_ops(void **state) {
       {OVTA_ALU_MOV, 1, -7},    {OVTA_ALU_MOV, 1, 32767}, {OVTA_ALU_MOV, 0, 0},
       {OVTA_ALU_CLP, 1, 0x7f00}, {OVTA_ALU_CLP, 1, 0x7f80}, {OVTA_ALU_CLP, 1, 0x807f - 0x10000}, {OVTA_ALU_CLP, 1, 0x0a05},
       {OVTA_ALU_CLP, 1, 0x050a}, {OVTA_ALU_CLP, 1, -1},   {OVTA_ALU_CLP, 0, 0},
+      {OVTA_ALU_RQ, 1, 0x7f49},  {OVTA_ALU_RQ, 1, 0x7f21}, {OVTA_ALU_RQ, 1, 0x7f3f},  {OVTA_ALU_RQ, 1, 0x7f20},
+      {OVTA_ALU_RQ, 1, 0x0a82},  {OVTA_ALU_RQ, 1, 0x07e4}, {OVTA_ALU_RQ, 1, 0xfb40 - 0x10000}, {OVTA_ALU_RQ, 1, -1},
+      {OVTA_ALU_RQ, 0, 0},
   };
   tprog p;
   TP_FOR_EACH_DEVICE(&p, 0, {
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run_alu_case(&p, &cases[i], 100 + i);
+  });
+}
+
+/* RQ (isa/ISA.md ALU) on hand-picked values, the expected results worked out by hand: each case
+ * one accumulator, one immediate `(hi << 8) | (lo code << 6) | (round << 5) | sh`. */
+typedef struct rq_case {
+  int32_t a, imm, want;
+} rq_case;
+
+static const rq_case rq_cases[] = {
+    {-5, 0x7f21, -2},              /* (-5 + 1) >> 1 = -2 */
+    {-6, 0x7f21, -3},              /* (-6 + 1) >> 1 = floor(-2.5) = -3 */
+    {-7, 0x7f21, -3},              /* -3.5 rounds up: (-7 + 1) >> 1 = -3 */
+    {-7, 0x7f01, -4},              /* no rounding: -7 >> 1 = -4 */
+    {1000, 0x7f20, 127},           /* sh 0: the round bit adds nothing, 1000 clipped to 127 */
+    {-1000, 0x7f20, -128},         /* sh 0, lo code 0: -128 */
+    {77, 0x7f00, 77},              /* sh 0 inside the range: a itself */
+    {INT32_MIN, 0x7f1f, -1},       /* sh 31: the sign */
+    {INT32_MAX, 0x7f1f, 0},        /* sh 31 of a positive: 0 */
+    {INT32_MAX, 0x7f3f, -1},       /* + 2^30 wraps to -1073741825, >> 31 = -1 */
+    {-1000, 0x7f49, 0},            /* >> 9 with ReLU (lo code 1): -2 -> 0 */
+    {70000, 0x7f49, 127},          /* 70000 >> 9 = 136 -> 127 */
+    {5120, 0x7f49, 10},            /* 5120 >> 9 = 10 */
+    {100, 0xfb40 - 0x10000, -5},   /* lo 0 > hi -5: max(100, 0) = 100, min(100, -5) = -5 */
+    {-100, 0xfb40 - 0x10000, -5},  /* max(-100, 0) = 0, min(0, -5) = -5: hi when lo > hi */
+    {-100, 0x0a82, -10},           /* lo code 2 (-hi): -100 >> 2 = -25 -> -10 */
+    {30, 0x0a82, 7},               /* 30 >> 2 = 7 */
+    {41, 0x0a82, 10},              /* 41 >> 2 = 10 = hi */
+    {-200, 0x07e4, -8},            /* lo code 3 (~hi = -8, int4): (-200 + 8) >> 4 = -12 -> -8 */
+    {100, 0x07e4, 6},              /* (100 + 8) >> 4 = 6 */
+    {-24, 0x07e4, -1},             /* (-24 + 8) >> 4 = -1 */
+    {-1, -1, -1},                  /* imm -1: sh 31, round, lo code 3 with hi -1 (lo 0 > hi): -1 */
+};
+
+static void test_rq_values(void **state) {
+  (void)state;
+  tprog p;
+  TP_FOR_EACH_DEVICE(&p, 0, {
+    const size_t E = (size_t)p.cfg->batch * p.cfg->block_out;
+    for (size_t c = 0; c < sizeof rq_cases / sizeof rq_cases[0]; c++) {
+      int32_t *a = calloc(E, 4);
+      for (size_t i = 0; i < E; i++) a[i] = rq_cases[c].a;
+      assert_int_equal(ref_alu(OVTA_ALU_RQ, rq_cases[c].a, rq_cases[c].imm), rq_cases[c].want);
+      ovta_uop u = {0, 0, 0};
+      ovta_buf *bu = tp_uops(&p, &u, 1), *ba = tp_buf_from(&p, a, E * 4), *bo = tp_buf(&p, 4 * (size_t)p.cfg->out_bytes);
+      tp_reset(&p);
+      tp_load(&p, OVTA_MEM_UOP, 0, tp_elem(&p, bu, OVTA_MEM_UOP, 0), 1, 1, 1);
+      tp_load(&p, OVTA_MEM_ACC, 0, tp_elem(&p, ba, OVTA_MEM_ACC, 0), 1, 1, 1);
+      tp_deps(tp_alu(&p, OVTA_ALU_RQ, 1, rq_cases[c].imm, 0, 1, 1, 0, 0), 0, 0, 0, 1);
+      emit_store_words(&p, bo, 1, 0);
+      tp_run_ok(&p);
+      int32_t *got = read_words(&p, bo, 1);
+      for (size_t i = 0; i < E; i++)
+        if (got[i] != rq_cases[c].want)
+          fail_msg("%s/%s RQ case %zu: RQ(%d, imm 0x%x) = %d, by hand %d", ovta_dev_backend(p.dev), p.cfg->name, c,
+                   rq_cases[c].a, (unsigned)rq_cases[c].imm & 0xffffu, got[i], rq_cases[c].want);
+      free(got), free(a);
+      ovta_buf_free(bu), ovta_buf_free(ba), ovta_buf_free(bo);
+    }
   });
 }
 
@@ -738,7 +811,7 @@ static void test_seeds_race(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gemm_requant),   cmocka_unit_test(test_counters),
-      cmocka_unit_test(test_alu_ops),        cmocka_unit_test(test_relu),
+      cmocka_unit_test(test_alu_ops),        cmocka_unit_test(test_rq_values),      cmocka_unit_test(test_relu),
       cmocka_unit_test(test_shift_and_scale), cmocka_unit_test(test_padded_loads),
       cmocka_unit_test(test_acc_roundtrip),  cmocka_unit_test(test_sram_state),
       cmocka_unit_test(test_deadlock),

@@ -578,6 +578,15 @@ static int32_t ref_alu(uint32_t op, int32_t a, int32_t s) {
     v = A < lo ? lo : A;
     return (int32_t)(v > hi ? hi : v);
   }
+  case OVTA_ALU_RQ: { /* isa/ISA.md: sh, round, lo code, hi in the low 16 bits of s */
+    int64_t sh = S & 31, hi = (int8_t)(uint8_t)((S >> 8) & 0xff), code = (S >> 6) & 3;
+    int64_t lo = code == 0 ? -128 : code == 1 ? 0 : code == 2 ? -hi : -hi - 1;
+    int64_t x = (int64_t)(int32_t)(uint32_t)((uint64_t)A + ((S >> 5 & 1) && sh ? (uint64_t)1 << (sh - 1) : 0));
+    int64_t d = (int64_t)1 << sh, q = x / d; /* floor division by 2^sh */
+    if (x % d && x < 0) q--;
+    q = q < lo ? lo : q;
+    return (int32_t)(q > hi ? hi : q);
+  }
   case OVTA_ALU_SHR:
     if (S >= 32) S = 31;
     if (S >= 0) { /* floor division by 2^S */

@@ -226,7 +226,10 @@ static void test_static_checks(void **state) {
   assert_int_equal(ovta_insn_check(&isa, &big, 0, &err), OVTA_OK);
   ovta_insn u = {.opcode = OVTA_OP_GEMM, .uop_bgn = 3, .uop_end = 2};
   assert_int_equal(ovta_insn_check(&isa, &u, 0, &err), OVTA_EINSN);
-  ovta_insn al = {.opcode = OVTA_OP_ALU, .alu_opcode = 7};
+  ovta_insn al = {.opcode = OVTA_OP_ALU, .alu_opcode = OVTA_ALU_RQ}; /* 7, the last 3-bit code: defined */
+  assert_int_equal(OVTA_ALU_RQ, 7);
+  assert_int_equal(ovta_insn_check(&isa, &al, 0, &err), OVTA_OK);
+  al.alu_opcode = 8; /* only an ovta_insn holds it (the field has 3 bits) */
   assert_int_equal(ovta_insn_check(&isa, &al, 0, &err), OVTA_EINSN);
 }
 

@@ -94,8 +94,9 @@ static void test_gemm(void **state) {
   compare(build_gemm, 1, OVTA_OK);
 }
 
-/* Every ALU op, with an immediate (variant 0..6: one op, several immediates in sequence) and
- * vector-vector (variant 7..13), on random accumulators loaded with an ACC load. */
+/* Every ALU op, with an immediate (variant 0..7: one op, several immediates in sequence) and
+ * vector-vector (variant 8..15: random words, so RQ sees every shift, round bit and lo code), on
+ * random accumulators loaded with an ACC load. */
 static void build_alu(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 99 + (uint64_t)variant;
@@ -118,7 +119,10 @@ static void build_alu(tprog *p, tp_bufs *bs, int variant) {
   if (variant < OVTA_ALU_COUNT) {
     static const int32_t imms[] = {-3, 7, -32768, 32767, 1};
     static const int32_t shr[] = {3, -5, 31, 40, -40};
-    for (int i = 0; i < 5; i++) tp_alu(p, op, 1, op == OVTA_ALU_SHR ? shr[i] : imms[i], 0, 1, N, 1, 1);
+    /* RQ: round + >> 1 into [-128, 127], >> 2 into [-10, 10], round + >> 4 into int4, lo 0 > hi -5, >> 9 ReLU */
+    static const int32_t rq[] = {0x7f21, 0x0a82, 0x07e4, 0xfb40 - 0x10000, 0x7f49};
+    for (int i = 0; i < 5; i++)
+      tp_alu(p, op, 1, op == OVTA_ALU_SHR ? shr[i] : op == OVTA_ALU_RQ ? rq[i] : imms[i], 0, 1, N, 1, 1);
   } else {
     tp_alu(p, op, 0, 0, 1, 2, N, 1, 1);
     tp_alu(p, op, 0, 0, 0, 1, N, 1, 0); /* src = dst 0 for every i: a chain on acc[0] */
@@ -138,7 +142,7 @@ static void test_alu(void **state) {
  * distance of two micro-ops (no forwarding: the write is in the SRAM), across loop iterations,
  * and through iter_in/iter_out factors. variant: the ALU op (ADD, MAX, MOV first). */
 static const uint32_t chain_ops[] = {OVTA_ALU_ADD, OVTA_ALU_MAX, OVTA_ALU_MOV, OVTA_ALU_MIN,
-                                     OVTA_ALU_MUL, OVTA_ALU_CLP, OVTA_ALU_SHR};
+                                     OVTA_ALU_MUL, OVTA_ALU_CLP, OVTA_ALU_SHR, OVTA_ALU_RQ};
 static void build_alu_chain(tprog *p, tp_bufs *bs, int variant) {
   const ovta_config *c = p->cfg;
   uint64_t seed = 1234 + (uint64_t)variant;

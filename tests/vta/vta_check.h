@@ -193,15 +193,18 @@ static inline void vta_check_plan_also(const char *backend, const vta_plan *pp, 
   }
   /* GEMM micro-ops are MAC blocks only (no reset pass: the ALU MOV starts each accumulator from
    * the bias); the ALU runs per output element the init (MOV; bias-free with shift 16..31: MOV 1
-   * and a left shift), SHR (shift != 0) and CLP (int8 bounds, else MAX + MIN) */
+   * and a left shift), then one RQ (one shift > 0, hi int8, lo -128, 0, -hi or -hi-1: isa/ISA.md)
+   * or SHR (shift != 0) and CLP (int8 bounds, else MAX + MIN) */
   int64_t macs_blocks = vta_op_macs(op) / ((int64_t)cfg.batch * cfg.block_in * cfg.block_out);
   if (op->groups > 1) /* grouped: each output block multiplies its gk input blocks (block-diagonal tiles) */
     macs_blocks = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow * p.gk * op->kh * op->kw;
   int64_t outs = (int64_t)op->n / cfg.batch * (op->o / cfg.block_out) * p.oh * p.ow;
   assert_int_equal((int64_t)cnt.gemm_uops, macs_blocks);
   bool i8clip = op->clip_min >= -128 && op->clip_min <= 127 && op->clip_max >= -128 && op->clip_max <= 127;
-  int passes = (!op->has_bias && op->shift >= 16 && op->shift <= 31 ? 2 : 1) + (op->shift != 0 || op->shifts) +
-               (i8clip ? 1 : 2);
+  int lo = op->clip_min, hi = op->clip_max;
+  bool rq = !op->shifts && op->shift > 0 && hi >= -128 && hi <= 127 && (lo == -128 || lo == 0 || lo == -hi || lo == -hi - 1);
+  int passes = (!op->has_bias && op->shift >= 16 && op->shift <= 31 ? 2 : 1) +
+               (rq ? 1 : (op->shift != 0 || op->shifts) + (i8clip ? 1 : 2));
   assert_int_equal((int64_t)cnt.alu_uops, outs * passes);
   ovta_rt_destroy(rt);
   ovta_dev_close(dev);
