@@ -190,6 +190,13 @@ typedef struct vta_plan {
                                       stores read (the max pool's window, two threads): store->compute
                                       is popped before the tile's first ALU kernel, not before its loads
                                       (insert-deps), so a part's next window copy runs beside its store */
+  int store_gemms;                 /* with store_late: > 0 when the tile's last store_gemms GEMMs write the
+                                      ACC elements its store reads (the max pool's separable form: the
+                                      output plane's reset and copy): store->compute is popped before the
+                                      first of them instead (insert-deps) */
+  bool pool_sep;                   /* the max pool's separable form (alu.c "sep_"; two threads): the window
+                                      copied into stride-phase planes, the output the home tap's plane,
+                                      a row max then a column max in place */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,
