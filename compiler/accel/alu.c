@@ -36,9 +36,11 @@ typedef struct sep_op {
   int sy, sx;         /* MAX: the plane read */
   int r0, r1, c0, c1; /* the rows and columns written (plane indices) */
   int di, dj;         /* MAX: the element read is the one written + (di, dj), in plane (sy, sx) */
+  bool ring;          /* MAX: plane (sy, sx) of the other part (the tile before's, di includes its t_h) */
 } sep_op;
 static int sep_home(const vta_op *op, int oh, int ow, int th);
 static int sep_ops(const vta_plan *p, int oh0, int th, sep_op *o);
+static int sep_skip(const vta_plan *p, int oh0);
 static int64_t sep_acc(const vta_op *op, int th, int in_w, int ow);
 
 void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift) {
@@ -240,6 +242,7 @@ static double pool_est(const vta_plan *p) {
   for (int j = 0; j < R; j++) {
     int oh0 = j * p->t_h, th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0, ih = (th - 1) * op->stride_h + op->kh;
     int r0 = oh0 * op->stride_h - op->pad_t, r1 = r0 + ih;
+    if (p->pool_sep) r0 += sep_skip(p, oh0); /* the ring's rows are not loaded */
     int rows = (r1 < op->h ? r1 : op->h) - (r0 > 0 ? r0 : 0), ng = 2;
     double L = (double)tc * rows * op->w * bpe / bus + 40; /* and the identity block's (pool_tile) */
     if (p->vt == 1 || j < 2) L += bpe * p->cfg.block_out / bus + 40;
@@ -964,26 +967,50 @@ static int sep_ops(const vta_plan *p, int oh0, int th, sep_op *o) {
   int sh = op->stride_h, sw = op->stride_w, home = sep_home(op, p->oh, p->ow, p->t_h), n = 0;
   int ky0 = home / op->kw, kx0 = home % op->kw, hy = ky0 % sh, hx = kx0 % sw;
   int nyp = op->kh < sh ? op->kh : sh, nxp = op->kw < sw ? op->kw : sw;
-  int ih = (th - 1) * sh + op->kh, r_org = oh0 * sh - op->pad_t, r[4];
+  int ih = (th - 1) * sh + op->kh, r_org = oh0 * sh - op->pad_t, r[4], skip = sep_skip(p, oh0);
   for (int k = 0; k < nyp * nxp + 1; k++) { /* the planes, the home one last */
     if (k == hy * nxp + hx) continue;
     int py = k < nyp * nxp ? k / nxp : hy, px = k < nyp * nxp ? k % nxp : hx, a, b, c, d;
     sep_range(ih, sh, py, r_org, op->h, &a, &b);
     sep_range(p->in_w, sw, px, -op->pad_l, op->w, &c, &d);
-    if (a == b || c == d) continue;
-    for (int z = 0; z < 2; z++) o[n++] = (sep_op){z, py, px, 0, 0, a, b, c, d, 0, 0};
+    if (a * sh + py < skip) a = (skip - py + sh - 1) / sh; /* the ring's rows: the tile before has them */
+    if (a >= b || c == d) continue;
+    for (int z = 0; z < 2; z++) o[n++] = (sep_op){z, py, px, 0, 0, a, b, c, d, 0, 0, false};
   }
+  for (int ky = 0; ky < op->kh && skip; ky++) /* the ring: rows of the tile before, the first ALU work */
+    if (ky != ky0 && tap_rect(op, oh0, th, p->ow, ky, kx0, r)) {
+      int e = (skip - ky + sh - 1) / sh; /* output rows [r0, e) read a window row below skip */
+      if (e > r[1]) e = r[1];
+      if (r[0] < e) o[n++] = (sep_op){2, hy, hx, ky % sh, hx, r[0], e, 0, p->ow, ky / sh + p->t_h, 0, true};
+    }
   for (int k = 0; k < nyp; k++) { /* row maxima, the home row phase last */
     int py = k == nyp - 1 ? hy : k < hy ? k : k + 1, a, b;
     sep_range(ih, sh, py, r_org, op->h, &a, &b);
+    if (a * sh + py < skip) a = (skip - py + sh - 1) / sh;
     for (int kx = 0; kx < op->kw && a < b; kx++)
       if (kx != kx0 && tap_rect(op, oh0, th, p->ow, ky0, kx, r))
-        o[n++] = (sep_op){2, py, hx, py, kx % sw, a, b, r[2], r[3], 0, kx / sw};
+        o[n++] = (sep_op){2, py, hx, py, kx % sw, a, b, r[2], r[3], 0, kx / sw, false};
   }
-  for (int ky = 0; ky < op->kh; ky++) /* column maxima on the output */
-    if (ky != ky0 && tap_rect(op, oh0, th, p->ow, ky, kx0, r))
-      o[n++] = (sep_op){2, hy, hx, ky % sh, hx, r[0], r[1], 0, p->ow, ky / sh, 0};
+  for (int ky = 0; ky < op->kh; ky++) /* column maxima on the output (the ring's rows done first) */
+    if (ky != ky0 && tap_rect(op, oh0, th, p->ow, ky, kx0, r)) {
+      while (r[0] < r[1] && r[0] * sh + ky < skip) r[0]++;
+      if (r[0] < r[1]) o[n++] = (sep_op){2, hy, hx, ky % sh, hx, r[0], r[1], 0, p->ow, ky / sh, 0, false};
+    }
   return n;
+}
+
+/* The ring of a separable tile: its first window rows [0, kh - stride_h), the last of the row tile
+ * before (the other part, a full tile), are neither loaded nor copied when the tile is not its
+ * block's first and none of them is a home row (the tile before copied them, took their row maxima
+ * and still holds them: the column maxima read them there, sep_ops; the runtime orders the next
+ * window copy of that part after those reads, its footprints). The rows skipped (0: none). */
+static int sep_skip(const vta_plan *p, int oh0) {
+  const vta_op *op = &p->op;
+  int sh = op->stride_h, home = sep_home(op, p->oh, p->ow, p->t_h), skip = op->kh - sh;
+  if (oh0 == 0 || skip <= 0 || p->vt < 2) return 0;
+  for (int t = 0; t < skip; t++)
+    if (t % sh == (home / op->kw) % sh) return 0;
+  return skip;
 }
 
 /* One max-pool tile in the separable form (sep_ops; the plan's pool_sep, two threads): the window
@@ -995,15 +1022,16 @@ static lir_stmt *sep_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   const vta_op *op = &p->op;
   int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
   int tc = p->t_oc, sh = op->stride_h, sw = op->stride_w, ih = (th - 1) * sh + op->kh, iw = p->in_w;
+  int skip = sep_skip(p, oh0); /* window rows [0, skip): the tile before's (the ring) */
   int home = sep_home(op, p->oh, p->ow, p->t_h), hy = (home / op->kw) % sh, hx = (home % op->kw) % sw;
   int nyp = op->kh < sh ? op->kh : sh, nxp = op->kw < sw ? op->kw : sw;
-  int64_t is[6] = {p->vt, tc, ih, iw, B, BI}, ws[4] = {p->vt, 1, BO, BI}, ys[6] = {p->vt, tc, th, p->ow, B, BO};
+  int64_t is[6] = {p->vt, tc, ih - skip, iw, B, BI}, ws[4] = {p->vt, 1, BO, BI}, ys[6] = {p->vt, tc, th, p->ow, B, BO};
   lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
   lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
   lir_buf *pl[nyp * nxp];
   for (int py = 0; py < nyp; py++)
     for (int px = 0; px < nxp; px++) {
-      char nm[16];
+      char nm[32];
       snprintf(nm, sizeof nm, "pl_%d%d", py, px);
       int64_t s[6] = {p->vt, tc, sep_rows(op, p->t_h, py), sep_cols(op, iw, px), B, BO}; /* the full tile's */
       pl[py * nxp + px] = py == hy && px == hx ? NULL : lir_buf_new(SF, nm, LIR_I32, 6, s, LIR_SCOPE_ACC);
@@ -1012,7 +1040,7 @@ static lir_stmt *sep_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   pl[hy * nxp + hx] = acc;
   lir_block blk;
   lir_block_init(&blk, SF);
-  lir_block_add(&blk, rows_load(e, inp, tn, tcv, oh0 * sh - op->pad_t, -op->pad_l, ih, iw, true));
+  lir_block_add(&blk, rows_load(e, inp, tn, tcv, oh0 * sh - op->pad_t + skip, -op->pad_l, ih - skip, iw, true));
   if (oh0 < 2 * p->t_h) lir_block_add(&blk, ident_copy(e, wgt)); /* the first tile of each part */
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   sep_op so[4 * op->kh * op->kw + 8];
@@ -1028,7 +1056,7 @@ static lir_stmt *sep_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     } else if (s->kind == 1) { /* plane += i32(inp[r * sh + py, q * sw + px]) * i32(identity) */
       sn_open(e, &n, 6, (int64_t[]){tc, s->r1 - s->r0, s->c1 - s->c0, B, BO, BI}, crq);
       lir_expr *a = elem(e, D, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]);
-      lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)s->r0 * sh + s->dy, (int64_t)s->c0 * sw + s->dx},
+      lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)s->r0 * sh + s->dy - skip, (int64_t)s->c0 * sw + s->dx},
                          (int64_t[]){1, sh, sw}, n.v[3], n.v[5]);
       lir_expr *wi[4] = {part(e), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
       lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
@@ -1036,8 +1064,11 @@ static lir_stmt *sep_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     } else { /* plane = max(plane, the src plane's element (di, dj) further) */
       sn_open(e, &n, 5, (int64_t[]){tc, s->r1 - s->r0, s->c1 - s->c0, B, BO}, crq);
       lir_expr *a = elem(e, D, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]);
+      int64_t pc = e->pc;
+      if (s->ring) e->pc = e->pmod ? pc + 1 : 1 - pc; /* the other part */
       lir_expr *x = elem(e, pl[s->sy * nxp + s->sx], 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, s->r0 + s->di, s->c0 + s->dj},
                          NULL, n.v[3], n.v[4]);
+      e->pc = pc;
       lir_block_add(&blk, acc_store(e, &n, 1, a, lir_bin(SF, LIR_MAX, lir_load(SF, D, a->args), x)));
     }
   }
