@@ -261,8 +261,8 @@ static double pool_est(const vta_plan *p) {
       G = A = 0;
       for (int i = 0; i < np; i++) G += gp[i];
       for (int i = 0; i < nq; i++) A += (double)ap[i];
-      double lanes = pool_lanes(gp, np, ap, nq);
-      ng = np, na[j] = nq;
+      double lanes = pool_lanes(gp, np, ap, nq) + 14.0 * np; /* the ALUs' issue hides beside the GEMMs */
+      ng = -3, na[j] = 3; /* the instruction term below: the tile's 3 loads and store only */
       c = L > lanes ? L : lanes;
       if (j == 0) fill = (G + A + S + L) / 2;
     } else if (p->vt > 1) { /* the GEMM pieces in order (pool_tile): the rest's reset, g rows reset and copied, the rest's copy */
@@ -911,9 +911,10 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
  * tap (full_tap) of every row tile, the same for all, and alone in its row phase (ky mod stride_h)
  * and in its column phase (kx mod stride_w), so its planes are read by no other tap and hold
  * exactly the outputs (th x OW); -1 when there is none (stride 1 with a kernel over 1, pads whose sum
- * reaches the window): the tap form then. */
+ * reaches the window, a 1x1 window): the tap form then. */
 static int sep_home(const vta_op *op, int oh, int ow, int th) {
   int t0 = -1;
+  if (op->kh * op->kw < 2) return -1; /* one tap: no MAX (the tap form's MOV) */
   for (int oh0 = 0; oh0 < oh; oh0 += th) {
     int t = full_tap(op, oh0, oh0 + th <= oh ? th : oh - oh0, ow);
     if (t < 0 || (oh0 && t != t0)) return -1;
