@@ -11,7 +11,9 @@
  * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread, but
  * the max pool takes two where its estimate (pool_est) says so: INP/WGT/ACC halves, row tiles
  * alternating, the window copy in pieces and taps paired per ALU instruction so one tile's ALU runs
- * beside the next tile's GEMMs (pool_tile). Spec: compiler/accel/README.md, "ALU operators". */
+ * beside the next tile's GEMMs (pool_tile); where the first tap is alone in its stride phases, the
+ * separable form instead (sep_tile: the window as stride-phase planes, row then column maxima in
+ * place, each input row loaded and copied once). Spec: compiler/accel/README.md, "ALU operators". */
 
 #include <stdlib.h>
 #include <string.h>
@@ -223,8 +225,13 @@ static double pool_lanes(const double *g, int ng, const int64_t *a, int na) {
  * tile's ALU and store, the rest is serial: G + max(A + S, L). Two threads: the runtime runs each ALU
  * instruction of a tile beside one GEMM piece of the next (pool_rows_piece) - the pair takes the
  * longer, a piece without an ALU its own - and the loads beside both: the tile takes max(L, pairs),
- * the first tile also (G + A + S + L) / 2 (nothing beside it). Measured (tsim, 2026-11-27):
- * bench/README.md "Max pool with two virtual threads". */
+ * the first tile also (G + A + S + L) / 2 (nothing beside it). The separable form (sep_ops): the
+ * tile's GEMMs beside the tile before's MAXes in the same lane model, a GEMM SEP_ROW cycles a row
+ * more than its micro-ops, no instruction term but the loads' and store's, the first tile a
+ * quarter of its work; its loads without the ring's rows. Measured (tsim, 2026-11-27):
+ * bench/README.md "Max pool with two virtual threads", "The max pool's separable form". */
+enum { SEP_ROW = 6 }; /* the separable form's estimate: cycles a row of a GEMM's rectangle costs beyond its
+                        micro-ops (fitted to tsim, bench/README.md "The max pool's separable form") */
 static double pool_est(const vta_plan *p) {
   const vta_op *op = &p->op;
   double bpe = (double)p->cfg.batch * p->cfg.block_in, bus = p->cfg.axi_data_bits / 8.0, t = 0, fill = 0;
@@ -252,8 +259,8 @@ static double pool_est(const vta_plan *p) {
       sep_op so[4 * op->kh * op->kw + 8];
       int n = sep_ops(p, oh0, th, so), np = 0, pj = (j + R - 1) % R, poh0 = pj * p->t_h;
       double gp[n];
-      for (int i = 0; i < n; i++)
-        if (so[i].kind < 2) gp[np++] = (double)tc * (so[i].r1 - so[i].r0) * (so[i].c1 - so[i].c0);
+      for (int i = 0; i < n; i++) /* a micro-op a cycle, SEP_ROW cycles more a row (the outer loop level) */
+        if (so[i].kind < 2) gp[np++] = (double)tc * (so[i].r1 - so[i].r0) * (so[i].c1 - so[i].c0 + SEP_ROW);
       int m = sep_ops(p, poh0, poh0 + p->t_h <= p->oh ? p->t_h : p->oh - poh0, so), nq = 0;
       int64_t ap[m > 0 ? m : 1];
       for (int i = 0; i < m; i++)
@@ -261,10 +268,10 @@ static double pool_est(const vta_plan *p) {
       G = A = 0;
       for (int i = 0; i < np; i++) G += gp[i];
       for (int i = 0; i < nq; i++) A += (double)ap[i];
-      double lanes = pool_lanes(gp, np, ap, nq) + 14.0 * np; /* the ALUs' issue hides beside the GEMMs */
+      double lanes = pool_lanes(gp, np, ap, nq); /* (the instructions' issue: in SEP_ROW) */
       ng = -3, na[j] = 3; /* the instruction term below: the tile's 3 loads and store only */
       c = L > lanes ? L : lanes;
-      if (j == 0) fill = (G + A + S + L) / 2;
+      if (j == 0) fill = (G + A + S + L) / 4; /* the first tile: nothing beside its GEMMs */
     } else if (p->vt > 1) { /* the GEMM pieces in order (pool_tile): the rest's reset, g rows reset and copied, the rest's copy */
       int g = pool_rows_piece(op, tc, ih, na[j]), rest = ih % g, np = 0, pj = (j + R - 1) % R;
       double gp[2 * ih * tc + 2];
@@ -316,6 +323,8 @@ static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs
       if (p->cb % tc || tc > 64 || (k.t_oc && tc != k.t_oc)) continue;
       int64_t x = (int64_t)tc * ih * in_w, y = (int64_t)tc * th * p->ow;
       bool sep = vt > 1 && op->kind == VTA_MAXPOOL && k.epi != 1 && sep_home(op, p->oh, p->ow, th) >= 0;
+      if (sep && tc > 1 && !k.t_oc) continue; /* sep: one channel block a tile (1x128x28x28, 5 rows: 2 blocks
+                                                 21,038 tsim cycles, 1 block 7 rows 17,640) */
       if (sep) y = tc * sep_acc(op, th, in_w, p->ow) - x; /* the planes instead of window + output */
       if (x <= p->inp_part && x + y <= p->acc_part && (int64_t)th * p->ow <= 65535 && ih <= 16383 && in_w <= 16383) {
         p->pool_sep = sep;
