@@ -127,7 +127,8 @@ typedef struct vta_knobs {
   int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre), 3 after
                            and pipelined across tiles (vta_plan.res_pipe); 0: the cost model picks */
   int epi;              /* the epilogue: 1 whole tiles, 2 chunked where the plan allows it
-                           (vta_plan.epi_chunks); 0: the cost model picks */
+                           (vta_plan.epi_chunks); 0: the cost model picks; the max pool: 1 keeps
+                           the tap form where the separable one applies (vta_plan.pool_sep) */
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1,
