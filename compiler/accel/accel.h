@@ -135,7 +135,8 @@ typedef struct vta_knobs {
   int res_form;         /* a fused add (vta_op.res): 1 r after the steps, 2 before (vta_plan.res_pre), 3 after
                            and pipelined across tiles (vta_plan.res_pipe); 0: the cost model picks */
   int epi;              /* the epilogue: 1 whole tiles, 2 chunked where the plan allows it
-                           (vta_plan.epi_chunks); 0: the cost model picks */
+                           (vta_plan.epi_chunks); 0: the cost model picks; the max pool: 1 keeps
+                           the tap form where the separable one applies (vta_plan.pool_sep) */
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1,
@@ -198,6 +199,13 @@ typedef struct vta_plan {
                                       stores read (the max pool's window, two threads): store->compute
                                       is popped before the tile's first ALU kernel, not before its loads
                                       (insert-deps), so a part's next window copy runs beside its store */
+  int store_gemms;                 /* with store_late: > 0 when the tile's last store_gemms GEMMs write the
+                                      ACC elements its store reads (the max pool's separable form: the
+                                      output plane's reset and copy): store->compute is popped before the
+                                      first of them instead (insert-deps) */
+  bool pool_sep;                   /* the max pool's separable form (alu.c "sep_"; two threads): the window
+                                      copied into stride-phase planes, the output the home tap's plane,
+                                      a row max then a column max in place */
   int red_steps;                   /* gk / t_ic */
   int64_t tiles;                   /* output tiles */
   double est;                      /* conv/dense: the estimated cycles of the tiling (cost model,

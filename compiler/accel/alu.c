@@ -11,7 +11,9 @@
  * extents: the last tile is a remainder tile with its own constant sizes. One virtual thread, but
  * the max pool takes two where its estimate (pool_est) says so: INP/WGT/ACC halves, row tiles
  * alternating, the window copy in pieces and taps paired per ALU instruction so one tile's ALU runs
- * beside the next tile's GEMMs (pool_tile). Spec: compiler/accel/README.md, "ALU operators". */
+ * beside the next tile's GEMMs (pool_tile); where the first tap is alone in its stride phases, the
+ * separable form instead (sep_tile: the window as stride-phase planes, row then column maxima in
+ * place, each input row loaded and copied once). Spec: compiler/accel/README.md, "ALU operators". */
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +27,23 @@ static int full_tap(const vta_op *op, int oh0, int th, int OW);
 static int tap_groups(const vta_op *op, int oh0, int th, int OW, bool pair, int (*grp)[2]);
 static int pool_rows_piece(const vta_op *op, int tc, int ih, int na);
 static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs *kp, int vt, vta_plan *p, ovta_error *err);
+
+/* A step of a max-pool tile in the separable form (sep_ops): a GEMM reset or identity copy of a
+ * rectangle of a phase plane, or an ALU MAX of a rectangle of one plane with a shifted rectangle of
+ * another. Plane (py, px) of a tile holds the window element of window row t, column q with t mod
+ * stride_h = py, q mod stride_w = px at [t / stride_h][q / stride_w]. */
+typedef struct sep_op {
+  int kind;           /* 0 GEMM reset, 1 GEMM identity copy (from INP), 2 ALU MAX */
+  int dy, dx;         /* the plane written (row phase, column phase) */
+  int sy, sx;         /* MAX: the plane read */
+  int r0, r1, c0, c1; /* the rows and columns written (plane indices) */
+  int di, dj;         /* MAX: the element read is the one written + (di, dj), in plane (sy, sx) */
+  bool ring;          /* MAX: plane (sy, sx) of the other part (the tile before's, di includes its t_h) */
+} sep_op;
+static int sep_home(const vta_op *op, int oh, int ow, int th);
+static int sep_ops(const vta_plan *p, int oh0, int th, sep_op *o);
+static int sep_skip(const vta_plan *p, int oh0);
+static int64_t sep_acc(const vta_op *op, int th, int in_w, int ow);
 
 void vta_op_add(vta_op *op, const char *name, int n, int c, int h, int w, int shift_a, int shift_b, int shift) {
   vta_op_conv(op, name ? name : "add", n, c, h, w, c, 1, 1, 0);
@@ -206,8 +225,13 @@ static double pool_lanes(const double *g, int ng, const int64_t *a, int na) {
  * tile's ALU and store, the rest is serial: G + max(A + S, L). Two threads: the runtime runs each ALU
  * instruction of a tile beside one GEMM piece of the next (pool_rows_piece) - the pair takes the
  * longer, a piece without an ALU its own - and the loads beside both: the tile takes max(L, pairs),
- * the first tile also (G + A + S + L) / 2 (nothing beside it). Measured (tsim, 2026-11-27):
- * bench/README.md "Max pool with two virtual threads". */
+ * the first tile also (G + A + S + L) / 2 (nothing beside it). The separable form (sep_ops): the
+ * tile's GEMMs beside the tile before's MAXes in the same lane model, a GEMM SEP_ROW cycles a row
+ * more than its micro-ops, no instruction term but the loads' and store's, the first tile a
+ * quarter of its work; its loads without the ring's rows. Measured (tsim, 2026-11-27):
+ * bench/README.md "Max pool with two virtual threads", "The max pool's separable form". */
+enum { SEP_ROW = 6 }; /* the separable form's estimate: cycles a row of a GEMM's rectangle costs beyond its
+                        micro-ops (fitted to tsim, bench/README.md "The max pool's separable form") */
 static double pool_est(const vta_plan *p) {
   const vta_op *op = &p->op;
   double bpe = (double)p->cfg.batch * p->cfg.block_in, bus = p->cfg.axi_data_bits / 8.0, t = 0, fill = 0;
@@ -225,12 +249,30 @@ static double pool_est(const vta_plan *p) {
   for (int j = 0; j < R; j++) {
     int oh0 = j * p->t_h, th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0, ih = (th - 1) * op->stride_h + op->kh;
     int r0 = oh0 * op->stride_h - op->pad_t, r1 = r0 + ih;
+    if (p->pool_sep) r0 += sep_skip(p, oh0); /* the ring's rows are not loaded */
     int rows = (r1 < op->h ? r1 : op->h) - (r0 > 0 ? r0 : 0), ng = 2;
     double L = (double)tc * rows * op->w * bpe / bus + 40; /* and the identity block's (pool_tile) */
     if (p->vt == 1 || j < 2) L += bpe * p->cfg.block_out / bus + 40;
     double S = (double)tc * th * p->ow * bpe / bus + 40, G = 2.0 * tc * ih * iw, A = 0, c;
     for (int i = 0; i < na[j]; i++) A += (double)a[(size_t)j * nt + i];
-    if (p->vt > 1) { /* the GEMM pieces in order (pool_tile): the rest's reset, g rows reset and copied, the rest's copy */
+    if (p->pool_sep) { /* sep_ops: GEMMs of this tile beside the MAXes of the tile before */
+      sep_op so[4 * op->kh * op->kw + 8];
+      int n = sep_ops(p, oh0, th, so), np = 0, pj = (j + R - 1) % R, poh0 = pj * p->t_h;
+      double gp[n];
+      for (int i = 0; i < n; i++) /* a micro-op a cycle, SEP_ROW cycles more a row (the outer loop level) */
+        if (so[i].kind < 2) gp[np++] = (double)tc * (so[i].r1 - so[i].r0) * (so[i].c1 - so[i].c0 + SEP_ROW);
+      int m = sep_ops(p, poh0, poh0 + p->t_h <= p->oh ? p->t_h : p->oh - poh0, so), nq = 0;
+      int64_t ap[m > 0 ? m : 1];
+      for (int i = 0; i < m; i++)
+        if (so[i].kind == 2) ap[nq++] = (int64_t)tc * (so[i].r1 - so[i].r0) * (so[i].c1 - so[i].c0);
+      G = A = 0;
+      for (int i = 0; i < np; i++) G += gp[i];
+      for (int i = 0; i < nq; i++) A += (double)ap[i];
+      double lanes = pool_lanes(gp, np, ap, nq); /* (the instructions' issue: in SEP_ROW) */
+      ng = -3, na[j] = 3; /* the instruction term below: the tile's 3 loads and store only */
+      c = L > lanes ? L : lanes;
+      if (j == 0) fill = (G + A + S + L) / 4; /* the first tile: nothing beside its GEMMs */
+    } else if (p->vt > 1) { /* the GEMM pieces in order (pool_tile): the rest's reset, g rows reset and copied, the rest's copy */
       int g = pool_rows_piece(op, tc, ih, na[j]), rest = ih % g, np = 0, pj = (j + R - 1) % R;
       double gp[2 * ih * tc + 2];
       for (int ci = 0; ci < tc; ci++) {
@@ -256,6 +298,7 @@ static void pool_fill(vta_plan *p, const vta_op *op, int th, int tc, int in_w) {
   p->t_n = 1, p->t_oc = p->t_ic = tc, p->t_h = th, p->t_w = p->ow;
   p->in_h = (th - 1) * op->stride_h + op->kh, p->in_w = in_w;
   p->inp_tile = tc * p->in_h * in_w, p->wgt_tile = 1, p->acc_tile = p->inp_tile + tc * th * p->ow;
+  if (p->pool_sep) p->acc_tile = (int)(tc * sep_acc(op, th, in_w, p->ow));
   p->tiles = (int64_t)p->nb * (p->cb / tc) * ((p->oh + th - 1) / th);
 }
 
@@ -271,6 +314,7 @@ static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs
    * channels; two threads: of each row count's most channels, the one estimated fastest */
   int in_w = (p->ow - 1) * op->stride_w + op->kw;
   int best_h = 0, best_c = 0;
+  bool best_sep = false;
   double best = -1;
   for (int th = p->oh; th >= 1 && (!best_h || (vt > 1 && op->kind == VTA_MAXPOOL)); th--) {
     if (k.t_h && th != k.t_h) continue;
@@ -278,10 +322,15 @@ static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs
     for (int tc = p->cb; tc >= 1; tc--) {
       if (p->cb % tc || tc > 64 || (k.t_oc && tc != k.t_oc)) continue;
       int64_t x = (int64_t)tc * ih * in_w, y = (int64_t)tc * th * p->ow;
+      bool sep = vt > 1 && op->kind == VTA_MAXPOOL && k.epi != 1 && sep_home(op, p->oh, p->ow, th) >= 0;
+      if (sep && tc > 1 && !k.t_oc) continue; /* sep: one channel block a tile (1x128x28x28, 5 rows: 2 blocks
+                                                 21,038 tsim cycles, 1 block 7 rows 17,640) */
+      if (sep) y = tc * sep_acc(op, th, in_w, p->ow) - x; /* the planes instead of window + output */
       if (x <= p->inp_part && x + y <= p->acc_part && (int64_t)th * p->ow <= 65535 && ih <= 16383 && in_w <= 16383) {
+        p->pool_sep = sep;
         pool_fill(p, op, th, tc, in_w);
         double e = op->kind == VTA_MAXPOOL ? pool_est(p) : 0;
-        if (best < 0 || e < best) best_h = th, best_c = tc, best = e;
+        if (best < 0 || e < best) best_h = th, best_c = tc, best = e, best_sep = sep;
         break;
       }
     }
@@ -289,10 +338,12 @@ static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs
   if (!best_h)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: no tiling fits the SRAMs of config %s (a row of windows needs "
                      "more than inp %d / acc %d elements)", nm, cfg->name, p->inp_part, p->acc_part);
+  p->pool_sep = best_sep;
   pool_fill(p, op, best_h, best_c, in_w);
   p->store_late = vt > 1; /* the window copy (GEMM) writes win_buf, the store reads acc_buf: pool_tile */
-  snprintf(p->why, sizeof p->why, "%s: %d channel blocks x %d rows per tile (%s)", op->kind == VTA_GAP ? "gap" : "maxpool",
-           best_c, best_h, p->oh % best_h ? "remainder tile" : "rows divide");
+  p->store_gemms = p->pool_sep ? 2 : 0; /* sep: the output plane's reset and copy come last (sep_ops) */
+  snprintf(p->why, sizeof p->why, "%s%s: %d channel blocks x %d rows per tile (%s)", op->kind == VTA_GAP ? "gap" : "maxpool",
+           p->pool_sep ? " separable" : "", best_c, best_h, p->oh % best_h ? "remainder tile" : "rows divide");
   if (op->kind == VTA_MAXPOOL) { /* the estimate picks the threads */
     size_t n = strlen(p->why);
     p->est = best;
@@ -863,6 +914,181 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, win, lir_alloc_stmt(SF, acc, body))));
 }
 
+/* ---------------------------------------------------------------- the max pool's separable form */
+
+/* The separable form's home tap (ky0 * kw + kx0) of a max pool with th output rows a tile: the first
+ * tap (full_tap) of every row tile, the same for all, and alone in its row phase (ky mod stride_h)
+ * and in its column phase (kx mod stride_w), so its planes are read by no other tap and hold
+ * exactly the outputs (th x OW); -1 when there is none (stride 1 with a kernel over 1, pads whose sum
+ * reaches the window, a 1x1 window): the tap form then. */
+static int sep_home(const vta_op *op, int oh, int ow, int th) {
+  int t0 = -1;
+  if (op->kh * op->kw < 2) return -1; /* one tap: no MAX (the tap form's MOV) */
+  for (int oh0 = 0; oh0 < oh; oh0 += th) {
+    int t = full_tap(op, oh0, oh0 + th <= oh ? th : oh - oh0, ow);
+    if (t < 0 || (oh0 && t != t0)) return -1;
+    t0 = t;
+  }
+  int ky0 = t0 / op->kw, kx0 = t0 % op->kw;
+  for (int ky = 0; ky < op->kh; ky++)
+    if (ky != ky0 && ky % op->stride_h == ky0 % op->stride_h) return -1;
+  for (int kx = 0; kx < op->kw; kx++)
+    if (kx != kx0 && kx % op->stride_w == kx0 % op->stride_w) return -1;
+  return t0;
+}
+
+/* Rows and columns of plane (py, px) of a full tile (th output rows; in_w window columns). */
+static int sep_rows(const vta_op *op, int th, int py) {
+  int ih = (th - 1) * op->stride_h + op->kh;
+  return (ih - py + op->stride_h - 1) / op->stride_h;
+}
+static int sep_cols(const vta_op *op, int in_w, int px) { return (in_w - px + op->stride_w - 1) / op->stride_w; }
+
+/* ACC elements of one channel block of a separable tile: its planes (the phases some tap reads:
+ * min(kernel, stride) each way); the home tap's plane is the output tile, th x OW. */
+static int64_t sep_acc(const vta_op *op, int th, int in_w, int ow) {
+  (void)ow;
+  int64_t n = 0;
+  for (int py = 0; py < op->kh && py < op->stride_h; py++)
+    for (int px = 0; px < op->kw && px < op->stride_w; px++) n += (int64_t)sep_rows(op, th, py) * sep_cols(op, in_w, px);
+  return n;
+}
+
+/* The range [*a, *b) of plane indices i (window index w = i * s + ph, at image index o + w) whose
+ * element lies in the window (w < n) and in the image [0, size). */
+static void sep_range(int n, int s, int ph, int o, int size, int *a, int *b) {
+  int lo = o < 0 ? -o : 0, hi = size - o < n ? size - o : n; /* window indices in the image */
+  *a = lo <= ph ? 0 : (lo - ph + s - 1) / s;
+  *b = hi <= ph ? 0 : (hi - 1 - ph) / s + 1;
+  if (*b < *a) *b = *a;
+}
+
+/* The steps of a separable max-pool tile (output rows [oh0, oh0 + th)), in order: for every plane
+ * but the home tap's (hy, hx), then for it (the output: store->compute is popped before it,
+ * store_gemms), a GEMM reset and an identity copy of its window elements in the image; then the
+ * row maxima: per row phase py (the home one last) and column tap kx != kx0, plane (py, hx) = max
+ * with plane (py, kx mod sw) shifted by kx / sw columns over its rows in the image and the columns
+ * whose tap lies in the image; then the column maxima on the output: per row tap ky != ky0, max with
+ * plane (ky mod sh, hx) shifted by ky / sh rows over the output rows whose tap lies in the image.
+ * The home planes' element (i, j) is output (i, j)'s (kx0 < sw, ky0 < sh: sep_home), so the output
+ * ends as the maximum over the window's taps in the image. Returns the count. */
+static int sep_ops(const vta_plan *p, int oh0, int th, sep_op *o) {
+  const vta_op *op = &p->op;
+  int sh = op->stride_h, sw = op->stride_w, home = sep_home(op, p->oh, p->ow, p->t_h), n = 0;
+  int ky0 = home / op->kw, kx0 = home % op->kw, hy = ky0 % sh, hx = kx0 % sw;
+  int nyp = op->kh < sh ? op->kh : sh, nxp = op->kw < sw ? op->kw : sw;
+  int ih = (th - 1) * sh + op->kh, r_org = oh0 * sh - op->pad_t, r[4], skip = sep_skip(p, oh0);
+  for (int k = 0; k < nyp * nxp + 1; k++) { /* the planes, the home one last */
+    if (k == hy * nxp + hx) continue;
+    int py = k < nyp * nxp ? k / nxp : hy, px = k < nyp * nxp ? k % nxp : hx, a, b, c, d;
+    sep_range(ih, sh, py, r_org, op->h, &a, &b);
+    sep_range(p->in_w, sw, px, -op->pad_l, op->w, &c, &d);
+    if (a * sh + py < skip) a = (skip - py + sh - 1) / sh; /* the ring's rows: the tile before has them */
+    if (a >= b || c == d) continue;
+    for (int z = 0; z < 2; z++) o[n++] = (sep_op){z, py, px, 0, 0, a, b, c, d, 0, 0, false};
+  }
+  for (int ky = 0; ky < op->kh && skip; ky++) /* the ring: rows of the tile before, the first ALU work */
+    if (ky != ky0 && tap_rect(op, oh0, th, p->ow, ky, kx0, r)) {
+      int e = (skip - ky + sh - 1) / sh; /* output rows [r0, e) read a window row below skip */
+      if (e > r[1]) e = r[1];
+      if (r[0] < e) o[n++] = (sep_op){2, hy, hx, ky % sh, hx, r[0], e, 0, p->ow, ky / sh + p->t_h, 0, true};
+    }
+  for (int k = 0; k < nyp; k++) { /* row maxima, the home row phase last */
+    int py = k == nyp - 1 ? hy : k < hy ? k : k + 1, a, b;
+    sep_range(ih, sh, py, r_org, op->h, &a, &b);
+    if (a * sh + py < skip) a = (skip - py + sh - 1) / sh;
+    for (int kx = 0; kx < op->kw && a < b; kx++)
+      if (kx != kx0 && tap_rect(op, oh0, th, p->ow, ky0, kx, r))
+        o[n++] = (sep_op){2, py, hx, py, kx % sw, a, b, r[2], r[3], 0, kx / sw, false};
+  }
+  for (int ky = 0; ky < op->kh; ky++) /* column maxima on the output (the ring's rows done first) */
+    if (ky != ky0 && tap_rect(op, oh0, th, p->ow, ky, kx0, r)) {
+      while (r[0] < r[1] && r[0] * sh + ky < skip) r[0]++;
+      if (r[0] < r[1]) o[n++] = (sep_op){2, hy, hx, ky % sh, hx, r[0], r[1], 0, p->ow, ky / sh, 0, false};
+    }
+  return n;
+}
+
+/* The ring of a separable tile: its first window rows [0, kh - stride_h), the last of the row tile
+ * before (the other part, a full tile), are neither loaded nor copied when the tile is not its
+ * block's first and none of them is a home row (the tile before copied them, took their row maxima
+ * and still holds them: the column maxima read them there, sep_ops; the runtime orders the next
+ * window copy of that part after those reads, its footprints). The rows skipped (0: none). */
+static int sep_skip(const vta_plan *p, int oh0) {
+  const vta_op *op = &p->op;
+  int sh = op->stride_h, home = sep_home(op, p->oh, p->ow, p->t_h), skip = op->kh - sh;
+  if (oh0 == 0 || skip <= 0 || p->vt < 2) return 0;
+  for (int t = 0; t < skip; t++)
+    if (t % sh == (home / op->kw) % sh) return 0;
+  return skip;
+}
+
+/* One max-pool tile in the separable form (sep_ops; the plan's pool_sep, two threads): the window
+ * rows into INP as pool_tile's, the identity block into WGT with the first tile of each part, the
+ * phase planes in the ACC (pl_YX; the output plane acc_buf last, so it sits where every tile of the
+ * part has it), the steps of sep_ops (the channel blocks unrolled: micro-ops), the store. */
+static lir_stmt *sep_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
+  const vta_plan *p = e->p;
+  const vta_op *op = &p->op;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  int tc = p->t_oc, sh = op->stride_h, sw = op->stride_w, ih = (th - 1) * sh + op->kh, iw = p->in_w;
+  int skip = sep_skip(p, oh0); /* window rows [0, skip): the tile before's (the ring) */
+  int home = sep_home(op, p->oh, p->ow, p->t_h), hy = (home / op->kw) % sh, hx = (home % op->kw) % sw;
+  int nyp = op->kh < sh ? op->kh : sh, nxp = op->kw < sw ? op->kw : sw;
+  int64_t is[6] = {p->vt, tc, ih - skip, iw, B, BI}, ws[4] = {p->vt, 1, BO, BI}, ys[6] = {p->vt, tc, th, p->ow, B, BO};
+  lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
+  lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
+  lir_buf *pl[nyp * nxp];
+  for (int py = 0; py < nyp; py++)
+    for (int px = 0; px < nxp; px++) {
+      char nm[32];
+      snprintf(nm, sizeof nm, "pl_%d%d", py, px);
+      int64_t s[6] = {p->vt, tc, sep_rows(op, p->t_h, py), sep_cols(op, iw, px), B, BO}; /* the full tile's */
+      pl[py * nxp + px] = py == hy && px == hx ? NULL : lir_buf_new(SF, nm, LIR_I32, 6, s, LIR_SCOPE_ACC);
+    }
+  lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 6, ys, LIR_SCOPE_ACC);
+  pl[hy * nxp + hx] = acc;
+  lir_block blk;
+  lir_block_init(&blk, SF);
+  lir_block_add(&blk, rows_load(e, inp, tn, tcv, oh0 * sh - op->pad_t + skip, -op->pad_l, ih - skip, iw, true));
+  if (oh0 < 2 * p->t_h) lir_block_add(&blk, ident_copy(e, wgt)); /* the first tile of each part */
+  static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
+  sep_op so[4 * op->kh * op->kw + 8];
+  int nso = sep_ops(p, oh0, th, so);
+  for (int k = 0; k < nso; k++) {
+    const sep_op *s = &so[k];
+    lir_buf *D = pl[s->dy * nxp + s->dx];
+    int64_t org[3] = {0, s->r0, s->c0};
+    snest n;
+    if (s->kind == 0) { /* plane = 0 (a GEMM reset) */
+      sn_open(e, &n, 5, (int64_t[]){tc, s->r1 - s->r0, s->c1 - s->c0, B, BO}, crq);
+      lir_block_add(&blk, acc_store(e, &n, 1, elem(e, D, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]), i32c(e, 0)));
+    } else if (s->kind == 1) { /* plane += i32(inp[r * sh + py, q * sw + px]) * i32(identity) */
+      sn_open(e, &n, 6, (int64_t[]){tc, s->r1 - s->r0, s->c1 - s->c0, B, BO, BI}, crq);
+      lir_expr *a = elem(e, D, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]);
+      lir_expr *x = elem(e, inp, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)s->r0 * sh + s->dy - skip, (int64_t)s->c0 * sw + s->dx},
+                         (int64_t[]){1, sh, sw}, n.v[3], n.v[5]);
+      lir_expr *wi[4] = {part(e), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
+      lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, x), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
+      lir_block_add(&blk, acc_store(e, &n, 1, a, lir_bin(SF, LIR_ADD, lir_load(SF, D, a->args), prod)));
+    } else { /* plane = max(plane, the src plane's element (di, dj) further) */
+      sn_open(e, &n, 5, (int64_t[]){tc, s->r1 - s->r0, s->c1 - s->c0, B, BO}, crq);
+      lir_expr *a = elem(e, D, 1, (int64_t[]){0}, 3, n.v, org, NULL, n.v[3], n.v[4]);
+      int64_t pc = e->pc;
+      if (s->ring) e->pc = e->pmod ? pc + 1 : 1 - pc; /* the other part */
+      lir_expr *x = elem(e, pl[s->sy * nxp + s->sx], 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, s->r0 + s->di, s->c0 + s->dj},
+                         NULL, n.v[3], n.v[4]);
+      e->pc = pc;
+      lir_block_add(&blk, acc_store(e, &n, 1, a, lir_bin(SF, LIR_MAX, lir_load(SF, D, a->args), x)));
+    }
+  }
+  lir_block_add(&blk, tile_store(e, acc, tn, tcv, oh0, th)); /* y = i8(acc) */
+  lir_stmt *body = lir_alloc_stmt(SF, acc, lir_block_stmt(&blk));
+  for (int k = nyp * nxp - 1; k >= 0; k--)
+    if (pl[k] != acc) body = lir_alloc_stmt(SF, pl[k], body);
+  return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, body));
+}
+
 /* One upsampling tile: output rows [oh0, oh0 + th) (th a multiple of fh: input rows [oh0 / fh,
  * + th / fh)) of the t_oc channel blocks from block tc * t_oc of image block tn. The input rows into
  * INP, the identity block into WGT, the ACC tile zeroed, then one GEMM with the identity writing
@@ -929,7 +1155,9 @@ int vta_alu_schedule(const vta_plan *p, uint64_t uid, lir_func *f, ovta_error *e
     for (int oh0 = 0, j = 0; oh0 < p->oh; oh0 += p->t_h, j++) {
       int th = oh0 + p->t_h <= p->oh ? p->t_h : p->oh - oh0;
       e->pmod = p->vt > 1 && (e->pk[0] || e->pk[1]), e->pc = p->vt > 1 ? j % 2 : 0;
-      lir_block_add(&rows, p->op.kind == VTA_UPSAMPLE ? upsample_tile(e, nv, cv, oh0, th) : pool_tile(e, nv, cv, oh0, th));
+      lir_block_add(&rows, p->op.kind == VTA_UPSAMPLE ? upsample_tile(e, nv, cv, oh0, th)
+                           : p->pool_sep                ? sep_tile(e, nv, cv, oh0, th)
+                                                        : pool_tile(e, nv, cv, oh0, th));
     }
     lir_stmt *body = lir_block_stmt(&rows);
     if (p->vt > 1) { /* the part of the block's first tile (insert-deps' form of a ping-pong body) */

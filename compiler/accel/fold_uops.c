@@ -399,7 +399,9 @@ static int alu_operands(fctx *c, lir_stmt *const *st, int nst, kops *k) {
   k->has[1] = k->src != NULL;
   if (k->r[0].s->b->scope != LIR_SCOPE_ACC || !k->r[0].lead || (k->src && k->r[1].s->b->scope != LIR_SCOPE_ACC))
     return refuse_k(c, k, "operands are not ACC buffers (the destination parted)");
-  if (k->src && k->r[1].lead && !lir_expr_eq(k->r[1].lead, k->r[0].lead))
+  /* (as written: the max pool's separable ring reads the tile before's part, alu.c sep_skip; the
+   * micro-ops take each operand's own part) */
+  if (k->src && k->r[1].lead && !c->p->as_written && !lir_expr_eq(k->r[1].lead, k->r[0].lead))
     return refuse_k(c, k, "source and destination in different ACC parts");
   return OVTA_OK;
 }

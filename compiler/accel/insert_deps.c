@@ -278,13 +278,26 @@ static int first_alu_kernel(const lir_block *tail, int after) {
   return -1;
 }
 
+/* The index in tail of the micro-op kernel (its `attr uop_kernel`) of the n-th last GEMM, -1 when
+ * there are fewer. */
+static int nth_last_gemm_kernel(const lir_block *tail, int n) {
+  for (int k = tail->n - 1, seen = 0; k >= 0; k--) {
+    if (has_gemm(tail->s[k]) && ++seen == n) {
+      while (k >= 0 && !(tail->s[k]->kind == LIR_S_ATTR && !strcmp(tail->s[k]->key, "uop_kernel"))) k--;
+      return k;
+    }
+  }
+  return -1;
+}
+
 /* Tiles without reduction steps (the ALU operators): in[from..to) is one tile - its INP/WGT loads
  * (load only), then compute work and its stores (store_list's tokens) - appended to out: pop
  * store->compute (the ACC part free) and compute->load (the INP/WGT part free) first, push and pop
  * load->compute after the loads, push compute->load after the last GEMM (the last reader of
  * INP/WGT), push store->compute after the last store. With the plan's store_late (GEMMs that write
  * no ACC element the stores read), store->compute is popped before the first ALU kernel after the
- * last GEMM instead of first. */
+ * last GEMM instead of first; with its store_gemms n > 0 (GEMMs that write the stored elements
+ * last), before the kernel of the n-th last GEMM. */
 static int plain_tile(dctx *c, lir_block *in, int from, int to, lir_block *out) {
   int i = from;
   while (i < to && modules(c, in->s[i]) == M_L) i++;
@@ -298,6 +311,7 @@ static int plain_tile(dctx *c, lir_block *in, int from, int to, lir_block *out) 
   lir_block_init(&tail, c->f);
   flatten(&tail, ts);
   int last = last_gemm_end(&tail), late = c->p && c->p->store_late ? first_alu_kernel(&tail, last) : -1;
+  if (c->p && c->p->store_late && c->p->store_gemms > 0) late = nth_last_gemm_kernel(&tail, c->p->store_gemms);
   if (last < 0) return refuse(c, in->s[from], "a tile whose loads no GEMM reads");
   if (late < 0) lir_block_add(out, dep(c, false, OVTA_RT_STORE, OVTA_RT_COMPUTE));
   lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));

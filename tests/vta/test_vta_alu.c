@@ -338,6 +338,52 @@ static void test_maxpool_vt2(void **st) {
   assert_int_equal(p.vt, 2);
 }
 
+/* The max pool's separable form (alu.c sep_ops; two threads): taken exactly where the first tap is
+ * alone in its stride phases (stride 2 and 3, kernels 2 and 3; not stride 1 nor a 1x1 window), with the ring (a tile's
+ * first window rows read from the row tile before) where kernel > stride; odd sizes, asymmetric
+ * pads (the first tap then not the centre; pads 2, 1: tap (2, 1), in the phase of row tap 0, so
+ * the tap form), remainder row tiles, two channel blocks a tile; fsim
+ * in the fixed order and two random module interleavings, against the references; the tap form
+ * (knob epi 1) on the same shapes agrees. */
+static void test_maxpool_sep(void **st) {
+  /* n c h w k stride pad_t pad_l pad_b pad_r t_h t_oc sep */
+  static const int cs[][13] = {{2, 32, 13, 11, 3, 2, 1, 1, 1, 1, 2, 0, 1}, {2, 16, 13, 11, 3, 2, 0, 0, 0, 0, 2, 0, 1},
+                               {2, 16, 12, 10, 3, 2, 1, 0, 0, 1, 0, 0, 1}, {2, 16, 9, 9, 2, 2, 0, 0, 0, 0, 0, 0, 1},
+                               {2, 16, 10, 10, 3, 3, 0, 0, 0, 0, 1, 0, 1}, {2, 16, 11, 10, 3, 1, 1, 1, 1, 1, 3, 0, 0},
+                               {2, 16, 10, 9, 2, 1, 0, 0, 0, 0, 0, 0, 0}, {2, 16, 8, 8, 1, 2, 0, 0, 0, 0, 2, 0, 0},
+                               {2, 32, 15, 17, 3, 2, 1, 1, 1, 1, 3, 2, 1}, {2, 16, 14, 9, 3, 2, 2, 1, 2, 1, 2, 0, 0}};
+  ovta_error err = {0};
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++)
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+      const int *q = cs[i];
+      vta_op op;
+      vta_op_maxpool(&op, "pool_sep", q[0], q[1], q[2], q[3], q[4], q[5], q[6]);
+      op.pad_l = q[7], op.pad_b = q[8], op.pad_r = q[9];
+      vta_knobs k = {.t_h = q[10], .t_oc = q[11], .vthreads = 2};
+      ovta_config cfg;
+      OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
+      vta_plan p;
+      if (vta_plan_make(&cfg, &op, &k, &p, &err) != OVTA_OK) continue; /* config small: no fitting tile */
+      assert_int_equal(p.pool_sep, q[12]);
+      int64_t t = check_seed("fsim", *cf, &op, &k, 0, NULL);
+      assert_int_equal(check_seed("fsim", *cf, &op, &k, 0x5e9 + i, NULL), t);
+      assert_int_equal(check_seed("fsim", *cf, &op, &k, 0x3a + i, NULL), t);
+      k.epi = 1; /* the tap form (config small: its window and output may not fit where the planes do) */
+      if (vta_plan_make(&cfg, &op, &k, &p, &err) != OVTA_OK) continue;
+      assert_false(p.pool_sep);
+      check_seed("fsim", *cf, &op, &k, 0x11 + i, NULL);
+    }
+  /* ResNet-18's pool on default: separable, two threads */
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_op op;
+  vta_plan p;
+  vta_op_maxpool(&op, "pool_r18", 1, 64, 112, 112, 3, 2, 1);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_int_equal(p.vt, 2);
+  assert_true(p.pool_sep);
+}
+
 /* The quantize rule's (mult, shift) pairs (gap_scale, passes/quantize.c) for 7x7 at one exponent
  * (2675 / 2^17) and with the output 4x finer (2675 / 2^15), 4x4 (1 / 2^4: a pure shift), 3x5 (4369 /
  * 2^16), 14x14 (2675 / 2^19), 1x1 (1 / 2^0), 2x2 with the output 8x coarser (1 / 2^5); and a
@@ -528,7 +574,7 @@ static void test_sched_verify(void **st) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_maxpool_vt2), cmocka_unit_test(test_gap),
+      cmocka_unit_test(test_add),    cmocka_unit_test(test_maxpool), cmocka_unit_test(test_maxpool_vt2), cmocka_unit_test(test_maxpool_sep), cmocka_unit_test(test_gap),
       cmocka_unit_test(test_upsample), cmocka_unit_test(test_upsample_rules), cmocka_unit_test(test_upsample_sizes),
       cmocka_unit_test(test_tsim),
       cmocka_unit_test(test_errors), cmocka_unit_test(test_sched_verify),

@@ -18,7 +18,8 @@
  *            --res-form after|before|pipe: where r enters (vta_plan.res_pre; pipe: after, pipelined across
  *            tiles, vta_plan.res_pipe; default: the cost model's pick)
  *            --epi whole|chunked: the epilogue in whole tiles or 2 chunks where the plan allows it
- *            (vta_plan.epi_chunks; default: the cost model's pick)
+ *            (vta_plan.epi_chunks; default: the cost model's pick); maxpool: whole keeps the tap
+ *            form where the separable one applies (vta_plan.pool_sep)
  *          (add: --tile 0,0,0,0,T sets the elements per tile; maxpool, gap, upsample: t_oc and t_h)
  *          --report (plan and counts)  --run BACKEND (execute, compare with the plain-C reference)
  */
