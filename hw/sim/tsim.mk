@@ -6,6 +6,8 @@
 # only when the RTL, the config's package or the harness change; Verilator's own make rebuilds
 # incrementally inside obj/.
 # Not part of `make all` (expensive); the tsim tests build what they need through `make tsim`.
+# TSIM_PGO=1 (default; TSIM_PGO=0 to skip): the model's C++ built with GCC's profile-guided
+# optimization (TSIM_BUILD_PGO below), for the configs build/bench/tsim_bench can load.
 
 TSIM_CONFIGS := default small batch2 wide wide256
 TSIM_RTL := $(sort $(wildcard hw/rtl/*.sv))
@@ -36,23 +38,54 @@ $(B)/tsim/%-trace/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
 
 # $(1): output dir, $(2): config, $(3): extra verilator flags, $(4): extra harness sources and
 # libraries, $(5): the design's sources (default: the RTL; hw/rtl/netlist.mk: the netlist),
-# $(6): the C++ optimization of the model (default OPT_FAST=-O2 OPT_SLOW=-O1)
+# $(6): the C++ optimization of the model (default OPT_FAST=-O2 OPT_SLOW=-O1),
+# $(7): 1 to build the model with profile-guided optimization (TSIM_BUILD_PGO)
 define TSIM_BUILD
 	@mkdir -p $(1)/obj
 	verilator $(TSIM_VFLAGS) $(3) -Mdir $(1)/obj -CFLAGS "-fPIC -O2 -g0" \
 	  $(B)/gen/$(2)/ovta_pkg.sv $(or $(5),$(TSIM_RTL_SRCS)) hw/sim/tsim/ovta_tsim_top.sv
 	@rm -f $(1)/obj/Vovta_top__ALL.a  # ar -rc would keep members of an older model next to the new ones
+	@if [ -e $(1)/obj/pgo-instrumented ]; then rm -f $(1)/obj/*.o $(1)/obj/pgo-instrumented; fi
+	$(if $(filter 1,$(7)),$(call TSIM_BUILD_PGO,$(1),$(2),$(4)))
 	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
-	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1) CXX="$(CXX) -fPIC" >/dev/null
-	$(CXX) $(TSIM_CXXFLAGS) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
-	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(1)/libovta_tsim.so hw/sim/tsim/tsim.cpp \
-	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(4) \
+	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1)$(if $(filter 1,$(7)), $(TSIM_PGO_USE)) CXX="$(CXX) -fPIC" >/dev/null
+	$(call TSIM_LINK,$(1),$(4),$(1)/libovta_tsim.so)
+endef
+# $(1): output dir, $(2): harness extras as above, $(3): the library; $(4): extra C++ flags
+define TSIM_LINK
+	$(CXX) $(TSIM_CXXFLAGS) $(4) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
+	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(3) hw/sim/tsim/tsim.cpp \
+	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(2) \
 	  $(1)/obj/Vovta_top__ALL.a -lpthread
 endef
 
+# Profile-guided optimization of the model. tsim is bound by the instruction cache (bench/README.md
+# "tsim speed"); GCC's profile puts the code each cycle runs together and the rest (idle units'
+# branches, errors, start-up) out of the way: tsim_bench's programs +19% (GEMM) to +30% (ALU,
+# DMA). Same function: only the compiler's layout and inlining differ. Steps, in $(1)/obj:
+# the model's C++ instrumented (-fprofile-generate; pgo-instrumented marks such objects), a
+# training run, `build/bench/tsim_bench CONFIG 1` (its GEMM, ALU and DMA programs, ~1 s), writes
+# the .gcda profiles next to the objects; then TSIM_BUILD compiles them again with -fprofile-use.
+# Without a profile (a config tsim_bench cannot load, a failed run) the model is built as without
+# PGO (-Wno-missing-profile). Reproducible: the simulation and so the profile are deterministic.
+TSIM_PGO ?= 1
+TSIM_PGO_USE := OPT_FAST="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile"
+define TSIM_BUILD_PGO
+	rm -f $(1)/obj/*.o $(1)/obj/*.gcda
+	touch $(1)/obj/pgo-instrumented
+	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
+	  OPT_FAST="-O2 -fprofile-generate -fprofile-update=single" OPT_SLOW=-O1 CXX="$(CXX) -fPIC" >/dev/null
+	$(call TSIM_LINK,$(1),$(3),$(1)/obj/pgo-train.so,-fprofile-generate)
+	OVTA_TSIM_LIB=$(abspath $(1)/obj/pgo-train.so) $(TSIM_BENCH) $(2) 1 >/dev/null || \
+	  { echo "tsim: no PGO training run for $(2): the model is built without a profile" >&2; \
+	    rm -f $(1)/obj/*.gcda; }
+	rm -f $(1)/obj/*.o $(1)/obj/Vovta_top__ALL.a $(1)/obj/pgo-train.so $(1)/obj/pgo-instrumented
+endef
+TSIM_BENCH := $(B)/bench/tsim_bench
+
 $(B)/tsim/%/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv $(B)/tsim/%/tsim_cfg.h \
-    hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
-	$(call TSIM_BUILD,$(B)/tsim/$*,$*,)
+    hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv | $(if $(filter 1,$(TSIM_PGO)),$(TSIM_BENCH))
+	$(call TSIM_BUILD,$(B)/tsim/$*,$*,,,,,$(TSIM_PGO))
 
 $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
     $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
@@ -112,7 +145,6 @@ test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_LONG_CONFIGS:%=$(B)/tsim/%/libovt
 
 # make bench-tsim [BENCH_CONFIG=small]: cycles, GEMM uops per cycle, DMA bytes per cycle (JSON)
 BENCH_CONFIG ?= default
-TSIM_BENCH := $(B)/bench/tsim_bench
 .PHONY: bench-tsim
 ## bench-tsim [BENCH_CONFIG=default]: cycles, GEMM micro-ops per cycle, DMA bytes per cycle, as JSON
 bench-tsim: $(TSIM_BENCH) $(B)/tsim/$(BENCH_CONFIG)/libovta_tsim.so
