@@ -28,7 +28,7 @@ module ovta_gemm
       // "tsim speed").
       // Two forms of the same sums: Verilator (tsim) compiles the two int8 products as two
       // 32-bit multiplies (`ifdef VERILATOR: about a third less x86 code per cycle than the
-      // packed form, gemm-heavy tsim +32%), synthesis (Yosys, `else) the packed form above.
+      // packed form, gemm-heavy tsim +37%), synthesis (Yosys, `else) the packed form above.
       // They agree because x*w0 + x*w1 * 2^16 = p with |x*w0| <= 2^14: the low signed half of p
       // is x*w0 and the rest, p[31:16] + p[15], is x*w1. `make test-netlist` checks it: the
       // Yosys netlist (the packed form) runs random programs against the RTL model (the form

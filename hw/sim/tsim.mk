@@ -46,14 +46,16 @@ define TSIM_BUILD
 	  $(B)/gen/$(2)/ovta_pkg.sv $(or $(5),$(TSIM_RTL_SRCS)) hw/sim/tsim/ovta_tsim_top.sv
 	@rm -f $(1)/obj/Vovta_top__ALL.a  # ar -rc would keep members of an older model next to the new ones
 	@if [ -e $(1)/obj/pgo-instrumented ]; then rm -f $(1)/obj/*.o $(1)/obj/pgo-instrumented; fi
-	$(if $(filter 1,$(7)),$(call TSIM_BUILD_PGO,$(1),$(2),$(4)))
+	$(if $(filter 1 clang,$(7)),$(call TSIM_BUILD_PGO,$(1),$(2),$(4),$(7)))
 	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
-	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1)$(if $(filter 1,$(7)), $(TSIM_PGO_USE)) CXX="$(CXX) -fPIC" >/dev/null
+	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1)$(if $(filter 1,$(7)), $(TSIM_PGO_USE))$(if \
+	  $(filter clang,$(7)), $(call TSIM_PGO_USE_CLANG,$(1))) CXX="$(or $(TSIM_MODEL_CXX_$(7)),$(CXX)) -fPIC" >/dev/null
 	$(call TSIM_LINK,$(1),$(4),$(1)/libovta_tsim.so)
 endef
-# $(1): output dir, $(2): harness extras as above, $(3): the library; $(4): extra C++ flags
+# $(1): output dir, $(2): harness extras as above, $(3): the library; $(4): extra C++ flags,
+# $(5): the compiler (default $(CXX))
 define TSIM_LINK
-	$(CXX) $(TSIM_CXXFLAGS) $(4) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
+	$(or $(5),$(CXX)) $(TSIM_CXXFLAGS) $(4) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
 	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(3) hw/sim/tsim/tsim.cpp \
 	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(2) \
 	  $(1)/obj/Vovta_top__ALL.a -lpthread
@@ -68,17 +70,32 @@ endef
 # the .gcda profiles next to the objects; then TSIM_BUILD compiles them again with -fprofile-use.
 # Without a profile (a config tsim_bench cannot load, a failed run) the model is built as without
 # PGO (-Wno-missing-profile). Reproducible: the simulation and so the profile are deterministic.
+# TSIM_PGO=clang (opt-in): the model's C++ by clang++ (clang-14) with LLVM's PGO instead, the
+# profile merged by llvm-profdata-14 (Debian llvm-14; llvm-15's writes a format clang-14 cannot
+# read); the harness stays g++. Measured 2026-11-27: gemm +23% over GCC's PGO, ALU/DMA -3%.
 TSIM_PGO ?= 1
+TSIM_PGO_CLANG ?= clang++
+TSIM_PGO_PROFDATA ?= llvm-profdata-14
+TSIM_MODEL_CXX_clang = $(TSIM_PGO_CLANG) -Wno-parentheses-equality
 TSIM_PGO_USE := OPT_FAST="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile"
+TSIM_PGO_GEN_1 := -fprofile-generate -fprofile-update=single
+TSIM_PGO_GEN_clang := -fprofile-generate
+# clang: the profile only if the training made one (clang fails on a missing profile file)
+TSIM_PGO_USE_CLANG = OPT_FAST="-O2 $$(test -s $(abspath $(1))/obj/pgo.profdata && \
+  echo -fprofile-use=$(abspath $(1))/obj/pgo.profdata -Wno-profile-instr-unprofiled)"
+# $(1): output dir, $(2): config, $(3): harness extras, $(4): 1 (GCC) or clang
 define TSIM_BUILD_PGO
-	rm -f $(1)/obj/*.o $(1)/obj/*.gcda
+	rm -f $(1)/obj/*.o $(1)/obj/*.gcda $(1)/obj/pgo.prof*
 	touch $(1)/obj/pgo-instrumented
 	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
-	  OPT_FAST="-O2 -fprofile-generate -fprofile-update=single" OPT_SLOW=-O1 CXX="$(CXX) -fPIC" >/dev/null
-	$(call TSIM_LINK,$(1),$(3),$(1)/obj/pgo-train.so,-fprofile-generate)
-	OVTA_TSIM_LIB=$(abspath $(1)/obj/pgo-train.so) $(TSIM_BENCH) $(2) 1 >/dev/null || \
+	  OPT_FAST="-O2 $(TSIM_PGO_GEN_$(4))" OPT_SLOW=-O1 CXX="$(or $(TSIM_MODEL_CXX_$(4)),$(CXX)) -fPIC" >/dev/null
+	$(call TSIM_LINK,$(1),$(3),$(1)/obj/pgo-train.so,$(TSIM_PGO_GEN_$(4)),$(or $(TSIM_MODEL_CXX_$(4)),$(CXX)))$(if \
+	  $(filter clang,$(4)), -latomic)
+	{ LLVM_PROFILE_FILE=$(abspath $(1))/obj/pgo.profraw OVTA_TSIM_LIB=$(abspath $(1)/obj/pgo-train.so) \
+	  $(TSIM_BENCH) $(2) 1 >/dev/null$(if $(filter clang,$(4)), && $(TSIM_PGO_PROFDATA) merge \
+	  -o $(1)/obj/pgo.profdata $(1)/obj/pgo.profraw); } || \
 	  { echo "tsim: no PGO training run for $(2): the model is built without a profile" >&2; \
-	    rm -f $(1)/obj/*.gcda; }
+	    rm -f $(1)/obj/*.gcda $(1)/obj/pgo.prof*; }
 	rm -f $(1)/obj/*.o $(1)/obj/Vovta_top__ALL.a $(1)/obj/pgo-train.so $(1)/obj/pgo-instrumented
 endef
 TSIM_BENCH := $(B)/bench/tsim_bench
