@@ -83,6 +83,10 @@ TSIM_PGO_GEN_clang := -fprofile-generate
 # clang: the profile only if the training made one (clang fails on a missing profile file)
 TSIM_PGO_USE_CLANG = OPT_FAST="-O2 $$(test -s $(abspath $(1))/obj/pgo.profdata && \
   echo -fprofile-use=$(abspath $(1))/obj/pgo.profdata -Wno-profile-instr-unprofiled)"
+# The training run's config: a name of isa/configs, else the file of a test regression config
+# or of TSIM_JSON (tsim_bench loads a config by name or path)
+TSIM_PGO_CONFIG = $(firstword $(wildcard tests/gen/regress/$(1).json) \
+  $(if $(filter $(1),$(TSIM_JSON_NAME)),$(TSIM_JSON)) $(1))
 # $(1): output dir, $(2): config, $(3): harness extras, $(4): 1 (GCC) or clang
 define TSIM_BUILD_PGO
 	rm -f $(1)/obj/*.o $(1)/obj/*.gcda $(1)/obj/pgo.prof*
@@ -92,7 +96,7 @@ define TSIM_BUILD_PGO
 	$(call TSIM_LINK,$(1),$(3),$(1)/obj/pgo-train.so,$(TSIM_PGO_GEN_$(4)),$(or $(TSIM_MODEL_CXX_$(4)),$(CXX)))$(if \
 	  $(filter clang,$(4)), -latomic)
 	{ LLVM_PROFILE_FILE=$(abspath $(1))/obj/pgo.profraw OVTA_TSIM_LIB=$(abspath $(1)/obj/pgo-train.so) \
-	  $(TSIM_BENCH) $(2) 1 >/dev/null$(if $(filter clang,$(4)), && $(TSIM_PGO_PROFDATA) merge \
+	  $(TSIM_BENCH) $(call TSIM_PGO_CONFIG,$(2)) 1 >/dev/null$(if $(filter clang,$(4)), && $(TSIM_PGO_PROFDATA) merge \
 	  -o $(1)/obj/pgo.profdata $(1)/obj/pgo.profraw); } || \
 	  { echo "tsim: no PGO training run for $(2): the model is built without a profile" >&2; \
 	    rm -f $(1)/obj/*.gcda $(1)/obj/pgo.prof*; }
