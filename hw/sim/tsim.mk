@@ -39,7 +39,7 @@ $(B)/tsim/%-trace/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
 # $(1): output dir, $(2): config, $(3): extra verilator flags, $(4): extra harness sources and
 # libraries, $(5): the design's sources (default: the RTL; hw/rtl/netlist.mk: the netlist),
 # $(6): the C++ optimization of the model (default OPT_FAST=-O2 OPT_SLOW=-O1),
-# $(7): 1 to build the model with profile-guided optimization (TSIM_BUILD_PGO)
+# $(7): 1 or clang to build the model with profile-guided optimization (TSIM_BUILD_PGO)
 define TSIM_BUILD
 	@mkdir -p $(1)/obj
 	verilator $(TSIM_VFLAGS) $(3) -Mdir $(1)/obj -CFLAGS "-fPIC -O2 -g0" \
@@ -63,8 +63,8 @@ endef
 
 # Profile-guided optimization of the model. tsim is bound by the instruction cache (bench/README.md
 # "tsim speed"); GCC's profile puts the code each cycle runs together and the rest (idle units'
-# branches, errors, start-up) out of the way: tsim_bench's programs +19% (GEMM) to +30% (ALU,
-# DMA). Same function: only the compiler's layout and inlining differ. Steps, in $(1)/obj:
+# branches, errors, start-up) out of the way: tsim_bench's programs +22% (GEMM), +27-30% (ALU,
+# DMA; bench/README.md, 2026-11-27). Same function: only the compiler's layout and inlining differ. Steps, in $(1)/obj:
 # the model's C++ instrumented (-fprofile-generate; pgo-instrumented marks such objects), a
 # training run, `build/bench/tsim_bench CONFIG 1` (its GEMM, ALU and DMA programs, ~1 s), writes
 # the .gcda profiles next to the objects; then TSIM_BUILD compiles them again with -fprofile-use.
@@ -72,7 +72,7 @@ endef
 # PGO (-Wno-missing-profile). Reproducible: the simulation and so the profile are deterministic.
 # TSIM_PGO=clang (opt-in): the model's C++ by clang++ (clang-14) with LLVM's PGO instead, the
 # profile merged by llvm-profdata-14 (Debian llvm-14; llvm-15's writes a format clang-14 cannot
-# read); the harness stays g++. Measured 2026-11-27: gemm +23% over GCC's PGO, ALU/DMA -3%.
+# read); the harness stays g++. Measured 2026-11-27: gemm +25-30% over GCC's PGO, ALU/DMA 2-9% below.
 TSIM_PGO ?= 1
 TSIM_PGO_CLANG ?= clang++
 TSIM_PGO_PROFDATA ?= llvm-profdata-14
@@ -105,7 +105,7 @@ endef
 TSIM_BENCH := $(B)/bench/tsim_bench
 
 $(B)/tsim/%/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv $(B)/tsim/%/tsim_cfg.h \
-    hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv | $(if $(filter 1,$(TSIM_PGO)),$(TSIM_BENCH))
+    hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv | $(if $(filter 1 clang,$(TSIM_PGO)),$(TSIM_BENCH))
 	$(call TSIM_BUILD,$(B)/tsim/$*,$*,,,,,$(TSIM_PGO))
 
 $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
