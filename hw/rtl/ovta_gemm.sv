@@ -26,20 +26,38 @@ module ovta_gemm
       // 8 x 25 bits, one DSP48E1) and sum0's half as shifts: Verilator then emits about half
       // the sign extensions, and tsim is bound by the size of this code (bench/README.md
       // "tsim speed").
+      // Two forms of the same sums: Verilator (tsim) compiles the two int8 products as two
+      // 32-bit multiplies (`ifdef VERILATOR: about a third less x86 code per cycle than the
+      // packed form, gemm-heavy tsim +37%), synthesis (Yosys, `else) the packed form above.
+      // They agree because x*w0 + x*w1 * 2^16 = p with |x*w0| <= 2^14: the low signed half of p
+      // is x*w0 and the rest, p[31:16] + p[15], is x*w1. `make test-netlist` checks it: the
+      // Yosys netlist (the packed form) runs random programs against the RTL model (the form
+      // for Verilator) and must give the same bytes and cycles (hw/rtl/README.md).
+`ifndef VERILATOR
       logic signed [31:0] p;
+`endif
       always_comb begin
         sum0 = '0;
         sum1 = '0;
+`ifndef VERILATOR
         p = '0;
+`endif
         if (en_i) begin
           sum0 = $signed(acc_i[32 * (b * BLOCK_OUT + o) +: 32]);
           sum1 = $signed(acc_i[32 * (b * BLOCK_OUT + o + 1) +: 32]);
           for (int i = 0; i < int'(BLOCK_IN); i++) begin
+`ifdef VERILATOR
+            sum0 = sum0 + 32'($signed(inp_i[8 * (b * BLOCK_IN + i) +: 8])) *
+                          32'($signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8]));
+            sum1 = sum1 + 32'($signed(inp_i[8 * (b * BLOCK_IN + i) +: 8])) *
+                          32'($signed(wgt_i[8 * ((o + 1) * BLOCK_IN + i) +: 8]));
+`else
             p = 32'($signed(inp_i[8 * (b * BLOCK_IN + i) +: 8])) *
                 (32'($signed(wgt_i[8 * ((o + 1) * BLOCK_IN + i) +: 8])) * 65536 +
                  32'($signed(wgt_i[8 * (o * BLOCK_IN + i) +: 8])));
             sum0 = sum0 + ((p <<< 16) >>> 16);
             sum1 = sum1 + 32'($signed(p[31:16])) + 32'(p[15]);
+`endif
           end
         end
       end

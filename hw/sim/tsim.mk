@@ -6,6 +6,8 @@
 # only when the RTL, the config's package or the harness change; Verilator's own make rebuilds
 # incrementally inside obj/.
 # Not part of `make all` (expensive); the tsim tests build what they need through `make tsim`.
+# TSIM_PGO=1 (default; TSIM_PGO=0 to skip): the model's C++ built with GCC's profile-guided
+# optimization (TSIM_BUILD_PGO below), for the configs build/bench/tsim_bench can load.
 
 TSIM_CONFIGS := default small batch2 wide wide256
 TSIM_RTL := $(sort $(wildcard hw/rtl/*.sv))
@@ -36,23 +38,75 @@ $(B)/tsim/%-trace/tsim_cfg.h: $(B)/gen/%/ovta_pkg.sv
 
 # $(1): output dir, $(2): config, $(3): extra verilator flags, $(4): extra harness sources and
 # libraries, $(5): the design's sources (default: the RTL; hw/rtl/netlist.mk: the netlist),
-# $(6): the C++ optimization of the model (default OPT_FAST=-O2 OPT_SLOW=-O1)
+# $(6): the C++ optimization of the model (default OPT_FAST=-O2 OPT_SLOW=-O1),
+# $(7): 1 or clang to build the model with profile-guided optimization (TSIM_BUILD_PGO)
 define TSIM_BUILD
 	@mkdir -p $(1)/obj
 	verilator $(TSIM_VFLAGS) $(3) -Mdir $(1)/obj -CFLAGS "-fPIC -O2 -g0" \
 	  $(B)/gen/$(2)/ovta_pkg.sv $(or $(5),$(TSIM_RTL_SRCS)) hw/sim/tsim/ovta_tsim_top.sv
 	@rm -f $(1)/obj/Vovta_top__ALL.a  # ar -rc would keep members of an older model next to the new ones
+	@if [ -e $(1)/obj/pgo-instrumented ]; then rm -f $(1)/obj/*.o $(1)/obj/pgo-instrumented; fi
+	$(if $(filter 1 clang,$(7)),$(call TSIM_BUILD_PGO,$(1),$(2),$(4),$(7)))
 	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
-	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1) CXX="$(CXX) -fPIC" >/dev/null
-	$(CXX) $(TSIM_CXXFLAGS) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
-	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(1)/libovta_tsim.so hw/sim/tsim/tsim.cpp \
-	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(4) \
+	  $(or $(6),OPT_FAST=-O2 OPT_SLOW=-O1)$(if $(filter 1,$(7)), $(TSIM_PGO_USE))$(if \
+	  $(filter clang,$(7)), $(call TSIM_PGO_USE_CLANG,$(1))) CXX="$(or $(TSIM_MODEL_CXX_$(7)),$(CXX)) -fPIC" >/dev/null
+	$(call TSIM_LINK,$(1),$(4),$(1)/libovta_tsim.so)
+endef
+# $(1): output dir, $(2): harness extras as above, $(3): the library; $(4): extra C++ flags,
+# $(5): the compiler (default $(CXX))
+define TSIM_LINK
+	$(or $(5),$(CXX)) $(TSIM_CXXFLAGS) $(4) -shared -include $(1)/tsim_cfg.h -Ihw/sim -I$(1)/obj \
+	  -I$(VERILATOR_INC) -I$(VERILATOR_INC)/vltstd -o $(3) hw/sim/tsim/tsim.cpp \
+	  $(VERILATOR_INC)/verilated.cpp $(VERILATOR_INC)/verilated_threads.cpp $(2) \
 	  $(1)/obj/Vovta_top__ALL.a -lpthread
 endef
 
+# Profile-guided optimization of the model. tsim is bound by the instruction cache (bench/README.md
+# "tsim speed"); GCC's profile puts the code each cycle runs together and the rest (idle units'
+# branches, errors, start-up) out of the way: tsim_bench's programs +22% (GEMM), +27-30% (ALU,
+# DMA; bench/README.md, 2026-11-27). Same function: only the compiler's layout and inlining differ. Steps, in $(1)/obj:
+# the model's C++ instrumented (-fprofile-generate; pgo-instrumented marks such objects), a
+# training run, `build/bench/tsim_bench CONFIG 1` (its GEMM, ALU and DMA programs, ~1 s), writes
+# the .gcda profiles next to the objects; then TSIM_BUILD compiles them again with -fprofile-use.
+# Without a profile (a config tsim_bench cannot load, a failed run) the model is built as without
+# PGO (-Wno-missing-profile). Reproducible: the simulation and so the profile are deterministic.
+# TSIM_PGO=clang (opt-in): the model's C++ by clang++ (clang-14) with LLVM's PGO instead, the
+# profile merged by llvm-profdata-14 (Debian llvm-14; llvm-15's writes a format clang-14 cannot
+# read); the harness stays g++. Measured 2026-11-27: gemm +25-30% over GCC's PGO, ALU/DMA 2-9% below.
+TSIM_PGO ?= 1
+TSIM_PGO_CLANG ?= clang++
+TSIM_PGO_PROFDATA ?= llvm-profdata-14
+TSIM_MODEL_CXX_clang = $(TSIM_PGO_CLANG) -Wno-parentheses-equality
+TSIM_PGO_USE := OPT_FAST="-O2 -fprofile-use -fprofile-partial-training -Wno-missing-profile"
+TSIM_PGO_GEN_1 := -fprofile-generate -fprofile-update=single
+TSIM_PGO_GEN_clang := -fprofile-generate
+# clang: the profile only if the training made one (clang fails on a missing profile file)
+TSIM_PGO_USE_CLANG = OPT_FAST="-O2 $$(test -s $(abspath $(1))/obj/pgo.profdata && \
+  echo -fprofile-use=$(abspath $(1))/obj/pgo.profdata -Wno-profile-instr-unprofiled)"
+# The training run's config: a name of isa/configs, else the file of a test regression config
+# or of TSIM_JSON (tsim_bench loads a config by name or path)
+TSIM_PGO_CONFIG = $(firstword $(wildcard tests/gen/regress/$(1).json) \
+  $(if $(filter $(1),$(TSIM_JSON_NAME)),$(TSIM_JSON)) $(1))
+# $(1): output dir, $(2): config, $(3): harness extras, $(4): 1 (GCC) or clang
+define TSIM_BUILD_PGO
+	rm -f $(1)/obj/*.o $(1)/obj/*.gcda $(1)/obj/pgo.prof*
+	touch $(1)/obj/pgo-instrumented
+	$(MAKE) --no-print-directory -j$(TSIM_JOBS) -C $(1)/obj -f Vovta_top.mk Vovta_top__ALL.a \
+	  OPT_FAST="-O2 $(TSIM_PGO_GEN_$(4))" OPT_SLOW=-O1 CXX="$(or $(TSIM_MODEL_CXX_$(4)),$(CXX)) -fPIC" >/dev/null
+	$(call TSIM_LINK,$(1),$(3),$(1)/obj/pgo-train.so,$(TSIM_PGO_GEN_$(4)),$(or $(TSIM_MODEL_CXX_$(4)),$(CXX)))$(if \
+	  $(filter clang,$(4)), -latomic)
+	{ LLVM_PROFILE_FILE=$(abspath $(1))/obj/pgo.profraw OVTA_TSIM_LIB=$(abspath $(1)/obj/pgo-train.so) \
+	  $(TSIM_BENCH) $(call TSIM_PGO_CONFIG,$(2)) 1 >/dev/null$(if $(filter clang,$(4)), && $(TSIM_PGO_PROFDATA) merge \
+	  -o $(1)/obj/pgo.profdata $(1)/obj/pgo.profraw); } || \
+	  { echo "tsim: no PGO training run for $(2): the model is built without a profile" >&2; \
+	    rm -f $(1)/obj/*.gcda $(1)/obj/pgo.prof*; }
+	rm -f $(1)/obj/*.o $(1)/obj/Vovta_top__ALL.a $(1)/obj/pgo-train.so $(1)/obj/pgo-instrumented
+endef
+TSIM_BENCH := $(B)/bench/tsim_bench
+
 $(B)/tsim/%/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv $(B)/tsim/%/tsim_cfg.h \
-    hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
-	$(call TSIM_BUILD,$(B)/tsim/$*,$*,)
+    hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv | $(if $(filter 1 clang,$(TSIM_PGO)),$(TSIM_BENCH))
+	$(call TSIM_BUILD,$(B)/tsim/$*,$*,,,,,$(TSIM_PGO))
 
 $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
     $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
@@ -112,7 +166,6 @@ test-diff-tsim-long: $(B)/ovta-randprog $(TSIM_LONG_CONFIGS:%=$(B)/tsim/%/libovt
 
 # make bench-tsim [BENCH_CONFIG=small]: cycles, GEMM uops per cycle, DMA bytes per cycle (JSON)
 BENCH_CONFIG ?= default
-TSIM_BENCH := $(B)/bench/tsim_bench
 .PHONY: bench-tsim
 ## bench-tsim [BENCH_CONFIG=default]: cycles, GEMM micro-ops per cycle, DMA bytes per cycle, as JSON
 bench-tsim: $(TSIM_BENCH) $(B)/tsim/$(BENCH_CONFIG)/libovta_tsim.so
