@@ -7,7 +7,12 @@
 # incrementally inside obj/.
 # Not part of `make all` (expensive); the tsim tests build what they need through `make tsim`.
 # TSIM_PGO=1 (default; TSIM_PGO=0 to skip): the model's C++ built with GCC's profile-guided
-# optimization (TSIM_BUILD_PGO below), for the configs build/bench/tsim_bench can load.
+# optimization (TSIM_BUILD_PGO below), for the configs build/bench/tsim_bench can load, of
+# TSIM_PGO_CONFIGS (default: the default config, the one the benchmarks and models run on; `all`:
+# every config). Each profiled model compiles twice (~1 min more each), so `make test`, which
+# builds ~8 models, keeps the others plain (the same cycles: only the C++ compiler's layout differs).
+TSIM_PGO_CONFIGS ?= default
+TSIM_PGO_FOR = $(if $(or $(filter all,$(TSIM_PGO_CONFIGS)),$(filter $(1),$(TSIM_PGO_CONFIGS))),$(TSIM_PGO))
 
 TSIM_CONFIGS := default small batch2 wide wide256
 TSIM_RTL := $(sort $(wildcard hw/rtl/*.sv))
@@ -106,7 +111,7 @@ TSIM_BENCH := $(B)/bench/tsim_bench
 
 $(B)/tsim/%/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv $(B)/tsim/%/tsim_cfg.h \
     hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv | $(if $(filter 1 clang,$(TSIM_PGO)),$(TSIM_BENCH))
-	$(call TSIM_BUILD,$(B)/tsim/$*,$*,,,,,$(TSIM_PGO))
+	$(call TSIM_BUILD,$(B)/tsim/$*,$*,,,,,$(call TSIM_PGO_FOR,$*))
 
 $(B)/tsim/%-trace/libovta_tsim.so: $(TSIM_RTL) $(B)/gen/%/ovta_pkg.sv \
     $(B)/tsim/%-trace/tsim_cfg.h hw/sim/tsim/tsim.cpp hw/sim/tsim.h hw/sim/tsim/ovta_tsim_top.sv
