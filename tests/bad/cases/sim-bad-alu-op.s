@@ -1,3 +1,0 @@
-.config small
-ALU alu_opcode=7 uop_bgn=0 uop_end=1 iter_out=1 iter_in=1
-FINISH
