@@ -44,6 +44,24 @@ static lir_func *matmul_func(int M, int N, int K) {
   return f;
 }
 
+/* The JIT's "matmul" (matmul_func's M x K times K x N) against the same sum in plain C. */
+static void check_matmul(lir_jit *jit, int M, int N, int K) {
+  ovta_error err = {0};
+  void *fp;
+  OVTA_ASSERT_OK(lir_jit_lookup(jit, "matmul", &fp, &err), err);
+  float A[M * K], B[K * N], C[M * N];
+  for (int i = 0; i < M * K; i++) A[i] = (float)i;
+  for (int i = 0; i < K * N; i++) B[i] = (float)(i % 3);
+  ((lir_kernel_fn)fp)((void *[]){A, B, C});
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < N; j++) {
+      float r = 0;
+      for (int k = 0; k < K; k++) r += A[i * K + k] * B[k * N + j];
+      assert_float_equal(C[i * N + j], r, 1e-4);
+    }
+}
+
+
 static void test_matmul(void **state) {
   (void)state;
   enum { M = 13, N = 37, K = 29 };
@@ -374,18 +392,8 @@ static void test_object_roundtrip(void **state) {
   OVTA_ASSERT_OK(lir_jit_new(&jit, &err), err);
   OVTA_ASSERT_OK(lir_jit_add_object(jit, obj, len, "obj", &err), err);
   free(obj);
+  check_matmul(jit, M, N, K);
   void *fp;
-  OVTA_ASSERT_OK(lir_jit_lookup(jit, "matmul", &fp, &err), err);
-  float A[M * K], B[K * N], C[M * N];
-  for (int i = 0; i < M * K; i++) A[i] = (float)i;
-  for (int i = 0; i < K * N; i++) B[i] = (float)(i % 3);
-  ((lir_kernel_fn)fp)((void *[]){A, B, C});
-  for (int i = 0; i < M; i++)
-    for (int j = 0; j < N; j++) {
-      float r = 0;
-      for (int k = 0; k < K; k++) r += A[i * K + k] * B[k * N + j];
-      assert_float_equal(C[i * N + j], r, 1e-4);
-    }
   assert_int_equal(lir_jit_lookup(jit, "nosuch", &fp, &err), OVTA_EINTERNAL);
   lir_jit_free(jit);
   lir_func_free(f);
@@ -445,18 +453,7 @@ static void test_obj_cache(void **state) {
   lir_jit *jit;
   OVTA_ASSERT_OK(lir_jit_new(&jit, &err), err);
   OVTA_ASSERT_OK(lir_jit_add_object(jit, o2, l2, "obj", &err), err);
-  void *fp;
-  OVTA_ASSERT_OK(lir_jit_lookup(jit, "matmul", &fp, &err), err);
-  float A[M * K], B[K * N], C[M * N];
-  for (int i = 0; i < M * K; i++) A[i] = (float)i;
-  for (int i = 0; i < K * N; i++) B[i] = (float)(i % 3);
-  ((lir_kernel_fn)fp)((void *[]){A, B, C});
-  for (int i = 0; i < M; i++)
-    for (int j = 0; j < N; j++) {
-      float r = 0;
-      for (int k = 0; k < K; k++) r += A[i * K + k] * B[k * N + j];
-      assert_float_equal(C[i * N + j], r, 1e-4);
-    }
+  check_matmul(jit, M, N, K);
   lir_jit_free(jit);
   free(o1), free(o2);
   lir_obj_cache_free(c);
