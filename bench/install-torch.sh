@@ -11,6 +11,6 @@ echo "bench: installing missing Debian packages: ${missing[*]}"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo -n"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q >/dev/null
+$sudo apt-get update -q >/dev/null || echo "bench: apt-get update reported errors; trying the install anyway" >&2
 $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >/tmp/ovta-apt-torch.log 2>&1 || {
   echo "bench: apt-get install failed; see /tmp/ovta-apt-torch.log" >&2; tail -20 /tmp/ovta-apt-torch.log >&2; exit 1; }
