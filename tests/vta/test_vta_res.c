@@ -5,8 +5,9 @@
  * 1 and 2 virtual threads, r entering after the steps and before them (its own ACC region) and
  * after them pipelined across tiles (vta_plan.res_pipe; all three forms forced by the res_form knob), shift combinations that take each form of the epilogue (c shifted left
  * before r enters, r through the identity times 2^d, no shift; the rounding constant or none;
- * CLP and MAX/MIN clips; a ReLU on the add); a layer in each form on tsim and the pipelined form on tsim
- * on every config; the plan's refusals. */
+ * CLP and MAX/MIN clips; a ReLU on the add); r's loads as a step of the load/compute ring (one
+ * thread, one step a tile) and without a slot of it (two threads, two steps or more); a layer in
+ * each form on tsim and the pipelined form on tsim on every config; the plan's refusals. */
 #include "vta_check.h"
 
 /* One program run on backend: the packed buffers in, y's bytes out (caller frees). */
@@ -56,11 +57,17 @@ static int8_t add_rule(int c, int r, int sc, int sr, int s, int lo, int hi) {
   return (int8_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
+/* Cases run whose r loads take a slot of the load/compute ring (one thread or one step a tile) and
+ * cases whose r loads take none (two threads, two steps or more: res.c vta_res_loads_free). */
+static int ring_cases, free_cases;
+
 /* A fused case: conv op (its res fields set) on cfgname with vt threads: fused = unfused bytes =
  * reference, on fsim with seeds 1 and 2. Returns the plan's res_pipe (the pipelined form's steps). */
 static int check_case(const char *backend, const char *cfgname, const vta_op *fop, int vt, const vta_knobs *kn) {
   vta_plan pf, pc, pa;
   if (!plan_of(cfgname, fop, vt, kn, false, &pf)) return 0;
+  if (pf.vt == 2 && pf.red_steps >= 2) free_cases++;
+  else ring_cases++;
   vta_op cop = *fop, aop;
   cop.res = false;
   plan_of(cfgname, &cop, vt, kn, false, &pc);
@@ -135,6 +142,7 @@ static void test_res_forms(void **state) {
     ovta_error err = {0};
     OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
     int piped = 0; /* cases planned in the pipelined form */
+    ring_cases = free_cases = 0;
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
       for (int vt = 1; vt <= 2; vt++) {
         vta_op op;
@@ -160,6 +168,8 @@ static void test_res_forms(void **state) {
       piped += check_case("fsim", *cf, &op, 2, &kn) > 0;
     }
     if (piped < 5) fail_msg("%s: the pipelined form in only %d cases", *cf, piped);
+    if (ring_cases < 5 || free_cases < 5)
+      fail_msg("%s: r's loads in the ring in %d cases, without a slot in %d", *cf, ring_cases, free_cases);
   }
 }
 
