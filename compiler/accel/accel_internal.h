@@ -36,5 +36,6 @@ lir_expr *vta_res_expr(lir_func *f, const vta_op *op, lir_expr *c, lir_expr *r);
 int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err);
 int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err);
 int vta_res_pipe_steps(const vta_plan *p);
+bool vta_res_loads_free(const vta_plan *p);
 
 #endif

@@ -116,8 +116,8 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
   int B = cfg->batch, BI = cfg->block_in;
   vta_knobs k = {0};
   if (kn) k = *kn;
-  if (k.vthreads > 1 && op->kind != VTA_MAXPOOL)
-    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: the ALU operators but the max pool run with one virtual thread", nm);
+  if (k.vthreads > 1 && op->kind != VTA_MAXPOOL && op->kind != VTA_GAP)
+    return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: the ALU operators but the pools run with one virtual thread", nm);
   p->vt = 1;
   p->in_rs = 1;
   p->bias_base = -1;
@@ -174,8 +174,8 @@ int vta_alu_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs 
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: padding must be below the window and at most 15", nm);
   if (op->w > 65535 || (int64_t)op->h * op->w > 65535)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: input too large for 16-bit DMA strides", nm);
-  if (op->kind != VTA_MAXPOOL) return pool_tiling(cfg, op, &k, 1, p, err);
-  /* the max pool: one or two virtual threads (the knob, else the one estimated faster) */
+  if (op->kind != VTA_MAXPOOL && op->kind != VTA_GAP) return pool_tiling(cfg, op, &k, 1, p, err);
+  /* the pools: one or two virtual threads (the knob, else the one estimated faster) */
   if (k.vthreads == 1 || k.vthreads == 2) return pool_tiling(cfg, op, &k, k.vthreads, p, err);
   vta_plan p2 = *p;
   int rc1 = pool_tiling(cfg, op, &k, 1, p, err), rc2 = pool_tiling(cfg, op, &k, 2, &p2, NULL);
@@ -293,11 +293,37 @@ static double pool_est(const vta_plan *p) {
   return t * p->nb * (p->cb / p->t_oc) + fill;
 }
 
+/* The global average pool's estimated cycles (vta_plan.est; tsim, default DRAM model: a bus beat a
+ * cycle, ~40 cycles of latency a DMA): per tile the load L of its channel blocks' images (one
+ * transfer) and of the identity block, the GEMM G (gap_sum: the reset, a micro-op per pixel and
+ * block), the requantization A (a pass per output vector, ~4 cycles of issue), the store S; the
+ * load of tile t waits for the GEMM of tile t - vt (its INP part), each GEMM for its load and the
+ * one before, each store for its requantization. 1x512x7x7 (ResNet-18) on tsim: 1 thread, 32
+ * blocks a tile 5,146 cycles (estimate 5,032); 2 threads, 16 / 8 / 4 blocks 4,385 / 4,136 / 4,368
+ * (4,274 / 4,072 / 4,304). */
+static double gap_est(const vta_plan *p) {
+  const vta_op *op = &p->op;
+  double bpe = (double)p->cfg.batch * p->cfg.block_in, bus = p->cfg.axi_data_bits / 8.0, hw = (double)op->h * op->w;
+  double tc = p->t_oc, np = (op->mult != 1) + (op->shift > 15) + 1;
+  double L = tc * hw * bpe / bus + 40 + bpe * p->cfg.block_out / bus + 40, G = tc * hw + tc + 8, A = np * (tc + 4);
+  double S = tc * bpe / bus + 40, ld = 0, cp = 0, st = 0, gend[2] = {0, 0};
+  for (int64_t t = 0; t < p->tiles; t++) {
+    int q = (int)(t % p->vt);
+    ld = (t >= p->vt && gend[q] > ld ? gend[q] : ld) + L;
+    cp = (ld > cp ? ld : cp) + G;
+    gend[q] = cp;
+    cp += A;
+    st = (cp > st ? cp : st) + S;
+  }
+  return st;
+}
+
 /* The plan's tile fields for th output rows of tc channel blocks (window width in_w). */
 static void pool_fill(vta_plan *p, const vta_op *op, int th, int tc, int in_w) {
   p->t_n = 1, p->t_oc = p->t_ic = tc, p->t_h = th, p->t_w = p->ow;
   p->in_h = (th - 1) * op->stride_h + op->kh, p->in_w = in_w;
   p->inp_tile = tc * p->in_h * in_w, p->wgt_tile = 1, p->acc_tile = p->inp_tile + tc * th * p->ow;
+  if (op->kind == VTA_GAP) p->acc_tile = tc * th * p->ow; /* no window in the ACC: the sum's GEMM (gap_sum) */
   if (p->pool_sep) p->acc_tile = (int)(tc * sep_acc(op, th, in_w, p->ow));
   p->tiles = (int64_t)p->nb * (p->cb / tc) * ((p->oh + th - 1) / th);
 }
@@ -326,12 +352,13 @@ static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs
       if (sep && tc > 1 && !k.t_oc) continue; /* sep: one channel block a tile (1x128x28x28, 5 rows: 2 blocks
                                                  21,038 tsim cycles, 1 block 7 rows 17,640) */
       if (sep) y = tc * sep_acc(op, th, in_w, p->ow) - x; /* the planes instead of window + output */
+      if (op->kind == VTA_GAP) y -= x; /* the output only (gap_sum) */
       if (x <= p->inp_part && x + y <= p->acc_part && (int64_t)th * p->ow <= 65535 && ih <= 16383 && in_w <= 16383) {
         p->pool_sep = sep;
         pool_fill(p, op, th, tc, in_w);
-        double e = op->kind == VTA_MAXPOOL ? pool_est(p) : 0;
+        double e = op->kind == VTA_MAXPOOL ? pool_est(p) : gap_est(p);
         if (best < 0 || e < best) best_h = th, best_c = tc, best = e, best_sep = sep;
-        break;
+        if (op->kind != VTA_GAP) break; /* the max pool: the most channel blocks; the GAP: the fastest */
       }
     }
   }
@@ -340,11 +367,11 @@ static int pool_tiling(const ovta_config *cfg, const vta_op *op, const vta_knobs
                      "more than inp %d / acc %d elements)", nm, cfg->name, p->inp_part, p->acc_part);
   p->pool_sep = best_sep;
   pool_fill(p, op, best_h, best_c, in_w);
-  p->store_late = vt > 1; /* the window copy (GEMM) writes win_buf, the store reads acc_buf: pool_tile */
+  p->store_late = vt > 1 && op->kind != VTA_GAP; /* the window copy (GEMM) writes win_buf, the store reads acc_buf: pool_tile */
   p->store_gemms = p->pool_sep ? 2 : 0; /* sep: the output plane's reset and copy come last (sep_ops) */
   snprintf(p->why, sizeof p->why, "%s%s: %d channel blocks x %d rows per tile (%s)", op->kind == VTA_GAP ? "gap" : "maxpool",
            p->pool_sep ? " separable" : "", best_c, best_h, p->oh % best_h ? "remainder tile" : "rows divide");
-  if (op->kind == VTA_MAXPOOL) { /* the estimate picks the threads */
+  { /* the estimate picks the threads */
     size_t n = strlen(p->why);
     p->est = best;
     snprintf(p->why + n, sizeof p->why - n, ", estimated cost %.0f", p->est);
@@ -772,6 +799,27 @@ static void win_copy(se *e, lir_block *blk, lir_buf *inp, lir_buf *wgt, lir_buf 
   lir_block_add(blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, win, a->args), prod)));
 }
 
+/* The global average pool's sum as one GEMM (rule: pool_tile): `acc[c, 0, 0] = 0` (a GEMM reset),
+ * then `for r, q, c, b, o, i: acc[c, 0, 0, b, o] += i32(inp[c, r, q, b, i]) * i32(id[o, i])` -
+ * fold-uops merges r and q (the window's pixels) into the outer hardware level (its ACC factor 0: every
+ * pixel adds into the same output) and makes c the inner one, so consecutive micro-ops add into
+ * different outputs. The int32 sum of at most 65535 int8 pixels cannot wrap. */
+static void gap_sum(se *e, lir_block *blk, lir_buf *inp, lir_buf *wgt, lir_buf *acc, int tc, int ih, int iw) {
+  const vta_plan *p = e->p;
+  int B = p->cfg.batch, BI = p->cfg.block_in, BO = p->cfg.block_out;
+  static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"}, *rqc[6] = {"r", "q", "c", "b", "o", "i"};
+  snest n;
+  sn_open(e, &n, 5, (int64_t[]){tc, 1, 1, B, BO}, crq); /* acc = 0 */
+  lir_block_add(blk, acc_store(e, &n, 0, elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]), i32c(e, 0)));
+  sn_open(e, &n, 6, (int64_t[]){ih, iw, tc, B, BO, BI}, rqc);
+  lir_expr *ai[6] = {part(e), SR(e, n.v[2]), SI(e, 0), SI(e, 0), SR(e, n.v[3]), SR(e, n.v[4])};
+  lir_expr *xi[6] = {part(e), SR(e, n.v[2]), SR(e, n.v[0]), SR(e, n.v[1]), SR(e, n.v[3]), SR(e, n.v[5])};
+  lir_expr *wi[4] = {part(e), SI(e, 0), SR(e, n.v[4]), SR(e, n.v[5])};
+  lir_expr *a = lir_load(SF, acc, ai);
+  lir_expr *prod = lir_bin(SF, LIR_MUL, lir_cast(SF, LIR_I32, lir_load(SF, inp, xi)), lir_cast(SF, LIR_I32, lir_load(SF, wgt, wi)));
+  lir_block_add(blk, acc_store(e, &n, 0, a, lir_bin(SF, LIR_ADD, lir_load(SF, acc, a->args), prod)));
+}
+
 /* Two window taps of a max-pool tile in one ALU instruction (two threads): `for c, u (unrolled: the
  * micro-ops), rows, columns: acc = max(acc, win[tap (ky, kx) + u * (dy, dx)])` over their common
  * rectangle r (the micro-ops of one output element follow each other: ISA.md, each sees the one
@@ -844,8 +892,10 @@ static int tap_groups(const vta_op *op, int oh0, int th, int OW, bool pair, int 
  * window position (ky, kx) one max with the window element over the output rectangle whose window
  * element lies in the image (the channel blocks unrolled:
  * micro-ops); then the store. A global average pool's tile (one output pixel, the window the
- * whole image): acc_buf starts at 0, an add per window position, then the requantization in place
- * (gap_requant: MUL, ADD, SHR, CLP), then the store. */
+ * whole image, no pads): its channel blocks' images into INP in one transfer (unclamped indices),
+ * no window in the ACC: acc_buf zeroed and every pixel accumulated into it by one GEMM with the
+ * identity (gap_sum), then the requantization in place (gap_requant: MUL, ADD, SHR, CLP), then the
+ * store. */
 static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
   const vta_plan *p = e->p;
   const vta_op *op = &p->op;
@@ -860,15 +910,24 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
           ys[6] = {p->vt, tc, th, OW, B, BO};
   lir_buf *inp = lir_buf_new(SF, "inp_buf", LIR_I8, 6, is, LIR_SCOPE_INP);
   lir_buf *wgt = lir_buf_new(SF, "wgt_buf", LIR_I8, 4, ws, LIR_SCOPE_WGT);
-  lir_buf *win = lir_buf_new(SF, "win_buf", LIR_I32, 6, xs, LIR_SCOPE_ACC);
   lir_buf *acc = lir_buf_new(SF, "acc_buf", LIR_I32, 6, ys, LIR_SCOPE_ACC);
   lir_block blk;
   lir_block_init(&blk, SF);
-  lir_block_add(&blk, rows_load(e, inp, tn, tcv, ih0, -op->pad_l, ih, iw, true));
+  bool gap = op->kind == VTA_GAP; /* no pads: its channel blocks' images in one transfer (unclamped indices) */
+  lir_block_add(&blk, rows_load(e, inp, tn, tcv, ih0, -op->pad_l, ih, iw, !gap));
   if (p->vt == 1 || oh0 < 2 * p->t_h) /* two threads: the first tile of each part loads it, the rest reuse it */
     lir_block_add(&blk, ident_copy(e, wgt));
   static const char *const crq[6] = {"c", "r", "q", "b", "o", "i"};
   snest n;
+  if (gap) { /* the sum by one GEMM into acc_buf, then its requantization in place, the store */
+    gap_sum(e, &blk, inp, wgt, acc, tc, ih, iw);
+    sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq);
+    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
+    lir_block_add(&blk, acc_store(e, &n, 0, a, gap_requant(SF, op, lir_load(SF, acc, a->args))));
+    lir_block_add(&blk, tile_store(e, acc, tn, tcv, oh0, th)); /* y = i8(acc) */
+    return lir_alloc_stmt(SF, inp, lir_alloc_stmt(SF, wgt, lir_alloc_stmt(SF, acc, lir_block_stmt(&blk))));
+  }
+  lir_buf *win = lir_buf_new(SF, "win_buf", LIR_I32, 6, xs, LIR_SCOPE_ACC);
   if (p->vt == 1) {
     win_copy(e, &blk, inp, wgt, win, 0, tc, 0, ih, 3);
   } else {
@@ -882,12 +941,11 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
       if (rest) win_copy(e, &blk, inp, wgt, win, c, 1, ih - rest, rest, 2);
     }
   }
-  bool gap = op->kind == VTA_GAP;
-  int first = gap ? -1 : full_tap(op, oh0, th, OW); /* maxpool: the tap moved into acc first */
+  int first = full_tap(op, oh0, th, OW); /* the tap moved into acc first */
   if (first < 0) {
-    sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = -128 (gap: 0) */
+    sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq); /* acc = -128 */
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
-    lir_block_add(&blk, acc_store(e, &n, 0, a, i32c(e, gap ? 0 : -128)));
+    lir_block_add(&blk, acc_store(e, &n, 0, a, i32c(e, -128)));
   }
   int ntap = op->kh * op->kw, grp[ntap][2], ng = tap_groups(op, oh0, th, OW, p->vt > 1, grp);
   for (int i = 0; i < ng; i++) { /* acc = max(acc, window element) over the rectangle in the image */
@@ -901,13 +959,8 @@ static lir_stmt *pool_tile(se *e, lir_var *tn, lir_var *tcv, int oh0, int th) {
     lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, r[0], r[2]}, NULL, n.v[3], n.v[4]);
     lir_expr *x = elem(e, win, 1, (int64_t[]){0}, 3, n.v, (int64_t[]){0, (int64_t)r[0] * s_h + ky, (int64_t)r[2] * s_w + kx},
                        (int64_t[]){1, s_h, s_w}, n.v[3], n.v[4]);
-    lir_expr *v = tap == first ? x : lir_bin(SF, gap ? LIR_ADD : LIR_MAX, lir_load(SF, acc, a->args), x); /* first: MOV */
+    lir_expr *v = tap == first ? x : lir_bin(SF, LIR_MAX, lir_load(SF, acc, a->args), x); /* first: MOV */
     lir_block_add(&blk, acc_store(e, &n, 1, a, v));
-  }
-  if (gap) { /* acc = requant(acc) in place */
-    sn_open(e, &n, 5, (int64_t[]){tc, th, OW, B, BO}, crq);
-    lir_expr *a = elem(e, acc, 1, (int64_t[]){0}, 3, n.v, NULL, NULL, n.v[3], n.v[4]);
-    lir_block_add(&blk, acc_store(e, &n, 0, a, gap_requant(SF, op, lir_load(SF, acc, a->args))));
   }
   lir_block_add(&blk, tile_store(e, acc, tn, tcv, oh0, th)); /* y = i8(acc) */
   lir_stmt *body = lir_block_stmt(&blk);

@@ -350,20 +350,24 @@ static int plain_tiles(dctx *c, lir_block *in, lir_stmt **slot) {
 /* A fused residual add's step after the reduction (accel/res.c): its loads in[ra..rb) (r's tile and the
  * identity block), as a reduction step's - pop compute->load, the loads, push and pop load->compute -
  * then the rest ts (store_list's tokens in it) with compute->load pushed after the kernel of its last
- * GEMM (the identity GEMM, the last reader of those loads), appended to out. */
+ * GEMM (the identity GEMM, the last reader of those loads), appended to out. Where r's loads take no
+ * slot of the ring (vta_res_loads_free, res.c: two threads, two steps or more) neither compute->load
+ * token: the loads are ordered after the identity GEMM two tiles before by the step loads ahead of
+ * them. */
 static int res_step(dctx *c, lir_block *in, int ra, int rb, lir_stmt *ts, lir_block *out) {
   lir_block tail;
   lir_block_init(&tail, c->f);
   flatten(&tail, ts);
   int last = last_gemm_end(&tail);
+  bool ring = !(c->p && vta_res_loads_free(c->p));
   if (last < 0) return refuse(c, in->s[ra], "loads after the reduction that no GEMM reads");
-  lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+  if (ring) lir_block_add(out, dep(c, false, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
   for (int k = ra; k < rb; k++) lir_block_add(out, in->s[k]);
   lir_block_add(out, dep(c, true, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
   lir_block_add(out, dep(c, false, OVTA_RT_LOAD, OVTA_RT_COMPUTE));
   for (int k = 0; k < tail.n; k++) {
     lir_block_add(out, tail.s[k]);
-    if (k == last) lir_block_add(out, dep(c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
+    if (k == last && ring) lir_block_add(out, dep(c, true, OVTA_RT_COMPUTE, OVTA_RT_LOAD));
   }
   return OVTA_OK;
 }

@@ -280,6 +280,19 @@ static int res_pipe_steps(const vta_plan *p) {
   return vta_res_pipe_steps(p) > 0 ? vta_res_pipe_steps(p) : 0;
 }
 
+/* A fused add's r step in the cost model: r's loads (Lr) after the loads before them, then its GEMM
+ * passes (Gr) once they are in. As a step of the load/compute ring (step *s) the loads also wait for
+ * the GEMM of the step vt before, and its GEMM hands the part back; without a ring slot
+ * (vta_res_loads_free, res.c) neither. */
+static void res_step(const vta_plan *p, int64_t *s, double *g_end, double *ld, double *cp, double Lr, double Gr) {
+  int vt = p->vt;
+  bool ring = !vta_res_loads_free(p);
+  double lstart = ring && *s >= vt && g_end[*s % vt] > *ld ? g_end[*s % vt] : *ld;
+  *ld = lstart + Lr;
+  *cp = (*ld > *cp ? *ld : *cp) + Gr;
+  if (ring) g_end[*s % vt] = *cp, ++*s;
+}
+
 static double cost(const vta_plan *p) {
   const ovta_config *c = &p->cfg;
   const vta_op *op = &p->op;
@@ -296,8 +309,8 @@ static double cost(const vta_plan *p) {
   int nreq = op->shifts ? 1 + (vta_clip_imm(op, &clp) ? 1 : 2) : vta_requant_passes(op->shift, false, op->clip_min, op->clip_max);
   double I = (op->has_bias ? te : te * (vta_requant_round(op) > 32767 ? 2 : 1)) + 4;
   if (op->has_bias && p->bias_base < 0) I += (op->shifts ? 2 : 1) * p->t_oc * c->acc_bytes / bus + 40;
-  /* a fused add (res.c): before the tile's steps one more step in the token sequence of the
-   * reduction steps, a load of r's tile and the identity (Lr) and two GEMM passes (Gr: the reset of
+  /* a fused add (res.c): before the tile's steps r's step (res_step above), a load of r's tile and
+   * the identity (Lr) and two GEMM passes (Gr: the reset of
    * r's ACC region and the identity GEMM); after them the conv's passes, SHR -d, the ADD of r's
    * region, the add's [SHR -lo,] [ADD, SHR,] CLP or MAX + MIN, all in place of the requantization
    * (overlapped with the next tile's steps like it) */
@@ -351,11 +364,7 @@ static double cost(const vta_plan *p) {
       cp = start + I;
     }
     if (op->res && p->res_pre) { /* the fused add's step before the steps (above) */
-      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
-      ld = lstart + Lr;
-      cp = (ld > cp ? ld : cp) + Gr;
-      g_end[s % vt] = cp;
-      s++;
+      res_step(p, &s, g_end, &ld, &cp, Lr, Gr);
       /* its reset and identity GEMM run beside the previous tile's passes too, when the tile's GEMMs
        * are enough for all of them (else the runtime keeps them serial: r's region before the steps
        * on ResNet-18's 64-channel (1, 0, 1) add, 580.8k cycles on tsim) */
@@ -376,10 +385,8 @@ static double cost(const vta_plan *p) {
         cp += pend1 * pass, pend1 = 0;
         if (pend) cp += pend * pass, s_end[pend_t % vt] = st = (cp > st ? cp : st) + S, pend = 0;
         s++;
-        double rl = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
-        ld = rl + Lr;
-        cp = (ld > cp ? ld : cp) + Gr;
-        g_end[s % vt] = cp;
+        res_step(p, &s, g_end, &ld, &cp, Lr, Gr);
+        s--;
         if (p->red_steps - kp > nreq) pend = nreq, pend_t = pipe_t; /* the add's passes beside the next steps */
         else cp += nreq * pass, s_end[pipe_t % vt] = st = (cp > st ? cp : st) + S; /* too few: serial (the runtime
                                                                                    keeps the last step for the init) */
@@ -394,11 +401,7 @@ static double cost(const vta_plan *p) {
     if (p->epi_chunks && e.j < e.n) epi_rest(&e, &cp, &st); /* more passes than steps: after them */
     if (op->res && !p->res_pre) { /* the fused add's step after the steps (above) */
       cp += mid;
-      double lstart = s >= vt && g_end[s % vt] > ld ? g_end[s % vt] : ld;
-      ld = lstart + Lr;
-      cp = (ld > cp ? ld : cp) + Gr;
-      g_end[s % vt] = cp;
-      s++;
+      res_step(p, &s, g_end, &ld, &cp, Lr, Gr);
     }
 
     if (pend) { /* more passes than steps: the rest after them */

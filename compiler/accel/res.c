@@ -369,6 +369,24 @@ int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err) {
   return lir_func_oom(f) ? OVTA_FAIL(err, OVTA_ENOMEM, "schedule: out of memory") : OVTA_OK;
 }
 
+/* ---------------------------------------------------------------- r's loads without a ring slot */
+
+/* Rule (insert-deps' res_step, the cost model): with 2 virtual threads and at least 2 reduction
+ * steps a tile, r's loads (r's tile and the identity block) take no compute->load token of their
+ * own, and the identity GEMM pushes none: they are not a step of the load/compute ring, so the next
+ * step's load waits for the GEMM two steps before it as in a conv without the add (as a step of the
+ * ring, r's loads held the next tile's first load back until the GEMM before the identity GEMM was
+ * done: ~760 cycles a tile alone in the compute module on ResNet-18's 64x56x56 layer). Safe: r_buf
+ * and id_buf of part p = t mod 2 are written only by r's loads of the tiles t, t + 2, .. and read
+ * only by their identity GEMMs, and are disjoint from every step's INP/WGT region; the load module
+ * issues r's loads of tile t after the loads of a step (the one before them in its order: tile t's
+ * last step, "after"; tile t + 1's step kp - 1, pipelined; tile t - 1's last step, "before"), which
+ * waited for the GEMM two steps before it in the ring, and with >= 2 steps a tile that GEMM comes
+ * after the identity GEMM of tile t - 2 (compute retires in order). With one thread or one step a
+ * tile that GEMM can come before it (r's step keeps its own token then). The load->compute token
+ * stays: the identity GEMM waits for r's loads. */
+bool vta_res_loads_free(const vta_plan *p) { return p->op.res && p->vt == 2 && p->red_steps >= 2; }
+
 /* ---------------------------------------------------------------- the software pipeline across tiles */
 
 /* The steps of tile t + 1 issued before tile t's r step (vta_plan.res_pipe): one per pass of the
@@ -472,6 +490,23 @@ static bool is_pop_c2l(const lir_stmt *s) {
          e->args[1]->ival == OVTA_RT_LOAD;
 }
 
+/* Does s issue a DMA load (r's loads: the first statement of the r step without its own token,
+ * vta_res_loads_free)? */
+static bool has_load(const lir_stmt *s) {
+  if (!s) return false;
+  switch (s->kind) {
+  case LIR_S_SEQ:
+    for (int i = 0; i < s->n; i++)
+      if (has_load(s->stmts[i])) return true;
+    return false;
+  case LIR_S_IF: return has_load(s->body) || has_load(s->else_body);
+  case LIR_S_FOR: case LIR_S_ATTR: return has_load(s->body);
+  case LIR_S_EVAL:
+    return s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, "ovta.dma_load");
+  default: return false;
+  }
+}
+
 static void flat(lir_block *b, lir_stmt *s) {
   if (s->kind == LIR_S_SEQ)
     for (int i = 0; i < s->n; i++) flat(b, s->stmts[i]);
@@ -481,15 +516,16 @@ static void flat(lir_block *b, lir_stmt *s) {
 /* Rule (vta_plan.res_pipe = k > 0; the end of insert-deps, which calls it). Matches the insert-deps
  * form of a conv with a fused add after the steps: `attr vthreads { W..; for i1 .. for in (constant
  * extents e1..en from 0) { attr virtual_thread = .. { P..; for tk in 0..K { step }; E1..; R.. } } }`
- * where R.. begins with the r step's `dep_pop(compute, load)` (E1: the conv's passes, R: r's loads,
+ * where R.. begins with the r step's `dep_pop(compute, load)` or, without it (vta_res_loads_free), its
+ * first load (E1: the conv's passes, R: r's loads,
  * the identity GEMM, the add's passes, the store with their tokens). With F = the tile's index
  * (i1..in row-major) it becomes
  *   for i1 .. in { attr virtual_thread = .. { P..; for tk in 0..k { step };
  *                    if (F >= 1) { R.. of tile F - 1 };  for tk' in k..K { step }; E1.. } }
  *   R.. of the last tile
  * (R of tile F - 1: its loops copied with fresh variables, i_j replaced by the index of F - 1). The
- * tokens stay matched: each module's sequence is the same interleaving of the same steps (R is one
- * more step of the compute<->load ring, now after step k of the next tile; tile t + 1's ACC part
+ * tokens stay matched: each module's sequence is the same interleaving of the same steps (R, with
+ * or without a slot of the compute<->load ring, now after step k of the next tile; tile t + 1's ACC part
  * is the other one, and its init pops the store token of tile t - 1, issued before it). Refuses
  * another form, vt < 2, k outside 1..K-1. */
 int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err) {
@@ -527,7 +563,7 @@ int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err) {
   int step = -1, r0 = -1;
   for (int i = 0; i < body.n; i++) {
     if (step < 0 && body.s[i]->kind == LIR_S_FOR) step = i;
-    else if (step >= 0 && r0 < 0 && is_pop_c2l(body.s[i])) r0 = i;
+    else if (step >= 0 && r0 < 0 && (is_pop_c2l(body.s[i]) || has_load(body.s[i]))) r0 = i;
   }
   if (step < 0 || r0 < 0)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: no step loop followed by the r step in the tile", nm);

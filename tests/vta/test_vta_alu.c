@@ -404,6 +404,29 @@ static void test_gap(void **st) {
   check("fsim", "default", &op, NULL);
   vta_op_gap(&op, "gap_small_tile", 2, 64, 5, 5, 5243, 17);
   check("fsim", "default", &op, &(vta_knobs){.t_oc = 1}); /* 4 channel tiles per image block */
+  /* the sum as one GEMM (gap_sum) with 1 and 2 virtual threads, one channel block a tile (every
+   * micro-op of the GEMM into the same output as the one before) and the planner's tiles */
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++)
+    for (int vt = 1; vt <= 2; vt++)
+      for (uint64_t seed = 0; seed < (vt == 2 ? 3u : 1u); seed++) { /* two threads: also two module interleavings */
+        int got;
+        vta_op_gap(&op, "gap_vt", 2, 64, 3, 5, 4369, 16);
+        check_seed("fsim", *cf, &op, &(vta_knobs){.vthreads = vt}, seed, &got);
+        assert_int_equal(got, vt);
+        check_seed("fsim", *cf, &op, &(vta_knobs){.vthreads = vt, .t_oc = 1}, seed, NULL);
+        vta_op_gap(&op, "gap_vt7", 2, 32, 7, 7, 2675, 17);
+        check_seed("fsim", *cf, &op, &(vta_knobs){.vthreads = vt, .t_oc = 1}, seed, NULL);
+      }
+  /* ResNet-18's pool (1x512x7x7): the estimate takes two threads, tiles of 8 channel blocks */
+  ovta_error err = {0};
+  ovta_config cfg;
+  OVTA_ASSERT_OK(ovta_config_load("default", &cfg, &err), err);
+  vta_plan p;
+  vta_op_gap(&op, "gap_r18", 1, 512, 7, 7, 21, 10);
+  OVTA_ASSERT_OK(vta_plan_make(&cfg, &op, NULL, &p, &err), err);
+  assert_int_equal(p.vt, 2);
+  assert_int_equal(p.t_oc, 8);
+  check("fsim", "default", &op, NULL);
 }
 
 /* Upsampling: random shapes (seeded) on every config - 1..5 channel blocks (several per tile, or
@@ -522,6 +545,10 @@ static void test_tsim(void **st) {
   check("tsim", "default", &op, NULL);
   vta_op_gap(&op, "gap_tsim2", 1, 16, 3, 5, 4369, 16);
   check("tsim", "default", &op, NULL);
+  vta_op_gap(&op, "gap_tsim_vt", 1, 64, 7, 7, 2675, 17); /* 2 threads; one block a tile: the sum's micro-ops back to back into one output */
+  check("tsim", "default", &op, &(vta_knobs){.vthreads = 2});
+  check("tsim", "default", &op, &(vta_knobs){.vthreads = 2, .t_oc = 1});
+  check("tsim", "default", &op, &(vta_knobs){.vthreads = 1, .t_oc = 1});
   vta_op_upsample(&op, "up_tsim", 1, 48, 5, 6, 2, 3);
   check("tsim", "default", &op, &(vta_knobs){.t_h = 4}); /* 10 output rows in tiles of 4: remainder tile */
 }

@@ -5,8 +5,9 @@
  * 1 and 2 virtual threads, r entering after the steps and before them (its own ACC region) and
  * after them pipelined across tiles (vta_plan.res_pipe; all three forms forced by the res_form knob), shift combinations that take each form of the epilogue (c shifted left
  * before r enters, r through the identity times 2^d, no shift; the rounding constant or none;
- * CLP and MAX/MIN clips; a ReLU on the add); a layer in each form on tsim and the pipelined form on tsim
- * on every config; the plan's refusals. */
+ * CLP and MAX/MIN clips; a ReLU on the add); r's loads as a step of the load/compute ring (one
+ * thread, one step a tile) and without a slot of it (two threads, two steps or more); a layer in
+ * each form on tsim and the pipelined form on tsim on every config; the plan's refusals. */
 #include "vta_check.h"
 
 /* One program run on backend: the packed buffers in, y's bytes out (caller frees). */
@@ -56,11 +57,20 @@ static int8_t add_rule(int c, int r, int sc, int sr, int s, int lo, int hi) {
   return (int8_t)(v < lo ? lo : v > hi ? hi : v);
 }
 
+/* Cases run whose r loads take a slot of the load/compute ring (one thread or one step a tile) and
+ * cases whose r loads take none (two threads, two steps or more: res.c vta_res_loads_free). */
+static int ring_cases, free_cases;
+
+/* fsim's module interleavings (seeds 1..fsim_seeds) each fused case runs with. */
+static uint64_t fsim_seeds = 2;
+
 /* A fused case: conv op (its res fields set) on cfgname with vt threads: fused = unfused bytes =
  * reference, on fsim with seeds 1 and 2. Returns the plan's res_pipe (the pipelined form's steps). */
 static int check_case(const char *backend, const char *cfgname, const vta_op *fop, int vt, const vta_knobs *kn) {
   vta_plan pf, pc, pa;
   if (!plan_of(cfgname, fop, vt, kn, false, &pf)) return 0;
+  if (pf.vt == 2 && pf.red_steps >= 2) free_cases++;
+  else ring_cases++;
   vta_op cop = *fop, aop;
   cop.res = false;
   plan_of(cfgname, &cop, vt, kn, false, &pc);
@@ -84,7 +94,7 @@ static int check_case(const char *backend, const char *cfgname, const vta_op *fo
   if (mid <= ny / 8) fail_msg("%s: %zu of %zu sums inside the clip: vacuous", fop->name, mid, ny);
   vta_pack_x(&pf, x, px), vta_pack_w(&pf, w, pw), vta_pack_bias(&pf, b, pb), pack_like_y(&pf, r, pr);
   vta_pack_res_ident(&pf, id), vta_pack_identity(&pa, aid);
-  for (uint64_t seed = 1; seed <= (strcmp(backend, "fsim") ? 1u : 2u); seed++) {
+  for (uint64_t seed = 1; seed <= (strcmp(backend, "fsim") ? 1u : fsim_seeds); seed++) {
     /* fused */
     const void *fin[VTA_BUF_COUNT] = {px, pw, pb, NULL, pr, id};
     size_t fsz[VTA_BUF_COUNT] = {nx, nw, nb, ny, ny, ni};
@@ -135,6 +145,7 @@ static void test_res_forms(void **state) {
     ovta_error err = {0};
     OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
     int piped = 0; /* cases planned in the pipelined form */
+    ring_cases = free_cases = 0;
     for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
       for (int vt = 1; vt <= 2; vt++) {
         vta_op op;
@@ -160,7 +171,38 @@ static void test_res_forms(void **state) {
       piped += check_case("fsim", *cf, &op, 2, &kn) > 0;
     }
     if (piped < 5) fail_msg("%s: the pipelined form in only %d cases", *cf, piped);
+    if (ring_cases < 5 || free_cases < 5)
+      fail_msg("%s: r's loads in the ring in %d cases, without a slot in %d", *cf, ring_cases, free_cases);
   }
+}
+
+/* r's loads and the token ring (res.c vta_res_loads_free), under many module interleavings on every
+ * config: with one step a tile (1 or 2 threads) the step load before r's may wait only for the GEMM
+ * ahead of the identity GEMM that last read r_buf, so r's loads must keep their ring step (taking
+ * them off it gave 190 of 2048 bytes wrong on default, one thread, seed 17); with two steps and two
+ * threads they take no slot, in every form. */
+static void test_res_ring(void **state) {
+  (void)state;
+  fsim_seeds = 24;
+  for (const char *const *cf = ovta_test_configs(); *cf; cf++) {
+    ovta_config cfg;
+    ovta_error err = {0};
+    OVTA_ASSERT_OK(ovta_config_load(*cf, &cfg, &err), err);
+    vta_op op;
+    vta_op_conv(&op, "resring", cfg.batch, 2 * cfg.block_in, 8, 8, 2 * cfg.block_out, 3, 1, 1);
+    op.has_bias = true, op.shift = 12, op.clip_min = -128;
+    vta_op_fuse_add(&op, 1, 0, 1, 0, 127);
+    ring_cases = free_cases = 0;
+    for (int vt = 1; vt <= 2; vt++) /* one step a tile: r's loads a step of the ring */
+      check_case("fsim", *cf, &op, vt, &(vta_knobs){.t_n = 1, .t_oc = 1, .t_ic = 2, .t_h = 2, .res_form = 1});
+    if (ring_cases != 2 || free_cases) fail_msg("%s: one step a tile planned otherwise", *cf);
+    fsim_seeds = 8;
+    for (int form = 1; form <= 3; form++) /* two steps, two threads: no slot */
+      check_case("fsim", *cf, &op, 2, &(vta_knobs){.t_n = 1, .t_oc = 1, .t_ic = 1, .t_h = 2, .res_form = form});
+    if (free_cases != 3) fail_msg("%s: two steps, two threads planned otherwise", *cf);
+    fsim_seeds = 24;
+  }
+  fsim_seeds = 2;
 }
 
 /* A dense layer with the add; a ResNet-18 C5-sized layer (/2) on tsim. */
@@ -219,6 +261,7 @@ static void test_res_refusals(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_res_forms),
+      cmocka_unit_test(test_res_ring),
       cmocka_unit_test(test_res_dense_tsim),
       cmocka_unit_test(test_res_refusals),
   };
