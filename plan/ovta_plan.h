@@ -49,7 +49,7 @@ typedef struct ovta_plan_tensor {
   ovta_dtype dtype;              /* element type */
   int rank;                      /* dims */
   int64_t shape[OVTA_MAX_RANK];  /* static shape */
-  size_t nbytes;                 /* bytes */
+  size_t nbytes;                 /* bytes (an arena tensor may hold more than its elements: compiler/cpu/cpu.h, half-major maps) */
   ovta_plan_where where;         /* arena, params or DMA buffer */
   size_t offset;                 /* byte offset in the arena or params blob */
   bool dma;                      /* the accelerator reads/writes it: lives in a DMA buffer */

@@ -474,7 +474,10 @@ static int load_tensor(ovta_plan *e, const cJSON *it, const char *where, ovta_er
   size_t ds = ovta_dtype_size(x->dtype);
   e->nt++;
   /* numel * ds may not wrap size_t (32-bit boards) */
-  if (numel < 0 || (ds && (uint64_t)numel > SIZE_MAX / ds) || (size_t)numel * ds != x->nbytes || x->offset > lim || x->nbytes > lim - x->offset)
+  /* an arena tensor may hold more than its elements (a half-major map with halo rows:
+   * compiler/cpu/cpu.h), not less; the graph's inputs and outputs exactly (load_io) */
+  bool fits = x->where == OVTA_PLAN_ARENA ? (size_t)numel * ds <= x->nbytes : (size_t)numel * ds == x->nbytes;
+  if (numel < 0 || (ds && (uint64_t)numel > SIZE_MAX / ds) || !fits || x->offset > lim || x->nbytes > lim - x->offset)
     return OVTA_FAIL(err, OVTA_EPARSE, "%s: tensor %s: size or offset out of range", where, x->name);
   return 0;
 bad:
@@ -547,15 +550,22 @@ static int load_tensors_and_steps(ovta_plan *e, const cJSON *root, const char *w
   return 0;
 }
 
-/* Guarantees: the graph inputs and outputs, each a tensor loaded. */
+/* Whether plan tensor x holds exactly its elements. */
+static bool exact(const ovta_plan_tensor *x) {
+  return (size_t)ovta_shape_numel(x->shape, x->rank) * ovta_dtype_size(x->dtype) == x->nbytes;
+}
+
+/* Guarantees: the graph inputs and outputs, each a tensor loaded holding exactly its elements. */
 static int load_io(ovta_plan *e, const cJSON *root, const char *where, ovta_error *err) {
   const cJSON *a;
   cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "inputs")) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt || !exact(&e->t[(int)a->valuedouble]))
+      return malformed(e, where, err);
     e->in[e->nin++] = (int)a->valuedouble;
   }
   cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(root, "outputs")) {
-    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt) return malformed(e, where, err);
+    if (!cJSON_IsNumber(a) || a->valuedouble < 0 || a->valuedouble >= e->nt || !exact(&e->t[(int)a->valuedouble]))
+      return malformed(e, where, err);
     e->out[e->nout++] = (int)a->valuedouble;
   }
   return 0;

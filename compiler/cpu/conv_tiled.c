@@ -120,22 +120,42 @@ static lir_stmt *row_copies(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_ex
   return lir_block_stmt(&row);
 }
 
-/* row_copies from a half-major X split at h1 (cpu.h): a whole row from the part holding it,
- * with constant bounds; the row the split cuts, per column phase, the columns before the split
- * from the first part and the rest from the second (vectorized loops each). (One loop with
- * bounds known at run time: the 14x14 depthwise convs ran 25% slower, their 14-column rows
- * copied by scalar loops.) */
+/* Where a depthwise conv reads X (chan_copy): half-major split at h1 (cpu.h), with halo rows or
+ * not (lay), the group G reading (0 or 1; halo: its own part). */
+typedef struct dw_src {
+  int64_t h1;  /* the split */
+  hm_lay lay;  /* X's layout */
+  bool halo;   /* with halo rows */
+  lir_expr *G; /* the group copying */
+} dw_src;
+
+/* row_copies from a half-major X (xs): a whole row from the part holding it, with constant
+ * bounds; the row the split cuts, per column phase, the columns before the split from the first
+ * part and the rest from the second (vectorized loops each). (One loop with bounds known at run
+ * time: the 14x14 depthwise convs ran 25% slower, their 14-column rows copied by scalar loops.)
+ * With halo rows: every row from group G's own part (whole rows there, the cut one too); a row
+ * outside that part zeroed (rows only the dropped outputs of the group's window read:
+ * conv_depthwise checks that its kept outputs read none). */
 static lir_stmt *row_copies_hm(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr **xi, lir_expr **rb, const int64_t *c0,
-                               const int64_t *c1, int64_t C0, int64_t C1, int64_t h1) {
-  int64_t HW = q->IH * q->IW, ys = h1 / q->IW, xs = h1 % q->IW;
+                               const int64_t *c1, int64_t C0, int64_t C1, const dw_src *xs) {
+  int64_t h1 = xs->h1, ys = h1 / q->IW, xc = h1 % q->IW;
   lir_expr *yc = lir_muli(F, xi[2], q->IW);
-  lir_expr *b0 = hm_at(l, q->C, HW, I(0), I(h1), xi[0], xi[1], yc), *b1 = hm_at(l, q->C, HW, I(h1), I(HW - h1), xi[0], xi[1], yc);
+  if (xs->halo) {
+    int64_t r0, r1;
+    hm_rows(&xs->lay, q->IW, &r0, &r1);
+    lir_expr *in = lir_select(F, lir_bin(F, LIR_EQ, xs->G, I(0)), lir_bin(F, LIR_LT, xi[2], I(r0)), lir_bin(F, LIR_GE, xi[2], I(r1)));
+    lir_block z;
+    lir_block_init(&z, F);
+    for (int64_t b = 0; b < q->sw; b++) lir_block_add(&z, zeros(l, XP, lir_addi(F, rb[b], c0[b]), c1[b] - c0[b]));
+    return lir_if(F, in, row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, hm_el(l, &xs->lay, xs->G, xi[0], xi[1], yc)), lir_block_stmt(&z));
+  }
+  lir_expr *b0 = hm_el(l, &xs->lay, I(0), xi[0], xi[1], yc), *b1 = hm_el(l, &xs->lay, I(1), xi[0], xi[1], yc);
   lir_stmt *whole = row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, lir_select(F, lir_bin(F, LIR_LT, yc, I(h1)), b0, b1));
-  if (!xs) return whole;
+  if (!xc) return whole;
   lir_block cut;
   lir_block_init(&cut, F);
   for (int64_t b = 0; b < q->sw; b++) { /* column x = w*sw + b - pl is before the split for w < wc */
-    int64_t wc = -floor_div(-(xs + q->pl - b), q->sw);
+    int64_t wc = -floor_div(-(xc + q->pl - b), q->sw);
     wc = wc < c0[b] ? c0[b] : wc > c1[b] ? c1[b] : wc;
     lir_block_add(&cut, row_copy(l, q, X, XP, xi, rb, b, 1, c0[b], wc - c0[b], LIR_FOR_VECTORIZED, b0));
     lir_block_add(&cut, row_copy(l, q, X, XP, xi, rb, b, 1, wc, c1[b] - wc, LIR_FOR_VECTORIZED, b1));
@@ -149,7 +169,7 @@ static lir_stmt *row_copies_hm(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir
  * phases are inside copied one by one, and the columns where all are inside in one vectorized
  * loop over consecutive XP elements (no division per element, no scattered stores). */
 static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr *n, lir_expr *C, lir_expr *cb, lir_expr *wlo,
-                           lir_expr *whi, int64_t h1) {
+                           lir_expr *whi, const dw_src *xs) {
   lir_block blk;
   lir_block_init(&blk, F);
   int64_t c0[8], c1[8], C0 = 0, C1 = q->PWs;
@@ -184,7 +204,7 @@ static lir_stmt *chan_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_exp
       lir_block_add(&row, zeros(l, XP, rb[b], c0[b]));
       lir_block_add(&row, zeros(l, XP, lir_addi(F, rb[b], c1[b]), q->PWs - c1[b]));
     }
-    lir_block_add(&row, h1 ? row_copies_hm(l, q, X, XP, xi, rb, c0, c1, C0, C1, h1) : row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, NULL));
+    lir_block_add(&row, xs ? row_copies_hm(l, q, X, XP, xi, rb, c0, c1, C0, C1, xs) : row_copies(l, q, X, XP, xi, rb, c0, c1, C0, C1, NULL));
     lir_block_add(&blk, lir_for(F, h, h0, hn, LIR_FOR_SERIAL, lir_block_stmt(&row)));
   }
   return lir_block_stmt(&blk);
@@ -206,7 +226,7 @@ static lir_stmt *pad_copy(L *l, const geom *q, lir_buf *X, lir_buf *XP, lir_expr
   lir_expr *C = lir_ref(F, c);
   lir_stmt *tail = lir_for(F, t, I(q->C * cplane), I(q->xp_len - q->C * cplane), LIR_FOR_SERIAL,
                            lir_store1(F, XP, lir_ref(F, t), cst(l, XP->dtype, 0)));
-  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane), NULL, NULL, 0)), tail);
+  return SEQ(lir_for(F, c, I(0), I(q->C), LIR_FOR_PARALLEL, chan_copy(l, q, X, XP, n, C, lir_muli(F, C, cplane), NULL, NULL, NULL)), tail);
 }
 
 /* A loop nest zeroing b [mt, TILE_W]. */
@@ -338,55 +358,85 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   return 0;
 }
 
-/* Where a pointwise conv's parts are (pw_part): the part [pb, pb + len) of HW positions, and
- * whether X / Y are half-major (cpu.h: viewed 1-D, each part of every channel contiguous). */
+/* Where a pointwise conv's tiles are (pw_part): whether X / Y are half-major (cpu.h: viewed 1-D,
+ * each part of every channel contiguous), their layouts, and the parts holding the tile. */
 typedef struct pw_at {
-  int64_t HW, pb, len; /* positions per channel, the part's first position and length */
-  int64_t C, M;        /* input and output channels */
-  bool hx, hy;         /* X, Y half-major */
+  int64_t HW;    /* positions per channel */
+  hm_lay lx, ly; /* X's and Y's layouts (when half-major) */
+  bool hx, hy;   /* X, Y half-major */
+  int64_t xk, yk; /* the part of X the tile reads, the part of Y it writes */
 } pw_at;
 
 /* One pointwise tile: acc[i][j] = sum_c f32(X[n, c, p0 + j]) * W[wm + i, c] (fmuladd, c from 0)
  * for i < mt, j < wd, then Y[n, m0 + i, p0 + j] = post(acc[i][j] in acc_t), one vectorized
  * segment per i. W: the conv's weights (wm = m0), or an 8-bit block converted to f32 (wm = 0).
- * X and Y as `at` says (half-major: the element of their part). */
+ * X and Y as `at` says (half-major: the element of part xk / yk). */
 static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t,
                          int64_t mt, int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_expr *p0, int64_t wd, lir_buf *XF,
                          const pw_at *at) {
   lir_var *c = lir_var_new(F, "c", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_var *wv = lir_var_new(F, "wv", LIR_F32), *i1 = lir_var_new(F, "i", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *ai[2] = {lir_ref(F, i), lir_ref(F, j)}, *si[2] = {lir_ref(F, i1), lir_ref(F, j1)};
-  lir_expr *xp = lir_add(F, p0, ai[1]), *pb = I(at->pb), *len = I(at->len);
+  lir_expr *xp = lir_add(F, p0, ai[1]);
   lir_expr *x = XF ? lir_load(F, XF, (lir_expr *[]){Cv, xp})
-                   : as_type(l, LIR_F32, at->hx ? lir_load1(F, X, hm_at(l, at->C, at->HW, pb, len, n, Cv, xp))
+                   : as_type(l, LIR_F32, at->hx ? lir_load1(F, X, hm_el(l, &at->lx, I(at->xk), n, Cv, xp))
                                                 : lir_load(F, X, (lir_expr *[]){n, Cv, xp}));
   lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
   lir_stmt *jl = lir_for(F, j, I(0), I(wd), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
   lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, (lir_expr *[]){lir_add(F, wm, ai[0]), Cv}), jl));
   lir_expr *m = lir_add(F, m0, si[0]), *yp = lir_add(F, p0, si[1]);
-  lir_expr *yi[3] = {n, m, yp}, *yh[1] = {at->hy ? hm_at(l, at->M, at->HW, pb, len, n, m, yp) : NULL};
+  lir_expr *yi[3] = {n, m, yp}, *yh[1] = {at->hy ? hm_el(l, &at->ly, I(at->yk), n, m, yp) : NULL};
   lir_stmt *st = lir_for(F, i1, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j1, I(0), I(wd), LIR_FOR_VECTORIZED,
       cpu_post_store(l, p, Y, at->hy ? yh : yi, m, as_type(l, acc_t, lir_load(F, acc, si)))));
   return SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st);
 }
 
-/* The tiles of one part of a pointwise conv's positions, [pb, pb + len): full tiles of TILE_W
- * then one tile of the len % TILE_W last ones; subgroup sub (sub known at run time, ts tiles
- * each) runs tiles [sub*ts, sub*ts + ts), the tail tile in the subgroup holding it. */
+/* One part of a pointwise conv's positions: its segments seg[k] = {first position, length, the
+ * part of X read}, each in full tiles of TILE_W then one tile of its len % TILE_W last ones,
+ * the tiles numbered in order across the segments; subgroup sub (known at run time, ts tiles
+ * each) runs tiles [sub*ts, sub*ts + ts), NULL: all. */
 static lir_stmt *pw_part(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t, int64_t mt,
-                         int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_buf *XF, int64_t pb, int64_t len,
+                         int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_buf *XF, int nseg, const int64_t (*seg)[3],
                          lir_expr *sub, int64_t ts, pw_at at) {
-  int64_t full = len / TILE_W, rest = len % TILE_W;
-  at.pb = pb, at.len = len;
-  lir_var *t = lir_var_new(F, "t", LIR_I64);
-  lir_expr *t0 = sub ? lir_muli(F, sub, ts) : I(0);
-  lir_stmt *tile = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, lir_addi(F, lir_muli(F, lir_ref(F, t), TILE_W), pb), TILE_W, XF, &at);
-  lir_stmt *tiles = !full ? lir_seq(F, 0, NULL)
-                    : sub ? lir_for(F, t, t0, lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, t0, I(full)))), LIR_FOR_SERIAL, tile)
-                          : lir_for(F, t, I(0), I(full), LIR_FOR_SERIAL, tile);
-  lir_stmt *tail = rest ? pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, I(pb + full * TILE_W), rest, XF, &at) : lir_seq(F, 0, NULL);
-  if (rest && sub) tail = lir_if(F, lir_bin(F, LIR_EQ, sub, I(full / ts)), tail, NULL); /* the subgroup holding it */
-  return SEQ(tiles, tail);
+  lir_block blk;
+  lir_block_init(&blk, F);
+  for (int64_t k = 0, tg = 0; k < nseg; k++) { /* tg: the segment's first tile number */
+    int64_t pb = seg[k][0], full = seg[k][1] / TILE_W, rest = seg[k][1] % TILE_W;
+    at.xk = seg[k][2];
+    lir_var *t = lir_var_new(F, "t", LIR_I64);
+    lir_stmt *tile = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, lir_addi(F, lir_muli(F, lir_ref(F, t), TILE_W), pb), TILE_W, XF, &at);
+    /* the segment's tiles u in [0, full) numbered tg + u: those of [sub*ts, sub*ts + ts) */
+    lir_expr *lo = NULL, *cnt = I(full);
+    if (sub && !tg) lo = lir_muli(F, sub, ts), cnt = lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, lo, I(full))));
+    else if (sub) {
+      lo = lir_min(F, lir_max(F, lir_addi(F, lir_muli(F, sub, ts), -tg), I(0)), I(full));
+      cnt = lir_max(F, I(0), lir_sub(F, lir_min(F, I(full), lir_addi(F, lir_muli(F, sub, ts), ts - tg)), lo));
+    }
+    if (full) lir_block_add(&blk, lir_for(F, t, lo ? lo : I(0), cnt, LIR_FOR_SERIAL, tile));
+    if (rest) { /* in the subgroup holding it */
+      lir_stmt *tail = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, I(pb + full * TILE_W), rest, XF, &at);
+      lir_block_add(&blk, sub ? lir_if(F, lir_bin(F, LIR_EQ, sub, I((tg + full) / ts)), tail, NULL) : tail);
+    }
+    tg += full + (rest > 0);
+  }
+  return lir_block_stmt(&blk);
+}
+
+/* The segments of part k (of np) of a pointwise conv's positions (pw_part): its positions (all,
+ * or Y's part: [0, h1) / [h1, HW), with halo rows [0, e0) / [s1, HW)), cut where the part of
+ * half-major X holding them changes (X's own part k first); returns their count and sets *tiles
+ * to the part's number of tiles. */
+static int pw_segments(const pw_at *at, int64_t np, int64_t k, int64_t (*seg)[3], int64_t *tiles) {
+  int64_t a = np > 1 && k ? at->ly.s1 : 0, b = np > 1 && !k ? at->ly.e0 : at->HW;
+  int64_t xa = at->hx && k ? at->lx.s1 : 0, xb = at->hx && !k ? at->lx.e0 : at->HW; /* X's part k */
+  int ns = 0;
+  if (a < xa) seg[ns][0] = a, seg[ns][1] = xa - a, seg[ns++][2] = 0;       /* before X's part 1: from part 0 */
+  int64_t ma = a > xa ? a : xa, mb = b < xb ? b : xb;
+  if (mb > ma) seg[ns][0] = ma, seg[ns][1] = mb - ma, seg[ns++][2] = k;   /* X's own part */
+  if (b > xb) seg[ns][0] = xb, seg[ns][1] = b - xb, seg[ns++][2] = 1;      /* past X's part 0: from part 1 */
+  *tiles = 0;
+  for (int i = 0; i < ns; i++) *tiles += (seg[i][1] + TILE_W - 1) / TILE_W;
+  return ns;
 }
 
 /* Pointwise convs (1x1, stride 1, no padding, one group): Y[n, m, p] = sum_c X[n, c, p] *
@@ -416,14 +466,18 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
    * depthwise conv's split); per part sg subgroups of ts tiles */
   _Static_assert(TILE_W == CPU_SPLIT_ALIGN, "the parts of the pointwise convs are whole tiles");
   int64_t h1 = cpu_pos_half(q->OH, q->OW);
-  int64_t np = h1 ? 2 : 1, len[2] = {h1 ? h1 : HW, HW - h1};
-  /* half-major X / Y (cpu.h): float convs split in two parts, the node's own tensors */
+  int64_t np = h1 ? 2 : 1;
+  /* half-major X / Y (cpu.h): float convs split in two parts, the node's own tensors; with halo
+   * rows too (Y: each part computes the rows of the other part next to the split again) */
   bool hm_ok = !i8 && h1 > 0 && X == l->in[0] && Y == l->out[0];
   l->can_in |= hm_ok ? 1u : 0u, l->can_out |= hm_ok ? 1u : 0u;
-  pw_at at = {HW, 0, HW, q->C, q->M, hm_ok && (l->hm_in & 1), hm_ok && (l->hm_out & 1)};
-  if (at.hx) view1(X);
-  if (at.hy) view1(Y);
-  int64_t ntp = (imax(len[0], len[1]) + TILE_W - 1) / TILE_W; /* tiles of the larger part */
+  l->can_halo_in |= hm_ok ? 1u : 0u, l->can_halo_out |= hm_ok ? 1u : 0u;
+  pw_at at = {HW, {q->C, HW, h1, h1}, {q->M, HW, h1, h1}, hm_ok && (l->hm_in & 1), hm_ok && (l->hm_out & 1), 0, 0};
+  if (at.hx) at.lx = hm_layout(q->C, q->OH, q->OW, l->halo_in & 1), view_hm(X, &at.lx);
+  if (at.hy) at.ly = hm_layout(q->M, q->OH, q->OW, l->halo_out & 1), view_hm(Y, &at.ly);
+  int64_t seg[2][3][3], ns[2], nt2[2] = {0, 0};
+  for (int64_t k = 0; k < np; k++) ns[k] = pw_segments(&at, np, k, seg[k], &nt2[k]);
+  int64_t ntp = imax(nt2[0], nt2[1]); /* tiles of the larger part */
   int64_t sg = tile_groups(nb * np, ntp, conv_w ? PAR_MIN_I8 : PAR_MIN), ts = (ntp + sg - 1) / sg;
   sg = (ntp + ts - 1) / ts;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64);
@@ -449,10 +503,11 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
     xfill = split ? lir_for(F, hc, I(0), I(2 * q->C), LIR_FOR_PARALLEL, lir_let(F, c, lir_bin(F, LIR_MOD, lir_ref(F, hc), I(q->C)), conv))
                   : lir_for(F, c, I(0), I(q->C), par ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL, conv);
   }
-  lir_stmt *body = pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, 0, len[0], sub, ts, at);
+  lir_stmt *body = pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, (int)ns[0], seg[0], sub, ts, at);
   if (np > 1) {
     lir_expr *k = sg > 1 ? lir_bin(F, LIR_DIV, g, I(sg)) : g;
-    body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, h1, len[1], sub, ts, at));
+    at.yk = 1;
+    body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, (int)ns[1], seg[1], sub, ts, at));
   }
   lir_stmt *blk = lir_alloc_stmt(F, acc, body);
   if (conv_w) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
@@ -500,9 +555,20 @@ static lir_expr **dw_yi(L *l, const geom *q, int64_t h1, lir_expr *G, lir_expr *
                         lir_expr **yi) {
   yi[0] = n, yi[1] = c, yi[2] = oh, yi[3] = ow;
   if (!h1) return yi;
-  int64_t HW = q->OH * q->OW;
-  yi[0] = hm_at(l, q->M, HW, lir_muli(F, G, h1), lir_addi(F, lir_muli(F, G, HW - 2 * h1), h1), n, c, lir_add(F, lir_muli(F, oh, q->OW), ow));
+  hm_lay m = hm_layout(q->M, q->OH, q->OW, false);
+  yi[0] = hm_el(l, &m, G, n, c, lir_add(F, lir_muli(F, oh, q->OW), ow));
   return yi;
+}
+
+/* Whether, X half-major with halo rows (cpu.h), each group's kept outputs read only rows of its
+ * own part: group 0's output rows [0, b0], group 1's [a1, OH), for the flat form split at S
+ * (row sr = S / OW in both when cut) or the row groups of rg rows (S = 0). */
+static bool dw_halo_covers(const geom *q, int64_t S, int64_t rg) {
+  hm_lay m = hm_layout(q->C, q->IH, q->IW, true);
+  int64_t b0 = S ? S / q->OW - (S % q->OW == 0) : rg - 1, a1 = S ? S / q->OW : rg, r0, r1;
+  int64_t hi0 = imax(b0 * q->sh - q->pt + (q->KH - 1) * q->dh, 0), lo1 = imax(a1 * q->sh - q->pt, 0);
+  hm_rows(&m, q->IW, &r0, &r1);
+  return (hi0 < q->IH ? hi0 : q->IH - 1) < r0 && lo1 >= r1;
 }
 
 #define DW_TAPS 64    /* at most this many taps (KH*KW) on this schedule */
@@ -527,10 +593,16 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   int64_t Sh = flat && hy ? dw_split(q, Y, true) : 0;
   bool y_ok = !q8 && Y == l->out[0] && hy > 0 && ng > 1 && (flat && Sh ? Sh == hy : rg * q->OW == hy);
   bool x_ok = !q8 && X == l->in[0] && hx > 0;
+  /* X with halo rows (cpu.h): in groups (the row halves), each one's kept outputs reading only
+   * rows of its own part, Y half-major or not (the depthwise 3x3 convs of 8 rows or more) */
+  bool halo_ok = x_ok && ng > 1 && dw_halo_covers(q, S, rg) && (!y_ok || dw_halo_covers(q, flat ? Sh : 0, rg));
   l->can_in |= x_ok ? 1u : 0u, l->can_out |= y_ok ? 1u : 0u;
+  l->can_halo_in |= halo_ok ? 1u : 0u, l->gain_halo_in |= halo_ok ? 1u : 0u;
   hy = y_ok && (l->hm_out & 1) ? hy : 0, hx = x_ok && (l->hm_in & 1) ? hx : 0;
+  bool xh = hx && halo_ok && (l->halo_in & 1);
+  hm_lay xly = hm_layout(q->C, q->IH, q->IW, xh);
   if (hy) S = Sh, view1(Y);
-  if (hx) view1(X);
+  if (hx) view_hm(X, &xly);
   int64_t sr = S / q->OW, sc = S % q->OW, sj = sr * q->PWs + sc;
   int64_t fl16 = S ? (fl + 15) / 16 * 16 : fl; /* split: each group's positions in whole vectors */
   lir_buf *row = flat ? lir_buf_new(F, "row", q8 ? Y->dtype : LIR_F32, 1, &fl16, LIR_SCOPE_LOCAL) : NULL;
@@ -590,7 +662,8 @@ static int conv_depthwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   /* a group's window of plane rows: its outputs' taps (and, flat, the next row, which the dropped
    * columns of its last row read) */
   lir_expr *whi = ng > 1 ? lir_min(F, I(q->PHs), lir_add(F, O0, lir_addi(F, ON, (q->KH - 1) * q->dh / q->sh + flat))) : NULL;
-  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0), ng > 1 ? O0 : NULL, whi, hx), zeros(l, XP, I(cplane), q->PWs), body);
+  dw_src xs = {hx, xly, xh, G};
+  lir_stmt *chan = SEQ(chan_copy(l, q, X, XP, Nv, Cv, I(0), ng > 1 ? O0 : NULL, whi, hx ? &xs : NULL), zeros(l, XP, I(cplane), q->PWs), body);
   if (row) chan = lir_alloc_stmt(F, row, chan);
   chan = lir_alloc_stmt(F, XP, chan);
   lir_stmt *par = ng > 1 ? lir_for(F, gc, I(0), I(ng * q->C), LIR_FOR_PARALLEL,

@@ -33,12 +33,27 @@ int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fna
  * (element (n, c, p) at n*C*H*W + c*h + p for p < h, else n*C*H*W + C*h + c*(H*W - h) + p - h),
  * so each thread's rows of every channel are contiguous. The caller (compiler/exec) decides per
  * tensor, where its producer and every reader can. */
+/* With halo rows: part 0 holds the positions [0, e0) and part 1 [s1, H*W), e0 = the end of the
+ * row after the one holding position h - 1 (at most H*W), s1 = the start of the row before the
+ * one holding position h (at least 0), so the rows next to the split are in both parts (a
+ * depthwise 3x3 conv's two halves each read only their own part); per image C*e0 then
+ * C*(H*W - s1) elements: element (n, c, p) of part 0 at n*C*T + c*e0 + p, of part 1 at
+ * n*C*T + C*e0 + c*(H*W - s1) + p - s1, T = e0 + H*W - s1 (lir_half_major_numel). The writer
+ * stores both copies of those rows (the same values). */
 typedef struct lir_lower_opts {
-  unsigned half_in;  /* bit i: input i is stored half-major (only where can_in said so) */
-  unsigned half_out; /* bit i: output i is stored half-major (only where can_out said so) */
-  unsigned can_in;   /* out: bit i set when the node's schedule can read input i half-major */
-  unsigned can_out;  /* out: bit i set when it can write output i half-major */
+  unsigned half_in;      /* bit i: input i is stored half-major (only where can_in said so) */
+  unsigned half_out;     /* bit i: output i is stored half-major (only where can_out said so) */
+  unsigned halo_in;      /* bit i: half-major input i has the halo rows (only where can_halo_in said so) */
+  unsigned halo_out;     /* bit i: half-major output i has the halo rows (only where can_halo_out said so) */
+  unsigned can_in;       /* out: bit i set when the node's schedule can read input i half-major */
+  unsigned can_out;      /* out: bit i set when it can write output i half-major */
+  unsigned can_halo_in;  /* out: bit i: it can read input i half-major with halo rows */
+  unsigned can_halo_out; /* out: bit i: it can write output i half-major with halo rows */
+  unsigned gain_halo_in; /* out: bit i: reading input i with halo rows pays (the depthwise convs split where they apply) */
 } lir_lower_opts;
+/* Elements of the [N, C, H, W] tensor t stored half-major with halo rows (cpu.h above; t's
+ * element count when it is not such a map). */
+int64_t lir_half_major_numel(const ovta_tensor *t);
 /* lir_lower_node with the tensors o->half_in / o->half_out half-major; sets o->can_in /
  * o->can_out (for the layout as asked: a node lowered with no half-major tensor tells which it
  * could take). Same results as lir_lower_node for the same values. */

@@ -31,6 +31,8 @@ typedef struct L {
   lir_dtype w8;                     /* lir_lower_node_f32w: the 8-bit dtype of input 1, passed as f32 (else LIR_VOID) */
   unsigned hm_in, hm_out;           /* lir_lower_node_opts: half-major inputs / outputs (bit per slot) */
   unsigned can_in, can_out;         /* set by the schedule: slots it could read / write half-major */
+  unsigned halo_in, halo_out;       /* lir_lower_node_opts: half-major slots with halo rows (cpu.h) */
+  unsigned can_halo_in, can_halo_out, gain_halo_in; /* set by the schedule (lir_lower_opts) */
 } L;
 
 #define F (l->f)
@@ -135,10 +137,41 @@ static inline bool cpu_pos_split(int64_t s, int64_t rs, int64_t hw, int64_t eb) 
   return s > 0 && s < hw && s != rs && hw * eb % 64 == 0 && s * eb % 64 == 0;
 }
 
-/* Element p of channel c of image n of a [N, C, HW] map stored half-major (cpu.h), in its part
- * [pb, pb + len): n*C*HW + C*pb + c*len + p - pb. */
-static inline lir_expr *hm_at(L *l, int64_t C, int64_t HW, lir_expr *pb, lir_expr *len, lir_expr *n, lir_expr *c, lir_expr *p) {
-  return lir_add(F, lir_add(F, lir_muli(F, n, C * HW), lir_muli(F, pb, C - 1)), lir_add(F, lir_mul(F, c, len), p));
+/* Where the parts of a half-major map (cpu.h) are: part 0 the positions [0, e0), part 1
+ * [s1, HW) (without halo rows e0 = s1 = the split h). */
+typedef struct hm_lay {
+  int64_t C, HW; /* channels, positions per channel */
+  int64_t e0, s1; /* part 0's end, part 1's start */
+} hm_lay;
+/* The layout of a [N, C, H, W] map split at h = cpu_pos_half(H, W) (not 0), with the halo rows
+ * (cpu.h: the row after the one holding h - 1 in part 0, the row before the one holding h in
+ * part 1; each part's extension rounded up to whole 16-float vectors, at most to the map's end:
+ * the pointwise convs compute it in vectors, a scalar remainder of 10 positions per channel made
+ * the 14x14 ones 3.4x slower) or not. */
+#define HM_HALO_ALIGN 16
+static inline hm_lay hm_layout(int64_t C, int64_t H, int64_t W, bool halo) {
+  int64_t h = cpu_pos_half(H, W), HW = H * W, e0 = ((h + W - 1) / W + 1) * W, s1 = (h / W - 1) * W;
+  e0 = h + (e0 - h + HM_HALO_ALIGN - 1) / HM_HALO_ALIGN * HM_HALO_ALIGN;
+  s1 = h - (h - s1 + HM_HALO_ALIGN - 1) / HM_HALO_ALIGN * HM_HALO_ALIGN;
+  return (hm_lay){C, HW, halo ? (e0 < HW ? e0 : HW) : h, halo ? (s1 > 0 ? s1 : 0) : h};
+}
+/* The whole rows [0, *r0) in part 0 and [*r1, H) in part 1 of a map of rows of W in layout m. */
+static inline void hm_rows(const hm_lay *m, int64_t W, int64_t *r0, int64_t *r1) {
+  *r0 = m->e0 / W, *r1 = (m->s1 + W - 1) / W;
+}
+/* Elements per image of a map in layout m. */
+static inline int64_t hm_image(const hm_lay *m) { return m->C * (m->e0 + m->HW - m->s1); }
+/* Element p of channel c of image n in part k (0 or 1; p inside the part) of a map in layout m:
+ * n*C*T + k*C*e0 + c*len_k + p - k*s1, len_0 = e0, len_1 = HW - s1. */
+static inline lir_expr *hm_el(L *l, const hm_lay *m, lir_expr *k, lir_expr *n, lir_expr *c, lir_expr *p) {
+  lir_expr *len = lir_addi(F, lir_muli(F, k, m->HW - m->s1 - m->e0), m->e0);
+  lir_expr *b = lir_add(F, lir_muli(F, n, hm_image(m)), lir_muli(F, k, m->C * m->e0 - m->s1));
+  return lir_add(F, b, lir_add(F, lir_mul(F, c, len), p));
+}
+/* b (a half-major map in layout m) viewed 1-D over all its images. */
+static inline void view_hm(lir_buf *b, const hm_lay *m) {
+  int64_t n = b->shape[0] * hm_image(m);
+  view(b, 1, &n);
 }
 
 /* The nest n closed around body, innermost loop vectorized; with CPU_PAR_ELEMS iterations or

@@ -163,15 +163,17 @@ int cpu_bcast_open(L *l, lir_buf *Y, int nin, lir_nest *n, lir_expr **v) {
  * and after it compute on the same thread. */
 static int hm_binary(L *l, lir_binop op, int64_t h1) {
   lir_buf *b[3] = {l->in[0], l->in[1], l->out[0]};
-  bool hm[3] = {l->hm_in & 1, l->hm_in >> 1 & 1, l->hm_out & 1};
-  int64_t N = b[2]->shape[0], C = b[2]->shape[1], HW = b[2]->shape[2] * b[2]->shape[3];
+  bool hm[3] = {l->hm_in & 1, l->hm_in >> 1 & 1, l->hm_out & 1}, halo[3] = {l->halo_in & 1, l->halo_in >> 1 & 1, false};
+  int64_t N = b[2]->shape[0], C = b[2]->shape[1], H = b[2]->shape[2], HW = H * b[2]->shape[3];
   lir_var *i = lir_var_new(F, "i", LIR_I64), *q = lir_var_new(F, "q", LIR_I64), *pv = lir_var_new(F, "part", LIR_I64);
   lir_var *nv = lir_var_new(F, "n", LIR_I64), *cv = lir_var_new(F, "c", LIR_I64);
   lir_expr *P = lir_ref(F, pv), *n = lir_ref(F, nv), *c = lir_ref(F, cv), *pb = lir_muli(F, P, h1);
   lir_expr *len = lir_addi(F, lir_muli(F, P, HW - 2 * h1), h1), *p = lir_add(F, pb, lir_ref(F, q)), *v[3];
-  for (int k = 0; k < 3; k++) {
-    view1(b[k]);
-    v[k] = hm[k] ? hm_at(l, C, HW, pb, len, n, c, p) : lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, n, C), c), HW), p);
+  for (int k = 0; k < 3; k++) { /* an input with halo rows: the part's own positions, read from that part */
+    hm_lay m = hm_layout(C, H, b[2]->shape[3], halo[k]);
+    if (hm[k]) view_hm(b[k], &m);
+    else view1(b[k]);
+    v[k] = hm[k] ? hm_el(l, &m, P, n, c, p) : lir_add(F, lir_muli(F, lir_add(F, lir_muli(F, n, C), c), HW), p);
   }
   lir_stmt *st = lir_store1(F, b[2], v[2], lir_bin(F, op, lir_load1(F, b[0], v[0]), lir_load1(F, b[1], v[1])));
   lir_stmt *body = lir_for(F, q, I(0), len, LIR_FOR_VECTORIZED, st);
@@ -197,7 +199,7 @@ int cpu_binary(L *l, lir_binop op, bool cmp) {
   if (!A || !B || !Y) return bad(l, "missing input or output");
   if (A->dtype != B->dtype) return bad(l, "inputs of different dtypes");
   int64_t h1 = cmp ? 0 : hm_same_maps(A, B, Y); /* half-major operands (cpu.h) */
-  if (h1) l->can_in |= 3u, l->can_out |= 1u;
+  if (h1) l->can_in |= 3u, l->can_out |= 1u, l->can_halo_in |= 3u;
   if (h1 && ((l->hm_in & 3) || (l->hm_out & 1))) return hm_binary(l, op, h1);
   lir_nest n;
   lir_expr *v[2];

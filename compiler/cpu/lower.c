@@ -138,7 +138,10 @@ static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname
   *out = NULL;
   L l0 = {0}, *l = &l0;
   l->g = g;
-  if (o) l->hm_in = o->half_in, l->hm_out = o->half_out, o->can_in = o->can_out = 0;
+  if (o) {
+    l->hm_in = o->half_in, l->hm_out = o->half_out, l->halo_in = o->halo_in & o->half_in, l->halo_out = o->halo_out & o->half_out;
+    o->can_in = o->can_out = o->can_halo_in = o->can_halo_out = o->gain_halo_in = 0;
+  }
   l->n = n;
   l->err = err;
   if (f32w) {
@@ -171,15 +174,27 @@ static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname
     rc = lir_verify(l->f, true, err);
     if (rc) ovta_error_wrap(err, "lowering node %s (%s)", n->name, n->op);
   }
-  if (!rc && ((l->hm_in & ~l->can_in) || (l->hm_out & ~l->can_out)))
+  if (!rc && ((l->hm_in & ~l->can_in) || (l->hm_out & ~l->can_out) || (l->halo_in & ~l->can_halo_in) ||
+              (l->halo_out & ~l->can_halo_out)))
     rc = OVTA_FAIL(err, OVTA_EINVAL, "node %s (%s): a half-major tensor its schedule cannot take", n->name, n->op);
   if (rc) {
     lir_func_free(l->f);
     return rc;
   }
-  if (o) o->can_in = l->can_in, o->can_out = l->can_out;
+  if (o) {
+    o->can_in = l->can_in, o->can_out = l->can_out;
+    o->can_halo_in = l->can_halo_in & l->can_in, o->can_halo_out = l->can_halo_out & l->can_out;
+    o->gain_halo_in = l->gain_halo_in & o->can_halo_in;
+  }
   *out = l->f;
   return 0;
+}
+
+int64_t lir_half_major_numel(const ovta_tensor *t) {
+  int64_t n = ovta_tensor_numel(t);
+  if (t->rank != 4 || n <= 0 || !cpu_pos_half(t->shape[2], t->shape[3])) return n;
+  hm_lay m = hm_layout(t->shape[1], t->shape[2], t->shape[3], true);
+  return t->shape[0] * hm_image(&m);
 }
 
 int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {

@@ -137,6 +137,7 @@ typedef struct build {
   lir_module *m;            /* the LLVM module holding every node's function */
   lir_func **pre;           /* node i's function lowered early with f32 weights (cpu_f32_weights), or NULL */
   bool *f32w;               /* graph tensor (8-bit constant weights) stored in params as f32 */
+  bool *halo;               /* graph tensor stored half-major with halo rows (cpu_half_major; more bytes) */
   int *fused;               /* accel: node i, a conv/dense, computes the residual add node fused[i] too (-1: none) */
   bool *skip;               /* accel: node i is such an add (no step of its own) */
   int *ident_t;             /* exec tensor of node i's fused add's identity block (-1: none) */
@@ -398,18 +399,30 @@ static bool hm_candidate(const build *b, int s) {
 
 /* The half-major tensors (cpu.h lir_lower_opts): hm[x] for graph tensor x produced by a
  * candidate that can write it (output 0) and read only by candidates that can read it, never a
- * graph output. o: each candidate's can_in / can_out, 0 elsewhere. */
-static void hm_tensors(const ovta_graph *g, const lir_lower_opts *o, const bool *cand, bool *hm) {
+ * graph output; halo[x] (with halo rows) for those whose producer can write and every reader
+ * read them so and one reader gains (a depthwise conv in row halves), unless halo_off. o: each
+ * candidate's can_* / gain_halo_in, 0 elsewhere. */
+static void hm_tensors(const ovta_graph *g, const lir_lower_opts *o, const bool *cand, bool halo_off, bool *hm, bool *halo) {
+  bool *gain = calloc((size_t)g->n_tensors + 1, sizeof *gain); /* NULL: no halo rows */
   for (int s = 0; s < g->n_nodes; s++)
-    if (cand[s] && (o[s].can_out & 1) && g->nodes[s]->outputs[0]) hm[tindex(g, g->nodes[s]->outputs[0])] = true;
+    if (cand[s] && (o[s].can_out & 1) && g->nodes[s]->outputs[0]) {
+      int x = tindex(g, g->nodes[s]->outputs[0]);
+      hm[x] = true, halo[x] = !halo_off && gain && (o[s].can_halo_out & 1);
+    }
   for (int i = 0; i < g->n_outputs; i++)
     if (g->outputs[i]) hm[tindex(g, g->outputs[i])] = false;
   for (int s = 0; s < g->n_nodes; s++)
     for (int k = 0; k < g->nodes[s]->n_inputs; k++) {
       const ovta_tensor *t = g->nodes[s]->inputs[k];
       int x = t ? tindex(g, t) : -1;
-      if (x >= 0 && hm[x] && !(cand[s] && k < 32 && (o[s].can_in >> k & 1))) hm[x] = false;
+      if (x < 0) continue;
+      bool in = cand[s] && k < 32;
+      if (hm[x] && !(in && (o[s].can_in >> k & 1))) hm[x] = false;
+      if (halo[x] && !(in && (o[s].can_halo_in >> k & 1))) halo[x] = false;
+      if (gain && in && (o[s].gain_halo_in >> k & 1)) gain[x] = true;
     }
+  for (int x = 0; x < g->n_tensors; x++) halo[x] = hm[x] && halo[x] && gain && gain[x];
+  free(gain);
 }
 
 /* Guarantees: pre[s] of every CPU float conv (hm_candidate) lowered here: once with plain
@@ -417,14 +430,16 @@ static void hm_tensors(const ovta_graph *g, const lir_lower_opts *o, const bool 
  * README.md "Half-major maps": each thread's rows of every channel contiguous), then, where a
  * tensor's producer and all its readers can (hm_tensors), again with those tensors half-major.
  * A candidate that fails to lower is left to lower_nodes (its error shows there).
- * OVTA_HALF_MAJOR=0 in the environment: every map plain. */
+ * OVTA_HALF_MAJOR=0 in the environment: every map plain; OVTA_HALO=0: no halo rows. */
 static int cpu_half_major(build *b, ovta_error *err) {
   const ovta_graph *g = b->g;
   const char *env = getenv("OVTA_HALF_MAJOR");
   if (env && !strcmp(env, "0")) return 0;
   lir_lower_opts *o = calloc((size_t)g->n_nodes + 1, sizeof *o);
   bool *cand = calloc((size_t)g->n_nodes + 1, sizeof *cand), *hm = calloc((size_t)g->n_tensors + 1, sizeof *hm);
-  int rc = o && cand && hm ? 0 : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  b->halo = calloc((size_t)g->n_tensors + 1, sizeof *b->halo);
+  int rc = o && cand && hm && b->halo ? 0 : OVTA_FAIL(err, OVTA_ENOMEM, "out of memory compiling graph %s", g->name);
+  const char *he = getenv("OVTA_HALO");
   char fname[96];
   for (int s = 0; s < g->n_nodes && !rc; s++) {
     if (!hm_candidate(b, s)) continue;
@@ -434,14 +449,15 @@ static int cpu_half_major(build *b, ovta_error *err) {
     if (r == OVTA_ENOMEM) rc = OVTA_FAIL(err, r, "%s", why.msg);
     cand[s] = !r;
   }
-  if (!rc) hm_tensors(g, o, cand, hm);
+  if (!rc) hm_tensors(g, o, cand, he && !strcmp(he, "0"), hm, b->halo);
   for (int s = 0; s < g->n_nodes && !rc; s++) {
     const ovta_node *n = g->nodes[s];
     if (!cand[s]) continue;
-    o[s].half_in = o[s].half_out = 0;
+    o[s].half_in = o[s].half_out = o[s].halo_in = o[s].halo_out = 0;
     for (int k = 0; k < n->n_inputs && k < 32; k++)
-      if (n->inputs[k] && hm[tindex(g, n->inputs[k])]) o[s].half_in |= 1u << k;
-    if (n->outputs[0] && hm[tindex(g, n->outputs[0])]) o[s].half_out = 1;
+      if (n->inputs[k] && hm[tindex(g, n->inputs[k])])
+        o[s].half_in |= 1u << k, o[s].halo_in |= b->halo[tindex(g, n->inputs[k])] ? 1u << k : 0u;
+    if (n->outputs[0] && hm[tindex(g, n->outputs[0])]) o[s].half_out = 1, o[s].halo_out = b->halo[tindex(g, n->outputs[0])];
     if (!o[s].half_in && !o[s].half_out) continue;
     lir_func_free(b->pre[s]), b->pre[s] = NULL;
     cpu_kernel_name(n, s, fname, sizeof fname);
@@ -516,6 +532,7 @@ static int add_tensor(build *b, int i, ovta_error *err) {
   x->rank = t->rank;
   memcpy(x->shape, t->shape, sizeof x->shape);
   x->nbytes = f32 ? nbytes * 4 : nbytes;
+  if (b->halo && b->halo[i]) x->nbytes = (size_t)lir_half_major_numel(t) * ovta_dtype_size(t->dtype); /* both copies of the halo rows */
   x->dma = b->dma[i];
   x->where = t->kind == OVTA_TK_CONST ? OVTA_PLAN_PARAMS : b->dma[i] ? OVTA_PLAN_DMA : OVTA_PLAN_ARENA;
   b->src[e->p.nt] = i;
@@ -854,7 +871,7 @@ static int build_end(build *b, int rc, ovta_exec **out) {
   for (int i = 0; b->kern && i < b->g->n_nodes; i++) vta_kernel_free(b->kern[i]);
   free(b->kern), free(b->plan), free(b->plans), free(b->planned);
   for (int i = 0; b->pre && i < b->g->n_nodes; i++) lir_func_free(b->pre[i]);
-  free(b->pre), free(b->f32w), free(b->fused), free(b->skip), free(b->ident_t);
+  free(b->pre), free(b->f32w), free(b->halo), free(b->fused), free(b->skip), free(b->ident_t);
   if (b->rep) {
     fclose(b->rep);
     b->e->p.report = b->rtext;

@@ -614,7 +614,10 @@ static char *wlist(int n, double a, double m) {
  * stores per part (pointwise -> depthwise -> pointwise -> Add, a strided depthwise conv whose
  * split cuts an input row (28x28 at 384) or falls on a row boundary (56x56), a 14x14 depthwise
  * conv split at 96, an Add of a half-major and a plain map) give the evaluator's values, the same
- * bytes for 1-3 threads, and the same bytes as with every map plain (OVTA_HALF_MAJOR=0). */
+ * bytes for 1-3 threads, and the same bytes as with every map plain (OVTA_HALF_MAJOR=0). The
+ * maps the stride-1 depthwise convs read (28x28 flat split at 384, also read by an Add and a
+ * pointwise conv; 14x14 at 96; 56x56 in row halves) have the halo rows (more bytes in the plan),
+ * the others not; the same bytes without them (OVTA_HALO=0). */
 static void test_half_major(void **state) {
   (void)state;
   char *wa = wlist(24 * 8, 0.31, 0.4), *wb = wlist(24 * 9, 0.77, 0.5), *wc = wlist(8 * 24, 0.53, 0.3), *wd = wlist(16 * 24, 0.29, 0.3);
@@ -623,7 +626,7 @@ static void test_half_major(void **state) {
   char *json = malloc(cap);
   assert_non_null(json);
   snprintf(json, cap,
-           "{\"name\": \"hm\", \"opset\": 17, \"inputs\": [\"x\", \"x56\"], \"outputs\": [\"y\", \"s2\", \"y56\"],\n"
+           "{\"name\": \"hm\", \"opset\": 17, \"inputs\": [\"x\", \"x56\"], \"outputs\": [\"y\", \"s2\", \"y56\", \"s3\", \"y8\", \"d5\"],\n"
            " \"tensors\": [\n"
            "  {\"name\": \"x\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 8, 28, 28]},\n"
            "  {\"name\": \"x56\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 8, 56, 56]},\n"
@@ -647,7 +650,11 @@ static void test_half_major(void **state) {
            "  {\"name\": \"add2\", \"op\": \"Add\", \"inputs\": [\"s1\", \"p2\"], \"outputs\": [\"s2\"]},\n"
            "  {\"name\": \"pw6\", \"op\": \"Conv\", \"inputs\": [\"x56\", \"wg\"], \"outputs\": [\"e56\"]},\n"
            "  {\"name\": \"dw4\", \"op\": \"Conv\", \"inputs\": [\"e56\", \"we\"], \"outputs\": [\"d56\"], \"attrs\": {\"group\": 16, \"strides\": [2, 2], \"pads\": [1, 1, 1, 1]}},\n"
-           "  {\"name\": \"pw7\", \"op\": \"Conv\", \"inputs\": [\"d56\", \"wf\"], \"outputs\": [\"y56\"]}]}\n",
+           "  {\"name\": \"pw7\", \"op\": \"Conv\", \"inputs\": [\"d56\", \"wf\"], \"outputs\": [\"y56\"]},\n"
+           "  {\"name\": \"add3\", \"op\": \"Add\", \"inputs\": [\"e1\", \"d1\"], \"outputs\": [\"s3\"]},\n"
+           "  {\"name\": \"pw8\", \"op\": \"Conv\", \"inputs\": [\"e1\", \"wc\"], \"outputs\": [\"y8\"]},\n"
+           "  {\"name\": \"pw9\", \"op\": \"Conv\", \"inputs\": [\"x56\", \"wg\"], \"outputs\": [\"e9\"]},\n"
+           "  {\"name\": \"dw5\", \"op\": \"Conv\", \"inputs\": [\"e9\", \"we\"], \"outputs\": [\"d5\"], \"attrs\": {\"group\": 16, \"pads\": [1, 1, 1, 1]}}]}\n",
            wa, wb, wc, wd, we, wf, wg);
   free(wa), free(wb), free(wc), free(wd), free(we), free(wf), free(wg);
   ovta_error err = {0};
@@ -655,17 +662,24 @@ static void test_half_major(void **state) {
   OVTA_ASSERT_OK(ovta_graph_from_json(json, "hm", &g, &err), err);
   free(json);
   OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
-  /* the schedules' answers: each conv above can read and write its maps half-major, the Add both inputs */
-  const char *nodes[] = {"pw1", "dw1", "pw2", "add1", "pw3", "dw2", "pw4", "dw3", "pw6", "dw4"};
+  /* the schedules' answers: each conv above can read and write its maps half-major, the Add both
+   * inputs; with halo rows: the pointwise convs and Adds read them, the pointwise convs write
+   * them, the stride-1 depthwise convs read them (and gain), the strided ones not (group 1 of
+   * their output split reads input rows two or more above the input's split) */
+  const char *nodes[] = {"pw1", "dw1", "pw2", "add1", "pw3", "dw2", "pw4", "dw3", "pw6", "dw4", "dw5"};
   for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
     lir_lower_opts o = {0};
     lir_func *f;
     OVTA_ASSERT_OK(lir_lower_node_opts(g, ovta_graph_node(g, nodes[i]), "f", &o, &f, &err), err);
     lir_func_free(f);
+    bool add = !strncmp(nodes[i], "add", 3), pw = nodes[i][0] == 'p', dw1 = !strcmp(nodes[i], "dw1") || !strcmp(nodes[i], "dw3") || !strcmp(nodes[i], "dw5");
     assert_int_equal(o.can_out, 1u);
-    assert_int_equal(o.can_in, strncmp(nodes[i], "add", 3) ? 1u : 3u);
+    assert_int_equal(o.can_in, add ? 3u : 1u);
+    assert_int_equal(o.can_halo_in, add ? 3u : pw || dw1 ? 1u : 0u);
+    assert_int_equal(o.can_halo_out, pw ? 1u : 0u);
+    assert_int_equal(o.gain_halo_in, dw1 ? 1u : 0u);
   }
-  enum { NI = 2, NO = 3 };
+  enum { NI = 2, NO = 6 };
   ovta_tensor *in[NI];
   for (int i = 0; i < NI; i++) {
     ovta_tensor *gi = g->inputs[i];
@@ -675,11 +689,24 @@ static void test_half_major(void **state) {
   }
   ovta_tensor *want[NO] = {0}, *first[NO] = {0};
   OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
-  for (int plain = 0; plain < 2; plain++) {
-    if (plain) setenv("OVTA_HALF_MAJOR", "0", 1);
+  for (int plain = 0; plain < 3; plain++) { /* with halo rows, without (OVTA_HALO=0), every map plain */
+    if (plain) setenv(plain == 1 ? "OVTA_HALO" : "OVTA_HALF_MAJOR", "0", 1);
     ovta_exec *e;
     OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
-    unsetenv("OVTA_HALF_MAJOR");
+    unsetenv("OVTA_HALO"), unsetenv("OVTA_HALF_MAJOR");
+    /* the maps with halo rows hold more than their elements: exactly the halo maps */
+    const ovta_plan *pl = ovta_exec_plan(e);
+    int halo = 0;
+    for (int x = 0; x < pl->nt; x++) {
+      size_t numel = 1;
+      for (int d = 0; d < pl->t[x].rank; d++) numel *= (size_t)pl->t[x].shape[d];
+      bool h = !strcmp(pl->t[x].name, "e1") || !strcmp(pl->t[x].name, "p4") || !strcmp(pl->t[x].name, "e9");
+      if (pl->t[x].nbytes != numel * ovta_dtype_size(pl->t[x].dtype)) {
+        assert_true(!plain && h);
+        halo++;
+      }
+    }
+    assert_int_equal(halo, plain ? 0 : 3);
     for (int i = 0; i < NI; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
     for (int t = 1; t <= 3; t++) {
       ovta_set_threads(t);
