@@ -618,6 +618,16 @@ static void fn_attr(lir_module *m, LLVMValueRef fn, const char *k) {
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateEnumAttribute(m->ctx, LLVMGetEnumAttributeKindForName(k, strlen(k)), 0));
 }
+/* The vector width the loop vectorizer prefers (NULL: LLVM's choice for the CPU). With AVX-512,
+ * 512 bits on Intel (LLVM's default for Skylake-X and later is 256; the conv and matmul schedules'
+ * register tiles are two 16-float vectors), but 256 on AMD Zen (LLVM 15 names Zen 4 "znver3" and
+ * then prefers 512): Zen 4 runs 512-bit operations as two 256-bit halves, and fp32 ResNet-18 took
+ * 88 ms with 512-bit vectors against 42 ms with 256 (bench/README.md, 2026-11-28). */
+static const char *vector_width(const lir_module *m) {
+  if (!strstr(m->features, "+avx512f")) return NULL;
+  return strncmp(m->cpu, "znver", 5) ? "512" : "256";
+}
+
 static void target_attrs(lir_module *m, LLVMValueRef fn) {
   LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
                           LLVMCreateStringAttribute(m->ctx, "target-cpu", 10, m->cpu, (unsigned)strlen(m->cpu)));
@@ -625,8 +635,9 @@ static void target_attrs(lir_module *m, LLVMValueRef fn) {
                           LLVMCreateStringAttribute(m->ctx, "target-features", 15, m->features,
                                                     (unsigned)strlen(m->features)));
   fn_attr(m, fn, "nounwind");
-  if (strstr(m->features, "+avx512f")) /* LLVM's default on these CPUs is 256-bit vectors */
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(m->ctx, "prefer-vector-width", 19, "512", 3));
+  const char *vw = vector_width(m);
+  if (vw)
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(m->ctx, "prefer-vector-width", 19, vw, 2 + (vw[2] != 0)));
 }
 
 
