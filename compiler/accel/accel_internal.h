@@ -37,5 +37,7 @@ int vta_res_schedule(const vta_plan *p, lir_func *f, ovta_error *err);
 int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err);
 int vta_res_pipe_steps(const vta_plan *p);
 bool vta_res_loads_free(const vta_plan *p);
+/* Does s contain a call of callee ("ovta.gemm", "ovta.dma_load"; insert_deps.c)? */
+bool vta_stmt_calls(const lir_stmt *s, const char *callee);
 
 #endif

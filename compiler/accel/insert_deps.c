@@ -234,21 +234,23 @@ static int step_body(dctx *c, lir_stmt *loop) {
   return OVTA_OK;
 }
 
-/* Does s issue a GEMM (a micro-op kernel's gemm push: the reader of INP/WGT)? */
-static bool has_gemm(const lir_stmt *s) {
+/* Does s contain a call of callee ("ovta.gemm": a micro-op kernel's gemm push, the reader of
+ * INP/WGT; "ovta.dma_load": a DMA load)? */
+bool vta_stmt_calls(const lir_stmt *s, const char *callee) {
   if (!s) return false;
   switch (s->kind) {
   case LIR_S_SEQ:
     for (int i = 0; i < s->n; i++)
-      if (has_gemm(s->stmts[i])) return true;
+      if (vta_stmt_calls(s->stmts[i], callee)) return true;
     return false;
-  case LIR_S_IF: return has_gemm(s->body) || has_gemm(s->else_body);
-  case LIR_S_FOR: case LIR_S_ATTR: case LIR_S_ALLOC: case LIR_S_LET: return has_gemm(s->body);
+  case LIR_S_IF: return vta_stmt_calls(s->body, callee) || vta_stmt_calls(s->else_body, callee);
+  case LIR_S_FOR: case LIR_S_ATTR: case LIR_S_ALLOC: case LIR_S_LET: return vta_stmt_calls(s->body, callee);
   case LIR_S_EVAL:
-    return s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, "ovta.gemm");
+    return s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, callee);
   default: return false;
   }
 }
+static bool has_gemm(const lir_stmt *s) { return vta_stmt_calls(s, "ovta.gemm"); }
 
 /* The index in tail of the end of the kernel of its last GEMM (the statement after which the loads
  * it read are free: the ovta.kernel_end call at or after it, else the GEMM itself); -1 without GEMM. */

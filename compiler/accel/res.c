@@ -490,23 +490,6 @@ static bool is_pop_c2l(const lir_stmt *s) {
          e->args[1]->ival == OVTA_RT_LOAD;
 }
 
-/* Does s issue a DMA load (r's loads: the first statement of the r step without its own token,
- * vta_res_loads_free)? */
-static bool has_load(const lir_stmt *s) {
-  if (!s) return false;
-  switch (s->kind) {
-  case LIR_S_SEQ:
-    for (int i = 0; i < s->n; i++)
-      if (has_load(s->stmts[i])) return true;
-    return false;
-  case LIR_S_IF: return has_load(s->body) || has_load(s->else_body);
-  case LIR_S_FOR: case LIR_S_ATTR: return has_load(s->body);
-  case LIR_S_EVAL:
-    return s->value->kind == LIR_E_CALL && s->value->callee && !strcmp(s->value->callee, "ovta.dma_load");
-  default: return false;
-  }
-}
-
 static void flat(lir_block *b, lir_stmt *s) {
   if (s->kind == LIR_S_SEQ)
     for (int i = 0; i < s->n; i++) flat(b, s->stmts[i]);
@@ -563,7 +546,7 @@ int vta_res_pipeline(const vta_plan *p, lir_func *f, ovta_error *err) {
   int step = -1, r0 = -1;
   for (int i = 0; i < body.n; i++) {
     if (step < 0 && body.s[i]->kind == LIR_S_FOR) step = i;
-    else if (step >= 0 && r0 < 0 && (is_pop_c2l(body.s[i]) || has_load(body.s[i]))) r0 = i;
+    else if (step >= 0 && r0 < 0 && (is_pop_c2l(body.s[i]) || vta_stmt_calls(body.s[i], "ovta.dma_load"))) r0 = i;
   }
   if (step < 0 || r0 < 0)
     return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "res pipeline: %s: no step loop followed by the r step in the tile", nm);

@@ -637,7 +637,7 @@ static void target_attrs(lir_module *m, LLVMValueRef fn) {
   fn_attr(m, fn, "nounwind");
   const char *vw = vector_width(m);
   if (vw)
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(m->ctx, "prefer-vector-width", 19, vw, 2 + (vw[2] != 0)));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(m->ctx, "prefer-vector-width", 19, vw, (unsigned)strlen(vw)));
 }
 
 
