@@ -10,6 +10,12 @@
 #define TILE_M 8  /* output channels of a register tile */
 #define ROW_TILES_MIN 24 /* output rows at least this wide are tiled row by row */
 #define TILE_W 32 /* output positions of a register tile (two 16-float vectors) */
+/* Output channels of an 8-bit conv's register tile when its taps go in chunks (tile_sum): with
+ * 8, LLVM 15 spilled the chunked tap loop's accumulators on 256-bit vectors (32 of them: 44 stack
+ * accesses per two taps, against 9 per four taps unchunked); with 4, ResNet-18's int8 convs on 128
+ * to 512 channels ran at the float convs' speed (AMD Zen 4: 3.7 -> 2.4 ms each, bench/README.md
+ * "int8 on Zen 4"). Unchunked and float convs keep 8 (4 is 5% slower there). */
+#define CHUNK_TILE_M 4
 #define PAR_MIN 64   /* float convs' parallel loops get at least this many iterations when the tiles allow */
 #define PAR_MIN_I8 16 /* 8-bit ones converting weights (each iteration converts its block's weights to f32) */
 #define F32W_TILES 32 /* 8-bit convs take their weights as f32 (lir_lower_node_f32w) when the converting
@@ -304,6 +310,7 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
   int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = wdt == LIR_U8 ? 255 : 128, ch = ((int64_t)1 << 24) / (mx * mw);
   bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted (or W given in f32) */
+  if (i8 && R > ch && mt > CHUNK_TILE_M) mt = CHUNK_TILE_M;
   int64_t nb = q->M / mt, ts8 = (q->tiles + tile_groups(nb, q->tiles, PAR_MIN_I8) - 1) / tile_groups(nb, q->tiles, PAR_MIN_I8);
   if (i8 && W->dtype == LIR_F32 && ts8 > F32W_TILES) return cpu_no_f32w(l); /* converting pays little here */
   bool conv_w = i8 && W->dtype != LIR_F32; /* each block converts its W rows */
