@@ -10,12 +10,21 @@
 #define TILE_M 8  /* output channels of a register tile */
 #define ROW_TILES_MIN 24 /* output rows at least this wide are tiled row by row */
 #define TILE_W 32 /* output positions of a register tile (two 16-float vectors) */
-/* Output channels of an 8-bit conv's register tile when its taps go in chunks (tile_sum): with
- * 8, LLVM 15 spilled the chunked tap loop's accumulators on 256-bit vectors (32 of them: 44 stack
- * accesses per two taps, against 9 per four taps unchunked); with 4, ResNet-18's int8 convs on 128
- * to 512 channels ran at the float convs' speed (AMD Zen 4: 3.7 -> 2.4 ms each, bench/README.md
- * "int8 on Zen 4"). Unchunked and float convs keep 8 (4 is 5% slower there). */
-#define CHUNK_TILE_M 4
+/* Output channels of a register tile where the target prefers 256-bit vectors (lir_lower_opts.vec_bits:
+ * AVX-512 on AMD Zen) in the pointwise convs and the 8-bit convs whose taps go in chunks (tile_sum):
+ * 8 x 32 is 32 accumulator vectors there, and LLVM 15 spilled them (the chunked tap loop: 44 stack
+ * accesses per two taps against 9 per four unchunked; some pointwise tiles kept every accumulator
+ * on the stack). With 4, on Zen 4: int8 ResNet-18's convs on 128-512 channels 3.7 -> 2.4 ms each
+ * (the float convs' speed), MobileNetV2's pointwise convs up to 2.6x faster (bench/README.md "Issue
+ * 16 (2026-11-28 04:20)"). The direct convs otherwise keep 8 (4 was 5% slower for them). */
+#define NARROW_TILE_M 4
+
+/* Output channels of a register tile for M channels (of a group): 8, 4, 2 or 1 dividing M, at
+ * most NARROW_TILE_M when narrow and the target prefers 256-bit vectors. */
+static int64_t tile_m(const L *l, int64_t M, bool narrow) {
+  int64_t mt = M % 8 == 0 ? 8 : M % 4 == 0 ? 4 : M % 2 == 0 ? 2 : 1;
+  return narrow && l->vec_bits == 256 && mt > NARROW_TILE_M ? NARROW_TILE_M : mt;
+}
 #define PAR_MIN 64   /* float convs' parallel loops get at least this many iterations when the tiles allow */
 #define PAR_MIN_I8 16 /* 8-bit ones converting weights (each iteration converts its block's weights to f32) */
 #define F32W_TILES 32 /* 8-bit convs take their weights as f32 (lir_lower_node_f32w) when the converting
@@ -302,7 +311,6 @@ static lir_stmt *wb_fill(L *l, lir_buf *wb, lir_buf *W, lir_expr *m0, int64_t mt
  * (tile_sum) and stored through the post-op. */
 static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p, lir_dtype wdt) {
   int64_t Mg = q->M / q->G, R = q->Cg * q->KH * q->KW;
-  int64_t mt = Mg % 8 == 0 ? 8 : Mg % 4 == 0 ? 4 : Mg % 2 == 0 ? 2 : 1;
   int64_t xl = q->xp_len, acc_sh[2] = {TILE_M, TILE_W};
   lir_buf *XP = lir_buf_new(F, "xp", LIR_F32, 1, &xl, LIR_SCOPE_LOCAL);
   lir_buf *off = lir_buf_new(F, "off", LIR_I64, 1, &R, LIR_SCOPE_LOCAL);
@@ -310,7 +318,7 @@ static int conv_tiled(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t,
   lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
   int64_t mx = X->dtype == LIR_U8 ? 255 : 128, mw = wdt == LIR_U8 ? 255 : 128, ch = ((int64_t)1 << 24) / (mx * mw);
   bool i8 = acc_t == LIR_I32; /* 8-bit: i32 sums of exact f32 chunks, W's block converted (or W given in f32) */
-  if (i8 && R > ch && mt > CHUNK_TILE_M) mt = CHUNK_TILE_M;
+  int64_t mt = tile_m(l, Mg, i8 && R > ch);
   int64_t nb = q->M / mt, ts8 = (q->tiles + tile_groups(nb, q->tiles, PAR_MIN_I8) - 1) / tile_groups(nb, q->tiles, PAR_MIN_I8);
   if (i8 && W->dtype == LIR_F32 && ts8 > F32W_TILES) return cpu_no_f32w(l); /* converting pays little here */
   bool conv_w = i8 && W->dtype != LIR_F32; /* each block converts its W rows */
@@ -460,7 +468,7 @@ static int pw_segments(const pw_at *at, int64_t np, int64_t k, int64_t (*seg)[3]
  * to i32. */
 static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   bool i8 = acc_t == LIR_I32, conv_w = i8 && W->dtype != LIR_F32; /* 8-bit: each block converts its W rows (unless W is f32) */
-  int64_t HW = q->OH * q->OW, mt = q->M % 8 == 0 ? 8 : q->M % 4 == 0 ? 4 : q->M % 2 == 0 ? 2 : 1;
+  int64_t HW = q->OH * q->OW, mt = tile_m(l, q->M, true);
   int64_t acc_sh[2] = {TILE_M, TILE_W}, full = HW / TILE_W, rest = HW % TILE_W;
   view(X, 3, (int64_t[]){q->N, q->C, HW});
   view(Y, 3, (int64_t[]){q->N, q->M, HW});

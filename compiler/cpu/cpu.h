@@ -23,8 +23,9 @@ int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, l
  * plan is built (compiler/exec): the parameter of input 1 is f32, and the tiled schedules read it
  * where they would convert each block of weights on every call. OVTA_EUNSUPPORTED when the
  * node's schedule would not gain from it (depthwise, generic, or many tiles per converted block:
- * compiler/cpu/README.md "Schedules"): then lower it with lir_lower_node. Same results. */
-int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out,
+ * compiler/cpu/README.md "Schedules"): then lower it with lir_lower_node. Same results.
+ * vec_bits: as lir_lower_opts.vec_bits. */
+int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, int vec_bits, lir_func **out,
                         ovta_error *err);
 
 /* Half-major maps (compiler/cpu/README.md "Half-major maps"): a [N, C, H, W] map that the
@@ -50,6 +51,8 @@ typedef struct lir_lower_opts {
   unsigned can_halo_in;  /* out: bit i: it can read input i half-major with halo rows */
   unsigned can_halo_out; /* out: bit i: it can write output i half-major with halo rows */
   unsigned gain_halo_in; /* out: bit i: reading input i with halo rows pays (the depthwise convs split where they apply) */
+  int vec_bits;          /* the target's preferred vector width (lir_module_vector_bits: 512, 256, 0 unknown): the
+                            conv schedules size their register tiles by it (compiler/cpu/README.md "Schedules") */
 } lir_lower_opts;
 /* Elements of the [N, C, H, W] tensor t stored half-major with halo rows (cpu.h above; t's
  * element count when it is not such a map). */

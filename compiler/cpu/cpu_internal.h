@@ -33,6 +33,7 @@ typedef struct L {
   unsigned can_in, can_out;         /* set by the schedule: slots it could read / write half-major */
   unsigned halo_in, halo_out;       /* lir_lower_node_opts: half-major slots with halo rows (cpu.h) */
   unsigned can_halo_in, can_halo_out, gain_halo_in; /* set by the schedule (lir_lower_opts) */
+  int vec_bits;                     /* the target's preferred vector width (lir_lower_opts.vec_bits; 0 unknown) */
 } L;
 
 #define F (l->f)

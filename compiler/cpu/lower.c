@@ -133,11 +133,12 @@ int cpu_no_f32w(L *l) {
 }
 
 /* lir_lower_node, and lir_lower_node_f32w (f32w: input 1, 8-bit, passed as f32). */
-static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, bool f32w, lir_lower_opts *o,
+static int lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, bool f32w, int vec_bits, lir_lower_opts *o,
                       lir_func **out, ovta_error *err) {
   *out = NULL;
   L l0 = {0}, *l = &l0;
   l->g = g;
+  l->vec_bits = o ? o->vec_bits : vec_bits;
   if (o) {
     l->hm_in = o->half_in, l->hm_out = o->half_out, l->halo_in = o->halo_in & o->half_in, l->halo_out = o->halo_out & o->half_out;
     o->can_in = o->can_out = o->can_halo_in = o->can_halo_out = o->gain_halo_in = 0;
@@ -198,14 +199,15 @@ int64_t lir_half_major_numel(const ovta_tensor *t) {
 }
 
 int lir_lower_node(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
-  return lower_node(g, n, fname, false, NULL, out, err);
+  return lower_node(g, n, fname, false, 0, NULL, out, err);
 }
 
 int lir_lower_node_opts(const ovta_graph *g, const ovta_node *n, const char *fname, lir_lower_opts *o, lir_func **out,
                         ovta_error *err) {
-  return lower_node(g, n, fname, false, o, out, err);
+  return lower_node(g, n, fname, false, 0, o, out, err);
 }
 
-int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, lir_func **out, ovta_error *err) {
-  return lower_node(g, n, fname, true, NULL, out, err);
+int lir_lower_node_f32w(const ovta_graph *g, const ovta_node *n, const char *fname, int vec_bits, lir_func **out,
+                        ovta_error *err) {
+  return lower_node(g, n, fname, true, vec_bits, NULL, out, err);
 }

@@ -138,6 +138,7 @@ typedef struct build {
   lir_func **pre;           /* node i's function lowered early with f32 weights (cpu_f32_weights), or NULL */
   bool *f32w;               /* graph tensor (8-bit constant weights) stored in params as f32 */
   bool *halo;               /* graph tensor stored half-major with halo rows (cpu_half_major; more bytes) */
+  int vec_bits;             /* the module's preferred vector width (lir_module_vector_bits): the CPU lowerings' */
   int *fused;               /* accel: node i, a conv/dense, computes the residual add node fused[i] too (-1: none) */
   bool *skip;               /* accel: node i is such an add (no step of its own) */
   int *ident_t;             /* exec tensor of node i's fused add's identity block (-1: none) */
@@ -373,7 +374,7 @@ static int cpu_f32_weights(build *b, ovta_error *err) {
     char fname[96];
     ovta_error why = {0};
     cpu_kernel_name(g->nodes[s], s, fname, sizeof fname);
-    int rc = lir_lower_node_f32w(g, g->nodes[s], fname, &b->pre[s], &why);
+    int rc = lir_lower_node_f32w(g, g->nodes[s], fname, b->vec_bits, &b->pre[s], &why);
     if (rc == OVTA_ENOMEM) return OVTA_FAIL(err, rc, "%s", why.msg);
     if (!rc) b->f32w[tindex(g, g->nodes[s]->inputs[1])] = true; /* else: lowered as usual (an error shows then) */
   }
@@ -445,6 +446,7 @@ static int cpu_half_major(build *b, ovta_error *err) {
     if (!hm_candidate(b, s)) continue;
     ovta_error why = {0};
     cpu_kernel_name(g->nodes[s], s, fname, sizeof fname);
+    o[s].vec_bits = b->vec_bits;
     int r = lir_lower_node_opts(g, g->nodes[s], fname, &o[s], &b->pre[s], &why);
     if (r == OVTA_ENOMEM) rc = OVTA_FAIL(err, r, "%s", why.msg);
     cand[s] = !r;
@@ -464,6 +466,14 @@ static int cpu_half_major(build *b, ovta_error *err) {
     rc = lir_lower_node_opts(g, n, fname, &o[s], &b->pre[s], err);
   }
   free(o), free(cand), free(hm);
+  return rc;
+}
+
+/* Guarantees: b->m, the (empty) module every node's function goes into, for the target of the
+ * options; b->vec_bits its preferred vector width, which the CPU lowerings size register tiles by. */
+static int new_module(build *b, ovta_error *err) {
+  int rc = lir_module_new(b->g->name ? b->g->name : "graph", &b->o->cg, &b->m, err);
+  if (!rc) b->vec_bits = lir_module_vector_bits(b->m);
   return rc;
 }
 
@@ -717,7 +727,7 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
   else if (!strcmp(n->op, "ovta.Pack") || !strcmp(n->op, "ovta.Unpack")) rc = exec_lower_layout(g, n, fname, &f, err);
   else if (!strcmp(n->op, "Concat") && n->n_outputs == 1 && n->outputs[0] && n->outputs[0]->layout == OVTA_LAYOUT_ACT)
     rc = exec_lower_packed_concat(g, n, fname, &f, err);
-  else rc = lir_lower_node(g, n, fname, &f, err);
+  else rc = lir_lower_node_opts(g, n, fname, &(lir_lower_opts){.vec_bits = b->vec_bits}, &f, err);
   if (rc) return rc;
   if (b->e->p.accel) report_line(b->rep, g, n, NULL, NULL);
   if (b->o->dump_lir) lir_dump(b->o->dump_lir, f);
@@ -740,7 +750,7 @@ static int lower_cpu_node(build *b, int s, ovta_error *err) {
  * nodes by lower_accel_node, the others by lower_cpu_node); with --dump-lir its loop IR printed,
  * and (accel) its line in the report. */
 static int lower_nodes(build *b, ovta_error *err) {
-  int rc = lir_module_new(b->g->name ? b->g->name : "graph", &b->o->cg, &b->m, err);
+  int rc = 0;
   for (int s = 0; !rc && s < b->g->n_nodes; s++) {
     if (b->skip[s]) { /* an add fused into the conv producing one of its inputs */
       const ovta_node *a = b->g->nodes[s];
@@ -908,6 +918,7 @@ int ovta_exec_build(ovta_graph *g, const ovta_exec_opts *o, ovta_exec **out, ovt
   if (!rc) rc = step(&b, "accel passes", accel_passes, err);             /* accel: pack, partition */
   if (!rc) rc = step(&b, "plan accel nodes (tiling)", plan_accel_nodes, err); /* accel: each node planned once, or CPU fallback */
   if (!rc) rc = step(&b, "fuse residual adds", fuse_adds, err);         /* accel: conv -> add pairs into one step */
+  if (!rc) rc = step(&b, "LLVM module (target)", new_module, err);      /* the module the nodes go into; its vector width */
   if (!rc) rc = step(&b, "CPU f32 weights", cpu_f32_weights, err);     /* CPU 8-bit convs: weights as f32 where it pays */
   if (!rc) rc = step(&b, "CPU half-major maps", cpu_half_major, err);   /* CPU float convs: maps split between threads stored per half */
   if (!rc) rc = step(&b, "live ranges", live_ranges, err);               /* per tensor: first and last step, DMA buffer or not */

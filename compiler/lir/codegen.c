@@ -911,6 +911,11 @@ void lir_module_target(const lir_module *m, const char **triple, const char **cp
   *triple = m->triple, *cpu = m->cpu, *features = m->features;
 }
 
+int lir_module_vector_bits(const lir_module *m) {
+  const char *vw = vector_width(m);
+  return vw ? atoi(vw) : 0;
+}
+
 /* Runs here: the same architecture, and every feature the code was built with ("+avx2", from
  * LLVMGetHostCPUFeatures on the machine that compiled it) present on this one. */
 int lir_target_check(const char *triple, const char *features, ovta_error *err) {

@@ -399,6 +399,10 @@ int lir_module_emit_object(lir_module *m, const char *path, ovta_error *err);
 int lir_module_emit_object_mem(lir_module *m, void **data, size_t *len, ovta_error *err);
 /* The module's target: triple, CPU and features (LLVM's strings, owned by m). */
 void lir_module_target(const lir_module *m, const char **triple, const char **cpu, const char **features);
+/* The vector width (bits) the module's code generator is asked to prefer: 512 (AVX-512 on Intel),
+ * 256 (AVX-512 on AMD Zen), 0 when it leaves the choice to LLVM (other targets). The CPU schedules
+ * size their register tiles by it (lir_lower_opts.vec_bits). */
+int lir_module_vector_bits(const lir_module *m);
 /* Whether two triples name the same architecture (their first components). */
 bool lir_triple_arch_eq(const char *a, const char *b);
 /* Whether code built for triple with features ("+avx2,-avx512f,...") runs on this machine; else
