@@ -16,7 +16,7 @@
  * accesses per two taps against 9 per four unchunked; some pointwise tiles kept every accumulator
  * on the stack). With 4, on Zen 4: int8 ResNet-18's convs on 128-512 channels 3.7 -> 2.4 ms each
  * (the float convs' speed), MobileNetV2's pointwise convs up to 2.6x faster (bench/README.md "Issue
- * 16 (2026-11-28 04:20)"). The direct convs otherwise keep 8 (4 was 5% slower for them). */
+ * 16 (2026-11-28 04:30)"). The direct convs otherwise keep 8 (4 was 5% slower for them). */
 #define NARROW_TILE_M 4
 
 /* Output channels of a register tile for M channels (of a group): 8, 4, 2 or 1 dividing M, at
