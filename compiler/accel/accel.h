@@ -140,7 +140,8 @@ typedef struct vta_knobs {
 } vta_knobs;
 
 /* Knobs for op `name` from a tuning JSON text: {"ops": {"NAME": {"t_oc": 2, ..., "vthreads": 1,
- * "res_form": 2}}, "default": {...}} (res_form 0..3, the others 0..65536). Keys absent stay as they are in *k. */
+ * "res_form": 2, "epi": 2}}, "default": {...}} (res_form 0..3, epi 0..2, the others 0..65536). Keys absent
+ * stay as they are in *k. */
 int vta_knobs_from_json(const char *json, const char *origin, const char *name, vta_knobs *k,
                         ovta_error *err);
 /* Parse "t_n,t_oc,t_ic,t_h,t_w" into k. */
@@ -221,11 +222,14 @@ int vta_plan_make(const ovta_config *cfg, const vta_op *op, const vta_knobs *k, 
 /* One fitting tiling of an operator (knobs fully set) and its estimated cycles (the planner's
  * cost model). */
 typedef struct vta_tiling {
-  vta_knobs k;   /* every field set: t_n t_oc t_ic t_h t_w and vthreads; res_form 1..3 for a fused add, else 0 */
+  vta_knobs k;   /* every field set: t_n t_oc t_ic t_h t_w and vthreads; res_form 1..3 for a fused add, else 0;
+                    epi 1 (whole tiles) or 2 (chunked: only where the tiling allows it) */
   double est;    /* estimated cycles */
 } vta_tiling;
 /* The schedule space of a conv/dense op: every tiling that fits, with 1 and 2 virtual threads
- * (and the forms of a fused add: res_form 1, 2, with 2 threads 3), in the planner's order; the first cap go to out, *n gets the count of all. The refusal of
+ * (and the forms of a fused add: res_form 1, 2, with 2 threads 3), each with the whole-tile
+ * epilogue (epi 1) and, where the chunked one applies to it, also chunked (epi 2, right after), in
+ * the planner's order; the first cap go to out, *n gets the count of all. The refusal of
  * vta_plan_make when no thread count plans; OVTA_EUNSUPPORTED for an ALU operator. */
 int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err);
 /* One-line description: "tile n1 oc2 ic4 h7 w14, vt 2, inp 1024/1024 ..." */

@@ -99,14 +99,14 @@ int vta_knobs_parse_tile(const char *s, vta_knobs *k, ovta_error *err) {
 }
 
 static int knob_obj(const cJSON *o, const char *origin, vta_knobs *k, ovta_error *err) {
-  static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads", "res_form"};
-  int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads, &k->res_form};
-  const int top[] = {65536, 65536, 65536, 65536, 65536, 65536, 3};
+  static const char *const keys[] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads", "res_form", "epi"};
+  int *dst[] = {&k->t_n, &k->t_oc, &k->t_ic, &k->t_h, &k->t_w, &k->vthreads, &k->res_form, &k->epi};
+  const int top[] = {65536, 65536, 65536, 65536, 65536, 65536, 3, 2};
   if (!cJSON_IsObject(o)) return OVTA_FAIL(err, OVTA_EPARSE, "%s: knobs must be an object", origin);
   for (const cJSON *it = o->child; it; it = it->next) {
     int i = 0;
-    while (i < 7 && strcmp(it->string, keys[i])) i++;
-    if (i == 7) return OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown knob '%s'", origin, it->string);
+    while (i < 8 && strcmp(it->string, keys[i])) i++;
+    if (i == 8) return OVTA_FAIL(err, OVTA_EPARSE, "%s: unknown knob '%s'", origin, it->string);
     if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > top[i] ||
         it->valuedouble != (int)it->valuedouble)
       return OVTA_FAIL(err, OVTA_EPARSE, "%s: knob '%s' must be an integer in 0..%d", origin, it->string, top[i]);
@@ -429,9 +429,10 @@ static double cost(const vta_plan *p) {
 
 /* Call fn on every tiling of p (its op, config and virtual threads set) that fits the SRAMs and
  * agrees with the knobs set in k, with its estimated cycles: in the chunked epilogue's form
- * (epi_chunks) when it applies and is cheaper, or the knob asks for it. */
+ * (epi_chunks) when it applies and is cheaper, or the knob asks for it; with `both` (the space)
+ * in each form that applies, the whole-tile one first. */
 typedef void (*tiling_fn)(void *ctx, const vta_plan *q, double cost);
-static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, void *ctx) {
+static void each_tiling(const vta_plan *p, const vta_knobs *kp, bool both, tiling_fn fn, void *ctx) {
   vta_knobs k = *kp;
   int dn[64], doc[64], dic[64], dh[64], dw[64];
   int nn = ndivisors(p->nb, dn, 64), noc = ndivisors(p->ob, doc, 64), nic = ndivisors(p->gk, dic, 64);
@@ -453,10 +454,11 @@ static void each_tiling(const vta_plan *p, const vta_knobs *kp, tiling_fn fn, vo
             if (!fits(&q)) continue;
             double cw = cost(&q);
             if (k.epi != 1 && epi_ok(&q)) { /* the chunked epilogue (same SRAM use): when cheaper or forced */
+              if (both) fn(ctx, &q, cw);
               q.epi_chunks = true;
               fill_sizes(&q);
               double cc = cost(&q);
-              if (cc < cw || k.epi == 2) cw = cc;
+              if (cc < cw || k.epi == 2 || both) cw = cc;
               else q.epi_chunks = false, fill_sizes(&q);
             }
             fn(ctx, &q, cw);
@@ -539,7 +541,7 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
   best_ctx bc = {.best = -1};
   p->res_pre = op->res && k.res_form == 2;
   p->res_pipe = op->res && k.res_form == 3 && p->vt > 1;
-  each_tiling(p, &k, keep_best, &bc);
+  each_tiling(p, &k, false, keep_best, &bc);
   double best = bc.best;
   tiling bt = bc.bt;
   for (int form = 2; op->res && !k.res_form && form <= 3; form++) { /* a fused add: the other forms (r's region
@@ -549,7 +551,7 @@ static int plan_conv(const ovta_config *cfg, const vta_op *op, vta_knobs k, vta_
     bool pre = p->res_pre;
     int pipe = p->res_pipe;
     p->res_pre = form == 2, p->res_pipe = form == 3;
-    each_tiling(p, &k, keep_best, &bp);
+    each_tiling(p, &k, false, keep_best, &bp);
     /* a tie goes to the pipelined form: with the add's passes serial after r's step (more of them
      * than steps after it) the model gives it the cycles of r after the steps, tsim 2.3% fewer
      * (ResNet-18 layer1.0 conv2, bench/README.md) */
@@ -601,12 +603,14 @@ typedef struct space_ctx { vta_tiling *out; int cap, n, vt, form; } space_ctx;
 static void collect(void *ctx, const vta_plan *q, double cst) {
   space_ctx *c = ctx;
   if (c->n < c->cap)
-    c->out[c->n] = (vta_tiling){.k = {q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, c->vt, c->form}, .est = cst};
+    c->out[c->n] = (vta_tiling){.k = {q->t_n, q->t_oc, q->t_ic, q->t_h, q->t_w, c->vt, c->form, q->epi_chunks ? 2 : 1},
+                                .est = cst};
   c->n++;
 }
 
 /* The space: per thread count (1, 2) and, for a fused add, per form of it (1, 2, and 3 with two
- * threads: res_form), every fitting tiling. */
+ * threads: res_form), every fitting tiling, with the whole-tile epilogue (epi 1) and, where the
+ * chunked one applies (epi_ok), also with it (epi 2). */
 int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, int cap, int *n, ovta_error *err) {
   space_ctx c = {.out = out, .cap = cap};
   int rc = OVTA_OK, ok = 0;
@@ -624,7 +628,7 @@ int vta_plan_space(const ovta_config *cfg, const vta_op *op, vta_tiling *out, in
       if (vta_kind_alu(op->kind))
         return OVTA_FAIL(err, OVTA_EUNSUPPORTED, "%s: an ALU operator has no tiling knobs", op->name);
       c.vt = vt, c.form = form, ok++;
-      each_tiling(&p, &k, collect, &c);
+      each_tiling(&p, &k, true, collect, &c);
     }
   *n = c.n;
   return ok ? OVTA_OK : rc;

@@ -1,5 +1,5 @@
 /* log.c: the tuner's JSON (compiler/tune/tune.h): the resumable trial log, one JSON object a line:
- * {"layer": NAME, "knobs": {t_n.., "vthreads"[, "res_form"]}, "est": E, "cycles": C} or {.., "error": WHY}; the
+ * {"layer": NAME, "knobs": {t_n.., "vthreads"[, "res_form"], "epi"}, "est": E, "cycles": C} or {.., "error": WHY}; the
  * tuning file it produces; and a trial as one self-contained object, what a batch-scheduler runner
  * (Slurm) submits and its worker reads back:
  *   {"op": {"name": .., "kind": .., "has_bias": .., "n": .., ..every vta_op field.., "shifts": [..]},
@@ -16,12 +16,15 @@
 
 static const char *const knob_names[6] = {"t_n", "t_oc", "t_ic", "t_h", "t_w", "vthreads"};
 
-/* The knobs; res_form only for a fused add's (1..3), so an unfused layer's record is as before. */
+/* The knobs; res_form only for a fused add's (1..3), so an unfused layer's record has none; epi
+ * when set (1, 2: every candidate of the space has it; 0, the planner's choice, only in a trial
+ * written by hand). */
 static cJSON *knobs_json(const vta_knobs *k) {
   const int v[6] = {k->t_n, k->t_oc, k->t_ic, k->t_h, k->t_w, k->vthreads};
   cJSON *o = cJSON_CreateObject();
   for (int i = 0; o && i < 6; i++) cJSON_AddNumberToObject(o, knob_names[i], v[i]);
   if (o && k->res_form) cJSON_AddNumberToObject(o, "res_form", k->res_form);
+  if (o && k->epi) cJSON_AddNumberToObject(o, "epi", k->epi);
   return o;
 }
 
@@ -42,8 +45,9 @@ int tune_log_append(FILE *f, const tune_record *rec, ovta_error *err) {
   return bad ? OVTA_FAIL(err, OVTA_EIO, "tune log: write failed: %s", strerror(errno)) : OVTA_OK;
 }
 
-/* Every knob of object k (1..65536; res_form, optional, 1..3) into *out; false when one is missing
- * or out of range. */
+/* Every knob of object k (1..65536; res_form, optional, 1..3; epi, optional, 1..2, absent 0: a
+ * record from before epi was searched, which the search does not count) into *out; false when one
+ * is missing or out of range. */
 static bool knobs_from_json(const cJSON *k, vta_knobs *out) {
   int *dst[6] = {&out->t_n, &out->t_oc, &out->t_ic, &out->t_h, &out->t_w, &out->vthreads};
   for (int i = 0; i < 6; i++) {
@@ -54,6 +58,9 @@ static bool knobs_from_json(const cJSON *k, vta_knobs *out) {
   const cJSON *f = cJSON_GetObjectItemCaseSensitive(k, "res_form");
   if (f && (!cJSON_IsNumber(f) || (f->valuedouble != 1 && f->valuedouble != 2 && f->valuedouble != 3))) return false;
   out->res_form = f ? (int)f->valuedouble : 0;
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(k, "epi");
+  if (e && (!cJSON_IsNumber(e) || (e->valuedouble != 1 && e->valuedouble != 2))) return false;
+  out->epi = e ? (int)e->valuedouble : 0;
   return true;
 }
 

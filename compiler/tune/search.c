@@ -5,7 +5,9 @@
  * takes the best predicted, each slot with probability 1/4 a random candidate instead (epsilon
  * exploration); before that the batch takes the planner's runners-up (lowest estimates). Records
  * already in the log count as measured (a layer with a fused add: those with its form, res_form,
- * so a log of the layer tuned without the add does not count). */
+ * so a log of the layer tuned without the add does not count; only those with the epilogue's form,
+ * epi: a record from before it was searched was planned with the cost model's form, which a
+ * later cost model may pick differently). */
 #include "tune.h"
 
 #include <math.h>
@@ -34,7 +36,7 @@ static uint64_t rnd(search *s) {
 
 static bool same(const vta_knobs *a, const vta_knobs *b) {
   return a->t_n == b->t_n && a->t_oc == b->t_oc && a->t_ic == b->t_ic && a->t_h == b->t_h && a->t_w == b->t_w &&
-         a->vthreads == b->vthreads && a->res_form == b->res_form;
+         a->vthreads == b->vthreads && a->res_form == b->res_form && a->epi == b->epi;
 }
 
 static int find(const search *s, const vta_knobs *k) {
@@ -166,7 +168,8 @@ static int setup(search *s, const ovta_config *cfg, const vta_op *op, tune_outco
   vta_plan p;
   if (!rc) rc = vta_plan_make(cfg, op, NULL, &p, err);
   if (rc) return rc;
-  out->heuristic = (vta_tiling){.k = {p.t_n, p.t_oc, p.t_ic, p.t_h, p.t_w, p.vt, op->res ? 1 + p.res_pre : 0}};
+  int form = !op->res ? 0 : p.res_pre ? 2 : p.res_pipe ? 3 : 1; /* as the space names the plan */
+  out->heuristic = (vta_tiling){.k = {p.t_n, p.t_oc, p.t_ic, p.t_h, p.t_w, p.vt, form, p.epi_chunks ? 2 : 1}};
   s->cand = malloc((size_t)s->n * sizeof *s->cand);
   s->state = calloc((size_t)s->n, sizeof *s->state);
   s->cycles = calloc((size_t)s->n, sizeof *s->cycles);
@@ -187,8 +190,10 @@ int tune_layer(const ovta_config *cfg, const char *name, const vta_op *op, const
   search s = {.cfg = cfg, .op = op, .rng = (o->seed ^ 0x9e3779b97f4a7c15ull) | 1};
   for (const char *c = name; *c; c++) s.rng = (s.rng ^ (uint8_t)*c) * 1099511628211ull | 1; /* per layer */
   int rc = setup(&s, cfg, op, out, err);
-  for (int i = 0; !rc && i < nprior; i++) /* a fused layer's records have a res_form, an unfused one's not */
-    if (!strcmp(prior[i].layer, name) && (prior[i].t.k.res_form != 0) == op->res) note(&s, &prior[i], out);
+  for (int i = 0; !rc && i < nprior; i++) /* a fused layer's records have a res_form, an unfused one's not; every
+                                             counted one has its epilogue form */
+    if (!strcmp(prior[i].layer, name) && (prior[i].t.k.res_form != 0) == op->res && prior[i].t.k.epi)
+      note(&s, &prior[i], out);
   int jobs = o->runner->jobs < 1 ? 1 : o->runner->jobs;
   int batch = jobs < 4 ? 4 : jobs > 64 ? 64 : jobs;
   for (int round = 0; !rc && out->trials < o->trials; round++) {

@@ -33,8 +33,9 @@ int tune_model_predict(tune_model *m, const float *x, int n, int nf, float *out,
 void tune_model_free(tune_model *m);
 
 /* The features of a tiling of op: the knobs, the planner's estimate and derived quantities
- * (tiles, reduction steps, SRAM fill). TUNE_NFEAT floats into f. */
-#define TUNE_NFEAT 14
+ * (tiles, reduction steps, SRAM fill), the fused add's form, the chunked epilogue (0/1). TUNE_NFEAT
+ * floats into f. */
+#define TUNE_NFEAT 15
 int tune_features(const ovta_config *cfg, const vta_op *op, const vta_tiling *t, float *f, ovta_error *err);
 
 /* ---------------------------------------------------------------- 2. Trials */
@@ -121,7 +122,7 @@ typedef struct tune_outcome {
 int tune_layer(const ovta_config *cfg, const char *name, const vta_op *op, const tune_opts *o,
                const tune_record *prior, int nprior, tune_outcome *out, ovta_error *err);
 
-/* A tuning JSON {"ops": {NAME: {t_n.., vthreads}}} of the layers with found[i]. */
+/* A tuning JSON {"ops": {NAME: {t_n.., vthreads[, res_form], epi}}} of the layers with found[i]. */
 int tune_write_tuning(const char *path, char *const *names, const tune_outcome *res, int n, ovta_error *err);
 
 /* ---------------------------------------------------------------- 4. Runners */

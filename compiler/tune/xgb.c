@@ -76,7 +76,8 @@ int tune_features(const ovta_config *cfg, const vta_op *op, const vta_tiling *t,
   float v[TUNE_NFEAT] = {(float)p.t_n, (float)p.t_oc, (float)p.t_ic, (float)p.t_h, (float)p.t_w, (float)p.vt,
                          (float)log(t->est + 1), (float)log((double)p.tiles), (float)p.red_steps,
                          (float)p.inp_tile / (float)p.inp_part, (float)p.wgt_tile / (float)p.wgt_part,
-                         (float)p.acc_tile / (float)p.acc_part, (float)p.q_chunks, (float)t->k.res_form};
+                         (float)p.acc_tile / (float)p.acc_part, (float)p.q_chunks, (float)t->k.res_form,
+                         (float)p.epi_chunks};
   memcpy(f, v, sizeof v);
   return OVTA_OK;
 }

@@ -2,9 +2,11 @@
 # Tests of `ovta tune` (tools/ovta/cmd_tune.c, compiler/tune/) on the shipped Fashion-MNIST model
 # (3 convs + dense on the accelerator), a few trials per layer on tsim (fsim when tsim is not
 # built): one log record per trial, a rerun with the log continues without redoing trials (also
-# after a killed run's partial last line), the same seed gives the same trials, the tuning file
+# after a killed run's partial last line; records without the epilogue's form, from before it was
+# searched, are not counted), the same seed gives the same trials, the tuning file
 # applied by `ovta compile --tuning` gives each layer the cycles of its best logged trial and
-# never more than the planner's own choice, `ovta eval --tuning` gives the CPU int8 path's logits,
+# never more than the planner's own choice, `ovta eval --tuning` gives the CPU int8 path's logits
+# (also with a chunked epilogue, epi 2, which the tuning file's knob gives the layer),
 # failing (timed-out) candidates are recorded as failed without stopping the search, and
 # `--measure` runs one trial from its JSON (a batch-scheduler runner's worker).
 # usage: test_tune.sh PATH/TO/ovta
@@ -28,6 +30,35 @@ n=$(wc -l < "$T/t.json.log")
 if [ $rc -eq 0 ] && [ "$n" -eq 12 ] && grep -q '^ovta: tune \[4/4\] /fc/Gemm: 3/3 trials, best [1-9][0-9]* cycles' "$T/err"
 then ok "3 trials per layer: 12 log records, progress line"; else bad "3 trials per layer" "rc $rc, $n records"; fi
 cp "$T/t.json.log" "$T/first.log"
+# every record and every layer of the tuning file has the epilogue's form (1 whole, 2 chunked)
+pycheck "the epilogue's form (epi) in every record and in the tuning file" "
+import json, sys
+L = [json.loads(l) for l in open(sys.argv[1])]
+t = json.load(open(sys.argv[2]))['ops']
+bad = ['record %r' % r['knobs'] for r in L if r['knobs'].get('epi') not in (1, 2)]
+bad += ['tuning %s %r' % (k, v) for k, v in t.items() if v.get('epi') not in (1, 2)]
+if len(t) != 4: bad.append('%d layers in the tuning file' % len(t))
+print('; '.join(bad) or 'ok')" "$T/t.json.log" "$T/t.json"
+
+# ---- a log from before the epilogue's form was searched (records without "epi") does not count:
+# its trials are measured again, each with its form; the old records stay
+"$PY" -c "
+import json, sys
+with open(sys.argv[2], 'w') as f:
+    for l in open(sys.argv[1]):
+        r = json.loads(l); r['knobs'].pop('epi'); f.write(json.dumps(r) + '\n')" "$T/first.log" "$T/old.log"
+cp "$T/old.log" "$T/o.json.log"
+run "${TUNE[@]}" --trials 3 -o "$T/o.json"
+pycheck "old records without epi: not counted, 3 new trials per layer" "
+import json, sys
+L = [json.loads(l) for l in open(sys.argv[1])]
+old = open(sys.argv[2]).read()
+bad = [] if $rc == 0 else ['exit status $rc']
+if not open(sys.argv[1]).read().startswith(old): bad.append('old records changed')
+new = L[12:]
+if len(new) != 12 or any(r['knobs'].get('epi') not in (1, 2) for r in new): bad.append('%d new records' % len(new))
+if sorted(set(r['layer'] for r in new)) != sorted(set(r['layer'] for r in L[:12])): bad.append('layers')
+print('; '.join(bad) or 'ok')" "$T/o.json.log" "$T/old.log"
 
 # ---- resume: trials 3 -> 5 adds 2 per layer and keeps the first 12; a partial last line (a
 # killed run) is dropped and that trial redone
@@ -99,6 +130,29 @@ bad = [] if $rc == 0 else ['exit status $rc']
 for k, m in [('int8', 'correct'), ('int8_vs_fp32', 'agree'), ('int8_vs_fp32', 'max_abs_diff')]:
     if a[k][m] != c[k][m]: bad.append('%s.%s %r cpu %r' % (k, m, a[k][m], c[k][m]))
 if a['int8']['where'] != '$BE' or a['int8']['accel_nodes'] != 7: bad.append('where/accel_nodes')
+print('; '.join(bad) or 'ok')" "$T/out" "$T/cpu.json"
+
+# ---- the epilogue's form applied by the build: the last conv (64 channels, 4 blocks: a tile of all
+# of them, 7 one-row tiles) with epi 2 is planned chunked (the compile report), with epi 1 not; eval
+# with the chunked one gives the CPU int8 path's logits
+for e in 1 2; do
+  printf '{"ops": {"/features/features.8/Conv": {"t_n": 1, "t_oc": 4, "t_ic": 1, "t_h": 1, "t_w": 7, "vthreads": 2, "epi": %d}}}\n' $e > "$T/epi$e.json"
+  run "$OVTA" compile "$M/fmnist_cnn.onnx" --target accel --calib "$M/calib_images.npy" --tuning "$T/epi$e.json" --report -o "$T/epi$e.ovta"
+  line=$(grep '^node /features/features.8/Conv ' "$T/out" "$T/err" | head -1)
+  case "$e:$line" in
+    1:*"tile n1 oc4 ic1 h1 w7, vt 2"*"epilogue in 2 chunks"*) bad "epi 1: whole tiles" "$line" ;;
+    1:*"tile n1 oc4 ic1 h1 w7, vt 2"*) ok "epi 1 in the tuning file: whole tiles" ;;
+    2:*"tile n1 oc4 ic1 h1 w7, vt 2"*"epilogue in 2 chunks"*) ok "epi 2 in the tuning file: the chunked epilogue" ;;
+    *) bad "epi $e in the tuning file" "rc $rc: $line" ;;
+  esac
+done
+run "${EVAL[@]}" --backend $BE --tuning "$T/epi2.json"
+pycheck "eval --tuning with the chunked epilogue on $BE: int8 = cpu int8" "
+import json, sys
+a = json.load(open(sys.argv[1])); c = json.load(open(sys.argv[2]))
+bad = [] if $rc == 0 else ['exit status $rc']
+for k, m in [('int8', 'correct'), ('int8_vs_fp32', 'agree'), ('int8_vs_fp32', 'max_abs_diff')]:
+    if a[k][m] != c[k][m]: bad.append('%s.%s %r cpu %r' % (k, m, a[k][m], c[k][m]))
 print('; '.join(bad) or 'ok')" "$T/out" "$T/cpu.json"
 
 # ---- failing candidates: a 1 ms limit kills every worker; each trial is logged as failed, the

@@ -2,7 +2,9 @@
  * known function (held-out error far below the variance; its ranking finds the true minimum far
  * more often than chance) deterministically; the schedule space of a ResNet-18 layer holds the
  * planner's choice with the lowest estimate, every candidate plans with its knobs; the log reads
- * back what it wrote and drops a partial last line; a trial reads back from its JSON. The sweep
+ * back what it wrote and drops a partial last line; a trial reads back from its JSON; the search
+ * names the planner's choice as it plans, and (on fsim, in-process) measures it first, leaves
+ * out records without the epilogue's form and writes a tuning file whose knobs read back. The sweep
  * (section 5): a space's points (the product, sizes as logs, a point equal to a shipped config
  * named after it, the others after their values, invalid ones with the check's error), a result
  * through its JSON, the Pareto front against a brute-force one on random results. The local
@@ -82,8 +84,10 @@ static void test_model_errors(void **state) {
   assert_null(m);
 }
 
-/* ResNet-18's C5 (28x28, 128 -> 128, 3x3): the space holds the planner's choice, whose estimate
- * is the lowest of its thread count, and every candidate plans with its knobs. */
+/* ResNet-18's C5 (28x28, 128 -> 128, 3x3): the space holds the planner's choice (its tiling, threads
+ * and epilogue form) once, whose estimate is the lowest of its thread count, and every candidate
+ * plans with its knobs; a tiling the chunked epilogue applies to is there in both forms (epi 1
+ * whole, then epi 2 chunked: vta_plan.epi_chunks, a feature), the others whole only. */
 /* The default config and a biased ReLU conv on it (c -> o channels, hw x hw, k x k, stride s,
  * pad k / 2, shift 12). */
 static void conv_on_default(ovta_config *cfg, vta_op *op, const char *name, int c, int hw, int o, int k, int s) {
@@ -109,20 +113,39 @@ static void test_space(void **state) {
   assert_int_equal(n2, n);
   vta_plan h;
   assert_int_equal(vta_plan_make(&cfg, &op, NULL, &h, &err), 0);
-  int found = 0;
+  int found = 0, chunked = 0;
   double lo = -1;
   for (int i = 0; i < n; i++) {
     vta_plan p;
     assert_int_equal(vta_plan_make(&cfg, &op, &t[i].k, &p, &err), 0);
     assert_true(p.t_n == t[i].k.t_n && p.t_oc == t[i].k.t_oc && p.t_ic == t[i].k.t_ic && p.t_h == t[i].k.t_h &&
                 p.t_w == t[i].k.t_w && p.vt == t[i].k.vthreads);
+    assert_true(t[i].k.epi == 1 || t[i].k.epi == 2);
+    assert_int_equal(p.epi_chunks, t[i].k.epi == 2);
+    assert_true(p.est == t[i].est);
+    if (t[i].k.epi == 2) { /* right after the same tiling whole */
+      chunked++;
+      assert_true(i > 0 && t[i - 1].k.epi == 1);
+      vta_knobs w = t[i].k;
+      w.epi = 1;
+      assert_memory_equal(&t[i - 1].k, &w, sizeof w);
+    } else if (i + 1 == n || t[i + 1].k.epi != 2) { /* whole only: the chunked form does not apply to it */
+      vta_knobs c = t[i].k;
+      c.epi = 2;
+      vta_plan pc;
+      assert_int_equal(vta_plan_make(&cfg, &op, &c, &pc, &err), 0);
+      assert_false(pc.epi_chunks);
+    }
     if (t[i].k.vthreads == h.vt && (lo < 0 || t[i].est < lo)) lo = t[i].est;
-    found += p.t_n == h.t_n && p.t_oc == h.t_oc && p.t_ic == h.t_ic && p.t_h == h.t_h && p.t_w == h.t_w && p.vt == h.vt;
+    found += p.t_n == h.t_n && p.t_oc == h.t_oc && p.t_ic == h.t_ic && p.t_h == h.t_h && p.t_w == h.t_w &&
+             p.vt == h.vt && p.epi_chunks == h.epi_chunks;
     float f[TUNE_NFEAT];
     assert_int_equal(tune_features(&cfg, &op, &t[i], f, &err), 0);
     assert_true(f[0] == (float)t[i].k.t_n && f[5] == (float)t[i].k.vthreads);
+    assert_true(f[TUNE_NFEAT - 1] == (float)(t[i].k.epi == 2));
   }
   assert_int_equal(found, 1);
+  assert_true(chunked > 0 && chunked < n / 2);
   char want[64];
   snprintf(want, sizeof want, "estimated cost %.0f", lo);
   assert_non_null(strstr(h.why, want));
@@ -154,6 +177,7 @@ static void test_space_fused(void **state) {
     vta_plan p;
     assert_int_equal(vta_plan_make(&cfg, &op, &t[i].k, &p, &err), 0);
     assert_true(t[i].k.res_form >= 1 && t[i].k.res_form <= 3);
+    assert_true(t[i].k.epi == 1 && !p.epi_chunks); /* no chunked epilogue with a fused add */
     assert_true(t[i].k.res_form < 3 || t[i].k.vthreads == 2); /* pipelined: 2 threads */
     assert_int_equal(p.res_pre, t[i].k.res_form == 2);
     assert_true(t[i].k.res_form == 3 || p.res_pipe == 0);
@@ -162,7 +186,7 @@ static void test_space_fused(void **state) {
     forms[t[i].k.res_form]++;
     float f[TUNE_NFEAT];
     assert_int_equal(tune_features(&cfg, &op, &t[i], f, &err), 0);
-    assert_true(f[TUNE_NFEAT - 1] == (float)t[i].k.res_form);
+    assert_true(f[TUNE_NFEAT - 2] == (float)t[i].k.res_form);
   }
   assert_true(forms[1] > 0 && forms[2] > 0 && forms[3] > 0 && piped > 0 && forms[1] + forms[2] + forms[3] == n && n <= 3 * nu);
   free(t);
@@ -173,6 +197,14 @@ static void test_space_fused(void **state) {
   assert_true(k.res_form == 3);
   assert_int_not_equal(vta_knobs_from_json("{\"ops\": {\"C10\": {\"res_form\": 4}}}", "t", "C10", &k, &err), 0);
   assert_string_equal(err.msg, "t: knob 'res_form' must be an integer in 0..3");
+  /* the epilogue's form, from the layer's entry over the default */
+  k = (vta_knobs){0};
+  assert_int_equal(vta_knobs_from_json("{\"default\": {\"epi\": 1}, \"ops\": {\"C5\": {\"epi\": 2}}}", "t", "C5", &k, &err), 0);
+  assert_int_equal(k.epi, 2);
+  assert_int_equal(vta_knobs_from_json("{\"default\": {\"epi\": 1}, \"ops\": {\"C5\": {\"epi\": 2}}}", "t", "C6", &k, &err), 0);
+  assert_int_equal(k.epi, 1);
+  assert_int_not_equal(vta_knobs_from_json("{\"ops\": {\"C5\": {\"epi\": 3}}}", "t", "C5", &k, &err), 0);
+  assert_string_equal(err.msg, "t: knob 'epi' must be an integer in 0..2");
 }
 
 static void test_log_roundtrip(void **state) {
@@ -181,11 +213,13 @@ static void test_log_roundtrip(void **state) {
   int fd = mkstemp(path);
   assert_true(fd >= 0);
   FILE *f = fdopen(fd, "w");
-  tune_record a = {.layer = "conv \"1\"", .t = {.k = {1, 2, 4, 7, 14, 2}, .est = 1234}, .r = {.ok = true, .cycles = 5678}};
-  tune_record b = {.layer = "fc", .t = {.k = {1, 1, 2, 1, 1, 1, 2}, .est = 10}, .r = {.ok = false, .error = "timeout"}};
+  tune_record a = {.layer = "conv \"1\"", .t = {.k = {1, 2, 4, 7, 14, 2, 0, 2}, .est = 1234}, .r = {.ok = true, .cycles = 5678}};
+  tune_record b = {.layer = "fc", .t = {.k = {1, 1, 2, 1, 1, 1, 2, 1}, .est = 10}, .r = {.ok = false, .error = "timeout"}};
   ovta_error err = {0};
   assert_int_equal(tune_log_append(f, &a, &err), 0);
   assert_int_equal(tune_log_append(f, &b, &err), 0);
+  /* a record from before the epilogue was searched: no "epi" (read as 0) */
+  fputs("{\"layer\":\"fc\",\"knobs\":{\"t_n\":1,\"t_oc\":1,\"t_ic\":2,\"t_h\":1,\"t_w\":1,\"vthreads\":2},\"est\":9,\"cycles\":11}\n", f);
   long whole = ftell(f);
   fputs("{\"layer\":\"fc\",\"kn", f); /* a killed writer */
   fclose(f);
@@ -193,13 +227,16 @@ static void test_log_roundtrip(void **state) {
   int n = 0;
   long end = 0;
   assert_int_equal(tune_log_read(path, &r, &n, &end, &err), 0);
-  assert_int_equal(n, 2);
+  assert_int_equal(n, 3);
   assert_int_equal(end, whole);
   assert_string_equal(r[0].layer, a.layer);
   assert_memory_equal(&r[0].t.k, &a.t.k, sizeof a.t.k);
   assert_true(r[0].r.ok && r[0].r.cycles == 5678 && r[0].t.est == 1234);
   assert_true(!r[1].r.ok && !strcmp(r[1].r.error, "timeout"));
   assert_memory_equal(&r[1].t.k, &b.t.k, sizeof b.t.k); /* res_form 2 too */
+  assert_int_equal(r[0].t.k.epi, 2);
+  assert_int_equal(r[1].t.k.epi, 1);
+  assert_true(r[2].r.ok && r[2].r.cycles == 11 && r[2].t.k.epi == 0 && r[2].t.k.vthreads == 2);
   free(r);
   unlink(path);
   assert_int_equal(tune_log_read(path, &r, &n, &end, &err), 0); /* missing: empty */
@@ -256,6 +293,114 @@ static void test_trial_json(void **state) {
   assert_memory_equal(&pa, &pb, sizeof pa);
   tune_trial_free(&b);
   free(s);
+  /* the chunked epilogue (epi 2): C5's first candidate with it, through its JSON, plans chunked */
+  conv_on_default(&cfg, &op, "C5", 128, 28, 128, 3, 1);
+  int n = 0;
+  assert_int_equal(vta_plan_space(&cfg, &op, NULL, 0, &n, &err), 0);
+  vta_tiling *t = calloc((size_t)n, sizeof *t);
+  assert_non_null(t);
+  assert_int_equal(vta_plan_space(&cfg, &op, t, n, &n, &err), 0);
+  int i = 0;
+  while (i < n && t[i].k.epi != 2) i++;
+  assert_true(i < n);
+  a = (tune_trial){.op = &op, .t = t[i]};
+  assert_non_null(s = tune_trial_to_json(&a));
+  assert_non_null(strstr(s, "\"epi\":2"));
+  assert_int_equal(tune_trial_from_json(s, "t.json", &b, &err), 0);
+  assert_memory_equal(&b.t, &a.t, sizeof a.t);
+  assert_int_equal(vta_plan_make(&cfg, b.op, &b.t.k, &pb, &err), 0);
+  assert_true(pb.epi_chunks);
+  tune_trial_free(&b);
+  free(s), free(t);
+}
+
+/* The planner's own choice as the search names it (the heuristic, measured first) plans to the
+ * planner's plan: its tiling, threads, the fused add's form (res_form 3 for the pipelined one) and
+ * the epilogue's (epi 2 chunked), and it is a candidate of the space. */
+static void heuristic_is_planners(const ovta_config *cfg, const vta_op *op) {
+  tune_runner run = {.backend = "fsim", .cfg = cfg, .jobs = 1};
+  tune_opts o = {.runner = &run, .trials = 0};
+  tune_outcome out;
+  ovta_error err = {0};
+  assert_int_equal(tune_layer(cfg, op->name, op, &o, NULL, 0, &out, &err), 0);
+  assert_int_equal(out.trials, 0);
+  vta_plan h, p;
+  assert_int_equal(vta_plan_make(cfg, op, NULL, &h, &err), 0);
+  assert_int_equal(vta_plan_make(cfg, op, &out.heuristic.k, &p, &err), 0);
+  assert_true(p.t_n == h.t_n && p.t_oc == h.t_oc && p.t_ic == h.t_ic && p.t_h == h.t_h && p.t_w == h.t_w &&
+              p.vt == h.vt && p.res_pre == h.res_pre && p.res_pipe == h.res_pipe && p.epi_chunks == h.epi_chunks);
+  assert_true(p.est == h.est && out.heuristic.est == h.est);
+  assert_int_equal(out.heuristic.k.epi, h.epi_chunks ? 2 : 1);
+}
+
+static void test_heuristic(void **state) {
+  (void)state;
+  ovta_config cfg;
+  vta_op op;
+  conv_on_default(&cfg, &op, "C5", 128, 28, 128, 3, 1);
+  heuristic_is_planners(&cfg, &op);
+  conv_on_default(&cfg, &op, "C10", 256, 14, 256, 3, 1);
+  vta_op_fuse_add(&op, 1, 0, 1, 0, 127);
+  heuristic_is_planners(&cfg, &op);
+  conv_on_default(&cfg, &op, "C2", 64, 56, 64, 3, 1);
+  vta_op_fuse_add(&op, 1, 0, 1, 0, 127);
+  heuristic_is_planners(&cfg, &op);
+}
+
+/* The search of a small conv on fsim (cycles: the planner's estimate): a prior record without
+ * "epi" (a log from before it was searched) does not count; the planner's choice is measured
+ * first, with its epilogue form; every record has epi 1 or 2; the tuning file gives back each
+ * layer's knobs with epi through vta_knobs_from_json. */
+static void test_search_epi(void **state) {
+  (void)state;
+  ovta_config cfg;
+  ovta_error err = {0};
+  vta_op op;
+  conv_on_default(&cfg, &op, "E", 32, 8, 64, 3, 1);
+  char lpath[] = "/tmp/ovta_tune_epi_XXXXXX";
+  int fd = mkstemp(lpath);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w+");
+  tune_runner run = {.backend = "fsim", .cfg = &cfg, .jobs = 1, .timeout_s = 120};
+  tune_opts o = {.runner = &run, .trials = 5, .seed = 3, .log = f};
+  vta_plan h;
+  assert_int_equal(vta_plan_make(&cfg, &op, NULL, &h, &err), 0);
+  tune_record old = {.layer = "E", .t = {.k = {h.t_n, h.t_oc, h.t_ic, h.t_h, h.t_w, h.vt}}, .r = {.ok = true, .cycles = 1}};
+  tune_outcome out;
+  assert_int_equal(tune_layer(&cfg, "E", &op, &o, &old, 1, &out, &err), 0);
+  assert_int_equal(out.trials, 5);
+  assert_int_equal(out.failed, 0);
+  assert_true(out.found && out.best_cycles > 1 && out.heuristic_ok);
+  assert_true(out.heuristic_cycles == (uint64_t)(h.est + 0.5));
+  fclose(f);
+  tune_record *r = NULL;
+  int n = 0;
+  long end = 0;
+  assert_int_equal(tune_log_read(lpath, &r, &n, &end, &err), 0);
+  assert_int_equal(n, 5);
+  assert_memory_equal(&r[0].t.k, &out.heuristic.k, sizeof out.heuristic.k);
+  assert_int_equal(r[0].t.k.epi, h.epi_chunks ? 2 : 1);
+  for (int i = 0; i < n; i++) assert_true(r[i].t.k.epi == 1 || r[i].t.k.epi == 2);
+  free(r);
+  unlink(lpath);
+  /* the tuning file: this layer's best and a chunked one */
+  char tpath[] = "/tmp/ovta_tune_epi_json_XXXXXX";
+  fd = mkstemp(tpath);
+  assert_true(fd >= 0);
+  close(fd);
+  tune_outcome two[2] = {out, {.found = true, .best = {.k = {1, 8, 2, 2, 28, 2, 0, 2}}}};
+  char *names[2] = {"E", "C5"};
+  assert_int_equal(tune_write_tuning(tpath, names, two, 2, &err), 0);
+  char *json = NULL;
+  size_t len = 0;
+  assert_int_equal(ovta_read_file(tpath, 1 << 20, &json, &len, &err), 0);
+  for (int i = 0; i < 2; i++) {
+    vta_knobs k = {0};
+    assert_int_equal(vta_knobs_from_json(json, "t", names[i], &k, &err), 0);
+    assert_memory_equal(&k, &two[i].best.k, sizeof k);
+  }
+  free(json);
+  unlink(tpath);
 }
 
 /* The local pool: results in task order from workers finishing in any order; a worker past the
@@ -414,7 +559,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_learns), cmocka_unit_test(test_model_ranks), cmocka_unit_test(test_model_errors),
       cmocka_unit_test(test_space),        cmocka_unit_test(test_space_fused), cmocka_unit_test(test_log_roundtrip),
-      cmocka_unit_test(test_trial_json),   cmocka_unit_test(test_sweep_space),
+      cmocka_unit_test(test_trial_json),   cmocka_unit_test(test_heuristic), cmocka_unit_test(test_search_epi),
+      cmocka_unit_test(test_sweep_space),
       cmocka_unit_test(test_pool),
       cmocka_unit_test(test_sweep_result_json), cmocka_unit_test(test_sweep_pareto),
   };

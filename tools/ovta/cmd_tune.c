@@ -25,8 +25,9 @@ static const char *const usage =
     "                 [--slurm [--partition P] [--sbatch OPTS] [--retries N] [--workdir DIR]]\n"
     "       ovta tune --measure TRIAL.json [--config NAME] [--backend tsim|fsim] [--watchdog CYCLES]\n"
     "\n"
-    "Search the tiling knobs (t_n t_oc t_ic t_h t_w, virtual threads, and the form of a residual add\n"
-    "fused into the layer, res_form) of each accelerator conv/dense layer, with the add when the build\n"
+    "Search the tiling knobs (t_n t_oc t_ic t_h t_w, virtual threads, the form of a residual add\n"
+    "fused into the layer, res_form, and the epilogue's, epi: whole tiles or chunked where the tiling\n"
+    "allows it) of each accelerator conv/dense layer, with the add when the build\n"
     "fuses one: every candidate is the layer alone measured on the backend (tsim: cycles; fsim counts no\n"
     "cycles, it checks the outputs and takes the planner's estimate), proposed by an XGBoost cost model\n"
     "trained on the trials so far, with random exploration. The planner's own choice is measured first,\n"
@@ -204,9 +205,10 @@ static void summary(const char *name, const tune_outcome *r) {
   }
   char form[40] = "";
   if (r->best.k.res_form) snprintf(form, sizeof form, ", add fused r %s", r->best.k.res_form == 2 ? "before" : r->best.k.res_form == 3 ? "after, pipelined" : "after");
-  fprintf(stderr, "ovta: tune %s: best %llu cycles (t_n %d t_oc %d t_ic %d t_h %d t_w %d vt %d%s), heuristic %llu%s, "
+  fprintf(stderr, "ovta: tune %s: best %llu cycles (t_n %d t_oc %d t_ic %d t_h %d t_w %d vt %d%s%s), heuristic %llu%s, "
           "%d trials (%d failed)\n", name, (unsigned long long)r->best_cycles, r->best.k.t_n, r->best.k.t_oc,
           r->best.k.t_ic, r->best.k.t_h, r->best.k.t_w, r->best.k.vthreads, form,
+          r->best.k.epi == 2 ? ", epilogue chunked" : "",
           (unsigned long long)r->heuristic_cycles, r->heuristic_ok ? "" : " (failed)", r->trials, r->failed);
 }
 
