@@ -27,6 +27,7 @@ static int64_t tile_m(const L *l, int64_t M, bool narrow) {
 }
 #define PAR_MIN 64   /* float convs' parallel loops get at least this many iterations when the tiles allow */
 #define PAR_MIN_I8 16 /* 8-bit ones converting weights (each iteration converts its block's weights to f32) */
+#define WT_C_MAX 320 /* float pointwise convs with an odd tail copy their weights transposed up to this C */
 #define F32W_TILES 32 /* 8-bit convs take their weights as f32 (lir_lower_node_f32w) when the converting
                        * schedule would convert a block for at most this many spatial tiles */
 
@@ -306,6 +307,15 @@ static lir_stmt *wb_fill(L *l, lir_buf *wb, lir_buf *W, lir_expr *m0, int64_t mt
       lir_store(F, wb, (lir_expr *[]){Iv, Rv}, lir_cast(F, LIR_F32, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rv})))));
 }
 
+/* wt[r, i] = f32(W[m0 + i, r]) for i < mt, r < R (W viewed [M, R]): a block's weights transposed,
+ * so that the mt weights of each r are contiguous. */
+static lir_stmt *wt_fill(L *l, lir_buf *wt, lir_buf *W, lir_expr *m0, int64_t mt, int64_t R) {
+  lir_var *i = lir_var_new(F, "i", LIR_I64), *r = lir_var_new(F, "r", LIR_I64);
+  lir_expr *Iv = lir_ref(F, i), *Rv = lir_ref(F, r);
+  return lir_for(F, r, I(0), I(R), LIR_FOR_SERIAL, lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED,
+      lir_store(F, wt, (lir_expr *[]){Rv, Iv}, as_type(l, LIR_F32, lir_load(F, W, (lir_expr *[]){lir_add(F, m0, Iv), Rv})))));
+}
+
 /* The tiled conv: for n: XP = X[n] in phase planes; off[r] = tap_off(c, kh, kw); then in parallel
  * over blocks of mt output channels (mt: 8, or 4, 2, 1 dividing M/G), every spatial tile summed
  * (tile_sum) and stored through the post-op. */
@@ -380,6 +390,7 @@ typedef struct pw_at {
   hm_lay lx, ly; /* X's and Y's layouts (when half-major) */
   bool hx, hy;   /* X, Y half-major */
   int64_t xk, yk; /* the part of X the tile reads, the part of Y it writes */
+  bool wt;        /* W is the block's weights transposed, [C, mt] (wt_fill) */
 } pw_at;
 
 /* One pointwise tile: acc[i][j] = sum_c f32(X[n, c, p0 + j]) * W[wm + i, c] (fmuladd, c from 0)
@@ -398,7 +409,8 @@ static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
                                                 : lir_load(F, X, (lir_expr *[]){n, Cv, xp}));
   lir_expr *fma = lir_call(F, LIR_FMULADD, LIR_F32, 3, (lir_expr *[]){x, lir_ref(F, wv), lir_load(F, acc, ai)});
   lir_stmt *jl = lir_for(F, j, I(0), I(wd), LIR_FOR_VECTORIZED, lir_store(F, acc, ai, fma));
-  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, (lir_expr *[]){lir_add(F, wm, ai[0]), Cv}), jl));
+  lir_expr *wi[2] = {at->wt ? Cv : lir_add(F, wm, ai[0]), at->wt ? ai[0] : Cv};
+  lir_stmt *il = lir_for(F, i, I(0), I(mt), LIR_FOR_UNROLLED, lir_let(F, wv, lir_load(F, W, wi), jl));
   lir_expr *m = lir_add(F, m0, si[0]), *yp = lir_add(F, p0, si[1]);
   lir_expr *yi[3] = {n, m, yp}, *yh[1] = {at->hy ? hm_el(l, &at->ly, I(at->yk), n, m, yp) : NULL};
   lir_stmt *st = lir_for(F, i1, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j1, I(0), I(wd), LIR_FOR_VECTORIZED,
@@ -487,21 +499,33 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
   bool hm_ok = !i8 && h1 > 0 && X == l->in[0] && Y == l->out[0];
   l->can_in |= hm_ok ? 1u : 0u, l->can_out |= hm_ok ? 1u : 0u;
   l->can_halo_in |= hm_ok ? 1u : 0u, l->can_halo_out |= hm_ok ? 1u : 0u;
-  pw_at at = {HW, {q->C, HW, h1, h1}, {q->M, HW, h1, h1}, hm_ok && (l->hm_in & 1), hm_ok && (l->hm_out & 1), 0, 0};
+  pw_at at = {HW, {q->C, HW, h1, h1}, {q->M, HW, h1, h1}, hm_ok && (l->hm_in & 1), hm_ok && (l->hm_out & 1), 0, 0, false};
   if (at.hx) at.lx = hm_layout(q->C, q->OH, q->OW, l->halo_in & 1), view_hm(X, &at.lx);
   if (at.hy) at.ly = hm_layout(q->M, q->OH, q->OW, l->halo_out & 1), view_hm(Y, &at.ly);
   int64_t seg[2][3][3], ns[2], nt2[2] = {0, 0};
   for (int64_t k = 0; k < np; k++) ns[k] = pw_segments(&at, np, k, seg[k], &nt2[k]);
   int64_t ntp = imax(nt2[0], nt2[1]); /* tiles of the larger part */
-  int64_t sg = tile_groups(nb * np, ntp, conv_w ? PAR_MIN_I8 : PAR_MIN), ts = (ntp + sg - 1) / sg;
+  /* a tail tile whose width is no multiple of 4 left a scalar column per row, which LLVM 15
+   * vectorized across the mt rows, gathering their weights (stride C): 8-bit MobileNetV2's 7x7
+   * projections (tails of 17) ran 1.23x their fp32 time. Then each block copies its weights
+   * transposed (wt_fill) and the tiles read the mt weights of a channel from one place: 8-bit
+   * convs always, float ones (which LLVM did not gather) when C <= WT_C_MAX (on Zen 4, 1 thread:
+   * the 7x7 expansions 160 -> 960 207-225 -> 168-170 us, but the projections 960 -> 160
+   * 176 -> 196 us). */
+  bool odd_tail = false;
+  for (int64_t k = 0; k < np; k++)
+    for (int64_t i = 0; i < ns[k]; i++) odd_tail |= seg[k][i][1] % TILE_W % 4 != 0;
+  at.wt = odd_tail && (i8 || q->C <= WT_C_MAX);
+  int64_t sg = tile_groups(nb * np, ntp, PAR_MIN), ts = (ntp + sg - 1) / sg;
   sg = (ntp + ts - 1) / ts;
   lir_var *n = lir_var_new(F, "n", LIR_I64), *mb = lir_var_new(F, "mb", LIR_I64);
   lir_expr *Nv = lir_ref(F, n), *MB = lir_ref(F, mb);
   lir_expr *m0 = lir_muli(F, np * sg == 1 ? MB : nb > 1 ? lir_bin(F, LIR_MOD, MB, I(nb)) : I(0), mt); /* group-major */
   lir_expr *g = np * sg > 1 ? (nb > 1 ? lir_bin(F, LIR_DIV, MB, I(nb)) : MB) : NULL; /* (part, subgroup) */
   lir_expr *sub = sg > 1 ? (np > 1 ? lir_bin(F, LIR_MOD, g, I(sg)) : g) : NULL;
-  lir_buf *wb = conv_w ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
-  lir_expr *wm = conv_w ? I(0) : m0;
+  lir_buf *wb = at.wt    ? lir_buf_new(F, "wt", LIR_F32, 2, (int64_t[]){q->C, mt}, LIR_SCOPE_LOCAL)
+               : conv_w ? lir_buf_new(F, "wb", LIR_F32, 2, (int64_t[]){mt, q->C}, LIR_SCOPE_LOCAL) : W;
+  lir_expr *wm = conv_w || at.wt ? I(0) : m0;
   /* 8-bit X: converted to f32 once per image (XF [C, HW]), not by every block as it reads it
    * (MobileNetV2's int8 pointwise convs ran 1.1-1.6x the fp32 time); in parallel when large,
    * over (half, channel) when split like the tiles */
@@ -525,7 +549,8 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
     body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, (int)ns[1], seg[1], sub, ts, at));
   }
   lir_stmt *blk = lir_alloc_stmt(F, acc, body);
-  if (conv_w) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
+  if (at.wt) blk = lir_alloc_stmt(F, wb, SEQ(wt_fill(l, wb, W, m0, mt, q->C), blk));
+  else if (conv_w) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
   lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * np * sg), LIR_FOR_PARALLEL, blk);
   F->body = XF ? lir_alloc_stmt(F, XF, lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, SEQ(xfill, blocks)))
                : lir_for(F, n, I(0), I(q->N), LIR_FOR_SERIAL, blocks);
