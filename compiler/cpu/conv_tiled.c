@@ -397,9 +397,10 @@ typedef struct pw_at {
  * for i < mt, j < wd, then Y[n, m0 + i, p0 + j] = post(acc[i][j] in acc_t), one vectorized
  * segment per i. W: the conv's weights (wm = m0), or an 8-bit block converted to f32 (wm = 0).
  * X and Y as `at` says (half-major: the element of part xk / yk). */
-static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t,
+static lir_stmt *pw_tile(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t,
                          int64_t mt, int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_expr *p0, int64_t wd, lir_buf *XF,
                          const pw_at *at) {
+  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, (int64_t[]){mt, TILE_W}, LIR_SCOPE_LOCAL);
   lir_var *c = lir_var_new(F, "c", LIR_I64), *i = lir_var_new(F, "i", LIR_I64), *j = lir_var_new(F, "j", LIR_I64);
   lir_var *wv = lir_var_new(F, "wv", LIR_F32), *i1 = lir_var_new(F, "i", LIR_I64), *j1 = lir_var_new(F, "j", LIR_I64);
   lir_expr *Cv = lir_ref(F, c), *ai[2] = {lir_ref(F, i), lir_ref(F, j)}, *si[2] = {lir_ref(F, i1), lir_ref(F, j1)};
@@ -415,14 +416,14 @@ static lir_stmt *pw_tile(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
   lir_expr *yi[3] = {n, m, yp}, *yh[1] = {at->hy ? hm_el(l, &at->ly, I(at->yk), n, m, yp) : NULL};
   lir_stmt *st = lir_for(F, i1, I(0), I(mt), LIR_FOR_SERIAL, lir_for(F, j1, I(0), I(wd), LIR_FOR_VECTORIZED,
       cpu_post_store(l, p, Y, at->hy ? yh : yi, m, as_type(l, acc_t, lir_load(F, acc, si)))));
-  return SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st);
+  return lir_alloc_stmt(F, acc, SEQ(tile_zero(l, acc, mt), lir_for(F, c, I(0), I(C), LIR_FOR_SERIAL, il), st));
 }
 
 /* One part of a pointwise conv's positions: its segments seg[k] = {first position, length, the
  * part of X read}, each in full tiles of TILE_W then one tile of its len % TILE_W last ones,
  * the tiles numbered in order across the segments; subgroup sub (known at run time, ts tiles
  * each) runs tiles [sub*ts, sub*ts + ts), NULL: all. */
-static lir_stmt *pw_part(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t, int64_t mt,
+static lir_stmt *pw_part(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, const post *p, lir_dtype acc_t, int64_t mt,
                          int64_t C, lir_expr *n, lir_expr *m0, lir_expr *wm, lir_buf *XF, int nseg, const int64_t (*seg)[3],
                          lir_expr *sub, int64_t ts, pw_at at) {
   lir_block blk;
@@ -431,7 +432,7 @@ static lir_stmt *pw_part(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
     int64_t pb = seg[k][0], full = seg[k][1] / TILE_W, rest = seg[k][1] % TILE_W;
     at.xk = seg[k][2];
     lir_var *t = lir_var_new(F, "t", LIR_I64);
-    lir_stmt *tile = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, lir_addi(F, lir_muli(F, lir_ref(F, t), TILE_W), pb), TILE_W, XF, &at);
+    lir_stmt *tile = pw_tile(l, X, W, Y, p, acc_t, mt, C, n, m0, wm, lir_addi(F, lir_muli(F, lir_ref(F, t), TILE_W), pb), TILE_W, XF, &at);
     /* the segment's tiles u in [0, full) numbered tg + u: those of [sub*ts, sub*ts + ts) */
     lir_expr *lo = NULL, *cnt = I(full);
     if (sub && !tg) lo = lir_muli(F, sub, ts), cnt = lir_min(F, I(ts), lir_sub(F, I(full), lir_min(F, lo, I(full))));
@@ -441,7 +442,7 @@ static lir_stmt *pw_part(L *l, lir_buf *acc, lir_buf *X, lir_buf *W, lir_buf *Y,
     }
     if (full) lir_block_add(&blk, lir_for(F, t, lo ? lo : I(0), cnt, LIR_FOR_SERIAL, tile));
     if (rest) { /* in the subgroup holding it */
-      lir_stmt *tail = pw_tile(l, acc, X, W, Y, p, acc_t, mt, C, n, m0, wm, I(pb + full * TILE_W), rest, XF, &at);
+      lir_stmt *tail = pw_tile(l, X, W, Y, p, acc_t, mt, C, n, m0, wm, I(pb + full * TILE_W), rest, XF, &at);
       lir_block_add(&blk, sub ? lir_if(F, lir_bin(F, LIR_EQ, sub, I((tg + full) / ts)), tail, NULL) : tail);
     }
     tg += full + (rest > 0);
@@ -481,11 +482,10 @@ static int pw_segments(const pw_at *at, int64_t np, int64_t k, int64_t (*seg)[3]
 static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype acc_t, const geom *q, const post *p) {
   bool i8 = acc_t == LIR_I32, conv_w = i8 && W->dtype != LIR_F32; /* 8-bit: each block converts its W rows (unless W is f32) */
   int64_t HW = q->OH * q->OW, mt = tile_m(l, q->M, true);
-  int64_t acc_sh[2] = {TILE_M, TILE_W}, full = HW / TILE_W, rest = HW % TILE_W;
+  int64_t full = HW / TILE_W, rest = HW % TILE_W;
   view(X, 3, (int64_t[]){q->N, q->C, HW});
   view(Y, 3, (int64_t[]){q->N, q->M, HW});
   view(W, 2, (int64_t[]){q->M, q->C});
-  lir_buf *acc = lir_buf_new(F, "acc", LIR_F32, 2, acc_sh, LIR_SCOPE_LOCAL);
   int64_t nb = q->M / mt, nt = full + (rest > 0), tg8 = tile_groups(nb, nt, PAR_MIN_I8);
   if (i8 && !conv_w && (nt + tg8 - 1) / tg8 > F32W_TILES) return cpu_no_f32w(l); /* converting pays little here */
   /* parts: [0, h1) and [h1, HW) or one; h1 the row halves' split rounded down to whole tiles
@@ -542,13 +542,13 @@ static int conv_pointwise(L *l, lir_buf *X, lir_buf *W, lir_buf *Y, lir_dtype ac
     xfill = split ? lir_for(F, hc, I(0), I(2 * q->C), LIR_FOR_PARALLEL, lir_let(F, c, lir_bin(F, LIR_MOD, lir_ref(F, hc), I(q->C)), conv))
                   : lir_for(F, c, I(0), I(q->C), par ? LIR_FOR_PARALLEL : LIR_FOR_SERIAL, conv);
   }
-  lir_stmt *body = pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, (int)ns[0], seg[0], sub, ts, at);
+  lir_stmt *body = pw_part(l, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, (int)ns[0], seg[0], sub, ts, at);
   if (np > 1) {
     lir_expr *k = sg > 1 ? lir_bin(F, LIR_DIV, g, I(sg)) : g;
     at.yk = 1;
-    body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, acc, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, (int)ns[1], seg[1], sub, ts, at));
+    body = lir_if(F, lir_bin(F, LIR_EQ, k, I(0)), body, pw_part(l, X, wb, Y, p, acc_t, mt, q->C, Nv, m0, wm, XF, (int)ns[1], seg[1], sub, ts, at));
   }
-  lir_stmt *blk = lir_alloc_stmt(F, acc, body);
+  lir_stmt *blk = body;
   if (at.wt) blk = lir_alloc_stmt(F, wb, SEQ(wt_fill(l, wb, W, m0, mt, q->C), blk));
   else if (conv_w) blk = lir_alloc_stmt(F, wb, SEQ(wb_fill(l, wb, W, m0, mt, q->C), blk));
   lir_stmt *blocks = lir_for(F, mb, I(0), I(nb * np * sg), LIR_FOR_PARALLEL, blk);

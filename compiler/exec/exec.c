@@ -431,7 +431,10 @@ static void hm_tensors(const ovta_graph *g, const lir_lower_opts *o, const bool 
  * README.md "Half-major maps": each thread's rows of every channel contiguous), then, where a
  * tensor's producer and all its readers can (hm_tensors), again with those tensors half-major.
  * A candidate that fails to lower is left to lower_nodes (its error shows there).
- * OVTA_HALF_MAJOR=0 in the environment: every map plain; OVTA_HALO=0: no halo rows. */
+ * OVTA_HALF_MAJOR=0 in the environment: every map plain; OVTA_HALO=1: with halo rows (off by
+ * default: on Zen 4 since the 4-channel pointwise tiles, MobileNetV2 ran 4% faster without them
+ * with 1 and 2 threads, the halo positions computed twice costing more than the reads across
+ * the split they save; bench/README.md "Issue 16 (2026-11-28 11:00)"). */
 static int cpu_half_major(build *b, ovta_error *err) {
   const ovta_graph *g = b->g;
   const char *env = getenv("OVTA_HALF_MAJOR");
@@ -451,7 +454,7 @@ static int cpu_half_major(build *b, ovta_error *err) {
     if (r == OVTA_ENOMEM) rc = OVTA_FAIL(err, r, "%s", why.msg);
     cand[s] = !r;
   }
-  if (!rc) hm_tensors(g, o, cand, he && !strcmp(he, "0"), hm, b->halo);
+  if (!rc) hm_tensors(g, o, cand, !(he && !strcmp(he, "1")), hm, b->halo);
   for (int s = 0; s < g->n_nodes && !rc; s++) {
     const ovta_node *n = g->nodes[s];
     if (!cand[s]) continue;

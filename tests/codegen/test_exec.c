@@ -705,8 +705,8 @@ static void test_pointwise_tails(void **state) {
  * conv split at 96, an Add of a half-major and a plain map) give the evaluator's values, the same
  * bytes for 1-3 threads, and the same bytes as with every map plain (OVTA_HALF_MAJOR=0). The
  * maps the stride-1 depthwise convs read (28x28 flat split at 384, also read by an Add and a
- * pointwise conv; 14x14 at 96; 56x56 in row halves) have the halo rows (more bytes in the plan),
- * the others not; the same bytes without them (OVTA_HALO=0). */
+ * pointwise conv; 14x14 at 96; 56x56 in row halves) have the halo rows with OVTA_HALO=1 (more
+ * bytes in the plan), the others not; the same bytes without them (the default). */
 static void test_half_major(void **state) {
   (void)state;
   char *wa = wlist(24 * 8, 0.31, 0.4), *wb = wlist(24 * 9, 0.77, 0.5), *wc = wlist(8 * 24, 0.53, 0.3), *wd = wlist(16 * 24, 0.29, 0.3);
@@ -778,8 +778,8 @@ static void test_half_major(void **state) {
   }
   ovta_tensor *want[NO] = {0}, *first[NO] = {0};
   OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
-  for (int plain = 0; plain < 3; plain++) { /* with halo rows, without (OVTA_HALO=0), every map plain */
-    if (plain) setenv(plain == 1 ? "OVTA_HALO" : "OVTA_HALF_MAJOR", "0", 1);
+  for (int plain = 0; plain < 3; plain++) { /* with halo rows (OVTA_HALO=1), without (the default), every map plain */
+    if (plain != 1) setenv(plain ? "OVTA_HALF_MAJOR" : "OVTA_HALO", plain ? "0" : "1", 1);
     ovta_exec *e;
     OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
     unsetenv("OVTA_HALO"), unsetenv("OVTA_HALF_MAJOR");
