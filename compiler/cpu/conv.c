@@ -179,10 +179,11 @@ static int lower_fused_float(L *l, bool dense) {
 }
 
 /* ovta.QConv / ovta.QDense with `shifts` (graph.h): a local i32 buffer of the per-channel shifts (clamped to
- * -32..32, the same requantization), filled at the start; *fill: its stores. */
-static int qconv_shifts(L *l, lir_buf **sb, lir_stmt **fill) {
+ * -32..32, the same requantization), filled at the start; *fill: its stores; *pos: every shift
+ * in 1..31. */
+static int qconv_shifts(L *l, lir_buf **sb, lir_stmt **fill, bool *pos) {
   const ovta_attr *a = ovta_node_attr(l->n, "shifts");
-  *sb = NULL, *fill = NULL;
+  *sb = NULL, *fill = NULL, *pos = true;
   if (!a) return 0;
   int64_t m = l->in[1]->ndim > 0 ? l->in[1]->shape[0] : -1;
   if (a->type != OVTA_ATTR_INTS || a->n != m) return bad(l, "shifts must be one INT per output channel");
@@ -191,6 +192,7 @@ static int qconv_shifts(L *l, lir_buf **sb, lir_stmt **fill) {
   lir_block_init(&blk, F);
   for (int64_t o = 0; o < m; o++) {
     int64_t v = a->ints[o] < -32 ? -32 : a->ints[o] > 32 ? 32 : a->ints[o];
+    *pos &= v >= 1 && v <= 31;
     lir_expr *i = I(o);
     lir_block_add(&blk, lir_store(F, *sb, &i, lir_int(F, LIR_I32, v)));
   }
@@ -206,7 +208,7 @@ static int lower_fused_q(L *l, bool dense) {
             .qlo = ovta_node_attr_i(l->n, "clip_min", -128), .qhi = ovta_node_attr_i(l->n, "clip_max", 127)};
   if (dense && (l->in[0]->ndim != 2 || l->in[1]->ndim != 2)) return bad(l, "X and W must be 2-D");
   lir_stmt *fill;
-  int rc = qconv_shifts(l, &p.shifts, &fill);
+  int rc = qconv_shifts(l, &p.shifts, &fill, &p.shifts_pos);
   if (!rc)
     rc = dense ? cpu_matmul_core(l, l->in[0], l->in[1], l->out[0], false, true, LIR_I32, NULL, NULL, &p)
                : cpu_conv_core(l, l->in[0], l->in[1], l->out[0], LIR_I32, NULL, NULL, &p);

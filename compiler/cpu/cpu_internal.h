@@ -269,6 +269,7 @@ typedef struct post {
   bool clip;         /* apply clip_lo/clip_hi */
   int shift;         /* P_QFUSED: ovta_requant shift */
   lir_buf *shifts;   /* P_QFUSED per channel: i32 shift per output channel (NULL: shift) */
+  bool shifts_pos;   /* every one of shifts in 1..31 (a right shift with rounding, no left shift) */
   int64_t qlo, qhi;  /* P_QFUSED: clamp bounds */
 } post;
 enum { P_STORE, P_BIAS_F, P_QLINEAR, P_GEMM, P_QFUSED };

@@ -6,9 +6,11 @@
 /* ovta_requant's shift of i32 v by the i32 amount s known only at run time (a per-channel shift):
  * sp = max(s, 0), sn = max(-s, 0); ((v + r) >> sp) << sn with r = 2^(sp-1) for s in 1..31 else 0
  * (wrapping add; LIR's shifts by 32 or more give the sign fill / 0, ovta_requant's rule for
- * s >= 32 / s <= -32). */
-static lir_expr *cpu_requant_var(L *l, lir_expr *v, lir_expr *s) {
+ * s >= 32 / s <= -32). pos: every s is in 1..31, so (v + 2^(s-1)) >> s (one shift less per
+ * element: int8 MobileNetV2's depthwise convs have per-channel shifts). */
+static lir_expr *cpu_requant_var(L *l, lir_expr *v, lir_expr *s, bool pos) {
   lir_expr *zero = lir_int(F, LIR_I32, 0), *one = lir_int(F, LIR_I32, 1);
+  if (pos) return lir_bin(F, LIR_SHR, lir_add(F, v, lir_bin(F, LIR_SHL, one, lir_sub(F, s, one))), s);
   lir_expr *sp = lir_max(F, s, zero), *sn = lir_max(F, lir_un(F, LIR_NEG, s), zero);
   lir_expr *r = lir_bin(F, LIR_SHL, one, lir_max(F, lir_sub(F, sp, one), zero));
   r = lir_select(F, lir_bin(F, LIR_AND, lir_bin(F, LIR_GT, s, zero), lir_bin(F, LIR_LE, s, lir_int(F, LIR_I32, 31))), r, zero);
@@ -48,7 +50,7 @@ lir_stmt *cpu_post_store(L *l, const post *p, lir_buf *Y, lir_expr **oidx, lir_e
      * shift); 0: acc; < 0: acc << -shift; >= 32: sign; then clamp. */
     if (p->bias) v = lir_add(F, v, lir_load1(F, p->bias, ch));
     int s = p->shift;
-    if (p->shifts) v = cpu_requant_var(l, v, lir_load1(F, p->shifts, ch));
+    if (p->shifts) v = cpu_requant_var(l, v, lir_load1(F, p->shifts, ch), p->shifts_pos);
     else if (s >= 1 && s <= 31)
       v = lir_bin(F, LIR_SHR, lir_add(F, v, lir_int(F, LIR_I32, (int64_t)1 << (s - 1))), lir_int(F, LIR_I32, s));
     else if (s < 0 && s > -32) v = lir_bin(F, LIR_SHL, v, lir_int(F, LIR_I32, -s));

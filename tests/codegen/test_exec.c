@@ -621,19 +621,26 @@ static char *ilist(int n, int a) {
 
 /* Pointwise convs whose tail tile is no multiple of 4 wide (7x7 maps: 32 + 17 positions; 5x5:
  * 25): the blocks copy their weights transposed (conv_tiled.c, wt_fill) when 8-bit, or float
- * with C <= WT_C_MAX (320), and read them in place otherwise (a float conv of C = 328). Each gives
+ * with C <= WT_C_MAX (320), and read them in place otherwise (a float conv of C = 328). Also
+ * per-channel shifts (ovta.QConv `shifts`): all in 1..31 (a pointwise conv: the lowering's
+ * shorter rounding right shift) and with 0 and negative ones (a depthwise conv). Each gives
  * the evaluator's values (floats within rounding, integers exactly) and the same bytes with 1
  * and 2 threads. */
 static void test_pointwise_tails(void **state) {
   (void)state;
   char *wa = wlist(40 * 24, 0.37, 0.3), *wb = wlist(16 * 328, 0.11, 0.05), *wc = ilist(40 * 24, 41), *wd = ilist(16 * 328, 29);
-  char *we = wlist(12 * 8, 0.71, 0.4);
+  char *we = wlist(12 * 8, 0.71, 0.4), *wg = ilist(24 * 9, 37);
+  char sf[256] = "", sg[256] = "";
+  for (int i = 0, kf = 0, kg = 0; i < 40; i++) {
+    kf += snprintf(sf + kf, sizeof sf - (size_t)kf, "%s%d", i ? "," : "", 5 + i % 7);               /* 5..11 */
+    if (i < 24) kg += snprintf(sg + kg, sizeof sg - (size_t)kg, "%s%d", i ? "," : "", i % 4 ? 6 + i % 5 : -(i % 8) / 4); /* 0, -1, 6..10 */
+  }
   size_t cap = 1 << 17;
   char *json = malloc(cap);
   assert_non_null(json);
   snprintf(json, cap,
            "{\"name\": \"pwt\", \"opset\": 17, \"inputs\": [\"xa\", \"xb\", \"xc\", \"xd\", \"xe\"],\n"
-           " \"outputs\": [\"ya\", \"yb\", \"yc\", \"yd\", \"ye\"],\n"
+           " \"outputs\": [\"ya\", \"yb\", \"yc\", \"yd\", \"ye\", \"yf\", \"yg\"],\n"
            " \"tensors\": [\n"
            "  {\"name\": \"xa\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 24, 7, 7]},\n"
            "  {\"name\": \"xb\", \"kind\": \"input\", \"dtype\": \"f32\", \"shape\": [1, 328, 7, 7]},\n"
@@ -644,21 +651,24 @@ static void test_pointwise_tails(void **state) {
            "  {\"name\": \"wb\", \"dtype\": \"f32\", \"shape\": [16, 328, 1, 1], \"data\": [%s]},\n"
            "  {\"name\": \"wc\", \"dtype\": \"i8\", \"shape\": [40, 24, 1, 1], \"data\": [%s]},\n"
            "  {\"name\": \"wd\", \"dtype\": \"i8\", \"shape\": [16, 328, 1, 1], \"data\": [%s]},\n"
-           "  {\"name\": \"we\", \"dtype\": \"f32\", \"shape\": [12, 8, 1, 1], \"data\": [%s]}],\n"
+           "  {\"name\": \"we\", \"dtype\": \"f32\", \"shape\": [12, 8, 1, 1], \"data\": [%s]},\n"
+           "  {\"name\": \"wg\", \"dtype\": \"i8\", \"shape\": [24, 1, 3, 3], \"data\": [%s]}],\n"
            " \"nodes\": [\n"
            "  {\"name\": \"a\", \"op\": \"Conv\", \"inputs\": [\"xa\", \"wa\"], \"outputs\": [\"ya\"]},\n"
            "  {\"name\": \"b\", \"op\": \"Conv\", \"inputs\": [\"xb\", \"wb\"], \"outputs\": [\"yb\"]},\n"
            "  {\"name\": \"c\", \"op\": \"ovta.QConv\", \"inputs\": [\"xc\", \"wc\"], \"outputs\": [\"yc\"], \"attrs\": {\"shift\": 9, \"clip_min\": -128, \"clip_max\": 127}},\n"
            "  {\"name\": \"d\", \"op\": \"ovta.QConv\", \"inputs\": [\"xd\", \"wd\"], \"outputs\": [\"yd\"], \"attrs\": {\"shift\": 13, \"clip_min\": -128, \"clip_max\": 127}},\n"
-           "  {\"name\": \"e\", \"op\": \"Conv\", \"inputs\": [\"xe\", \"we\"], \"outputs\": [\"ye\"]}]}\n",
-           wa, wb, wc, wd, we);
-  free(wa), free(wb), free(wc), free(wd), free(we);
+           "  {\"name\": \"e\", \"op\": \"Conv\", \"inputs\": [\"xe\", \"we\"], \"outputs\": [\"ye\"]},\n"
+           "  {\"name\": \"f\", \"op\": \"ovta.QConv\", \"inputs\": [\"xc\", \"wc\"], \"outputs\": [\"yf\"], \"attrs\": {\"shifts\": [%s], \"clip_min\": -127, \"clip_max\": 127}},\n"
+           "  {\"name\": \"g\", \"op\": \"ovta.QConv\", \"inputs\": [\"xc\", \"wg\"], \"outputs\": [\"yg\"], \"attrs\": {\"group\": 24, \"pads\": [1, 1, 1, 1], \"shifts\": [%s], \"clip_min\": 0, \"clip_max\": 127}}]}\n",
+           wa, wb, wc, wd, we, wg, sf, sg);
+  free(wa), free(wb), free(wc), free(wd), free(we), free(wg);
   ovta_error err = {0};
   ovta_graph *g;
   OVTA_ASSERT_OK(ovta_graph_from_json(json, "pwt", &g, &err), err);
   free(json);
   OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
-  enum { NI = 5, NO = 5 };
+  enum { NI = 5, NO = 7 };
   ovta_tensor *in[NI];
   for (int i = 0; i < NI; i++) {
     ovta_tensor *gi = g->inputs[i];

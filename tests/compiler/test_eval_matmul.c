@@ -210,10 +210,11 @@ static void test_matmul_detects_reorder(void **state) {
 }
 
 /* ovta.QDense (integer path): x [M][K] and w [N][K] of an integer type, an int32 bias, a shift
- * or per-channel shifts, a clip; the scalar rule: sum x * w in int64, plus the bias, the low 32
- * bits requantized (ovta_requant) and clipped. int16 operands make sums past 2^31 (the low 32
- * bits then matter). */
-static void qdense_case(ovta_dtype dt, int64_t M, int64_t N, int64_t K, int amp, bool per_channel, int threads) {
+ * or per-channel shifts (per_channel 1: 0..11, a shift of 0 among them; 2: 1..12, every one a
+ * rounding right shift, the lowering's shorter form), a clip; the scalar rule: sum x * w in
+ * int64, plus the bias, the low 32 bits requantized (ovta_requant) and clipped. int16 operands
+ * make sums past 2^31 (the low 32 bits then matter). */
+static void qdense_case(ovta_dtype dt, int64_t M, int64_t N, int64_t K, int amp, int per_channel, int threads) {
   ovta_error err = {0};
   ovta_graph *g = ovta_graph_new("qd");
   int64_t xs[2] = {M, K}, ws[2] = {N, K}, bs[1] = {N};
@@ -237,7 +238,7 @@ static void qdense_case(ovta_dtype dt, int64_t M, int64_t N, int64_t K, int amp,
   ovta_node *n = ovta_graph_add_node(g, "ovta.QDense", "q", 3, in, 1, out, &err);
   assert_non_null(n);
   int64_t sh[64];
-  for (int64_t j = 0; j < N; j++) sh[j] = (j * 7) % 12;
+  for (int64_t j = 0; j < N; j++) sh[j] = (j * 7) % 12 + (per_channel == 2);
   if (per_channel) OVTA_ASSERT_OK(ovta_node_set_ints(n, "shifts", sh, (int)N, &err), err);
   else OVTA_ASSERT_OK(ovta_node_set_i(n, "shift", 9, &err), err);
   OVTA_ASSERT_OK(ovta_node_set_i(n, "clip_min", -100, &err), err);
@@ -268,10 +269,11 @@ static void qdense_case(ovta_dtype dt, int64_t M, int64_t N, int64_t K, int amp,
 static void test_qdense_exact(void **state) {
   (void)state;
   for (int th = 1; th <= 2; th++) {
-    qdense_case(OVTA_DT_I8, 7, 37, 70, 127, false, th);
-    qdense_case(OVTA_DT_I8, 1, 5, 3, 127, true, th);
-    qdense_case(OVTA_DT_I8, 12, 64, 200, 127, true, th);
-    qdense_case(OVTA_DT_I16, 5, 19, 40, 32767, false, th);
+    qdense_case(OVTA_DT_I8, 7, 37, 70, 127, 0, th);
+    qdense_case(OVTA_DT_I8, 1, 5, 3, 127, 1, th);
+    qdense_case(OVTA_DT_I8, 12, 64, 200, 127, 1, th);
+    qdense_case(OVTA_DT_I8, 12, 64, 200, 127, 2, th);
+    qdense_case(OVTA_DT_I16, 5, 19, 40, 32767, 0, th);
   }
 }
 
