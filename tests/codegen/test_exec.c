@@ -448,6 +448,58 @@ static void test_untested_elementwise(void **state) {
   ovta_graph_free(g);
 }
 
+/* The graph of json, inferred, and its ni inputs (float: sin(j * 0.37 + i) * 2; integers: (j * 29 +
+ * i) % 255 - 127) in in[]. */
+static ovta_graph *graph_inputs(const char *json, const char *name, ovta_tensor **in, int ni) {
+  ovta_error err = {0};
+  ovta_graph *g;
+  OVTA_ASSERT_OK(ovta_graph_from_json(json, name, &g, &err), err);
+  OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
+  assert_int_equal(g->n_inputs, ni);
+  for (int i = 0; i < ni; i++) {
+    ovta_tensor *gi = g->inputs[i];
+    in[i] = ovta_tensor_new(gi->name, gi->dtype, gi->rank, gi->shape);
+    OVTA_ASSERT_OK(ovta_tensor_alloc(in[i], &err), err);
+    for (int64_t j = 0; j < ovta_tensor_numel(gi); j++)
+      ovta_tensor_put_f(in[i], j, gi->dtype == OVTA_DT_F32 ? sin((double)j * 0.37 + i) * 2.0 : (double)((j * 29 + i) % 255 - 127));
+  }
+  return g;
+}
+
+/* Runs e on in[] with 1..threads threads: the outputs equal the evaluator's want[] (floats within
+ * tol; integers exactly; over a quarter nonzero and, 8-bit with clipped set, over half not at
+ * +-127), the same bytes for every thread count. Frees want[] and in[]. */
+static void check_threads(ovta_exec *e, ovta_tensor **in, int ni, ovta_tensor **want, int no, int threads, double tol, bool clipped) {
+  ovta_error err = {0};
+  ovta_tensor *first[32] = {0};
+  assert_true(no <= 32);
+  for (int i = 0; i < ni; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
+  for (int t = 1; t <= threads; t++) {
+    ovta_set_threads(t);
+    OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
+    for (int o = 0; o < no; o++) {
+      ovta_tensor *got;
+      OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
+      int64_t n = ovta_tensor_numel(want[o]);
+      if (t == 1) {
+        assert_true(assert_matches(got, want[o], tol) > n / 4); /* not trivially zeros */
+        int64_t inside = 0;
+        for (int64_t j = 0; j < n && clipped && got->dtype == OVTA_DT_I8; j++) inside += abs(((int8_t *)got->data)[j]) < 127;
+        assert_true(!clipped || got->dtype != OVTA_DT_I8 || inside > n / 2);
+        first[o] = got;
+      } else {
+        assert_int_equal(got->dtype, first[o]->dtype);
+        assert_int_equal(ovta_tensor_numel(got), n);
+        assert_memory_equal(got->data, first[o]->data, (size_t)n * ovta_dtype_size(got->dtype));
+        ovta_tensor_free(got);
+      }
+    }
+  }
+  ovta_set_threads(0);
+  for (int o = 0; o < no; o++) ovta_tensor_free(want[o]), ovta_tensor_free(first[o]);
+  for (int i = 0; i < ni; i++) ovta_tensor_free(in[i]);
+}
+
 /* Operators run in parallel (isa/parallel.c) when large: an elementwise nest split over its
  * channel loop (Add with broadcasting, ovta.Eltwise), one split into blocks of its only loop
  * (Relu of a long vector), maps of 8 rows or more split in row halves (the Adds of 64x32x32
@@ -539,20 +591,10 @@ static void test_parallel_ops(void **state) {
            wq2, wpq, wdq, wp2, wd2, wd, wc, wp, wq);
   free(wc), free(wp), free(wq), free(wd), free(wq2), free(wpq), free(wdq), free(wd2), free(wp2);
   ovta_error err = {0};
-  ovta_graph *g;
-  OVTA_ASSERT_OK(ovta_graph_from_json(json, "par", &g, &err), err);
-  free(json);
-  OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
   enum { NI = 15, NO = 19 };
-  ovta_tensor *in[NI];
-  for (int i = 0; i < NI; i++) {
-    ovta_tensor *gi = g->inputs[i];
-    in[i] = ovta_tensor_new(gi->name, gi->dtype, gi->rank, gi->shape);
-    OVTA_ASSERT_OK(ovta_tensor_alloc(in[i], &err), err);
-    for (int64_t j = 0; j < ovta_tensor_numel(gi); j++)
-      ovta_tensor_put_f(in[i], j, gi->dtype == OVTA_DT_F32 ? sin((double)j * 0.37 + i) * 2.0 : (double)((j * 29 + i) % 255 - 127));
-  }
-  ovta_tensor *want[NO] = {0}, *first[NO] = {0};
+  ovta_tensor *in[NI], *want[NO] = {0};
+  ovta_graph *g = graph_inputs(json, "par", in, NI);
+  free(json);
   OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
   ovta_exec *e;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
@@ -575,28 +617,7 @@ static void test_parallel_ops(void **state) {
       }
     assert_int_equal(found, 1);
   }
-  for (int i = 0; i < NI; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
-  for (int t = 1; t <= 3; t++) {
-    ovta_set_threads(t);
-    OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
-    for (int o = 0; o < NO; o++) {
-      ovta_tensor *got;
-      OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
-      int64_t n = ovta_tensor_numel(want[o]);
-      if (t == 1) {
-        assert_true(assert_matches(got, want[o], 1e-5) > n / 4); /* not trivially zeros */
-        first[o] = got;
-      } else {
-        assert_int_equal(got->dtype, first[o]->dtype);
-        assert_int_equal(ovta_tensor_numel(got), n);
-        assert_memory_equal(got->data, first[o]->data, (size_t)n * ovta_dtype_size(got->dtype));
-        ovta_tensor_free(got);
-      }
-    }
-  }
-  ovta_set_threads(0);
-  for (int o = 0; o < NO; o++) ovta_tensor_free(want[o]), ovta_tensor_free(first[o]);
-  for (int i = 0; i < NI; i++) ovta_tensor_free(in[i]);
+  check_threads(e, in, NI, want, NO, 3, 1e-5, false);
   ovta_exec_free(e);
   ovta_graph_free(g);
 }
@@ -664,47 +685,14 @@ static void test_pointwise_tails(void **state) {
            wa, wb, wc, wd, we, wg, sf, sg);
   free(wa), free(wb), free(wc), free(wd), free(we), free(wg);
   ovta_error err = {0};
-  ovta_graph *g;
-  OVTA_ASSERT_OK(ovta_graph_from_json(json, "pwt", &g, &err), err);
-  free(json);
-  OVTA_ASSERT_OK(ovta_infer_graph(g, &err), err);
   enum { NI = 5, NO = 7 };
-  ovta_tensor *in[NI];
-  for (int i = 0; i < NI; i++) {
-    ovta_tensor *gi = g->inputs[i];
-    in[i] = ovta_tensor_new(gi->name, gi->dtype, gi->rank, gi->shape);
-    OVTA_ASSERT_OK(ovta_tensor_alloc(in[i], &err), err);
-    for (int64_t j = 0; j < ovta_tensor_numel(gi); j++)
-      ovta_tensor_put_f(in[i], j, gi->dtype == OVTA_DT_F32 ? sin((double)j * 0.23 + i) : (double)((j * 31 + i) % 255 - 127));
-  }
-  ovta_tensor *want[NO] = {0}, *first[NO] = {0};
+  ovta_tensor *in[NI], *want[NO] = {0};
+  ovta_graph *g = graph_inputs(json, "pwt", in, NI);
+  free(json);
   OVTA_ASSERT_OK(ovta_graph_run(g, NULL, NULL, in, NULL, NULL, want, &err), err);
   ovta_exec *e;
   OVTA_ASSERT_OK(ovta_exec_build(g, NULL, &e, &err), err);
-  for (int i = 0; i < NI; i++) OVTA_ASSERT_OK(ovta_exec_set_input(e, in[i]->name, in[i], &err), err);
-  for (int t = 1; t <= 2; t++) {
-    ovta_set_threads(t);
-    OVTA_ASSERT_OK(ovta_exec_run(e, &err), err);
-    for (int o = 0; o < NO; o++) {
-      ovta_tensor *got;
-      OVTA_ASSERT_OK(ovta_exec_get_output(e, o, &got, &err), err);
-      int64_t n = ovta_tensor_numel(want[o]);
-      if (t == 1) {
-        assert_true(assert_matches(got, want[o], 1e-4) > n / 4); /* not trivially zeros */
-        int64_t inside = 0; /* 8-bit: most values not clipped either */
-        for (int64_t j = 0; j < n && got->dtype == OVTA_DT_I8; j++) inside += abs(((int8_t *)got->data)[j]) < 127;
-        assert_true(got->dtype != OVTA_DT_I8 || inside > n / 2);
-        first[o] = got;
-      } else {
-        assert_int_equal(ovta_tensor_numel(got), n);
-        assert_memory_equal(got->data, first[o]->data, (size_t)n * ovta_dtype_size(got->dtype));
-        ovta_tensor_free(got);
-      }
-    }
-  }
-  ovta_set_threads(0);
-  for (int o = 0; o < NO; o++) ovta_tensor_free(want[o]), ovta_tensor_free(first[o]);
-  for (int i = 0; i < NI; i++) ovta_tensor_free(in[i]);
+  check_threads(e, in, NI, want, NO, 2, 1e-4, true);
   ovta_exec_free(e);
   ovta_graph_free(g);
 }
