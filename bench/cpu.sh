@@ -12,7 +12,9 @@
 #   optimization all), N runs after one warm-up.
 # Prints one table: median wall and CPU (all threads) ms per run, and the ratios ovta / ort
 # (CPU time is the steadier figure on a shared machine), ovta 1 thread / 2 threads (wall), and
-# int8 / fp32 (CPU time, 1 thread).
+# int8 / fp32 (CPU time, 1 thread); then ROUNDS (default 3) alternated rounds of the fp32 and the
+# int8 model on 1 thread, and the median of the rounds' int8/fp32 ratios (the steadier figure: the
+# machine's speed drifts between the table's runs, which come one model kind after the other).
 # Checks that ovta's outputs with 1 and 2 threads are identical and close to onnxruntime's.
 # Needs Debian's python3-torch/torchvision (bench/install-torch.sh) and onnxruntime-node (npm).
 set -eu
@@ -29,6 +31,9 @@ if [ ! -s "$d/mobilenet_v2.onnx" ] || [ bench/cpu_export.py -nt "$d/mobilenet_v2
 fi
 export NODE_PATH=$PWD/$b/ort-ref/node_modules
 rows=()
+alts=()
+rounds=${ROUNDS:-3}
+cpu_us() { sed -n 's/.*, CPU time median \([0-9.]*\) us.*/\1/p'; }
 for m in resnet18 mobilenet_v2; do
   x=$d/${m}_input.npy
   if [ ! -s "$d/$m.ovta/plan.json" ] || [ "$b/ovta" -nt "$d/$m.ovta/plan.json" ]; then
@@ -58,15 +63,24 @@ for m in resnet18 mobilenet_v2; do
   node $js run "$d/$m.onnx" "$d/ort-$m" image="$x" >/dev/null
   node $js compare "$d/out-$m-t1/logits.npy" "$d/ort-$m/logits.npy" 1e-3 1e-3 >&2
   rows+=("$line")
+  alt=$m
+  for k in $(seq "$rounds"); do
+    f=$("$b/ovta" run "$d/$m.ovta" --input image="$x" --output-dir "$d/out-$m-alt" --repeat "$n" --threads 1 | cpu_us)
+    i=$("$b/ovta" run "$q.ovta" --input image="$x" --output-dir "$d/out-${m}_int8-alt" --repeat "$n" --threads 1 | cpu_us)
+    alt="$alt $f $i"
+  done
+  alts+=("$alt")
 done
-/usr/bin/python3 - "$n" "${rows[@]}" <<'PY'
-import sys
-n = sys.argv[1]
+/usr/bin/python3 - "$n" "$rounds" "${rows[@]}" -- "${alts[@]}" <<'PY'
+import statistics, sys
+n, rounds = sys.argv[1], sys.argv[2]
+sep = sys.argv.index("--")
+rows, alts = sys.argv[3:sep], sys.argv[sep + 1:]
 print("bench-cpu: median ms per run over %s runs (wall / CPU of all threads); ratio = ovta / onnxruntime" % n)
 print("%-13s %7s %17s %17s %11s %17s %17s %11s %9s" % ("model", "threads", "ovta wall/cpu", "ort wall/cpu", "ratio cpu",
                                                      "ovta wall/cpu", "ort wall/cpu", "ratio cpu", "ovta 1/2"))
 int8 = []
-for r in sys.argv[2:]:
+for r in rows:
     m, *v = r.split()
     ow1, oc1, rw1, rc1, ow2, oc2, rw2, rc2, qw1, qc1, qw2, qc2 = map(lambda s: float(s) if s else float("nan"), v)
     ow1, oc1, ow2, oc2 = ow1 / 1e3, oc1 / 1e3, ow2 / 1e3, oc2 / 1e3
@@ -78,4 +92,13 @@ print("int8 on the CPU path (ovta.QConv ...): median ms per run (wall / CPU); in
 print("%-13s %17s %17s %11s %9s" % ("model", "1 thread", "2 threads", "int8/fp32", "int8 1/2"))
 for m, qw1, qc1, qw2, qc2, rq, s in int8:
     print("%-13s %8.1f/%8.1f %8.1f/%8.1f %10.2fx %8.2fx" % (m, qw1, qc1, qw2, qc2, rq, s))
+print("int8/fp32 alternated (%s rounds of fp32 then int8, 1 thread, CPU time medians of %s runs each):" % (rounds, n))
+for a in alts:
+    m, *v = a.split()
+    v = [float(x) for x in v]
+    f, q = v[0::2], v[1::2]
+    ratios = [b / a for a, b in zip(f, q)]
+    print("%-13s fp32 %s ms, int8 %s ms: int8/fp32 median %.3fx (rounds %s)" % (
+        m, " ".join("%.2f" % (x / 1e3) for x in f), " ".join("%.2f" % (x / 1e3) for x in q),
+        statistics.median(ratios), " ".join("%.3f" % r for r in ratios)))
 PY

@@ -39,7 +39,7 @@ bench-tfidf: all
 	@bash bench/tfidf_ort.sh $(B)
 
 # The fp32 CPU path against onnxruntime-node on ResNet-18 and MobileNetV2, 1 and 2 threads (bench/cpu.sh).
-## bench-cpu [REPEAT=N]: fp32 CPU path vs onnxruntime-node, ResNet-18 and MobileNetV2, 1 and 2 threads (torch, npm)
+## bench-cpu [REPEAT=N] [ROUNDS=K]: fp32 CPU path vs onnxruntime-node, ResNet-18 and MobileNetV2, 1 and 2 threads; int8/fp32 alternated (torch, npm)
 bench-cpu: all
 	@bash bench/cpu.sh $(B)
 
