@@ -80,7 +80,6 @@ static void geom_of(const lir_buf *X, const lir_buf *W, const lir_buf *Y, const 
   q->xp_len = q->C * q->sh * q->sw * q->plane + TILE_W + q->PWs;
 }
 
-static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 /* The range [*lo, *hi) of plane rows (or columns) r of phase a whose padded position r*s + a
  * lies inside the input, i.e. 0 <= r*s + a - pad < in, clipped to [0, n]. */

@@ -109,6 +109,8 @@ static inline lir_expr *pload(L *l, lir_buf *b, lir_expr *axis_idx) {
 }
 
 static inline lir_expr *band(L *l, lir_expr *a, lir_expr *b) { return a ? lir_bin(F, LIR_AND, a, b) : b; }
+/* floor(a / b) for b > 0. */
+static inline int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 static inline lir_expr *clampi(L *l, lir_expr *e, int64_t lo, int64_t hi) {
   return lir_max(F, lir_min(F, e, I(hi)), I(lo));
 }

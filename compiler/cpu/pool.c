@@ -10,8 +10,6 @@ static double lowest(lir_dtype t) {
   return t == LIR_I8 ? -128 : t == LIR_I16 ? -32768 : -2147483648.0;
 }
 
-static int64_t floor_div64(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-
 /* maxpool_rows for float 2-D pools of column stride 2 (dilation 1): each input row the window
  * reads is first split into its two column phases, P[b, w] = X[..., 2w + b], in one loop (both
  * loads together read the row consecutively: LLVM deinterleaves them; the stride-2 loads of the
@@ -40,8 +38,9 @@ static int maxpool_rows_s2(L *l, lir_buf *X, lir_buf *Y, const convp *c, lir_exp
   lir_block_add(&in, lir_for(F, w, I(0), I(IW / 2), LIR_FOR_VECTORIZED, lir_seq(F, 2, pair)));
   if (IW % 2) lir_block_add(&in, lir_store(F, P, (lir_expr *[]){I(0), I(IW / 2)}, lir_load(F, X, (lir_expr *[]){n.idx[0], n.idx[1], y, I(IW - 1)})));
   for (int64_t kw = 0; kw < KW; kw++) {
-    int64_t d = kw - pl, b = d - 2 * floor_div64(d, 2), q = floor_div64(d, 2); /* column 2*ow + d = 2*(ow + q) + b */
-    int64_t lo = floor_div64(-d + 1, 2) > 0 ? floor_div64(-d + 1, 2) : 0, hi = floor_div64(IW - 1 - d, 2) + 1; /* 0 <= 2*ow + d < IW */
+    int64_t d = kw - pl, b = d - 2 * floor_div(d, 2), q = floor_div(d, 2); /* column 2*ow + d = 2*(ow + q) + b */
+    int64_t lo = floor_div(-d + 1, 2), hi = floor_div(IW - 1 - d, 2) + 1; /* 0 <= 2*ow + d < IW */
+    if (lo < 0) lo = 0;
     if (hi > OW) hi = OW;
     if (hi <= lo) continue;
     lir_var *ow = lir_var_new(F, "ow", LIR_I64);
