@@ -434,7 +434,7 @@ static void hm_tensors(const ovta_graph *g, const lir_lower_opts *o, const bool 
  * OVTA_HALF_MAJOR=0 in the environment: every map plain; OVTA_HALO=1: with halo rows (off by
  * default: on Zen 4 since the 4-channel pointwise tiles, MobileNetV2 ran 4% faster without them
  * with 1 and 2 threads, the halo positions computed twice costing more than the reads across
- * the split they save; bench/README.md "Issue 16 (2026-11-28 11:00)"). */
+ * the split they save; bench/README.md "Issue 16 (2026-11-28 11:15)"). */
 static int cpu_half_major(build *b, ovta_error *err) {
   const ovta_graph *g = b->g;
   const char *env = getenv("OVTA_HALF_MAJOR");
